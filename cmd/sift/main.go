@@ -1,0 +1,47 @@
+// Command sift is Sift's command line for users and researchers: it parses
+// and compares filters, matches events against subscriptions through any
+// registered index, runs benchmarks and simulators, and talks to routers.
+//
+// Each subcommand lives in its own file and registers itself with rootCmd in
+// an init function, so subcommands can be added without touching this file.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// rootCmd is the top of the command tree; subcommands add themselves to it.
+var rootCmd = &cobra.Command{
+	Use:           "sift",
+	Short:         "Sift: content-based publish/subscribe routing",
+	SilenceUsage:  true,
+	SilenceErrors: true,
+}
+
+// exitError carries an exit status with an already-printed or printable
+// message; commands return it to exit with a status other than 1.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func main() {
+	if err := rootCmd.Execute(); err != nil {
+		code := 1
+		var ee *exitError
+		if errors.As(err, &ee) {
+			code = ee.code
+		}
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintln(os.Stderr, msg)
+		}
+		os.Exit(code)
+	}
+}
