@@ -1,0 +1,62 @@
+package match
+
+import "math"
+
+// compareNumbers orders two numeric Values (int or float) by exact value.
+func compareNumbers(a, b Value) int {
+	switch {
+	case a.kind == KindInt && b.kind == KindInt:
+		return cmpInt(int64(a.bits), int64(b.bits))
+	case a.kind == KindFloat && b.kind == KindFloat:
+		return cmpFloat(math.Float64frombits(a.bits), math.Float64frombits(b.bits))
+	case a.kind == KindInt:
+		return cmpIntFloat(int64(a.bits), math.Float64frombits(b.bits))
+	default:
+		return -cmpIntFloat(int64(b.bits), math.Float64frombits(a.bits))
+	}
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// cmpIntFloat compares an int64 with a finite float64 exactly, without
+// rounding the int64: the float's integer part is exact as an int64 whenever
+// it lies in the int64 range, and its fraction breaks ties.
+func cmpIntFloat(i int64, f float64) int {
+	const two63 = 9223372036854775808.0 // 2^63, exact in float64
+	if f >= two63 {
+		return -1
+	}
+	if f < -two63 {
+		return 1
+	}
+	t := math.Trunc(f)
+	if c := cmpInt(i, int64(t)); c != 0 {
+		return c
+	}
+	// Integer parts are equal; the fraction f-t decides.
+	switch frac := f - t; {
+	case frac > 0:
+		return -1
+	case frac < 0:
+		return 1
+	}
+	return 0
+}
