@@ -1,0 +1,39 @@
+// Package durable owns Sift's exactly-once durable subscriptions, after
+// Gryphon (Bhola, Zhao and Auerbach, DSN 2003): ticks and knowledge streams,
+// the pubend at the publisher hosting broker (PHB) with its event log,
+// idempotent publishing and release, the intermediate broker that filters
+// knowledge and consolidates nacks, and the subscriber hosting broker (SHB)
+// with its consolidated stream, catch-up streams and persistent filtering
+// subsystem (PFS).
+//
+// # Basics
+//
+// Every broker is a pure deterministic state machine. It is driven with
+// Step (a message, with the current time passed in) and Tick (a timer
+// firing), and its effects are collected with Ready: records to persist and
+// messages to send. The driver must apply Ready.Writes to the broker's Store,
+// sync them when Ready.Sync is set, and only then send Ready.Msgs; it must
+// not Step or Tick the broker between taking a Ready and finishing it. A
+// broker reads its own Store synchronously (reads are deterministic for a
+// given store content). There are no goroutines, clocks or global random
+// sources inside; the simulator in durable/sim runs every role in one
+// process from a seed.
+//
+// # Promises
+//
+// A subscriber that keeps its checkpoint token (CT) with what it consumed
+// receives, per pubend, every event matching its filter with a tick above
+// the CT it presents, exactly once and in tick order, except ticks covered
+// by gap messages; a gap covers only ticks that were released (L), and a
+// connected subscriber that is up to date never receives one. Each event is
+// logged once, at its PHB; nothing else stores events. A resent
+// (publisher, sequence) is logged at most once.
+//
+// # Caveats
+//
+// Membership is static: a PHB is configured with the ids of every SHB below
+// it and releases nothing until each has reported. Subscribers reconnect to
+// the SHB that registered them (reconnect-anywhere is refused). The PFS is
+// chopped at the L prefix announced by the PHB, not at the SHB's own release
+// point, so that a gap only ever covers ticks that are L at the pubend.
+package durable

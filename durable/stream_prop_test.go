@@ -1,0 +1,111 @@
+package durable
+
+import (
+	"testing"
+
+	"github.com/sift-pubsub/sift/match"
+	"pgregory.net/rapid"
+)
+
+// refStream is the brute-force reference: one state per tick in [1, n].
+type refStream struct {
+	base, lost Tick
+	st         []State
+}
+
+func (r *refStream) set(t Tick, s State) bool {
+	if t <= r.base || t <= r.lost || r.st[t] != Q {
+		return false
+	}
+	r.st[t] = s
+	return true
+}
+
+func (r *refStream) get(t Tick) State {
+	if t <= r.lost {
+		return L
+	}
+	if t <= r.base {
+		return Q
+	}
+	return r.st[t]
+}
+
+// TestStreamMatchesReference applies random operations to a Stream and to
+// a per-tick reference and checks every tick state, the doubt horizon and
+// the curiosity after each step.
+func TestStreamMatchesReference(t *testing.T) {
+	const n = 40
+	rapid.Check(t, func(t *rapid.T) {
+		s := NewStream(0)
+		ref := &refStream{st: make([]State, n+2)}
+		for range rapid.IntRange(1, 30).Draw(t, "ops") {
+			a := Tick(rapid.IntRange(1, n).Draw(t, "a"))
+			switch rapid.IntRange(0, 3).Draw(t, "op") {
+			case 0:
+				b := Tick(rapid.IntRange(int(a), n).Draw(t, "b"))
+				s.AddSilence(a, b)
+				for x := a; x <= b; x++ {
+					ref.set(x, S)
+				}
+			case 1:
+				got := s.AddData(a, match.MustEvent(match.Attr{Name: "t", Value: match.Int(int64(a))}))
+				if want := ref.set(a, D); got != want {
+					t.Fatalf("AddData(%d) new=%v, reference %v", a, got, want)
+				}
+			case 2:
+				s.AddLost(a)
+				ref.lost = max(ref.lost, a)
+			case 3:
+				s.Advance(a)
+				ref.base = max(ref.base, a)
+			}
+			checkAgainstRef(t, s, ref, n)
+		}
+	})
+}
+
+func checkAgainstRef(t *rapid.T, s *Stream, ref *refStream, n Tick) {
+	highest := max(ref.base, ref.lost)
+	for x := Tick(1); x <= n; x++ {
+		got, ev := s.Get(x)
+		if want := ref.get(x); got != want {
+			t.Fatalf("tick %d: %v, reference %v; stream %v", x, got, want, s)
+		}
+		if got == D {
+			if v, _ := ev.Get("t"); v.AsInt() != int64(x) {
+				t.Fatalf("tick %d carries event %v", x, ev)
+			}
+		}
+		if x > ref.base && ref.get(x) != Q {
+			highest = x
+		}
+	}
+	h := max(ref.base, ref.lost)
+	for h+1 <= n && ref.get(h+1) != Q {
+		h++
+	}
+	if got := s.DoubtHorizon(); got != h {
+		t.Fatalf("horizon %d, reference %d; stream %v", got, h, s)
+	}
+	var qs []Range
+	for x := max(ref.base, ref.lost) + 1; x <= highest; x++ {
+		if ref.get(x) != Q {
+			continue
+		}
+		if len(qs) > 0 && qs[len(qs)-1].To == x-1 {
+			qs[len(qs)-1].To = x
+		} else {
+			qs = append(qs, Range{x, x})
+		}
+	}
+	got := s.Curiosity()
+	if len(got) != len(qs) {
+		t.Fatalf("curiosity %v, reference %v; stream %v", got, qs, s)
+	}
+	for i := range qs {
+		if got[i] != qs[i] {
+			t.Fatalf("curiosity %v, reference %v; stream %v", got, qs, s)
+		}
+	}
+}
