@@ -60,3 +60,19 @@ func cmpIntFloat(i int64, f float64) int {
 	}
 	return 0
 }
+
+func floatBits(f float64) uint64 { return math.Float64bits(f) }
+
+// exactFloat returns the float64 equal to a numeric Value, and whether one
+// exists (an int64 beyond 2^53 may have none).
+func exactFloat(v Value) (float64, bool) {
+	if v.kind == KindFloat {
+		return math.Float64frombits(v.bits), true
+	}
+	i := int64(v.bits)
+	f := float64(i)
+	if f >= 9223372036854775808.0 {
+		return f, false
+	}
+	return f, int64(f) == i
+}

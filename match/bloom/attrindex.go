@@ -1,0 +1,120 @@
+package bloom
+
+import (
+	"github.com/sift-pubsub/sift/match"
+)
+
+// ordered lists the operators kept in chains, in chain-array order.
+var ordered = [...]match.Op{match.OpEq, match.OpNe, match.OpLt, match.OpLe, match.OpGt, match.OpGe}
+
+const numClasses = 3 // string, number, bool
+
+// classOf maps a value kind to its comparison class (-1 for invalid).
+func classOf(k match.Kind) int {
+	switch k {
+	case match.KindString:
+		return 0
+	case match.KindInt, match.KindFloat:
+		return 1
+	case match.KindBool:
+		return 2
+	}
+	return -1
+}
+
+// attrIndex answers, for one attribute (and one qualifier, if any), which
+// terms an event value satisfies, as the union of their bits. It is built
+// once from the terms and rebuilt when they change.
+type attrIndex struct {
+	exists   []uint64                    // union of the `exists` terms
+	chains   [numClasses][len(ordered)]*chain
+	prefix   map[string][]uint32          // literal -> positions
+	suffix   map[string][]uint32          // literal -> positions
+	contains map[int]map[string][]uint32 // literal length -> literal -> positions
+}
+
+// newAttrIndex builds the index of the terms on one attribute; positions
+// gives each constraint's bit positions.
+func newAttrIndex(p Params, cs []match.Constraint, positions func(match.Constraint) []uint32) *attrIndex {
+	ix := &attrIndex{exists: make([]uint64, p.words())}
+	var entries [numClasses][len(ordered)][]chainEntry
+	for _, c := range cs {
+		pos := positions(c)
+		switch c.Op {
+		case match.OpExists:
+			setPositions(ix.exists, pos)
+		case match.OpPrefix:
+			ix.prefix = addLiteral(ix.prefix, c.Val.AsString(), pos)
+		case match.OpSuffix:
+			ix.suffix = addLiteral(ix.suffix, c.Val.AsString(), pos)
+		case match.OpContains:
+			ix.addContains(c.Val.AsString(), pos)
+		default:
+			o := opSlot(c.Op)
+			cl := classOf(c.Val.Kind())
+			entries[cl][o] = append(entries[cl][o], chainEntry{val: c.Val, pos: pos})
+		}
+	}
+	for cl := range entries {
+		for o, es := range entries[cl] {
+			if len(es) > 0 {
+				ix.chains[cl][o] = newChain(es, int(p.K), p.words())
+			}
+		}
+	}
+	return ix
+}
+
+func opSlot(op match.Op) int {
+	for i, o := range ordered {
+		if o == op {
+			return i
+		}
+	}
+	panic("bloom: operator " + op.String() + " has no chain")
+}
+
+func addLiteral(m map[string][]uint32, lit string, pos []uint32) map[string][]uint32 {
+	if m == nil {
+		m = make(map[string][]uint32)
+	}
+	m[lit] = append(m[lit], pos...)
+	return m
+}
+
+func (ix *attrIndex) addContains(lit string, pos []uint32) {
+	if ix.contains == nil {
+		ix.contains = make(map[int]map[string][]uint32)
+	}
+	ix.contains[len(lit)] = addLiteral(ix.contains[len(lit)], lit, pos)
+}
+
+// or sets in dst the bits of every term this event value satisfies.
+func (ix *attrIndex) or(dst []uint64, v match.Value) {
+	orWords(dst, ix.exists)
+	cl := classOf(v.Kind())
+	for o, ch := range ix.chains[cl] {
+		if ch != nil {
+			ch.or(dst, ordered[o], v)
+		}
+	}
+	if v.Kind() != match.KindString {
+		return
+	}
+	s := v.AsString()
+	if ix.prefix != nil {
+		for l := 0; l <= len(s); l++ {
+			setPositions(dst, ix.prefix[s[:l]])
+		}
+	}
+	if ix.suffix != nil {
+		for l := 0; l <= len(s); l++ {
+			setPositions(dst, ix.suffix[s[len(s)-l:]])
+		}
+	}
+	for l, lits := range ix.contains {
+		for i := 0; i+l <= len(s); i++ {
+			setPositions(dst, lits[s[i:i+l]])
+		}
+	}
+}

@@ -1,0 +1,237 @@
+package match
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+func init() {
+	RegisterIndex(IndexInfo{
+		Name:        "fast",
+		Description: "backward bitset matcher (HEM/REIN style cells per attribute) with online insert and delete",
+		New:         func() Index { return NewFast(FastConfig{}) },
+	})
+}
+
+// FastConfig tunes the Fast index. The zero value selects the defaults.
+type FastConfig struct {
+	// MaxCells bounds the cells an attribute's value range is cut into
+	// (default 32). More cells mean fewer bounds compared per event and one
+	// more bitset per cell in memory.
+	MaxCells int
+	// BoundsPerCell is the number of interval bounds a cell should hold
+	// before the range is cut further (default 1024).
+	BoundsPerCell int
+	// TailSize is the number of new subscriptions kept unindexed, matched
+	// one by one, before they are indexed as a segment (default 512).
+	TailSize int
+	// MergeFactor merges a segment into the previous one when it grows to
+	// within this factor of its size (default 4), keeping the number of
+	// segments logarithmic.
+	MergeFactor int
+}
+
+func (c *FastConfig) populate() {
+	if c.MaxCells <= 0 {
+		c.MaxCells = 32
+	}
+	if c.BoundsPerCell <= 0 {
+		c.BoundsPerCell = 1024
+	}
+	if c.TailSize <= 0 {
+		c.TailSize = 512
+	}
+	if c.MergeFactor <= 1 {
+		c.MergeFactor = 4
+	}
+}
+
+// Fast is the exact matching index for many subscriptions. It is a backward
+// matcher in the line of REIN and HEM: for every attribute, precomputed
+// bitsets mark the subscriptions an event value fails (its interval misses
+// the value's cell), a few bounds near the value are compared one by one,
+// and the subscriptions no attribute marked are the matches. Strings,
+// numbers and bools each have their own dimension per attribute; equality
+// is a hash lookup; suffix and contains are checked one by one.
+//
+// Subscriptions arrive in a small tail matched by brute force; a full tail
+// becomes an immutable segment, and segments of similar size merge, as in a
+// log-structured merge tree, so inserts cost amortised O(log n) rebuild work.
+// Deletes clear a live bit; a segment more than half dead is rebuilt.
+type Fast struct {
+	cfg        FastConfig
+	loc        map[ID]location
+	tail       []tailSub
+	segs       []*segment // largest first
+	fail, pass []uint64   // scratch for matching
+}
+
+// location says where a subscription is: in a segment slot, in the tail
+// (seg nil), or nowhere because its filter is unsatisfiable.
+type location struct {
+	seg  *segment
+	slot uint32
+}
+
+const neverSlot = math.MaxUint32
+
+type tailSub struct {
+	id ID
+	f  Filter
+}
+
+// NewFast returns an empty Fast index.
+func NewFast(cfg FastConfig) *Fast {
+	cfg.populate()
+	return &Fast{cfg: cfg, loc: make(map[ID]location)}
+}
+
+// Len returns the number of subscriptions.
+func (x *Fast) Len() int { return len(x.loc) }
+
+// Insert adds a subscription.
+func (x *Fast) Insert(id ID, f Filter) error {
+	if _, dup := x.loc[id]; dup {
+		return fmt.Errorf("fast: subscription %d already present", id)
+	}
+	if !Satisfiable(f) {
+		x.loc[id] = location{slot: neverSlot}
+		return nil
+	}
+	x.loc[id] = location{slot: uint32(len(x.tail))}
+	x.tail = append(x.tail, tailSub{id: id, f: f})
+	if len(x.tail) >= x.cfg.TailSize {
+		x.flushTail()
+	}
+	return nil
+}
+
+// Load inserts many subscriptions at once, building one segment for all of
+// them; it fails without change on a duplicate id.
+func (x *Fast) Load(ids []ID, filters []Filter) error {
+	if len(ids) != len(filters) {
+		return fmt.Errorf("fast: load: %d ids for %d filters", len(ids), len(filters))
+	}
+	seen := make(map[ID]bool, len(ids))
+	for _, id := range ids {
+		if _, dup := x.loc[id]; dup || seen[id] {
+			return fmt.Errorf("fast: load: subscription %d already present", id)
+		}
+		seen[id] = true
+	}
+	var segIDs []ID
+	var segFilters []Filter
+	for i, id := range ids {
+		if !Satisfiable(filters[i]) {
+			x.loc[id] = location{slot: neverSlot}
+			continue
+		}
+		segIDs = append(segIDs, id)
+		segFilters = append(segFilters, filters[i])
+	}
+	if len(segIDs) > 0 {
+		x.addSegment(buildSegment(segIDs, segFilters, &x.cfg))
+	}
+	return nil
+}
+
+// Delete removes a subscription.
+func (x *Fast) Delete(id ID) error {
+	l, ok := x.loc[id]
+	if !ok {
+		return fmt.Errorf("fast: subscription %d not present", id)
+	}
+	delete(x.loc, id)
+	switch {
+	case l.slot == neverSlot && l.seg == nil:
+	case l.seg == nil:
+		last := len(x.tail) - 1
+		x.tail[l.slot] = x.tail[last]
+		x.tail = x.tail[:last]
+		if int(l.slot) < last {
+			x.loc[x.tail[l.slot].id] = location{slot: l.slot}
+		}
+	default:
+		l.seg.delete(l.slot)
+		if l.seg.nlive*2 < len(l.seg.ids) {
+			x.rebuild(l.seg)
+		}
+	}
+	return nil
+}
+
+// Match appends the ids of the subscriptions e matches.
+func (x *Fast) Match(e Event, dst []ID) []ID {
+	for i := range x.tail {
+		if x.tail[i].f.Matches(e) {
+			dst = append(dst, x.tail[i].id)
+		}
+	}
+	for _, s := range x.segs {
+		dst = s.match(e, x.fail, x.pass, dst)
+	}
+	return dst
+}
+
+// flushTail indexes the tail as a new segment.
+func (x *Fast) flushTail() {
+	ids := make([]ID, len(x.tail))
+	filters := make([]Filter, len(x.tail))
+	for i, t := range x.tail {
+		ids[i], filters[i] = t.id, t.f
+	}
+	x.tail = x.tail[:0]
+	x.addSegment(buildSegment(ids, filters, &x.cfg))
+}
+
+// addSegment appends a segment and merges the smallest segments while they
+// are within MergeFactor of each other in size.
+func (x *Fast) addSegment(s *segment) {
+	x.segs = append(x.segs, s)
+	x.adopt(s)
+	for n := len(x.segs); n >= 2 && x.segs[n-1].nlive*x.cfg.MergeFactor >= x.segs[n-2].nlive; n = len(x.segs) {
+		a, b := x.segs[n-2], x.segs[n-1]
+		ids, filters := a.export()
+		ids2, filters2 := b.export()
+		m := buildSegment(append(ids, ids2...), append(filters, filters2...), &x.cfg)
+		x.segs = append(x.segs[:n-2], m)
+		x.adopt(m)
+	}
+	slices.SortStableFunc(x.segs, func(a, b *segment) int { return b.nlive - a.nlive })
+}
+
+// rebuild replaces a mostly dead segment by one of its live subscriptions.
+func (x *Fast) rebuild(s *segment) {
+	i := slices.Index(x.segs, s)
+	x.segs = slices.Delete(x.segs, i, i+1)
+	if s.nlive == 0 {
+		return
+	}
+	ids, filters := s.export()
+	x.addSegment(buildSegment(ids, filters, &x.cfg))
+}
+
+// adopt points the locations of a segment's live subscriptions at it and
+// grows the scratch arrays to its size.
+func (x *Fast) adopt(s *segment) {
+	for slot, id := range s.ids {
+		if s.live.Test(uint(slot)) {
+			x.loc[id] = location{seg: s, slot: uint32(slot)}
+		}
+	}
+	if w := s.words(); w > len(x.fail) {
+		x.fail = make([]uint64, w)
+		x.pass = make([]uint64, w)
+	}
+}
+
+// Bytes estimates the memory held by the index's own structures (not
+// counting the location map).
+func (x *Fast) Bytes() int {
+	n := len(x.tail) * 48
+	for _, s := range x.segs {
+		n += s.bytes()
+	}
+	return n
+}

@@ -1,0 +1,205 @@
+package match
+
+import (
+	"cmp"
+	"slices"
+	"sort"
+
+	"github.com/bits-and-blooms/bitset"
+)
+
+// A dim indexes the constraints of one segment on one (attribute, type
+// class) dimension: numbers and bools use float64 keys, strings string keys.
+// Every subscription with constraints of that class on the attribute is in
+// has; its constraints are stored in exactly one of three forms:
+//
+//   - a point (`==`): eq maps the value to the subscriptions wanting it;
+//   - an interval (from <, <=, >, >=, prefix, with optional != points): the
+//     key range is cut into cells; fail[c] holds the subscriptions whose
+//     interval misses cell c entirely, lo[c] and hi[c] the bounds that fall
+//     inside cell c, sorted, to be compared with the event value;
+//   - anything else (suffix, contains, numbers a float64 cannot hold
+//     exactly): extras, checked one by one with the exact semantics.
+//
+// `!=` values of points and intervals are in ne.
+type dim[K cmp.Ordered] struct {
+	has    slotSet
+	bounds []K // len(cells)-1 ascending cell boundaries
+	fail   []*bitset.BitSet
+	lo, hi []boundList[K]
+	eq     map[K][]uint32
+	eqAll  slotSet
+	ne     map[K][]uint32
+	extras []extraPred
+}
+
+// boundList holds interval bounds sorted by key; the top bit of a slot marks
+// an open (strict) bound.
+type boundList[K cmp.Ordered] struct {
+	keys  []K
+	slots []uint32
+}
+
+const openBit = 1 << 31
+
+// extraPred is a subscription's constraints on a dimension checked exactly.
+type extraPred struct {
+	slot uint32
+	set  attrSet
+	cs   []Constraint
+}
+
+// probe is an event value as a dimension key. For an int64 that float64
+// cannot represent, key is its nearest float64 and exact comparison uses i.
+type probe[K cmp.Ordered] struct {
+	key     K
+	inexact bool
+	i       int64
+}
+
+// cmpKey compares the probed value with a key exactly.
+func (p *probe[K]) cmpKey(k K) int {
+	if p.inexact {
+		return cmpIntFloat(p.i, any(k).(float64))
+	}
+	return cmp.Compare(p.key, k)
+}
+
+// failInto marks in fail the subscriptions of the dimension that the event
+// value p fails; pass is a zeroed scratch bitset, left zeroed.
+func (d *dim[K]) failInto(p *probe[K], fail, pass []uint64) {
+	if len(d.eq) > 0 || d.eqAll.bits != nil || len(d.eqAll.list) > 0 {
+		d.failEq(p, fail, pass)
+	}
+	if len(d.ne) > 0 && !p.inexact {
+		for _, s := range d.ne[p.key] {
+			fail[s>>6] |= 1 << (s & 63)
+		}
+	}
+	if len(d.lo) > 0 {
+		c := sort.Search(len(d.bounds), func(i int) bool { return p.cmpKey(d.bounds[i]) < 0 })
+		if d.fail != nil {
+			orWords(fail, d.fail[c].Words())
+		}
+		d.lo[c].failBelow(p, fail)
+		d.hi[c].failAbove(p, fail)
+	}
+	for i := range d.extras {
+		x := &d.extras[i]
+		if !x.set.admits(p.value()) {
+			fail[x.slot>>6] |= 1 << (x.slot & 63)
+		}
+	}
+}
+
+// failEq marks every point subscription whose value differs from p.
+func (d *dim[K]) failEq(p *probe[K], fail, pass []uint64) {
+	var hits []uint32
+	if !p.inexact {
+		hits = d.eq[p.key]
+	}
+	for _, s := range hits {
+		pass[s>>6] |= 1 << (s & 63)
+	}
+	if d.eqAll.bits != nil {
+		all := d.eqAll.bits.Words()
+		for i, w := range all {
+			fail[i] |= w &^ pass[i]
+		}
+	} else {
+		for _, s := range d.eqAll.list {
+			if pass[s>>6]&(1<<(s&63)) == 0 {
+				fail[s>>6] |= 1 << (s & 63)
+			}
+		}
+	}
+	for _, s := range hits {
+		pass[s>>6] = 0
+	}
+}
+
+// failBelow marks lower bounds the value does not reach: key > v, or key ==
+// v with an open bound.
+func (b *boundList[K]) failBelow(p *probe[K], fail []uint64) {
+	i := sort.Search(len(b.keys), func(i int) bool { return p.cmpKey(b.keys[i]) <= 0 })
+	for ; i < len(b.keys) && p.cmpKey(b.keys[i]) == 0; i++ {
+		if s := b.slots[i]; s&openBit != 0 {
+			s &^= openBit
+			fail[s>>6] |= 1 << (s & 63)
+		}
+	}
+	for _, s := range b.slots[i:] {
+		s &^= openBit
+		fail[s>>6] |= 1 << (s & 63)
+	}
+}
+
+// failAbove marks upper bounds the value exceeds: key < v, or key == v with
+// an open bound.
+func (b *boundList[K]) failAbove(p *probe[K], fail []uint64) {
+	j := sort.Search(len(b.keys), func(i int) bool { return p.cmpKey(b.keys[i]) <= 0 })
+	for _, s := range b.slots[:j] {
+		s &^= openBit
+		fail[s>>6] |= 1 << (s & 63)
+	}
+	for ; j < len(b.keys) && p.cmpKey(b.keys[j]) == 0; j++ {
+		if s := b.slots[j]; s&openBit != 0 {
+			s &^= openBit
+			fail[s>>6] |= 1 << (s & 63)
+		}
+	}
+}
+
+// value returns the probed value as a Value (for exact checks).
+func (p *probe[K]) value() Value {
+	switch k := any(p.key).(type) {
+	case string:
+		return Str(k)
+	case float64:
+		if p.inexact {
+			return Int(p.i)
+		}
+		return Value{kind: KindFloat, bits: floatBits(k)}
+	}
+	return Value{}
+}
+
+// bytes estimates the memory the dimension holds.
+func (d *dim[K]) bytes() int {
+	var keySize int
+	var zero K
+	switch any(zero).(type) {
+	case string:
+		keySize = 16
+	default:
+		keySize = 8
+	}
+	n := d.has.bytes() + d.eqAll.bytes() + len(d.bounds)*keySize
+	for _, f := range d.fail {
+		n += len(f.Words()) * 8
+	}
+	for i := range d.lo {
+		n += (cap(d.lo[i].keys)+cap(d.hi[i].keys))*keySize + (cap(d.lo[i].slots)+cap(d.hi[i].slots))*4
+	}
+	for _, m := range []map[K][]uint32{d.eq, d.ne} {
+		for _, s := range m {
+			n += keySize + 24 + cap(s)*4 + 16
+		}
+	}
+	return n + len(d.extras)*64
+}
+
+// sortBoundList sorts a bound list by key.
+func sortBoundList[K cmp.Ordered](b *boundList[K]) {
+	idx := make([]int, len(b.keys))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(x, y int) int { return cmp.Compare(b.keys[x], b.keys[y]) })
+	keys := make([]K, len(idx))
+	slots := make([]uint32, len(idx))
+	for i, j := range idx {
+		keys[i], slots[i] = b.keys[j], b.slots[j]
+	}
+	b.keys, b.slots = keys, slots
+}

@@ -1,0 +1,218 @@
+package match
+
+import (
+	"math/bits"
+	"slices"
+	"strings"
+
+	"github.com/bits-and-blooms/bitset"
+)
+
+// segment is an immutable batch of subscriptions indexed for backward
+// matching: for each attribute it can mark, in one pass over a bitset per
+// attribute plus a few bounds near the event's value, every subscription the
+// event fails; the live subscriptions left unmarked are the matches.
+// Deletes only clear live bits; the index rebuilds segments that are mostly
+// dead.
+type segment struct {
+	ids   []ID
+	live  *bitset.BitSet
+	nlive int
+	attrs []segAttr // sorted by name
+}
+
+// segAttr is the part of a segment about one attribute.
+type segAttr struct {
+	name string
+	has  slotSet // every subscription constraining the attribute
+	num  *dim[float64]
+	str  *dim[string]
+	bool *dim[float64]
+}
+
+// attrBuilder collects an attribute's constraints during a build.
+type attrBuilder struct {
+	has            []uint32
+	num, bool_     dimBuilder[float64]
+	str            dimBuilder[string]
+	hasNum, hasStr bool
+	hasBool        bool
+}
+
+// buildSegment indexes the filters; slot i holds ids[i].
+func buildSegment(ids []ID, filters []Filter, cfg *FastConfig) *segment {
+	n := len(ids)
+	s := &segment{ids: ids, live: bitset.New(uint(n))}
+	builders := make(map[string]*attrBuilder)
+	for slot, f := range filters {
+		if !addFilter(builders, uint32(slot), f) {
+			continue // unsatisfiable: stored, never live
+		}
+		s.live.Set(uint(slot))
+		s.nlive++
+	}
+	names := make([]string, 0, len(builders))
+	for name := range builders {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		b := builders[name]
+		a := segAttr{name: name, has: newSlotSet(b.has, n)}
+		if b.hasNum {
+			a.num = b.num.build(n, cfg)
+		}
+		if b.hasStr {
+			a.str = b.str.build(n, cfg)
+		}
+		if b.hasBool {
+			a.bool = b.bool_.build(n, cfg)
+		}
+		s.attrs = append(s.attrs, a)
+	}
+	return s
+}
+
+// addFilter files a filter's constraints in the builders; it reports false
+// (adding nothing) when the filter is unsatisfiable.
+func addFilter(builders map[string]*attrBuilder, slot uint32, f Filter) bool {
+	sets, empty := filterSets(f)
+	if empty {
+		return false
+	}
+	for i := 0; i < len(f.cs); {
+		attr := f.cs[i].Attr
+		j := i
+		for j < len(f.cs) && f.cs[j].Attr == attr {
+			j++
+		}
+		b := builders[attr]
+		if b == nil {
+			b = &attrBuilder{}
+			builders[attr] = b
+		}
+		b.has = append(b.has, slot)
+		set := sets[attr]
+		cs := f.cs[i:j]
+		switch set.cls {
+		case classNumber:
+			b.hasNum = true
+			b.num.add(slot, &set, cs, numberKey)
+		case classString:
+			b.hasStr = true
+			b.str.add(slot, &set, cs, stringKey)
+		case classBool:
+			b.hasBool = true
+			b.bool_.add(slot, &set, cs, boolKey)
+		}
+		i = j
+	}
+	return true
+}
+
+func numberKey(v Value) (float64, bool) { return exactFloat(v) }
+func stringKey(v Value) (string, bool)  { return v.str, true }
+func boolKey(v Value) (float64, bool)   { return float64(v.bits), true }
+
+// words returns the number of 64-bit words a bitset over the segment needs.
+func (s *segment) words() int { return (len(s.ids) + 63) / 64 }
+
+// match appends the matching ids to dst. fail and pass are scratch word
+// arrays of at least s.words(); pass must be zero and is left zero.
+func (s *segment) match(e Event, fail, pass []uint64, dst []ID) []ID {
+	if s.nlive == 0 {
+		return dst
+	}
+	nw := s.words()
+	fail, pass = fail[:nw], pass[:nw]
+	clear(fail)
+	ea := e.attrs
+	for i := range s.attrs {
+		a := &s.attrs[i]
+		for len(ea) > 0 && ea[0].Name < a.name {
+			ea = ea[1:]
+		}
+		if len(ea) == 0 || ea[0].Name != a.name {
+			a.has.orInto(fail)
+			continue
+		}
+		a.failInto(ea[0].Value, fail, pass)
+	}
+	live := s.live.Words()
+	for w, lw := range live {
+		m := lw &^ fail[w]
+		for m != 0 {
+			dst = append(dst, s.ids[w<<6+bits.TrailingZeros64(m)])
+			m &= m - 1
+		}
+	}
+	return dst
+}
+
+// failInto marks the subscriptions constraining the attribute that value v
+// fails: those of other type classes, and those of v's class whose
+// constraints v does not satisfy.
+func (a *segAttr) failInto(v Value, fail, pass []uint64) {
+	cls := v.kind.class()
+	if a.num != nil && cls != classNumber {
+		a.num.has.orInto(fail)
+	}
+	if a.str != nil && cls != classString {
+		a.str.has.orInto(fail)
+	}
+	if a.bool != nil && cls != classBool {
+		a.bool.has.orInto(fail)
+	}
+	switch cls {
+	case classNumber:
+		if a.num != nil {
+			f, exact := exactFloat(v)
+			p := probe[float64]{key: f, inexact: !exact, i: int64(v.bits)}
+			a.num.failInto(&p, fail, pass)
+		}
+	case classString:
+		if a.str != nil {
+			p := probe[string]{key: v.str}
+			a.str.failInto(&p, fail, pass)
+		}
+	case classBool:
+		if a.bool != nil {
+			p := probe[float64]{key: float64(v.bits)}
+			a.bool.failInto(&p, fail, pass)
+		}
+	}
+}
+
+// delete clears a slot's live bit; it reports whether it was live.
+func (s *segment) delete(slot uint32) bool {
+	if !s.live.Test(uint(slot)) {
+		return false
+	}
+	s.live.Clear(uint(slot))
+	s.nlive--
+	return true
+}
+
+// bytes estimates the memory the segment holds.
+func (s *segment) bytes() int {
+	n := cap(s.ids)*8 + len(s.live.Words())*8
+	for i := range s.attrs {
+		a := &s.attrs[i]
+		n += len(a.name) + 64 + a.has.bytes()
+		if a.num != nil {
+			n += a.num.bytes()
+		}
+		if a.str != nil {
+			n += a.str.bytes()
+		}
+		if a.bool != nil {
+			n += a.bool.bytes()
+		}
+	}
+	return n
+}
+
+// attrIndex finds an attribute by name.
+func (s *segment) attrIndex(name string) (int, bool) {
+	return slices.BinarySearchFunc(s.attrs, name, func(a segAttr, n string) int { return strings.Compare(a.name, n) })
+}

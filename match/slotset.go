@@ -1,0 +1,63 @@
+package match
+
+import "github.com/bits-and-blooms/bitset"
+
+// slotSet is a set of segment slots stored as a bitset when dense and as a
+// sorted list when sparse, so that rare attributes cost memory and time in
+// proportion to their subscriptions, not to the segment.
+type slotSet struct {
+	bits *bitset.BitSet
+	list []uint32
+}
+
+// newSlotSet builds a set of slots out of n.
+func newSlotSet(slots []uint32, n int) slotSet {
+	if len(slots)*32 < n {
+		return slotSet{list: slots}
+	}
+	b := bitset.New(uint(n))
+	for _, s := range slots {
+		b.Set(uint(s))
+	}
+	return slotSet{bits: b}
+}
+
+// orInto sets the members in the word array dst.
+func (s slotSet) orInto(dst []uint64) {
+	if s.bits != nil {
+		orWords(dst, s.bits.Words())
+		return
+	}
+	for _, slot := range s.list {
+		dst[slot>>6] |= 1 << (slot & 63)
+	}
+}
+
+// each calls fn for every member.
+func (s slotSet) each(fn func(slot uint32)) {
+	if s.bits == nil {
+		for _, slot := range s.list {
+			fn(slot)
+		}
+		return
+	}
+	for i, ok := s.bits.NextSet(0); ok; i, ok = s.bits.NextSet(i + 1) {
+		fn(uint32(i))
+	}
+}
+
+// bytes estimates the memory the set holds.
+func (s slotSet) bytes() int {
+	if s.bits != nil {
+		return len(s.bits.Words()) * 8
+	}
+	return cap(s.list) * 4
+}
+
+// orWords ORs src into dst (len(src) <= len(dst)).
+func orWords(dst, src []uint64) {
+	dst = dst[:len(src)]
+	for i, w := range src {
+		dst[i] |= w
+	}
+}
