@@ -128,7 +128,9 @@ func TestNewIndexUnknown(t *testing.T) {
 	}
 }
 
-func containsStr(s, sub string) bool { return len(sub) == 0 || len(s) >= len(sub) && (s[:len(sub)] == sub || containsStr(s[1:], sub)) }
+func containsStr(s, sub string) bool {
+	return len(sub) == 0 || len(s) >= len(sub) && (s[:len(sub)] == sub || containsStr(s[1:], sub))
+}
 
 // TestFastConfigsAgreeWithScan exercises the Fast index's cells, merges and
 // rebuilds at small sizes, where the default configuration would keep one
