@@ -62,16 +62,35 @@ func removeRef(side []Ref, a Addr) ([]Ref, bool) {
 	return side, false
 }
 
-// covers reports whether key lies within the range the leaf set spans. A side
-// with fewer than half entries means the owner knows every node on that side
-// of the ring, so every key is covered.
+// covers reports whether key lies within the range the leaf set spans. When
+// the two sides share a node they meet around the ring: the owner knows the
+// whole ring and every key is covered. A side emptied by failures spans
+// nothing beyond the owner until it is repaired.
 func (l *leafSet) covers(self, key ID) bool {
-	if len(l.cw) < l.half || len(l.ccw) < l.half {
+	if l.wraps() {
 		return true
 	}
-	lo := l.ccw[len(l.ccw)-1].ID
-	hi := l.cw[len(l.cw)-1].ID
+	lo, hi := self, self
+	if len(l.ccw) > 0 {
+		lo = l.ccw[len(l.ccw)-1].ID
+	}
+	if len(l.cw) > 0 {
+		hi = l.cw[len(l.cw)-1].ID
+	}
 	return !hi.Sub(lo).Less(key.Sub(lo))
+}
+
+// wraps reports whether the two sides share a node: they meet around the
+// ring, so the owner knows every node.
+func (l *leafSet) wraps() bool {
+	for _, x := range l.cw {
+		for _, y := range l.ccw {
+			if x.Addr == y.Addr {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // closest returns the node among self and the leaf set numerically closest to key.

@@ -18,7 +18,8 @@ const (
 	KindLeafRequest
 	// KindRowRequest asks for row Row of the receiver's routing table.
 	KindRowRequest
-	// KindStateReply answers a leaf or row request with Refs.
+	// KindStateReply answers a leaf request (Row -1) or a row request (Row)
+	// with Refs.
 	KindStateReply
 	// KindUndeliverable returns Bounced to its sender: the destination is dead.
 	KindUndeliverable

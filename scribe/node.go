@@ -9,11 +9,13 @@ type Node struct {
 	self  Ref
 	prox  Proximity
 
-	leaf  leafSet
-	table routingTable
-	neigh neighbourSet
-	dead  map[Addr]struct{} // peers found dead; nil until the first failure
-	told  map[Addr]struct{} // peers told about this node during its join
+	leaf   leafSet
+	table  routingTable
+	neigh  neighbourSet
+	dead   map[Addr]struct{} // peers found dead; nil until the first failure
+	told   map[Addr]struct{} // peers told about this node during its join
+	heard  []Ref             // peers heard of during the join, not yet told
+	joined bool              // the join's final state has arrived
 
 	groups    []*group // sorted by key
 	nchildren int      // children entries over all groups
@@ -58,9 +60,7 @@ func (n *Node) Step(now Time, m *Message, out *Outbox) {
 	case KindLeafRequest, KindRowRequest:
 		n.onStateRequest(m, out)
 	case KindStateReply:
-		for _, r := range m.Refs {
-			n.Learn(r)
-		}
+		n.onStateReply(m, out)
 	case KindUndeliverable:
 		n.onUndeliverable(now, m, out)
 	case KindCreate:

@@ -9,6 +9,7 @@ package scribe
 // new overlay with this node alone.
 func (n *Node) JoinNetwork(bootstrap Ref, out *Outbox) {
 	if !bootstrap.Valid() {
+		n.joined = true
 		return
 	}
 	n.told = map[Addr]struct{}{}
@@ -33,6 +34,9 @@ func (n *Node) onPastryJoin(m *Message, out *Outbox) {
 		refs = append(refs, n.neigh.refs...)
 	}
 	next, ok := n.NextHop(joiner.ID)
+	if ok && next.Addr == joiner.Addr {
+		ok = false // the joiner announced itself early: this is the closest other node
+	}
 	if !ok {
 		refs = append(refs, n.leaf.cw...)
 		refs = append(refs, n.leaf.ccw...)
@@ -43,8 +47,10 @@ func (n *Node) onPastryJoin(m *Message, out *Outbox) {
 	}
 }
 
-// onJoinState merges routing state sent to this joining node and announces
-// the node to every peer named in it that it has not told yet.
+// onJoinState merges routing state sent to this joining node. Once the
+// final state (with the leaf set) has arrived, the node announces itself to
+// every peer it has heard of and not told yet; announcing earlier could make
+// the join route lead back to the joiner.
 func (n *Node) onJoinState(m *Message, out *Outbox) {
 	for _, r := range m.Refs {
 		n.Learn(r)
@@ -52,11 +58,19 @@ func (n *Node) onJoinState(m *Message, out *Outbox) {
 	if n.told == nil {
 		n.told = map[Addr]struct{}{}
 	}
-	for _, r := range m.Refs {
+	n.heard = append(n.heard, m.Refs...)
+	if m.Final {
+		n.joined = true
+	}
+	if !n.joined {
+		return
+	}
+	for _, r := range n.heard {
 		if _, done := n.told[r.Addr]; done || r.Addr == n.self.Addr || n.isDead(r.Addr) {
 			continue
 		}
 		n.told[r.Addr] = struct{}{}
 		out.send(r.Addr, Message{Kind: KindAnnounce, From: n.self})
 	}
+	n.heard = n.heard[:0]
 }

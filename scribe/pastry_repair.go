@@ -15,14 +15,17 @@ func (n *Node) MarkDead(now Time, a Addr, out *Outbox) {
 	}
 	n.dead[a] = struct{}{}
 
+	n.neigh.remove(a)
 	cw, ccw := n.leaf.remove(a)
-	asked := NoAddr
-	if f, ok := farthest(n.leaf.cw); cw && ok {
-		out.send(f.Addr, Message{Kind: KindLeafRequest, From: n.self})
-		asked = f.Addr
-	}
-	if f, ok := farthest(n.leaf.ccw); ccw && ok && f.Addr != asked {
-		out.send(f.Addr, Message{Kind: KindLeafRequest, From: n.self})
+	if cw || ccw {
+		// Refill the sides from the rest of what this node knows, then ask
+		// the far ends for theirs.
+		n.eachKnown(func(x Ref) {
+			if x.Addr != a {
+				n.leaf.consider(n.self.ID, x)
+			}
+		})
+		n.repairLeaves(cw, ccw, NoAddr, out)
 	}
 	var rowsBuf [8]int
 	for _, r := range n.table.remove(a, rowsBuf[:0]) {
@@ -33,7 +36,6 @@ func (n *Node) MarkDead(now Time, a Addr, out *Outbox) {
 			}
 		}
 	}
-	n.neigh.remove(a)
 
 	for i := 0; i < len(n.roots); i++ {
 		if n.roots[i].root.Addr == a {
@@ -55,10 +57,109 @@ func (n *Node) MarkDead(now Time, a Addr, out *Outbox) {
 	}
 }
 
+// repairLeaves asks, for each side flagged, the known live node nearest to
+// that side's far end for its leaf set: the side's farthest member or, if
+// the side is empty, the nearest known node in that direction. skip is a
+// node not to ask (it has just answered).
+func (n *Node) repairLeaves(cw, ccw bool, skip Addr, out *Outbox) {
+	asked := skip
+	ask := func(side []Ref, dist func(ID) ID) {
+		f, ok := farthest(side)
+		if !ok {
+			n.eachKnown(func(x Ref) {
+				if !ok || dist(x.ID).Less(dist(f.ID)) {
+					f, ok = x, true
+				}
+			})
+		}
+		if ok && f.Addr != asked {
+			out.send(f.Addr, Message{Kind: KindLeafRequest, From: n.self})
+			asked = f.Addr
+		}
+	}
+	if cw {
+		ask(n.leaf.cw, func(x ID) ID { return x.Sub(n.self.ID) })
+	}
+	if ccw {
+		ask(n.leaf.ccw, func(x ID) ID { return n.self.ID.Sub(x) })
+	}
+}
+
+// onStateReply merges a leaf set or table row. While replies bring a leaf
+// set side nearer nodes, repair continues from that side's new far end.
+func (n *Node) onStateReply(m *Message, out *Outbox) {
+	cw := append([]Ref(nil), n.leaf.cw...)
+	ccw := append([]Ref(nil), n.leaf.ccw...)
+	for _, r := range m.Refs {
+		n.Learn(r)
+	}
+	if m.Row >= 0 {
+		return
+	}
+	n.announceNewLeaves(cw, ccw, out)
+	n.repairLeaves(!sameRefs(cw, n.leaf.cw), !sameRefs(ccw, n.leaf.ccw), m.From.Addr, out)
+}
+
+// announceNewLeaves tells nodes that entered the leaf set since it held
+// cw and ccw about this node, so that leaf sets stay symmetric.
+func (n *Node) announceNewLeaves(cw, ccw []Ref, out *Outbox) {
+	for _, side := range [2][]Ref{n.leaf.cw, n.leaf.ccw} {
+		for _, x := range side {
+			if !hasAddr(cw, x.Addr) && !hasAddr(ccw, x.Addr) {
+				out.send(x.Addr, Message{Kind: KindAnnounce, From: n.self})
+				cw = append(cw, x) // announce once even if on both sides
+			}
+		}
+	}
+}
+
+func hasAddr(refs []Ref, a Addr) bool {
+	for _, x := range refs {
+		if x.Addr == a {
+			return true
+		}
+	}
+	return false
+}
+
+func sameRefs(a, b []Ref) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Addr != b[i].Addr {
+			return false
+		}
+	}
+	return true
+}
+
+// eachKnown calls fn with every node in the leaf set, routing table and
+// neighbourhood set (a node may be seen more than once).
+func (n *Node) eachKnown(fn func(Ref)) {
+	for _, x := range n.leaf.cw {
+		fn(x)
+	}
+	for _, x := range n.leaf.ccw {
+		fn(x)
+	}
+	for _, x := range n.table.cells {
+		if x.Valid() {
+			fn(x)
+		}
+	}
+	for _, x := range n.neigh.refs {
+		fn(x)
+	}
+}
+
 // onStateRequest answers a leaf set or routing table row request.
 func (n *Node) onStateRequest(m *Message, out *Outbox) {
+	n.Learn(m.From)
 	refs := []Ref{n.self}
+	row := m.Row
 	if m.Kind == KindLeafRequest {
+		row = -1
 		refs = append(refs, n.leaf.cw...)
 		refs = append(refs, n.leaf.ccw...)
 	} else {
@@ -68,7 +169,7 @@ func (n *Node) onStateRequest(m *Message, out *Outbox) {
 			}
 		}
 	}
-	out.send(m.From.Addr, Message{Kind: KindStateReply, From: n.self, Refs: refs})
+	out.send(m.From.Addr, Message{Kind: KindStateReply, From: n.self, Refs: refs, Row: row})
 }
 
 // onUndeliverable handles a message returned because its destination (From)
