@@ -1,0 +1,188 @@
+package wire
+
+import (
+	"encoding/binary"
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sift-pubsub/sift/match"
+)
+
+// Value tags of the binary event encoding. They are part of the protocol
+// and independent of match.Kind's numbering.
+const (
+	tagString byte = 1
+	tagInt    byte = 2
+	tagFloat  byte = 3
+	tagBool   byte = 4
+)
+
+// MaxEventAttrs bounds the attributes of one event on the wire.
+const MaxEventAttrs = 1024
+
+// AppendEvent appends the binary encoding of e: a varint attribute count,
+// then per attribute in name order its name (varint length and bytes), a
+// value tag, and the value: a string as varint length and bytes, an int as
+// a zig-zag varint, a float as 8 little-endian bytes of its IEEE 754 bits,
+// a bool as one byte 0 or 1.
+func AppendEvent(b []byte, e match.Event) []byte {
+	b = binary.AppendUvarint(b, uint64(e.Len()))
+	for i := range e.Len() {
+		a := e.At(i)
+		b = appendString(b, a.Name)
+		b = appendValue(b, a.Value)
+	}
+	return b
+}
+
+func appendValue(b []byte, v match.Value) []byte {
+	switch v.Kind() {
+	case match.KindString:
+		b = append(b, tagString)
+		return appendString(b, v.AsString())
+	case match.KindInt:
+		b = append(b, tagInt)
+		return binary.AppendVarint(b, v.AsInt())
+	case match.KindFloat:
+		b = append(b, tagFloat)
+		return binary.LittleEndian.AppendUint64(b, math.Float64bits(v.AsFloat()))
+	case match.KindBool:
+		b = append(b, tagBool)
+		if v.AsBool() {
+			return append(b, 1)
+		}
+		return append(b, 0)
+	}
+	panic("wire: encoding an invalid value") // match.Event never holds one
+}
+
+// CheckEvent reports why e cannot travel on the wire (too many attributes,
+// a string that is not valid UTF-8), or nil. Senders check before encoding
+// so that the receiver never has to reject a whole batch.
+func CheckEvent(e match.Event) error {
+	if e.Len() > MaxEventAttrs {
+		return malformed("event has %d attributes, more than %d", e.Len(), MaxEventAttrs)
+	}
+	for i := range e.Len() {
+		a := e.At(i)
+		if a.Value.Kind() == match.KindString && !utf8.ValidString(a.Value.AsString()) {
+			return malformed("attribute %s: string is not valid UTF-8", a.Name)
+		}
+	}
+	return nil
+}
+
+// EventDecoder decodes binary events, interning attribute names so that a
+// stream of events with the same attributes allocates each name once. The
+// zero value is ready to use; it is not safe for concurrent use.
+type EventDecoder struct {
+	names map[string]string
+	attrs []match.Attr
+}
+
+// maxInterned bounds the name cache; beyond it names are allocated.
+const maxInterned = 4096
+
+// DecodeEvent decodes one event that must fill b exactly.
+func (d *EventDecoder) DecodeEvent(b []byte) (match.Event, error) {
+	r := reader{b: b}
+	e := d.event(&r)
+	if err := r.end("event"); err != nil {
+		return match.Event{}, err
+	}
+	return e, nil
+}
+
+// DecodeEvent decodes one event that must fill b exactly, without interning.
+func DecodeEvent(b []byte) (match.Event, error) {
+	var d EventDecoder
+	return d.DecodeEvent(b)
+}
+
+// event reads one event. Names must be valid attribute names in strictly
+// increasing bytewise order (so the encoding is canonical and has no
+// duplicates); floats must be finite; strings valid UTF-8.
+func (d *EventDecoder) event(r *reader) match.Event {
+	n := r.count("attribute count", 4)
+	if r.err != nil {
+		return match.Event{}
+	}
+	if n > MaxEventAttrs {
+		r.fail("event has %d attributes, more than %d", n, MaxEventAttrs)
+		return match.Event{}
+	}
+	d.attrs = d.attrs[:0]
+	prev := ""
+	for i := range n {
+		name := d.name(r)
+		v := readValue(r, name)
+		if r.err != nil {
+			return match.Event{}
+		}
+		if i > 0 && strings.Compare(prev, name) >= 0 {
+			r.fail("attribute %s: names not in strictly increasing order (after %s)", name, prev)
+			return match.Event{}
+		}
+		prev = name
+		d.attrs = append(d.attrs, match.Attr{Name: name, Value: v})
+	}
+	e, err := match.NewEvent(d.attrs...)
+	if err != nil { // unreachable after the checks above; kept as a guard
+		r.fail("event: %v", err)
+		return match.Event{}
+	}
+	return e
+}
+
+func (d *EventDecoder) name(r *reader) string {
+	p := r.bytes("attribute name")
+	if r.err != nil {
+		return ""
+	}
+	if s, ok := d.names[string(p)]; ok {
+		return s
+	}
+	s := string(p)
+	if !match.ValidAttrName(s) {
+		r.fail("invalid attribute name %q", s)
+		return ""
+	}
+	if d.names == nil {
+		d.names = make(map[string]string)
+	}
+	if len(d.names) < maxInterned {
+		d.names[s] = s
+	}
+	return s
+}
+
+func readValue(r *reader, name string) match.Value {
+	switch tag := r.byte("attribute " + name + " tag"); tag {
+	case tagString:
+		return match.Str(r.utf8String("attribute " + name))
+	case tagInt:
+		return match.Int(r.varint("attribute " + name))
+	case tagFloat:
+		bits := r.fixed64("attribute " + name)
+		if r.err != nil {
+			return match.Value{}
+		}
+		v, err := match.Float(math.Float64frombits(bits))
+		if err != nil {
+			r.fail("attribute %s: %v", name, err)
+		}
+		return v
+	case tagBool:
+		switch r.byte("attribute " + name) {
+		case 0:
+			return match.Bool(false)
+		case 1:
+			return match.Bool(true)
+		}
+		r.fail("attribute %s: bool byte is neither 0 nor 1", name)
+	default:
+		r.fail("attribute %s: unknown value tag %d", name, tag)
+	}
+	return match.Value{}
+}

@@ -1,0 +1,144 @@
+package wire
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Type is a frame's message type.
+type Type byte
+
+// The message types of protocol version 1.
+const (
+	TypeHello       Type = 1
+	TypeWelcome     Type = 2
+	TypeAttach      Type = 3
+	TypeSubscribe   Type = 4
+	TypeUnsubscribe Type = 5
+	TypePublish     Type = 6
+	TypeDeliver     Type = 7
+	TypeAck         Type = 8
+	TypeError       Type = 9
+)
+
+var typeNames = [...]string{
+	TypeHello:       "hello",
+	TypeWelcome:     "welcome",
+	TypeAttach:      "attach",
+	TypeSubscribe:   "subscribe",
+	TypeUnsubscribe: "unsubscribe",
+	TypePublish:     "publish",
+	TypeDeliver:     "deliver",
+	TypeAck:         "ack",
+	TypeError:       "error",
+}
+
+// String returns the type's name, e.g. "publish".
+func (t Type) String() string {
+	if t != 0 && int(t) < len(typeNames) {
+		return typeNames[t]
+	}
+	return fmt.Sprintf("type-%d", byte(t))
+}
+
+// Known reports whether t is a message type of this protocol version.
+func (t Type) Known() bool { return t >= TypeHello && t <= TypeError }
+
+const (
+	// HeaderLen is the length prefix: 4 bytes, big-endian.
+	HeaderLen = 4
+	// DefaultMaxFrame is the default maximum frame length (type byte and
+	// body).
+	DefaultMaxFrame = 1 << 20
+	// HardMaxFrame is the largest maximum a reader may be configured with.
+	HardMaxFrame = 16 << 20
+)
+
+// AppendFrame appends a frame holding m: the length prefix, the type byte
+// and the body.
+func AppendFrame(b []byte, m Message) []byte {
+	start := len(b)
+	b = append(b, 0, 0, 0, 0, byte(m.Type()))
+	b = m.AppendBody(b)
+	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start-HeaderLen))
+	return b
+}
+
+// FrameReader reads frames from a stream, refusing any longer than its
+// maximum before reading the body.
+type FrameReader struct {
+	r   *bufio.Reader
+	max int
+	hdr [HeaderLen]byte
+}
+
+// NewFrameReader returns a reader of frames of at most max bytes (type and
+// body); max <= 0 means DefaultMaxFrame, and it is capped at HardMaxFrame.
+func NewFrameReader(r io.Reader, max int) *FrameReader {
+	if max <= 0 {
+		max = DefaultMaxFrame
+	}
+	max = min(max, HardMaxFrame)
+	return &FrameReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
+}
+
+// ReadFrame reads the next frame and returns its type and a newly allocated
+// body, which the caller may keep. At a clean end of stream between frames
+// it returns io.EOF; a frame cut short is io.ErrUnexpectedEOF. A length of
+// zero or over the maximum is a *ProtocolError (CodeMalformed or
+// CodeFrameTooLarge) and nothing more is read.
+func (fr *FrameReader) ReadFrame() (Type, []byte, error) {
+	if _, err := io.ReadFull(fr.r, fr.hdr[:]); err != nil {
+		return 0, nil, err
+	}
+	n := binary.BigEndian.Uint32(fr.hdr[:])
+	if n == 0 {
+		return 0, nil, malformed("empty frame (length 0)")
+	}
+	if uint64(n) > uint64(fr.max) {
+		return 0, nil, Errorf(CodeFrameTooLarge, "frame of %d bytes exceeds the maximum of %d", n, fr.max)
+	}
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(fr.r, buf); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return 0, nil, fmt.Errorf("frame body: %w", err)
+	}
+	return Type(buf[0]), buf[1:], nil
+}
+
+// ReadMessage reads the next frame and decodes it.
+func (fr *FrameReader) ReadMessage() (Message, error) {
+	t, body, err := fr.ReadFrame()
+	if err != nil {
+		return nil, err
+	}
+	return Decode(t, body)
+}
+
+// SplitFrame decodes one frame at the start of b (as a datagram or a
+// buffered stream would hold it), with max as in NewFrameReader. It returns
+// the type, the body (aliasing b) and the rest of b.
+func SplitFrame(b []byte, max int) (Type, []byte, []byte, error) {
+	if max <= 0 {
+		max = DefaultMaxFrame
+	}
+	if len(b) < HeaderLen {
+		return 0, nil, b, malformed("frame header: %d of %d bytes", len(b), HeaderLen)
+	}
+	n := binary.BigEndian.Uint32(b)
+	switch {
+	case n == 0:
+		return 0, nil, b, malformed("empty frame (length 0)")
+	case uint64(n) > uint64(min(max, HardMaxFrame)):
+		return 0, nil, b, Errorf(CodeFrameTooLarge, "frame of %d bytes exceeds the maximum of %d", n, min(max, HardMaxFrame))
+	case uint64(n) > uint64(len(b)-HeaderLen):
+		return 0, nil, b, malformed("frame of %d bytes, only %d present", n, len(b)-HeaderLen)
+	}
+	frame := b[HeaderLen : HeaderLen+int(n)]
+	return Type(frame[0]), frame[1:], b[HeaderLen+int(n):], nil
+}

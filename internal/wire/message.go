@@ -1,0 +1,54 @@
+package wire
+
+// Version is the protocol version this package speaks. Hello carries a
+// range, so later versions can negotiate down to it.
+const Version uint64 = 1
+
+// Message is one protocol message.
+type Message interface {
+	// Type returns the frame type that carries the message.
+	Type() Type
+	// AppendBody appends the message body (without the frame header).
+	AppendBody(b []byte) []byte
+}
+
+// Decode decodes the body of a frame of type t. Unknown types are a
+// *ProtocolError with CodeUnknownType, malformed bodies CodeMalformed.
+// Slices in the result may alias body.
+func Decode(t Type, body []byte) (Message, error) {
+	var d EventDecoder
+	return d.Decode(t, body)
+}
+
+// Decode is the package-level Decode using d to decode (and intern the
+// attribute names of) events.
+func (d *EventDecoder) Decode(t Type, body []byte) (Message, error) {
+	r := reader{b: body}
+	var m Message
+	switch t {
+	case TypeHello:
+		m = decodeHello(&r)
+	case TypeWelcome:
+		m = decodeWelcome(&r)
+	case TypeAttach:
+		m = decodeAttach(&r)
+	case TypeSubscribe:
+		m = decodeSubscribe(&r)
+	case TypeUnsubscribe:
+		m = decodeUnsubscribe(&r)
+	case TypePublish:
+		m = d.decodePublish(&r)
+	case TypeDeliver:
+		m = d.decodeDeliver(&r)
+	case TypeAck:
+		m = decodeAck(&r)
+	case TypeError:
+		m = decodeError(&r)
+	default:
+		return nil, Errorf(CodeUnknownType, "unknown frame type %d", byte(t))
+	}
+	if err := r.end(t.String()); err != nil {
+		return nil, err
+	}
+	return m, nil
+}

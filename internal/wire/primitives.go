@@ -1,0 +1,136 @@
+package wire
+
+import (
+	"encoding/binary"
+	"unicode/utf8"
+)
+
+// appendString appends a varint length and the bytes of s.
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// appendBytes appends a varint length and p.
+func appendBytes(b []byte, p []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(p)))
+	return append(b, p...)
+}
+
+// reader consumes a message body. The first error sticks: later reads
+// return zero values, and err reports it, so decoders check once at the end
+// of a group of reads.
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) fail(format string, args ...any) {
+	if r.err == nil {
+		r.err = malformed(format, args...)
+	}
+	r.b = nil
+}
+
+func (r *reader) uvarint(what string) uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail("%s: truncated or overlong varint", what)
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) varint(what string) int64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.fail("%s: truncated or overlong varint", what)
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) byte(what string) byte {
+	if r.err != nil {
+		return 0
+	}
+	if len(r.b) == 0 {
+		r.fail("%s: truncated", what)
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+func (r *reader) fixed64(what string) uint64 {
+	if r.err != nil {
+		return 0
+	}
+	if len(r.b) < 8 {
+		r.fail("%s: truncated", what)
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(r.b)
+	r.b = r.b[8:]
+	return v
+}
+
+// bytes returns a length-prefixed byte string aliasing the body.
+func (r *reader) bytes(what string) []byte {
+	n := r.uvarint(what + " length")
+	if r.err != nil {
+		return nil
+	}
+	if n > uint64(len(r.b)) {
+		r.fail("%s: length %d exceeds the %d bytes left", what, n, len(r.b))
+		return nil
+	}
+	p := r.b[:n:n]
+	r.b = r.b[n:]
+	return p
+}
+
+// utf8String returns a length-prefixed string that must be valid UTF-8.
+func (r *reader) utf8String(what string) string {
+	p := r.bytes(what)
+	if r.err != nil {
+		return ""
+	}
+	if !utf8.Valid(p) {
+		r.fail("%s: invalid UTF-8", what)
+		return ""
+	}
+	return string(p)
+}
+
+// count reads a varint element count and checks that at least min bytes per
+// element remain, so a forged count cannot make a decoder allocate more than
+// the body could hold.
+func (r *reader) count(what string, min int) int {
+	n := r.uvarint(what)
+	if r.err != nil {
+		return 0
+	}
+	if n > uint64(len(r.b)/min) {
+		r.fail("%s %d exceeds what the %d bytes left could hold", what, n, len(r.b))
+		return 0
+	}
+	return int(n)
+}
+
+// end fails unless the body is fully consumed.
+func (r *reader) end(what string) error {
+	if r.err == nil && len(r.b) != 0 {
+		r.fail("%s: %d trailing bytes", what, len(r.b))
+	}
+	return r.err
+}
