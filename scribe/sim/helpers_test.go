@@ -8,7 +8,7 @@ import (
 )
 
 // seedConfig is the seed's small setting: 16-bit ids, b=2, |L|=4, |M|=4.
-var seedConfig = scribe.Config{Bits: 16, B: 2, Leaf: 4, Neighbours: 4, HeartbeatInterval: 50 * PlaneScale}
+var seedConfig = scribe.Config{Bits: 16, B: 2, Leaf: 4, Neighbours: 4, HeartbeatInterval: 5000 * PlaneScale}
 
 // smallNet builds the seed's 64-node network in a 1000x1000 plane with
 // Pastry's join protocol, message by message.
