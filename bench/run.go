@@ -1,0 +1,109 @@
+package bench
+
+import (
+	"fmt"
+	"time"
+)
+
+// Config is one harness run: a workload, the sweeps over its knobs, the
+// structures and how to measure them.
+type Config struct {
+	// Spec is the workload before sweeping.
+	Spec Spec
+	// Sweeps vary knobs; their grid is every combination (none: one point).
+	Sweeps []Sweep
+	// Structures are run at every point, in order.
+	Structures []Structure
+	// Options tune the measures.
+	Options Options
+	// Command is the command line recorded in the report.
+	Command string
+}
+
+// Run measures every structure at every point of the grid. It fails on a
+// bad configuration, a workload that cannot be generated or read, and on
+// any structure whose results differ from scan's (a *MismatchError);
+// structures over the time budget are skipped and marked, not dropped.
+func Run(cfg Config) (*Report, error) {
+	o := cfg.Options.withDefaults()
+	if len(cfg.Structures) == 0 {
+		return nil, fmt.Errorf("no structures to run")
+	}
+	if err := cfg.Spec.Validate(); err != nil {
+		return nil, err
+	}
+	specs, params, err := grid(cfg.Spec, cfg.Sweeps)
+	if err != nil {
+		return nil, err
+	}
+	rep := newReport(cfg)
+	total := len(specs) * len(cfg.Structures)
+	for i, spec := range specs {
+		p, err := newPoint(spec, params[i], o)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range cfg.Structures {
+			res, err := runOne(s, p, o, rep.Results)
+			if err != nil {
+				return nil, err
+			}
+			rep.Results = append(rep.Results, res)
+			if o.Progress != nil {
+				o.Progress(ProgressEvent{Done: len(rep.Results), Total: total, Structure: s.Name, Point: p.params})
+			}
+		}
+	}
+	rep.Seconds = time.Since(rep.Started).Seconds()
+	return rep, nil
+}
+
+// newPoint generates (or reads) the workload of one point and Scan's
+// reference answers on its check sample.
+func newPoint(spec Spec, params []Param, o Options) (*point, error) {
+	w, err := spec.Generate()
+	if err != nil {
+		return nil, err
+	}
+	ref, err := NewReference(w.Filters, w.Events, o.Check)
+	if err != nil {
+		return nil, err
+	}
+	return &point{params: params, filters: w.Filters, events: w.Events, ref: ref}, nil
+}
+
+// runOne measures s at p unless earlier results predict it cannot fit the
+// budget.
+func runOne(s Structure, p *point, o Options, earlier []Result) (Result, error) {
+	if reason := predictOverBudget(s.Name, len(p.filters), len(p.events), earlier, o.Budget); reason != "" {
+		return Result{Structure: s.Name, Point: p.params, Subs: len(p.filters), Events: len(p.events),
+			Status: StatusSkipped, Reason: reason}, nil
+	}
+	return measure(s, p, o)
+}
+
+// predictOverBudget looks at the structure's results at points with no
+// more subscriptions and events and says why this point would exceed the
+// budget: a smaller point was already skipped, or its build plus one pass,
+// scaled linearly in subscriptions and events, exceeds the budget. Linear
+// scaling is the worst case for every structure that is at most linear.
+func predictOverBudget(name string, subs, events int, earlier []Result, budget time.Duration) string {
+	for _, r := range earlier {
+		if r.Structure != name || r.Subs > subs || r.Events > events || r.Subs == 0 {
+			continue
+		}
+		if r.Status == StatusSkipped {
+			return fmt.Sprintf("over budget at a smaller point (%d subscriptions, %d events)", r.Subs, r.Events)
+		}
+		if r.Status != StatusOK {
+			continue
+		}
+		scale := float64(subs) / float64(r.Subs)
+		est := time.Duration((r.BuildSeconds*scale + r.MeanNs*1e-9*float64(events)*scale) * float64(time.Second))
+		if est > budget {
+			return fmt.Sprintf("predicted %v from %d subscriptions (linear scaling) > budget %v",
+				est.Round(time.Second), r.Subs, budget)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,116 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteTable writes the results as an aligned table, one row per
+// structure and point, with each structure's speedup over scan and expr
+// at the same point, then the reasons of skipped or failed rows.
+func (rep *Report) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "point\tstructure\tstatus\tbuild s\tinserts/s\theap MB\tmean us\tmedian us\tp99 us\tmatches/ev\tcand/ev\tfp rate\tx scan\tx expr\truns\t")
+	var notes []string
+	for _, r := range rep.Results {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+			pointLabel(r.Point), r.Structure, r.Status,
+			num(r.BuildSeconds, r.BuildSeconds > 0, "%.3f"), si(r.InsertsPerSec),
+			num(float64(r.HeapBytes)/(1<<20), r.BuildSeconds > 0, "%.1f"),
+			micros(r.MeanNs, r), micros(r.MedianNs, r), micros(r.P99Ns, r),
+			num(r.MatchesPerEvent, r.Measured(), "%.2f"),
+			optional(r.CandidatesPerEvent, "%.1f"), optional(r.FalsePositiveRate, "%.2g"),
+			speedup(rep.Results, r, "scan"), speedup(rep.Results, r, ExprName), num(float64(r.Runs), r.Runs > 0, "%.0f"))
+		if r.Reason != "" {
+			notes = append(notes, fmt.Sprintf("%s %s: %s", pointLabel(r.Point), r.Structure, r.Reason))
+		}
+		if r.Stats != "" {
+			notes = append(notes, fmt.Sprintf("%s %s stats: %s", pointLabel(r.Point), r.Structure, r.Stats))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, n := range notes {
+		if _, err := fmt.Fprintln(w, "  "+n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Speedup returns how many times faster (mean match time) r is than the
+// named structure at the same point, or 0 when either was not measured.
+func (rep *Report) Speedup(r Result, than string) float64 {
+	for _, o := range rep.Results {
+		if o.Structure == than && samePoint(o.Point, r.Point) && o.Measured() && r.Measured() && r.MeanNs > 0 {
+			return o.MeanNs / r.MeanNs
+		}
+	}
+	return 0
+}
+
+func speedup(results []Result, r Result, than string) string {
+	rep := Report{Results: results}
+	if x := rep.Speedup(r, than); x > 0 {
+		return fmt.Sprintf("%.3g", x)
+	}
+	return "-"
+}
+
+func samePoint(a, b []Param) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// pointLabel renders swept values as "subs=1000 width=0.3", or "-".
+func pointLabel(ps []Param) string {
+	if len(ps) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = p.Name + "=" + p.Value
+	}
+	return strings.Join(parts, " ")
+}
+
+func num(x float64, ok bool, format string) string {
+	if !ok {
+		return "-"
+	}
+	return fmt.Sprintf(format, x)
+}
+
+func micros(ns float64, r Result) string { return num(ns/1e3, r.Measured(), "%.2f") }
+
+func optional(x *float64, format string) string {
+	if x == nil {
+		return "-"
+	}
+	return fmt.Sprintf(format, *x)
+}
+
+// si renders a rate with a k, M or G suffix.
+func si(x float64) string {
+	switch {
+	case x <= 0:
+		return "-"
+	case x >= 1e9:
+		return fmt.Sprintf("%.3gG", x/1e9)
+	case x >= 1e6:
+		return fmt.Sprintf("%.3gM", x/1e6)
+	case x >= 1e3:
+		return fmt.Sprintf("%.3gk", x/1e3)
+	}
+	return fmt.Sprintf("%.3g", x)
+}

@@ -1,0 +1,22 @@
+package main
+
+import "github.com/spf13/cobra"
+
+// benchCmd is `sift bench`, the parent of every benchmark command
+// (`sift bench match`, and others added by their own files).
+var benchCmd = &cobra.Command{
+	Use:   "bench",
+	Short: "Run benchmarks: matching structures, networks, durable delivery",
+	Long: `Bench groups Sift's macro benchmarks. Each subcommand runs one family of
+structures or systems on a seeded, reproducible workload and writes a table
+on stdout plus results.json, results.csv and PNG plots into --out.`,
+	Args: cobra.NoArgs,
+}
+
+func init() { rootCmd.AddCommand(benchCmd) }
+
+// benchParentCmd returns the `sift bench` command, so that each benchmark
+// subcommand can add itself from its own file:
+//
+//	func init() { benchParentCmd().AddCommand(myCmd) }
+func benchParentCmd() *cobra.Command { return benchCmd }
