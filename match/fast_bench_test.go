@@ -1,0 +1,113 @@
+package match_test
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/sift-pubsub/sift/bench/workload"
+	"github.com/sift-pubsub/sift/match"
+)
+
+// Benchmarks of the Fast index on the HEM default workload (20 integer
+// attributes in [0, 1,000,000), 10 range predicates of width 0.3 per
+// subscription, events with all 20 attributes) and the stock workload.
+//
+//	go test -run '^$' -bench 'Fast' -benchtime 2000x ./match/
+//
+// ns/op is the time per event (Match) or per subscription (Insert);
+// B/sub is the live heap the index holds per subscription.
+
+var benchSizes = []int{100_000, 1_000_000}
+
+func hemWorkload(b *testing.B, subs int) workload.Workload {
+	w, err := workload.HEM(workload.HEMConfig{Subscriptions: subs, Events: 2000}, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return w
+}
+
+func stockWorkload(b *testing.B, subs int) workload.Workload {
+	w, err := workload.Stock(workload.StockConfig{Subscriptions: subs, Events: 2000}, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return w
+}
+
+func loadFast(b *testing.B, filters []match.Filter) *match.Fast {
+	idx := match.NewFast(match.FastConfig{})
+	ids := make([]match.ID, len(filters))
+	for i := range ids {
+		ids[i] = match.ID(i)
+	}
+	if err := idx.Load(ids, filters); err != nil {
+		b.Fatal(err)
+	}
+	return idx
+}
+
+func benchMatch(b *testing.B, w workload.Workload) {
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	idx := loadFast(b, w.Filters)
+	runtime.GC()
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	var dst []match.ID
+	matches := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		dst = idx.Match(w.Events[i%len(w.Events)], dst[:0])
+		matches += len(dst)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(len(w.Filters)), "B/sub")
+	b.ReportMetric(float64(matches)/float64(b.N), "matches/event")
+	runtime.KeepAlive(idx)
+}
+
+func BenchmarkFastMatchHEM(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("subs=%d", n), func(b *testing.B) { benchMatch(b, hemWorkload(b, n)) })
+	}
+}
+
+func BenchmarkFastMatchStock(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("subs=%d", n), func(b *testing.B) { benchMatch(b, stockWorkload(b, n)) })
+	}
+}
+
+// BenchmarkFastInsertHEM measures online inserts into an index already
+// holding n subscriptions (merges and rebuilds included, amortised).
+func BenchmarkFastInsertHEM(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("subs=%d", n), func(b *testing.B) {
+			w := hemWorkload(b, n)
+			extra := hemWorkload(b, 200_000).Filters
+			idx := loadFast(b, w.Filters)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := idx.Insert(match.ID(n+i), extra[i%len(extra)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkScanMatchHEM is the brute-force reference on the same workload.
+func BenchmarkScanMatchHEM(b *testing.B) {
+	w := hemWorkload(b, 100_000)
+	idx := match.NewScan()
+	for i, f := range w.Filters {
+		idx.Insert(match.ID(i), f)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		idx.Match(w.Events[i%len(w.Events)], nil)
+	}
+}
