@@ -26,10 +26,10 @@ func classOf(k match.Kind) int {
 // terms an event value satisfies, as the union of their bits. It is built
 // once from the terms and rebuilt when they change.
 type attrIndex struct {
-	exists   []uint64                    // union of the `exists` terms
+	exists   []uint64 // union of the `exists` terms
 	chains   [numClasses][len(ordered)]*chain
-	prefix   map[string][]uint32          // literal -> positions
-	suffix   map[string][]uint32          // literal -> positions
+	prefix   map[string][]uint32         // literal -> positions
+	suffix   map[string][]uint32         // literal -> positions
 	contains map[int]map[string][]uint32 // literal length -> literal -> positions
 }
 

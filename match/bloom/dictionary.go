@@ -14,40 +14,45 @@ import (
 // first router computes an event's summary from it: the union of the bits
 // of every term the event satisfies, each term evaluated exactly.
 //
-// Terms are indexed per attribute (and per qualifier) in chains sorted by
-// value; an attribute whose terms changed is re-indexed on the next
-// Summary that needs it, so a burst of subscription changes costs one
-// rebuild. A Dictionary is not safe for concurrent use, and Summary
-// mutates it (it re-indexes).
+// Unqualified terms are indexed per attribute. Qualified terms are grouped
+// by qualifier; qualifiers are grouped by signature (the attributes they
+// constrain), and a signature finds the groups whose equalities an event
+// satisfies with one map lookup of the event's values. Within a group,
+// terms are indexed per attribute like unqualified ones. An attribute
+// index whose terms changed is rebuilt on the next Summary that needs it,
+// so a burst of subscription changes costs one rebuild. A Dictionary is
+// not safe for concurrent use, and Summary mutates it (it re-indexes).
 type Dictionary struct {
-	p    Params
-	n    int
-	flat map[string]*attrTerms  // attribute -> unqualified terms
-	qual map[string]*qualGroups // qualifier attribute -> groups
+	p      Params
+	n      int
+	flat   map[string]*attrTerms // attribute -> unqualified terms
+	groups map[string]*group     // qualifier text -> group
+	sigs   map[string]*signature // signature text -> signature
+	tuple  []byte                // scratch
 }
 
-// attrTerms are the terms whose constraint is on one attribute, sharing
-// one qualifier (or none).
+// attrTerms are the terms of one qualifier (or none) whose constraint is
+// on one attribute.
 type attrTerms struct {
-	q         match.Constraint
-	qualified bool
-	refs      map[match.Constraint]int
-	idx       *attrIndex // nil when stale
+	qual match.Filter
+	refs map[match.Constraint]int
+	idx  *attrIndex // nil when stale
 }
 
-// qualGroups holds, for one qualifier attribute, a group of terms per
-// qualifier constraint, sorted by qualifier value for lookup.
-type qualGroups struct {
-	groups map[match.Constraint]*group
-	sorted *groupsByClass // nil when stale
-}
-
-// groupsByClass holds groups sorted by qualifier value, per value class.
-type groupsByClass [numClasses][]*group
-
+// group holds the terms sharing one qualifier.
 type group struct {
-	q     match.Constraint
+	qual  match.Filter
+	sig   *signature
+	tuple string
 	attrs map[string]*attrTerms
+}
+
+// signature holds the groups whose qualifiers constrain the same
+// attributes, by the key of their equality values.
+type signature struct {
+	text    string
+	attrs   []string
+	byTuple map[string][]*group
 }
 
 // NewDictionary returns an empty dictionary for the parameters.
@@ -56,9 +61,10 @@ func NewDictionary(p Params) (*Dictionary, error) {
 		return nil, err
 	}
 	return &Dictionary{
-		p:    p.Resolved(),
-		flat: make(map[string]*attrTerms),
-		qual: make(map[string]*qualGroups),
+		p:      p.Resolved(),
+		flat:   make(map[string]*attrTerms),
+		groups: make(map[string]*group),
+		sigs:   make(map[string]*signature),
 	}, nil
 }
 
@@ -133,17 +139,15 @@ func (d *Dictionary) Terms() []Term {
 	var out []Term
 	collect := func(at *attrTerms) {
 		for c := range at.refs {
-			out = append(out, Term{Q: at.q, C: c, Qualified: at.qualified})
+			out = append(out, Term{Qual: at.qual, C: c})
 		}
 	}
 	for _, at := range d.flat {
 		collect(at)
 	}
-	for _, qg := range d.qual {
-		for _, g := range qg.groups {
-			for _, at := range g.attrs {
-				collect(at)
-			}
+	for _, g := range d.groups {
+		for _, at := range g.attrs {
+			collect(at)
 		}
 	}
 	slices.SortFunc(out, func(a, b Term) int { return strings.Compare(a.String(), b.String()) })
@@ -155,23 +159,27 @@ func (d *Dictionary) Terms() []Term {
 func (d *Dictionary) Summary(e match.Event, dst *bitset.BitSet) {
 	w := dst.Words()
 	clear(w)
-	for i := range e.Len() {
-		a := e.At(i)
-		if at := d.flat[a.Name]; at != nil {
-			d.index(at).or(w, a.Value)
+	d.orAttrs(w, d.flat, e)
+	for _, sig := range d.sigs {
+		var ok bool
+		d.tuple, ok = eventTuple(d.tuple[:0], e, sig.attrs)
+		if !ok {
+			continue
 		}
-		if qg := d.qual[a.Name]; qg != nil {
-			for _, g := range d.sortedGroups(qg).matching(a.Value) {
-				d.orGroup(w, g, e)
-			}
+		for _, g := range sig.byTuple[string(d.tuple)] {
+			d.orAttrs(w, g.attrs, e)
 		}
 	}
 }
 
-func (d *Dictionary) orGroup(w []uint64, g *group, e match.Event) {
+// orAttrs ORs into w the bits of the terms in attrs that e satisfies.
+func (d *Dictionary) orAttrs(w []uint64, attrs map[string]*attrTerms, e match.Event) {
+	if len(attrs) == 0 {
+		return
+	}
 	for i := range e.Len() {
 		a := e.At(i)
-		if at := g.attrs[a.Name]; at != nil {
+		if at := attrs[a.Name]; at != nil {
 			d.index(at).or(w, a.Value)
 		}
 	}
@@ -185,7 +193,7 @@ func (d *Dictionary) index(at *attrTerms) *attrIndex {
 			cs = append(cs, c)
 		}
 		at.idx = newAttrIndex(d.p, cs, func(c match.Constraint) []uint32 {
-			return d.p.positions(Term{Q: at.q, C: c, Qualified: at.qualified}.Key(), nil)
+			return d.p.positions(Term{Qual: at.qual, C: c}.Key(), nil)
 		})
 	}
 	return at.idx
@@ -195,8 +203,8 @@ func (d *Dictionary) index(at *attrTerms) *attrIndex {
 // holds t.
 func (d *Dictionary) attrTermsFor(t Term, create bool) *attrTerms {
 	attrs := d.flat
-	if t.Qualified {
-		g := d.groupFor(t.Q, create)
+	if t.Qualified() {
+		g := d.groupFor(t.Qual, create)
 		if g == nil {
 			return nil
 		}
@@ -204,27 +212,30 @@ func (d *Dictionary) attrTermsFor(t Term, create bool) *attrTerms {
 	}
 	at := attrs[t.C.Attr]
 	if at == nil && create {
-		at = &attrTerms{q: t.Q, qualified: t.Qualified, refs: make(map[match.Constraint]int)}
+		at = &attrTerms{qual: t.Qual, refs: make(map[match.Constraint]int)}
 		attrs[t.C.Attr] = at
 	}
 	return at
 }
 
-func (d *Dictionary) groupFor(q match.Constraint, create bool) *group {
-	qg := d.qual[q.Attr]
-	if qg == nil {
-		if !create {
-			return nil
-		}
-		qg = &qualGroups{groups: make(map[match.Constraint]*group)}
-		d.qual[q.Attr] = qg
+func (d *Dictionary) groupFor(qual match.Filter, create bool) *group {
+	text := qual.String()
+	if g := d.groups[text]; g != nil || !create {
+		return g
 	}
-	g := qg.groups[q]
-	if g == nil && create {
-		g = &group{q: q, attrs: make(map[string]*attrTerms)}
-		qg.groups[q] = g
-		qg.sorted = nil
+	attrs := make([]string, qual.Len())
+	for i := range attrs {
+		attrs[i] = qual.At(i).Attr
 	}
+	sigText := strings.Join(attrs, ",")
+	sig := d.sigs[sigText]
+	if sig == nil {
+		sig = &signature{text: sigText, attrs: attrs, byTuple: make(map[string][]*group)}
+		d.sigs[sigText] = sig
+	}
+	g := &group{qual: qual, sig: sig, tuple: qualTuple(qual), attrs: make(map[string]*attrTerms)}
+	d.groups[text] = g
+	sig.byTuple[g.tuple] = append(sig.byTuple[g.tuple], g)
 	return g
 }
 
@@ -234,49 +245,24 @@ func (d *Dictionary) prune(t Term, at *attrTerms) {
 	if len(at.refs) > 0 {
 		return
 	}
-	if !t.Qualified {
+	if !t.Qualified() {
 		delete(d.flat, t.C.Attr)
 		return
 	}
-	qg := d.qual[t.Q.Attr]
-	g := qg.groups[t.Q]
+	g := d.groups[t.Qual.String()]
 	delete(g.attrs, t.C.Attr)
 	if len(g.attrs) > 0 {
 		return
 	}
-	delete(qg.groups, t.Q)
-	qg.sorted = nil
-	if len(qg.groups) == 0 {
-		delete(d.qual, t.Q.Attr)
+	delete(d.groups, t.Qual.String())
+	sig := g.sig
+	gs := slices.DeleteFunc(sig.byTuple[g.tuple], func(x *group) bool { return x == g })
+	if len(gs) == 0 {
+		delete(sig.byTuple, g.tuple)
+	} else {
+		sig.byTuple[g.tuple] = gs
 	}
-}
-
-// sortedGroups returns the groups of a qualifier attribute sorted by
-// qualifier value within each value class, re-sorting when stale.
-func (d *Dictionary) sortedGroups(qg *qualGroups) *groupsByClass {
-	if qg.sorted == nil {
-		var s groupsByClass
-		for _, g := range qg.groups {
-			cl := classOf(g.q.Val.Kind())
-			s[cl] = append(s[cl], g)
-		}
-		for cl := range s {
-			slices.SortFunc(s[cl], func(a, b *group) int { return compareValues(a.q.Val, b.q.Val) })
-		}
-		qg.sorted = &s
+	if len(sig.byTuple) == 0 {
+		delete(d.sigs, sig.text)
 	}
-	return qg.sorted
-}
-
-// matching returns the groups whose qualifier `attr == q` holds for the
-// event value v.
-func (s *groupsByClass) matching(v match.Value) []*group {
-	cl := classOf(v.Kind())
-	gs := s[cl]
-	i, _ := slices.BinarySearchFunc(gs, v, func(g *group, v match.Value) int { return compareValues(g.q.Val, v) })
-	j := i
-	for j < len(gs) && compareValues(gs[j].q.Val, v) == 0 {
-		j++
-	}
-	return gs[i:j]
 }

@@ -6,34 +6,32 @@ import (
 	"github.com/sift-pubsub/sift/match"
 )
 
-// Term is one dictionary entry: a constraint C, optionally qualified by an
-// equality constraint Q of the same filter. A term holds on an event when
-// C holds and, if Qualified, Q holds too. Terms are comparable and serve
-// as map keys.
+// Term is one dictionary entry: a constraint C, qualified by the equality
+// constraints Qual of the filter it comes from (Qual is the empty filter
+// for an unqualified term). A term holds on an event when C and every
+// constraint of Qual hold.
 type Term struct {
-	Q         match.Constraint
-	C         match.Constraint
-	Qualified bool
+	Qual match.Filter
+	C    match.Constraint
 }
+
+// Qualified reports whether the term has qualifying equalities.
+func (t Term) Qualified() bool { return t.Qual.Len() > 0 }
 
 // Holds reports whether the term holds on e, by the exact semantics.
 func (t Term) Holds(e match.Event) bool {
-	if t.Qualified && !holds(t.Q, e) {
+	if !t.Qual.Matches(e) {
 		return false
 	}
-	return holds(t.C, e)
-}
-
-func holds(c match.Constraint, e match.Event) bool {
-	v, ok := e.Get(c.Attr)
-	return c.Holds(v, ok)
+	v, ok := e.Get(t.C.Attr)
+	return t.C.Holds(v, ok)
 }
 
 // String is the term's canonical text: the constraint, or
-// `qualifier && constraint`. Routers identify terms by this text.
+// `qualifying equalities && constraint`. Routers identify terms by it.
 func (t Term) String() string {
-	if t.Qualified {
-		return t.Q.String() + " && " + t.C.String()
+	if t.Qualified() {
+		return t.Qual.String() + " && " + t.C.String()
 	}
 	return t.C.String()
 }
@@ -47,31 +45,31 @@ func (t Term) Key() uint64 {
 	return h.Sum64()
 }
 
-// Terms returns the dictionary terms of a filter, whose conjunction is
-// equivalent to the filter and each of which the filter implies. With Flat
-// parameters every constraint is its own term. Otherwise the first
-// equality constraint q (in canonical order) qualifies every non-equality
-// constraint c, giving the term `q && c`, and every equality constraint is
-// a term of its own. The empty filter has no terms.
+// Terms returns the dictionary terms of a filter: terms that the filter
+// implies and whose conjunction is equivalent to it. With Flat parameters
+// every constraint is its own term. Otherwise every equality constraint is
+// a term of its own, and every other constraint c becomes the term
+// `E && c`, where E is the conjunction of all the filter's equalities (c
+// alone when there are none). The empty filter has no terms.
 func (p Params) Terms(f match.Filter) []Term {
-	terms := make([]Term, 0, f.Len())
-	q, hasQ := firstEquality(f)
-	for i := range f.Len() {
-		c := f.At(i)
-		if p.Flat || !hasQ || c.Op == match.OpEq {
-			terms = append(terms, Term{C: c})
-			continue
-		}
-		terms = append(terms, Term{Q: q, C: c, Qualified: true})
-	}
-	return terms
-}
-
-func firstEquality(f match.Filter) (match.Constraint, bool) {
+	var eqs []match.Constraint
 	for i := range f.Len() {
 		if c := f.At(i); c.Op == match.OpEq {
-			return c, true
+			eqs = append(eqs, c)
 		}
 	}
-	return match.Constraint{}, false
+	var qual match.Filter
+	if !p.Flat && len(eqs) > 0 {
+		qual = match.MustFilter(eqs...)
+	}
+	terms := make([]Term, 0, f.Len())
+	for i := range f.Len() {
+		c := f.At(i)
+		if c.Op == match.OpEq {
+			terms = append(terms, Term{C: c})
+		} else {
+			terms = append(terms, Term{Qual: qual, C: c})
+		}
+	}
+	return terms
 }
