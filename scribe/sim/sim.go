@@ -24,11 +24,13 @@ type Sim struct {
 	// Bounces counts messages that found their destination dead.
 	Bounces int64
 
-	alive []bool
-	now   scribe.Time
-	seq   uint64
-	q     queue
-	out   scribe.Outbox
+	alive  []bool
+	killed int           // nodes killed so far
+	byID   []scribe.Addr // nodes sorted by id, built on first use
+	now    scribe.Time
+	seq    uint64
+	q      queue
+	out    scribe.Outbox
 }
 
 // New creates one node per id (node i has address i) on net. cfg is
@@ -57,7 +59,12 @@ func (s *Sim) Alive(a scribe.Addr) bool { return s.alive[a] }
 
 // Kill stops node a: it handles no further messages, and messages sent to it
 // bounce.
-func (s *Sim) Kill(a scribe.Addr) { s.alive[a] = false }
+func (s *Sim) Kill(a scribe.Addr) {
+	if s.alive[a] {
+		s.alive[a] = false
+		s.killed++
+	}
+}
 
 // Do runs an application call on node a at the current time and sends its
 // effects.
