@@ -1,0 +1,133 @@
+package poset
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/sift-pubsub/sift/match"
+)
+
+// checkCommon verifies what both structures promise: consistent links,
+// seq-ordered lists, roots exactly the parentless nodes, every subscription
+// held by a node whose filter is equivalent to its own, no node without
+// subscriptions unless fixed, and every edge a covering.
+func checkCommon(c *core) error {
+	nodes := c.all.list
+	if !slices.IsSortedFunc(nodes, func(a, b *node) int { return cmpSeq(a, b.seq) }) {
+		return fmt.Errorf("node list not in seq order")
+	}
+	var roots []*node
+	for _, n := range nodes {
+		if n.isRoot() {
+			roots = append(roots, n)
+		}
+		if len(n.entries) == 0 && !n.pinned {
+			return fmt.Errorf("node %s has no subscriptions", n.text)
+		}
+		for _, e := range n.entries {
+			if c.byID[e.id] != n {
+				return fmt.Errorf("subscription %d not indexed to its node", e.id)
+			}
+			if !Covers(n.filter(), e.f) || !Covers(e.f, n.filter()) {
+				return fmt.Errorf("subscription %d (%s) not equivalent to its node %s", e.id, e.f, n.text)
+			}
+		}
+		for _, ch := range n.children {
+			if !slices.Contains(ch.parents, n) {
+				return fmt.Errorf("edge %s -> %s missing its back link", n.text, ch.text)
+			}
+			if !Covers(n.filter(), ch.filter()) {
+				return fmt.Errorf("edge %s -> %s is not a covering", n.text, ch.text)
+			}
+		}
+		for _, p := range n.parents {
+			if !slices.Contains(p.children, n) {
+				return fmt.Errorf("parent link %s -> %s missing its child link", p.text, n.text)
+			}
+		}
+		if !slices.IsSortedFunc(n.children, func(a, b *node) int { return cmpSeq(a, b.seq) }) {
+			return fmt.Errorf("children of %s not in seq order", n.text)
+		}
+	}
+	if !slices.Equal(roots, c.roots.list) {
+		return fmt.Errorf("roots list differs from the parentless nodes")
+	}
+	return nil
+}
+
+// checkPoset verifies that the edges are exactly the immediate covering
+// relation over the nodes, and that no two nodes are equivalent.
+func checkPoset(p *Poset) error {
+	if err := checkCommon(p.core); err != nil {
+		return err
+	}
+	nodes := p.all.list
+	for _, x := range nodes {
+		for _, y := range nodes {
+			if x == y {
+				continue
+			}
+			cov := Covers(x.filter(), y.filter())
+			if cov && Covers(y.filter(), x.filter()) {
+				return fmt.Errorf("nodes %s and %s are equivalent", x.text, y.text)
+			}
+			immediate := cov
+			for _, z := range nodes {
+				if immediate && z != x && z != y && Covers(x.filter(), z.filter()) && Covers(z.filter(), y.filter()) {
+					immediate = false
+				}
+			}
+			if immediate != hasEdge(x, y) {
+				return fmt.Errorf("edge %s -> %s: present %v, immediate covering %v", x.text, y.text, hasEdge(x, y), immediate)
+			}
+		}
+	}
+	return nil
+}
+
+// checkForest verifies one parent per node, parents covering children and
+// siblings pairwise incomparable.
+func checkForest(f *Forest) error {
+	if err := checkCommon(f.core); err != nil {
+		return err
+	}
+	levels := [][]*node{f.roots.list}
+	for _, n := range f.all.list {
+		if len(n.parents) > 1 {
+			return fmt.Errorf("node %s has %d parents", n.text, len(n.parents))
+		}
+		levels = append(levels, n.children)
+	}
+	for _, level := range levels {
+		for i, x := range level {
+			for _, y := range level[i+1:] {
+				if Covers(x.filter(), y.filter()) || Covers(y.filter(), x.filter()) {
+					return fmt.Errorf("siblings %s and %s are comparable", x.text, y.text)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkMatch compares Match (ids and interfaces) with Scan on events.
+func checkMatch(c *core, scan *match.Scan, from map[match.ID]Iface, events []match.Event) error {
+	for _, e := range events {
+		got := match.SortIDs(c.Match(e, nil))
+		want := match.SortIDs(scan.Match(e, nil))
+		if !slices.Equal(got, want) {
+			return fmt.Errorf("event %s: match %v, scan %v", e, describe(got), describe(want))
+		}
+		var wantIf []Iface
+		for _, id := range want {
+			if !slices.Contains(wantIf, from[id]) {
+				wantIf = append(wantIf, from[id])
+			}
+		}
+		slices.Sort(wantIf)
+		if gotIf := c.MatchInterfaces(e, nil); !slices.Equal(gotIf, wantIf) {
+			return fmt.Errorf("event %s: interfaces %v, want %v", e, gotIf, wantIf)
+		}
+	}
+	return nil
+}

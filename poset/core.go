@@ -1,0 +1,252 @@
+package poset
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/sift-pubsub/sift/match"
+)
+
+// Config configures a Poset or a Forest. The zero Config is the default.
+type Config struct {
+	// Classic turns the covering-candidate index off, so that inserts run
+	// the published algorithms alone, testing siblings one by one. Zero:
+	// the index is used once a node set has 32 members (all nodes for the
+	// poset, the roots for the forest).
+	Classic bool
+}
+
+// algorithm is what distinguishes the poset from the forest: where a new
+// node goes and how the structure heals when one leaves.
+type algorithm interface {
+	// place links the new node u into the structure, or returns an existing
+	// node equivalent to u (leaving u unlinked).
+	place(c *core, u *node) *node
+	// unlink removes u and returns the nodes whose ancestors changed.
+	unlink(c *core, u *node) []*node
+}
+
+// core holds the state and the operations that the poset and the forest
+// share: subscriptions by id, the node sets, matching and counters.
+type core struct {
+	alg    algorithm
+	name   string
+	byID   map[match.ID]*node
+	void   map[match.ID]entry // unsatisfiable subscriptions, kept aside
+	byText map[string]*node   // representative text -> node
+	roots  nodeSet
+	all    nodeSet
+	seq    uint64
+	epoch  uint64
+	gen    uint64 // bumped by every structural change
+	tests  uint64 // covering tests so far
+	ctr    Counters
+	subs   int
+	buf    []*node
+}
+
+func newCore(name string, alg algorithm, indexAll, indexRoots bool) *core {
+	return &core{
+		alg:    alg,
+		name:   name,
+		byID:   make(map[match.ID]*node),
+		void:   make(map[match.ID]entry),
+		byText: make(map[string]*node),
+		roots:  nodeSet{indexing: indexRoots},
+		all:    nodeSet{indexing: indexAll},
+	}
+}
+
+// covers is the counted covering test: does a cover b?
+func (c *core) covers(a, b *node) bool {
+	c.tests++
+	return relates(&a.key, &b.key)
+}
+
+// newEpoch invalidates every node's scratch flags.
+func (c *core) newEpoch() { c.epoch++ }
+
+// touch resets n's scratch flags if they belong to an earlier epoch.
+func (c *core) touch(n *node) *node {
+	if n.mark != c.epoch {
+		n.mark = c.epoch
+		n.upDone, n.up, n.downDone, n.down = false, false, false, false
+		n.queued, n.visited, n.sent, n.ansUp, n.ansDown = false, false, false, false, false
+	}
+	return n
+}
+
+// testUp reports (once per epoch) whether w covers u.
+func (c *core) testUp(w, u *node) bool {
+	c.touch(w)
+	if !w.upDone {
+		w.up, w.upDone = c.covers(w, u), true
+	}
+	return w.up
+}
+
+// testDown reports (once per epoch) whether u covers w.
+func (c *core) testDown(w, u *node) bool {
+	c.touch(w)
+	if !w.downDone {
+		w.down, w.downDone = c.covers(u, w), true
+	}
+	return w.down
+}
+
+func (c *core) newNode(f match.Filter, text string) *node {
+	c.seq++
+	n := &node{seq: c.seq, key: newKey(f), text: text}
+	if n.key.exact && !n.key.empty {
+		n.mask, n.box = attrMask(f), boxOf(f)
+	}
+	return n
+}
+
+// Add inserts subscription id with filter f, received from interface from.
+// It fails, changing nothing, when the id is present already. A filter that
+// can match no event (match.Satisfiable is false) is kept aside: it never
+// matches and is never part of the structure.
+func (c *core) Add(id match.ID, from Iface, f match.Filter) error {
+	_, err := c.add(id, from, f)
+	return err
+}
+
+// add is Add returning the node that now holds the subscription (nil when
+// it was kept aside).
+func (c *core) add(id match.ID, from Iface, f match.Filter) (*node, error) {
+	if c.has(id) {
+		return nil, fmt.Errorf("%s: subscription %d already present", c.name, id)
+	}
+	before := c.tests
+	defer func() { c.ctr.Inserts++; c.ctr.InsertTests += c.tests - before }()
+	e := entry{id: id, from: from, f: f}
+	c.subs++
+	if !match.Satisfiable(f) {
+		c.void[id] = e
+		return nil, nil
+	}
+	text := f.String()
+	n := c.byText[text]
+	if n == nil {
+		u := c.newNode(f, text)
+		if n = c.alg.place(c, u); n == nil {
+			n = u
+			c.register(u)
+		}
+	}
+	n.entries = append(n.entries, e)
+	c.byID[id] = n
+	return n, nil
+}
+
+// register records a node just linked into the structure.
+func (c *core) register(u *node) {
+	c.byText[u.text] = u
+	c.all.add(u)
+	c.gen++
+}
+
+func (c *core) has(id match.ID) bool {
+	_, ok := c.byID[id]
+	_, void := c.void[id]
+	return ok || void
+}
+
+// Insert adds a subscription from interface 0; it implements match.Index.
+func (c *core) Insert(id match.ID, f match.Filter) error { return c.Add(id, 0, f) }
+
+// Delete removes a subscription. It fails, changing nothing, when the id is
+// unknown. A node left without subscriptions leaves the structure.
+func (c *core) Delete(id match.ID) error {
+	_, _, _, err := c.remove(id)
+	return err
+}
+
+// remove is Delete returning the node that held the subscription (nil when
+// kept aside), whether that node left the structure, and then the nodes
+// whose ancestors changed.
+func (c *core) remove(id match.ID) (n *node, gone bool, starts []*node, err error) {
+	if _, ok := c.void[id]; ok {
+		delete(c.void, id)
+		c.subs--
+		c.ctr.Deletes++
+		return nil, false, nil, nil
+	}
+	n, ok := c.byID[id]
+	if !ok {
+		return nil, false, nil, fmt.Errorf("%s: subscription %d not present", c.name, id)
+	}
+	before := c.tests
+	defer func() { c.ctr.Deletes++; c.ctr.DeleteTests += c.tests - before }()
+	delete(c.byID, id)
+	c.subs--
+	i := slices.IndexFunc(n.entries, func(e entry) bool { return e.id == id })
+	n.entries = slices.Delete(n.entries, i, i+1)
+	if len(n.entries) > 0 || n.pinned {
+		return n, false, nil, nil
+	}
+	starts = c.alg.unlink(c, n)
+	delete(c.byText, n.text)
+	c.all.remove(n)
+	c.gen++
+	return n, true, starts, nil
+}
+
+// Len returns the number of subscriptions, including those kept aside.
+func (c *core) Len() int { return c.subs }
+
+// Nodes returns the number of nodes (distinct filter classes, and fixed
+// filters) in the structure.
+func (c *core) Nodes() int { return c.all.len() }
+
+// Match appends the ids of the subscriptions whose filter matches e. It
+// walks from the roots and descends only below matching nodes.
+func (c *core) Match(e match.Event, dst []match.ID) []match.ID {
+	c.walkMatching(e, func(n *node) {
+		for _, en := range n.entries {
+			dst = append(dst, en.id)
+		}
+	})
+	return dst
+}
+
+// MatchInterfaces appends the distinct interfaces that hold a subscription
+// matching e, ascending.
+func (c *core) MatchInterfaces(e match.Event, dst []Iface) []Iface {
+	start := len(dst)
+	c.walkMatching(e, func(n *node) {
+		for _, en := range n.entries {
+			if !slices.Contains(dst[start:], en.from) {
+				dst = append(dst, en.from)
+			}
+		}
+	})
+	slices.Sort(dst[start:])
+	return dst
+}
+
+// walkMatching calls fn on every node whose filter matches e, each once.
+func (c *core) walkMatching(e match.Event, fn func(*node)) {
+	c.ctr.Matches++
+	c.newEpoch()
+	queue := c.buf[:0]
+	for _, r := range c.roots.list {
+		queue = append(queue, r)
+	}
+	for i := 0; i < len(queue); i++ {
+		n := queue[i]
+		if c.touch(n).visited {
+			continue
+		}
+		n.visited = true
+		c.ctr.MatchEvals++
+		if !n.key.f.Matches(e) {
+			continue
+		}
+		fn(n)
+		queue = append(queue, n.children...)
+	}
+	clear(queue)
+	c.buf = queue[:0]
+}

@@ -1,0 +1,112 @@
+package poset
+
+import (
+	"slices"
+
+	"github.com/sift-pubsub/sift/match"
+)
+
+// Iface identifies an interface of a router: a local client connection or a
+// neighbour router. Structures store it with each subscription and the
+// routing Table decides what to forward to each neighbour from it.
+type Iface uint32
+
+// entry is one subscription held by a node.
+type entry struct {
+	id   match.ID
+	from Iface
+	f    match.Filter
+}
+
+// node is one element of a structure: a class of equivalent filters (under
+// Covers in both directions) with the subscriptions that use them.
+type node struct {
+	seq      uint64 // creation order; siblings are kept in seq order
+	key      key
+	text     string // canonical text of key.f
+	entries  []entry
+	parents  []*node // the forest keeps at most one
+	children []*node // in seq order
+	pinned   bool    // a fixed filter (FF): stays without subscriptions
+
+	// Candidate index data: attribute mask, box and position in the index.
+	mask uint64
+	box  []span
+	ipos int
+
+	// Per-operation scratch, valid while mark equals the structure's epoch.
+	mark                   uint64
+	upDone, up, downDone   bool
+	down, queued, visited  bool
+	sent, ansUp, ansDown   bool
+}
+
+// filter returns the node's representative filter.
+func (n *node) filter() match.Filter { return n.key.f }
+
+// isRoot reports whether the node has no parent.
+func (n *node) isRoot() bool { return len(n.parents) == 0 }
+
+// ifaces appends the distinct interfaces of the node's subscriptions.
+func (n *node) ifaces(dst []Iface) []Iface {
+	for _, e := range n.entries {
+		if !slices.Contains(dst, e.from) {
+			dst = append(dst, e.from)
+		}
+	}
+	return dst
+}
+
+// addChild links n above c, keeping n.children in seq order.
+func addEdge(p, c *node) {
+	p.children = insertBySeq(p.children, c)
+	c.parents = insertBySeq(c.parents, p)
+}
+
+// removeEdge unlinks p and c; it reports whether the edge existed.
+func removeEdge(p, c *node) bool {
+	var ok bool
+	p.children, ok = removeBySeq(p.children, c)
+	if ok {
+		c.parents, _ = removeBySeq(c.parents, p)
+	}
+	return ok
+}
+
+func hasEdge(p, c *node) bool {
+	_, ok := findBySeq(p.children, c)
+	return ok
+}
+
+func cmpSeq(a *node, seq uint64) int {
+	switch {
+	case a.seq < seq:
+		return -1
+	case a.seq > seq:
+		return 1
+	}
+	return 0
+}
+
+func findBySeq(list []*node, n *node) (int, bool) {
+	return slices.BinarySearchFunc(list, n.seq, cmpSeq)
+}
+
+func insertBySeq(list []*node, n *node) []*node {
+	if len(list) == 0 || list[len(list)-1].seq < n.seq {
+		return append(list, n)
+	}
+	i, found := findBySeq(list, n)
+	if found {
+		return list
+	}
+	return slices.Insert(list, i, n)
+}
+
+func removeBySeq(list []*node, n *node) ([]*node, bool) {
+	i, found := findBySeq(list, n)
+	if !found {
+		return list, false
+	}
+	return slices.Delete(list, i, i+1), true
+}

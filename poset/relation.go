@@ -1,0 +1,52 @@
+package poset
+
+import "github.com/sift-pubsub/sift/match"
+
+// key is a filter with what the structures' covering relation needs to know
+// about it, computed once.
+type key struct {
+	f     match.Filter
+	exact bool // every constraint lies in the complete fragment
+	empty bool // the match-all filter
+}
+
+func newKey(f match.Filter) key {
+	return key{f: f, exact: inCompleteFragment(f), empty: f.Len() == 0}
+}
+
+// inCompleteFragment reports whether every constraint of f uses an operator
+// for which match.Covers is complete: ==, !=, <, <=, >, >=, prefix and
+// exists, on any value type. suffix and contains are outside.
+func inCompleteFragment(f match.Filter) bool {
+	for i := range f.Len() {
+		switch f.At(i).Op {
+		case match.OpSuffix, match.OpContains:
+			return false
+		}
+	}
+	return true
+}
+
+// Covers is the covering relation every structure in this package uses:
+// Covers(a, b) reports that a covers b. It is match.Covers restricted so that
+// it is transitive (see the package documentation):
+//
+//   - the match-all filter covers every filter;
+//   - a filter covers an Equal filter;
+//   - otherwise a covers b only when both lie in the complete fragment
+//     (no suffix or contains constraint) and match.Covers(a, b) holds.
+//
+// It is sound: Covers(a, b) implies that every event matching b matches a.
+// Both filters must be satisfiable (match.Satisfiable); the structures keep
+// unsatisfiable filters aside.
+func Covers(a, b match.Filter) bool {
+	ka, kb := newKey(a), newKey(b)
+	return relates(&ka, &kb)
+}
+
+func relates(a, b *key) bool {
+	if a.empty || a.f.Equal(b.f) {
+		return true
+	}
+	return a.exact && b.exact && !b.empty && match.Covers(a.f, b.f)
+}

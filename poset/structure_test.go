@@ -1,0 +1,137 @@
+package poset
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/sift-pubsub/sift/match"
+	"pgregory.net/rapid"
+)
+
+// TestCoversTransitive checks item 0: the structures' relation is
+// transitive (and sound against match.Covers and matching).
+func TestCoversTransitive(t *testing.T) {
+	events := allEvents()
+	rapid.Check(t, func(t *rapid.T) {
+		a, b, c := genFilter().Draw(t, "a"), genFilter().Draw(t, "b"), genFilter().Draw(t, "c")
+		for _, f := range []match.Filter{a, b, c} {
+			if !match.Satisfiable(f) {
+				t.Skip("unsatisfiable filters are kept aside by the structures")
+			}
+		}
+		if Covers(a, b) && Covers(b, c) && !Covers(a, c) {
+			t.Fatalf("not transitive: %s covers %s covers %s, but not %s", a, b, c, c)
+		}
+		if Covers(a, b) {
+			for _, e := range events {
+				if b.Matches(e) && !a.Matches(e) {
+					t.Fatalf("unsound: %s covers %s but %s matches only the second", a, b, e)
+				}
+			}
+		}
+	})
+}
+
+// structureUnderTest abstracts over Poset and Forest for the property tests.
+type structureUnderTest struct {
+	name  string
+	make  func(Config) *core
+	check func(*core) error
+}
+
+var structures = []structureUnderTest{
+	{"poset", func(cfg Config) *core { return NewPoset(cfg).core }, func(c *core) error { return checkPoset(&Poset{c}) }},
+	{"forest", func(cfg Config) *core { return NewForest(cfg).core }, func(c *core) error { return checkForest(&Forest{c}) }},
+}
+
+// TestStructuresRandomOps runs random interleavings of inserts and deletes
+// and checks, after every operation, the structure's invariants and that
+// Match equals Scan. Both the classic algorithms and the candidate index
+// (forced on at every size) are exercised.
+func TestStructuresRandomOps(t *testing.T) {
+	events := allEvents()
+	for _, st := range structures {
+		for _, classic := range []bool{true, false} {
+			t.Run(st.name+map[bool]string{true: "/classic", false: "/indexed"}[classic], func(t *testing.T) {
+				rapid.Check(t, func(t *rapid.T) {
+					c := st.make(Config{Classic: classic})
+					if !classic {
+						forceIndex(c)
+					}
+					scan := match.NewScan()
+					from := map[match.ID]Iface{}
+					var live []match.ID
+					next := match.ID(0)
+					steps := rapid.IntRange(1, 40).Draw(t, "steps")
+					for range steps {
+						if len(live) == 0 || rapid.IntRange(0, 2).Draw(t, "op") > 0 {
+							f := genFilter().Draw(t, "filter")
+							iface := Iface(rapid.IntRange(0, 2).Draw(t, "from"))
+							if err := c.Add(next, iface, f); err != nil {
+								t.Fatal(err)
+							}
+							scan.Insert(next, f)
+							from[next] = iface
+							live = append(live, next)
+							next++
+						} else {
+							i := rapid.IntRange(0, len(live)-1).Draw(t, "victim")
+							if err := c.Delete(live[i]); err != nil {
+								t.Fatal(err)
+							}
+							scan.Delete(live[i])
+							live = slices.Delete(live, i, i+1)
+						}
+						if err := st.check(c); err != nil {
+							t.Fatalf("%v\n%s", err, c)
+						}
+						if err := checkMatch(c, scan, from, events); err != nil {
+							t.Fatalf("%v\n%s", err, c)
+						}
+						if c.Len() != scan.Len() {
+							t.Fatalf("Len %d, scan %d", c.Len(), scan.Len())
+						}
+					}
+					for _, id := range live {
+						if err := c.Delete(id); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if c.Nodes() != 0 || c.roots.len() != 0 || c.Len() != 0 {
+						t.Fatalf("not empty after deleting everything:\n%s", c)
+					}
+				})
+			})
+		}
+	}
+}
+
+// forceIndex makes the structure use its candidate index from the first
+// node, so that small random tests exercise it.
+func forceIndex(c *core) {
+	for _, s := range []*nodeSet{&c.all, &c.roots} {
+		if s.indexing {
+			s.idx = newCandIndex()
+		}
+	}
+}
+
+func TestAddDeleteErrorsChangeNothing(t *testing.T) {
+	for _, st := range structures {
+		c := st.make(Config{})
+		f := match.MustParse("a > 1")
+		if err := c.Add(1, 0, f); err != nil {
+			t.Fatal(err)
+		}
+		before := c.String()
+		if err := c.Add(1, 2, match.MustParse("b < 3")); err == nil {
+			t.Errorf("%s: duplicate id accepted", st.name)
+		}
+		if err := c.Delete(7); err == nil {
+			t.Errorf("%s: unknown id deleted", st.name)
+		}
+		if got := c.String(); got != before || c.Len() != 1 {
+			t.Errorf("%s: failed operations changed the structure:\n%s", st.name, got)
+		}
+	}
+}

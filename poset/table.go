@@ -1,0 +1,174 @@
+package poset
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/sift-pubsub/sift/match"
+)
+
+// TableConfig configures a routing Table. The zero value is a poset table
+// with no neighbours and no merging.
+type TableConfig struct {
+	// Structure is "poset" (the default when empty) or "forest".
+	Structure string
+	// Neighbours are the interfaces that are neighbour routers; any other
+	// interface is a local client, which receives no updates.
+	Neighbours []Iface
+	// Merge enables perfect merging of the filters forwarded to each
+	// neighbour (greedy, pairwise, until no pair merges). Off by default.
+	Merge bool
+	// Structure configures the poset or forest.
+	StructureConfig Config
+}
+
+// Table is the routing-table state machine of one router: the structure of
+// every subscription it holds (from local clients and neighbours) and, per
+// neighbour, the forwarding set: the filters forwarded there.
+//
+// The forwarding set of a neighbour N holds, for each node whose filter has
+// a subscription from an interface other than N and none of whose
+// ancestors in the structure has one, the filter of such a subscription.
+// In the poset, ancestors are all the covering filters, so this is exactly
+// SIENA's rule: a filter goes to N only if no filter forwarded to N covers
+// it, and never back to the interface it came from. In the forest a node's
+// ancestors are only those on its path, so it may forward a filter that a
+// filter in another branch covers (more filters, never more events).
+//
+// The Table is pure: Subscribe and Unsubscribe return the updates to send
+// and do no I/O. It is not safe for concurrent use.
+type Table struct {
+	cfg    TableConfig
+	s      *core
+	neigh  []Iface
+	subs   map[subKey]*tableSub
+	nextID match.ID
+	fwd    map[Iface]map[*node]match.Filter // per neighbour: node -> forwarded filter
+	sent   map[Iface][]match.Filter         // per neighbour, when merging: what was sent
+}
+
+type subKey struct {
+	from Iface
+	text string
+}
+
+type tableSub struct {
+	id    match.ID
+	count int
+}
+
+// NewTable returns an empty routing table.
+func NewTable(cfg TableConfig) (*Table, error) {
+	t := &Table{
+		cfg:  cfg,
+		subs: make(map[subKey]*tableSub),
+		fwd:  make(map[Iface]map[*node]match.Filter),
+		sent: make(map[Iface][]match.Filter),
+	}
+	switch cfg.Structure {
+	case "", "poset":
+		t.s = NewPoset(cfg.StructureConfig).core
+	case "forest":
+		t.s = NewForest(cfg.StructureConfig).core
+	default:
+		return nil, fmt.Errorf("routing table: unknown structure %q (valid: poset, forest)", cfg.Structure)
+	}
+	for _, n := range cfg.Neighbours {
+		if slices.Contains(t.neigh, n) {
+			return nil, fmt.Errorf("routing table: neighbour %d listed twice", n)
+		}
+		t.neigh = append(t.neigh, n)
+		t.fwd[n] = make(map[*node]match.Filter)
+	}
+	slices.Sort(t.neigh)
+	return t, nil
+}
+
+// Subscribe records a subscription to f from interface from and returns
+// the updates for the neighbours. Subscribing again with the same filter
+// from the same interface only counts it (and changes nothing to forward).
+func (t *Table) Subscribe(from Iface, f match.Filter) ([]Update, error) {
+	k := subKey{from, f.String()}
+	if s := t.subs[k]; s != nil {
+		s.count++
+		return nil, nil
+	}
+	id := t.nextID
+	n, err := t.s.add(id, from, f)
+	if err != nil {
+		return nil, fmt.Errorf("subscribe: %w", err)
+	}
+	t.nextID++
+	t.subs[k] = &tableSub{id: id, count: 1}
+	if n == nil {
+		return nil, nil // unsatisfiable: nothing to forward
+	}
+	d := diff{}
+	t.refresh(d, []*node{n})
+	return t.finish(d), nil
+}
+
+// Unsubscribe removes one subscription to f from interface from and returns
+// the updates: the removal, together in the same update with every filter
+// it had been covering that must now be forwarded. An unknown subscription
+// is an error and changes nothing.
+func (t *Table) Unsubscribe(from Iface, f match.Filter) ([]Update, error) {
+	k := subKey{from, f.String()}
+	s := t.subs[k]
+	if s == nil {
+		return nil, fmt.Errorf("unsubscribe: no subscription to %s from interface %d", f, from)
+	}
+	if s.count--; s.count > 0 {
+		return nil, nil
+	}
+	delete(t.subs, k)
+	n, gone, starts, err := t.s.remove(s.id)
+	if err != nil {
+		return nil, fmt.Errorf("unsubscribe: %w", err) // cannot happen: ids are ours
+	}
+	d := diff{}
+	switch {
+	case n == nil:
+	case gone:
+		for _, nb := range t.neigh {
+			if old, ok := t.fwd[nb][n]; ok {
+				delete(t.fwd[nb], n)
+				d.remove(nb, old)
+			}
+		}
+		t.refresh(d, starts)
+	default:
+		t.refresh(d, []*node{n})
+	}
+	return t.finish(d), nil
+}
+
+// Route returns the interfaces, other than from, that hold a subscription
+// matching e: where a router sends the event.
+func (t *Table) Route(e match.Event, from Iface) []Iface {
+	ifs := t.s.MatchInterfaces(e, nil)
+	return slices.DeleteFunc(ifs, func(i Iface) bool { return i == from })
+}
+
+// Forwarded returns the filters currently forwarded to neighbour n, in
+// canonical order (after merging, when enabled).
+func (t *Table) Forwarded(n Iface) []match.Filter {
+	if t.cfg.Merge {
+		return slices.Clone(t.sent[n])
+	}
+	out := make([]match.Filter, 0, len(t.fwd[n]))
+	for _, f := range t.fwd[n] {
+		out = append(out, f)
+	}
+	slices.SortFunc(out, match.Filter.Compare)
+	return out
+}
+
+// Len returns the number of distinct subscriptions (interface and filter).
+func (t *Table) Len() int { return len(t.subs) }
+
+// Structure renders the underlying poset or forest.
+func (t *Table) Structure() string { return t.s.String() }
+
+// Counters returns the underlying structure's counters.
+func (t *Table) Counters() Counters { return t.s.Counters() }

@@ -1,0 +1,181 @@
+package poset
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/sift-pubsub/sift/match"
+	"pgregory.net/rapid"
+)
+
+// neighbourView is what a neighbour holds from the router under test: the
+// multiset of filters after applying every update in order.
+type neighbourView map[Iface][]match.Filter
+
+func (v neighbourView) apply(t *rapid.T, us []Update) {
+	for _, u := range us {
+		for _, f := range u.Remove {
+			i := slices.IndexFunc(v[u.To], f.Equal)
+			if i < 0 {
+				t.Fatalf("update %s removes a filter the neighbour does not hold", u)
+			}
+			v[u.To] = slices.Delete(v[u.To], i, i+1)
+		}
+		v[u.To] = append(v[u.To], u.Add...)
+	}
+}
+
+type tableSubRec struct {
+	from Iface
+	f    match.Filter
+}
+
+// TestTableForwardingProperty drives random subscribe/unsubscribe sequences
+// and checks, after each step, that the neighbours hold exactly what the
+// table says it forwarded, that an event would be forwarded to exactly the
+// neighbours beyond which a matching subscription exists, that the poset's
+// forwarding sets are SIENA's minimal ones, and that unsubscribing
+// everything empties the table and every forwarding set.
+func TestTableForwardingProperty(t *testing.T) {
+	events := allEvents()
+	neighbours := []Iface{1, 2, 3}
+	for _, structure := range []string{"poset", "forest"} {
+		for _, merge := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/merge=%v", structure, merge), func(t *testing.T) {
+				rapid.Check(t, func(t *rapid.T) {
+					tab, err := NewTable(TableConfig{Structure: structure, Neighbours: neighbours, Merge: merge})
+					if err != nil {
+						t.Fatal(err)
+					}
+					view := neighbourView{}
+					var live []tableSubRec
+					for range rapid.IntRange(1, 30).Draw(t, "steps") {
+						var us []Update
+						if len(live) == 0 || rapid.IntRange(0, 2).Draw(t, "op") > 0 {
+							s := tableSubRec{Iface(rapid.IntRange(0, 3).Draw(t, "from")), genFilter().Draw(t, "f")}
+							us, err = tab.Subscribe(s.from, s.f)
+							live = append(live, s)
+						} else {
+							i := rapid.IntRange(0, len(live)-1).Draw(t, "victim")
+							us, err = tab.Unsubscribe(live[i].from, live[i].f)
+							live = slices.Delete(live, i, i+1)
+						}
+						if err != nil {
+							t.Fatal(err)
+						}
+						checkUpdatesWellFormed(t, us, neighbours)
+						view.apply(t, us)
+						checkTable(t, tab, view, live, neighbours, events, structure == "poset" && !merge)
+					}
+					for _, s := range live {
+						us, err := tab.Unsubscribe(s.from, s.f)
+						if err != nil {
+							t.Fatal(err)
+						}
+						view.apply(t, us)
+					}
+					for _, nb := range neighbours {
+						if len(view[nb]) != 0 || len(tab.Forwarded(nb)) != 0 {
+							t.Fatalf("neighbour %d still holds %v (table: %v)", nb, view[nb], tab.Forwarded(nb))
+						}
+					}
+					if tab.Len() != 0 || tab.s.Nodes() != 0 {
+						t.Fatalf("table not empty:\n%s", tab.Structure())
+					}
+				})
+			})
+		}
+	}
+}
+
+func checkUpdatesWellFormed(t *rapid.T, us []Update, neighbours []Iface) {
+	for i, u := range us {
+		if !slices.Contains(neighbours, u.To) {
+			t.Fatalf("update to %d, not a neighbour", u.To)
+		}
+		if i > 0 && us[i-1].To >= u.To {
+			t.Fatalf("updates not one per neighbour in order: %v", us)
+		}
+	}
+}
+
+func checkTable(t *rapid.T, tab *Table, view neighbourView, live []tableSubRec, neighbours []Iface, events []match.Event, minimal bool) {
+	for _, nb := range neighbours {
+		got := slices.Clone(view[nb])
+		slices.SortFunc(got, match.Filter.Compare)
+		if want := tab.Forwarded(nb); !slices.EqualFunc(got, want, match.Filter.Equal) {
+			t.Fatalf("neighbour %d holds %v, table forwarded %v", nb, got, want)
+		}
+		for _, e := range events {
+			held := slices.ContainsFunc(view[nb], func(f match.Filter) bool { return f.Matches(e) })
+			beyond := slices.ContainsFunc(live, func(s tableSubRec) bool { return s.from != nb && s.f.Matches(e) })
+			if held != beyond {
+				t.Fatalf("event %s to neighbour %d: forwarded %v, a matching subscription from elsewhere %v\n%s", e, nb, held, beyond, tab.Structure())
+			}
+		}
+		others := slices.DeleteFunc(slices.Clone(live), func(s tableSubRec) bool { return s.from == nb })
+		fwd := tab.unmerged(nb)
+		for _, f := range fwd {
+			if !slices.ContainsFunc(others, func(s tableSubRec) bool { return s.f.Equal(f) }) {
+				t.Fatalf("filter %s forwarded to %d comes from no other interface", f, nb)
+			}
+		}
+		for _, s := range others {
+			if match.Satisfiable(s.f) && !slices.ContainsFunc(fwd, func(f match.Filter) bool { return Covers(f, s.f) }) {
+				t.Fatalf("subscription %s from %d is covered by nothing forwarded to %d", s.f, s.from, nb)
+			}
+		}
+		if minimal {
+			checkMinimal(t, nb, fwd, others)
+		}
+	}
+	for _, e := range events {
+		for _, from := range []Iface{0, 1, 5} {
+			var want []Iface
+			for _, s := range live {
+				if s.from != from && s.f.Matches(e) && !slices.Contains(want, s.from) {
+					want = append(want, s.from)
+				}
+			}
+			slices.Sort(want)
+			if got := tab.Route(e, from); !slices.Equal(got, want) {
+				t.Fatalf("route %s from %d: %v, want %v", e, from, got, want)
+			}
+		}
+	}
+}
+
+// checkMinimal checks SIENA's forwarding set in the poset: no forwarded
+// filter is strictly covered by a subscription from another interface, and
+// no two forwarded filters are equivalent.
+func checkMinimal(t *rapid.T, nb Iface, fwd []match.Filter, others []tableSubRec) {
+	for i, f := range fwd {
+		for _, s := range others {
+			if match.Satisfiable(s.f) && Covers(s.f, f) && !Covers(f, s.f) {
+				t.Fatalf("filter %s forwarded to %d though %s covers it", f, nb, s.f)
+			}
+		}
+		for _, g := range fwd[i+1:] {
+			if Covers(f, g) && Covers(g, f) {
+				t.Fatalf("equivalent filters %s and %s both forwarded to %d", f, g, nb)
+			}
+		}
+	}
+}
+
+func TestTableErrors(t *testing.T) {
+	if _, err := NewTable(TableConfig{Structure: "tree"}); err == nil {
+		t.Error("unknown structure accepted")
+	}
+	if _, err := NewTable(TableConfig{Neighbours: []Iface{1, 1}}); err == nil {
+		t.Error("duplicate neighbour accepted")
+	}
+	tab, _ := NewTable(TableConfig{Neighbours: []Iface{1}})
+	if _, err := tab.Unsubscribe(0, match.MustParse("a > 1")); err == nil {
+		t.Error("unknown unsubscription accepted")
+	}
+	if tab.Len() != 0 {
+		t.Error("failed unsubscribe changed the table")
+	}
+}
