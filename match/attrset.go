@@ -104,7 +104,10 @@ func (s *attrSet) finish() {
 		s.empty = len(s.bools()) == 0
 		return
 	}
-	if s.cls == classString && s.lo.set && !s.lo.open && s.hi.set && s.hi.open && s.hi.v.str == s.lo.v.str+"\x00" {
+	if s.cls == classString && !s.lo.set {
+		s.lo = bound{v: Str(""), set: true} // no string is below ""
+	}
+	if s.cls == classString && !s.lo.open && s.hi.set && s.hi.open && s.hi.v.str == s.lo.v.str+"\x00" {
 		s.hi = bound{v: s.lo.v, set: true} // [x, x\0) holds x alone
 	}
 	if s.lo.set && s.hi.set {

@@ -40,8 +40,10 @@ func (b *dimBuilder[K]) add(slot uint32, s *attrSet, cs []Constraint, keyOf func
 		exact = exact && ok
 		ne = append(ne, k)
 	}
-	iv := interval[K]{slot: slot, loSet: s.lo.set, hiSet: s.hi.set, loOpen: s.lo.open, hiOpen: s.hi.open}
-	if s.lo.set {
+	// The least string "" as a closed lower bound constrains nothing.
+	loSet := s.lo.set && !(s.cls == classString && s.lo.v.str == "" && !s.lo.open)
+	iv := interval[K]{slot: slot, loSet: loSet, hiSet: s.hi.set, loOpen: s.lo.open, hiOpen: s.hi.open}
+	if loSet {
 		k, ok := keyOf(s.lo.v)
 		iv.lo, exact = k, exact && ok
 	}

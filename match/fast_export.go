@@ -38,10 +38,20 @@ func (s *segment) export() ([]ID, []Filter) {
 }
 
 func exportDim[K cmp.Ordered](attr string, d *dim[K], cs [][]Constraint, inDim map[uint32]bool, val func(K) Value) {
-	d.has.each(func(slot uint32) { inDim[slot] = true })
+	got := make(map[uint32]bool)
 	add := func(slot uint32, op Op, k K) {
+		got[slot] = true
 		cs[slot] = append(cs[slot], Constraint{Attr: attr, Op: op, Val: val(k)})
 	}
+	defer d.has.each(func(slot uint32) {
+		inDim[slot] = true
+		if !got[slot] {
+			// Only a string interval can lose every bound (`prefix ""`,
+			// `>= ""`): keep its type with the least string.
+			var least K
+			add(slot, OpGe, least)
+		}
+	})
 	for k, slots := range d.eq {
 		for _, s := range slots {
 			add(s, OpEq, k)
@@ -69,6 +79,7 @@ func exportDim[K cmp.Ordered](attr string, d *dim[K], cs [][]Constraint, inDim m
 		}
 	}
 	for _, x := range d.extras {
+		got[x.slot] = true
 		cs[x.slot] = append(cs[x.slot], x.cs...)
 	}
 }
