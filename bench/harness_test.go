@@ -138,6 +138,23 @@ func TestBudgetSkipsAndMarks(t *testing.T) {
 	}
 }
 
+func TestBudgetPredictsOnlyAlongSize(t *testing.T) {
+	spec := smallHEM()
+	spec.HEM.Events = 200
+	rep, err := Run(Config{
+		Spec:       spec,
+		Sweeps:     []Sweep{{Knob: "width", Values: []string{"0.5", "0.6"}}},
+		Structures: []Structure{structure("slow", func(s *match.Scan) match.Index { return slow{s} })},
+		Options:    Options{Warmup: 10, Budget: 50 * time.Millisecond},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rep.Results[1]; r.Status != StatusSkipped || strings.Contains(r.Reason, "smaller point") {
+		t.Fatalf("width=0.6: %s %q; want skipped on its own measure, not predicted from another width", r.Status, r.Reason)
+	}
+}
+
 func TestBloomMeasures(t *testing.T) {
 	rep, err := Run(Config{
 		Spec:       smallHEM(),

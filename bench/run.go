@@ -75,21 +75,25 @@ func newPoint(spec Spec, params []Param, o Options) (*point, error) {
 // runOne measures s at p unless earlier results predict it cannot fit the
 // budget.
 func runOne(s Structure, p *point, o Options, earlier []Result) (Result, error) {
-	if reason := predictOverBudget(s.Name, len(p.filters), len(p.events), earlier, o.Budget); reason != "" {
+	if reason := predictOverBudget(s.Name, p, earlier, o.Budget); reason != "" {
 		return Result{Structure: s.Name, Point: p.params, Subs: len(p.filters), Events: len(p.events),
 			Status: StatusSkipped, Reason: reason}, nil
 	}
 	return measure(s, p, o)
 }
 
-// predictOverBudget looks at the structure's results at points with no
-// more subscriptions and events and says why this point would exceed the
-// budget: a smaller point was already skipped, or its build plus one pass,
-// scaled linearly in subscriptions and events, exceeds the budget. Linear
-// scaling is the worst case for every structure that is at most linear.
-func predictOverBudget(name string, subs, events int, earlier []Result, budget time.Duration) string {
+// predictOverBudget looks at the structure's results at smaller points
+// (the same swept values except for fewer or as many subscriptions and
+// events) and says why this point would exceed the budget: a smaller point
+// was already skipped, or its build plus one pass, scaled linearly in
+// subscriptions and events, exceeds the budget. Linear scaling is exact
+// for scanning structures, pessimistic for sublinear ones and optimistic
+// for superlinear ones (whose builds and passes the budget still stops).
+func predictOverBudget(name string, p *point, earlier []Result, budget time.Duration) string {
+	subs, events := len(p.filters), len(p.events)
 	for _, r := range earlier {
-		if r.Structure != name || r.Subs > subs || r.Events > events || r.Subs == 0 {
+		if r.Structure != name || r.Subs > subs || r.Events > events || r.Subs == 0 ||
+			!sameExceptSize(r.Point, p.params) {
 			continue
 		}
 		if r.Status == StatusSkipped {
@@ -99,11 +103,28 @@ func predictOverBudget(name string, subs, events int, earlier []Result, budget t
 			continue
 		}
 		scale := float64(subs) / float64(r.Subs)
-		est := time.Duration((r.BuildSeconds*scale + r.MeanNs*1e-9*float64(events)*scale) * float64(time.Second))
+		est := time.Duration((r.BuildSeconds + r.MeanNs*1e-9*float64(events)) * scale * float64(time.Second))
 		if est > budget {
 			return fmt.Sprintf("predicted %v from %d subscriptions (linear scaling) > budget %v",
 				est.Round(time.Second), r.Subs, budget)
 		}
 	}
 	return ""
+}
+
+// sameExceptSize reports whether two points have the same swept values
+// apart from the subscription and event counts.
+func sameExceptSize(a, b []Param) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name {
+			return false
+		}
+		if a[i].Value != b[i].Value && a[i].Name != "subs" && a[i].Name != "events" {
+			return false
+		}
+	}
+	return true
 }

@@ -11,6 +11,7 @@ import (
 // structure and point, with each structure's speedup over scan and expr
 // at the same point, then the reasons of skipped or failed rows.
 func (rep *Report) WriteTable(w io.Writer) error {
+	fmt.Fprintf(w, "workload %s: %s\n", rep.Workload, pointLabel(rep.Params))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "point\tstructure\tstatus\tbuild s\tinserts/s\theap MB\tmean us\tmedian us\tp99 us\tmatches/ev\tcand/ev\tfp rate\tx scan\tx expr\truns\t")
 	var notes []string
