@@ -35,10 +35,10 @@ type node struct {
 	ipos int
 
 	// Per-operation scratch, valid while mark equals the structure's epoch.
-	mark                   uint64
-	upDone, up, downDone   bool
-	down, queued, visited  bool
-	sent, ansUp, ansDown   bool
+	mark                  uint64
+	upDone, up, downDone  bool
+	down, queued, visited bool
+	sent, ansUp, ansDown  bool
 }
 
 // filter returns the node's representative filter.
