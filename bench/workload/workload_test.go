@@ -164,3 +164,19 @@ func TestZipfSampleDistinct(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkHEM(b *testing.B) {
+	for b.Loop() {
+		if _, err := HEM(HEMConfig{Subscriptions: 10_000, Events: 100}, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkStock(b *testing.B) {
+	for b.Loop() {
+		if _, err := Stock(StockConfig{}, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func smallBenchOptions(t *testing.T) benchMatchOptions {
+	return benchMatchOptions{
+		workload: "stock", subs: 300, events: 40, seed: 3, out: t.TempDir(),
+		runs: 1, warmup: 5, check: -1, budget: time.Minute, quiet: true,
+		indexes: []string{"scan", "expr"},
+	}
+}
+
+func TestBenchMatchWritesTableAndFiles(t *testing.T) {
+	o := smallBenchOptions(t)
+	o.sweeps = []string{"symbols=50,100"}
+	var stdout, stderr bytes.Buffer
+	if err := runBenchMatch(&stdout, &stderr, o); err != nil {
+		t.Fatal(err)
+	}
+	out := stdout.String()
+	rows := map[string]int{}
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 2 && f[2] == "ok" {
+			rows[f[1]]++
+		}
+	}
+	if !strings.Contains(out, "workload stock:") || rows["expr"] != 2 || rows["scan"] != 2 {
+		t.Fatalf("table:\n%s", out)
+	}
+	if stderr.Len() != 0 {
+		t.Fatalf("--quiet wrote to stderr: %q", stderr.String())
+	}
+	for _, f := range []string{"results.json", "results.csv", "match_time.png", "memory.png"} {
+		if _, err := os.Stat(filepath.Join(o.out, f)); err != nil {
+			t.Fatalf("missing %s: %v", f, err)
+		}
+	}
+}
+
+func TestBenchMatchRejectsBadFlags(t *testing.T) {
+	for name, change := range map[string]func(*benchMatchOptions){
+		"files flags without files": func(o *benchMatchOptions) { o.subsFile = "x" },
+		"files without files":       func(o *benchMatchOptions) { o.workload = "files" },
+		"unknown workload":          func(o *benchMatchOptions) { o.workload = "nope" },
+		"unknown index":             func(o *benchMatchOptions) { o.indexes = []string{"nope"} },
+		"bad sweep":                 func(o *benchMatchOptions) { o.sweeps = []string{"subs"} },
+		"bad set":                   func(o *benchMatchOptions) { o.sets = []string{"volatility=2"} },
+		"zero runs":                 func(o *benchMatchOptions) { o.runs = 0 },
+	} {
+		o := smallBenchOptions(t)
+		change(&o)
+		var stdout, stderr bytes.Buffer
+		if err := runBenchMatch(&stdout, &stderr, o); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+		if stdout.Len() != 0 {
+			t.Errorf("%s: wrote a table before failing", name)
+		}
+	}
+}
