@@ -26,13 +26,16 @@ type Options struct {
 	// (default 2 minutes). A structure predicted or found to exceed it is
 	// skipped at that point and marked so.
 	Budget time.Duration
-	// Progress, if set, is called as structures finish.
+	// Progress, if set, is called as each structure starts and finishes
+	// at each point.
 	Progress func(ProgressEvent)
 }
 
-// ProgressEvent reports one structure finished at one point.
+// ProgressEvent reports a structure starting (Running) or finished at one
+// point; Done counts the finished (structure, point) pairs of Total.
 type ProgressEvent struct {
 	Done, Total int
+	Running     bool
 	Structure   string
 	Point       []Param
 }

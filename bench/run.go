@@ -44,6 +44,9 @@ func Run(cfg Config) (*Report, error) {
 			return nil, err
 		}
 		for _, s := range cfg.Structures {
+			if o.Progress != nil {
+				o.Progress(ProgressEvent{Done: len(rep.Results), Total: total, Running: true, Structure: s.Name, Point: p.params})
+			}
 			res, err := runOne(s, p, o, rep.Results)
 			if err != nil {
 				return nil, err

@@ -105,7 +105,9 @@ func runBenchMatch(stdout, stderr io.Writer, o benchMatchOptions) error {
 			progressbar.OptionClearOnFinish())
 		cfg.Options.Progress = func(p bench.ProgressEvent) {
 			bar.ChangeMax(p.Total)
-			bar.Describe(fmt.Sprintf("%s %s", p.Structure, paramsLabel(p.Point)))
+			if p.Running {
+				bar.Describe(fmt.Sprintf("%s %s", p.Structure, paramsLabel(p.Point)))
+			}
 			bar.Set(p.Done)
 		}
 	}
