@@ -85,11 +85,12 @@ func measure(s Structure, p *point, o Options) (Result, error) {
 	if r.Checked, err = p.ref.Check(s.Name, idx, p.events); err != nil {
 		return r, err
 	}
-	if err := timeMatches(idx, p.events, o, &r, deadline); err != nil {
+	counts, err := timeMatches(idx, p.events, o, &r, deadline)
+	if err != nil {
 		r.Status, r.Reason = StatusSkipped, err.Error()
 		return r, nil
 	}
-	bloomMeasures(idx, p.events, &r)
+	bloomMeasures(idx, p.events, counts, &r, deadline)
 	if sr, ok := idx.(match.StatsReporter); ok {
 		r.Stats = sr.Stats()
 	}
@@ -138,10 +139,11 @@ func liveHeap() uint64 {
 
 // timeMatches warms up, estimates a pass over all events, does as many
 // of o.Runs passes as the budget allows (at least one), and records the
-// median over passes of each pass's mean, median and p99.
-func timeMatches(idx match.Index, events []match.Event, o Options, r *Result, deadline time.Time) error {
+// median over passes of each pass's mean, median and p99. It returns the
+// number of matches of each event.
+func timeMatches(idx match.Index, events []match.Event, o Options, r *Result, deadline time.Time) ([]int, error) {
 	if len(events) == 0 {
-		return nil
+		return nil, nil
 	}
 	var dst []match.ID
 	warm := min(o.Warmup, len(events))
@@ -149,35 +151,38 @@ func timeMatches(idx match.Index, events []match.Event, o Options, r *Result, de
 	for i := range warm {
 		dst = idx.Match(events[i], dst[:0])
 		if time.Now().After(deadline) {
-			return fmt.Errorf("warm-up %w after %d events", errBudget, i+1)
+			return nil, fmt.Errorf("warm-up %w after %d events", errBudget, i+1)
 		}
 	}
 	perPass := time.Since(start) / time.Duration(max(warm, 1)) * time.Duration(len(events))
 	left := time.Until(deadline)
 	if perPass > left {
-		return fmt.Errorf("one pass over %d events estimated at %v, %w (%v left)",
+		return nil, fmt.Errorf("one pass over %d events estimated at %v, %w (%v left)",
 			len(events), perPass.Round(time.Millisecond), errBudget, left.Round(time.Millisecond))
 	}
 	runs := max(1, min(o.Runs, int(left/max(perPass, 1))))
 	var means, medians, p99s []float64
 	times := make([]time.Duration, len(events))
-	matches := 0
+	counts := make([]int, len(events))
 	for range runs {
 		runtime.GC()
-		matches = 0
 		for i, e := range events {
 			t0 := time.Now()
 			dst = idx.Match(e, dst[:0])
 			times[i] = time.Since(t0)
-			matches += len(dst)
+			counts[i] = len(dst)
 		}
 		mean, median, p99 := summarize(times)
 		means, medians, p99s = append(means, mean), append(medians, median), append(p99s, p99)
 	}
 	r.Runs = runs
 	r.MeanNs, r.MedianNs, r.P99Ns = medianOf(means), medianOf(medians), medianOf(p99s)
+	matches := 0
+	for _, c := range counts {
+		matches += c
+	}
 	r.MatchesPerEvent = float64(matches) / float64(len(events))
-	return nil
+	return counts, nil
 }
 
 // summarize returns the mean, median and 99th percentile (nearest rank)
@@ -209,22 +214,30 @@ func medianOf(xs []float64) float64 {
 }
 
 // bloomMeasures records candidates per event and the false-positive rate
-// of structures that expose their raw candidates (untimed).
-func bloomMeasures(idx match.Index, events []match.Event, r *Result) {
+// of structures that expose their raw candidates (untimed), given each
+// event's exact match count. Past the deadline it stops early and says
+// over how many events the figures were taken.
+func bloomMeasures(idx match.Index, events []match.Event, counts []int, r *Result, deadline time.Time) {
 	raw, ok := idx.(match.RawMatcher)
 	if !ok || len(events) == 0 {
 		return
 	}
-	var cand, exact, negatives int
+	var cand, exact, negatives, n int
 	var dst []match.ID
-	for _, e := range events {
+	for i, e := range events {
 		dst = raw.MatchRaw(e, dst[:0])
-		m := len(idx.Match(e, nil))
 		cand += len(dst)
-		exact += m
-		negatives += idx.Len() - m
+		exact += counts[i]
+		negatives += idx.Len() - counts[i]
+		n++
+		if time.Now().After(deadline) {
+			break
+		}
 	}
-	cpe := float64(cand) / float64(len(events))
+	if n < len(events) {
+		r.Reason = fmt.Sprintf("Bloom candidates counted on the first %d of %d events (time budget)", n, len(events))
+	}
+	cpe := float64(cand) / float64(n)
 	r.CandidatesPerEvent = &cpe
 	if negatives > 0 {
 		fp := float64(cand-exact) / float64(negatives)
