@@ -90,7 +90,9 @@ func (o *Options) staticSim(cfg scribe.Config, net Network) (*Sim, error) {
 		return nil, err
 	}
 	o.progress("building Pastry tables for %d nodes from global knowledge", len(ids))
-	BuildStatic(s, o.rng(streamTables))
+	BuildStatic(s, o.rng(streamTables), func(done, total int) {
+		o.progress("Pastry tables: %d of %d nodes", done, total)
+	})
 	return s, nil
 }
 

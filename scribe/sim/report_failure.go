@@ -44,8 +44,8 @@ const FailureMembers = 8
 // RunFailure builds the seed's small network (default 64 nodes in the plane,
 // 16-bit ids, b=2, |L|=4, |M|=4) with Pastry's join protocol, message by
 // message; node 17 creates "prices" and 8 random nodes join. Then, on two
-// identical copies, it kills the forwarder with the most children, or the
-// root, lets heartbeats run for ten intervals, and multicasts from the
+// identical copies, it kills the forwarder with the most children (a
+// non-member if there is one), or the root, lets heartbeats run for ten intervals, and multicasts from the
 // (possibly new) root. Repair messages are counted from the failure on.
 func RunFailure(o Options) (*FailureReport, error) {
 	o.defaults(64, 16, 2, 4, 4)
@@ -120,12 +120,17 @@ func failureCase(o Options, scenario string, rep *FailureReport) (*FailureCase, 
 	return c, nil
 }
 
-// busiestForwarder returns the non-root tree node with the most children.
+// busiestForwarder returns the non-root tree node with the most children,
+// preferring nodes that are not members (as in the seed's Example 3).
 func busiestForwarder(s *Sim, key scribe.ID) (scribe.Addr, int) {
-	best, most := scribe.NoAddr, 0
+	best, most, bestMember := scribe.NoAddr, 0, true
 	for a, n := range s.Nodes {
-		if g, ok := n.Group(key); ok && !g.Root && len(g.Children) > most {
-			best, most = scribe.Addr(a), len(g.Children)
+		g, ok := n.Group(key)
+		if !ok || g.Root || len(g.Children) == 0 {
+			continue
+		}
+		if better := bestMember && !g.Member || bestMember == g.Member && len(g.Children) > most; better {
+			best, most, bestMember = scribe.Addr(a), len(g.Children), g.Member
 		}
 	}
 	return best, most
