@@ -19,7 +19,8 @@ type Options struct {
 	B          int
 	Leaf       int
 	Neighbours int
-	// Groups is the number of groups per size (sizes report).
+	// Groups is the number of groups per size (sizes report) or the number
+	// of groups (paper report, default 1,500).
 	Groups int
 	// Sizes are the group sizes (sizes report).
 	Sizes []int
@@ -27,6 +28,9 @@ type Options struct {
 	// Size members.
 	GroupCount int
 	Size       int
+	// Topology shapes the transit-stub network of the paper and small
+	// reports (default DefaultTransitStub).
+	Topology *TransitStubConfig
 	// Progress, if set, receives a line now and then during long runs.
 	Progress func(line string)
 }
@@ -59,6 +63,13 @@ func (o *Options) defaults(nodes, bits, b, leaf, neighbours int) {
 	if o.Neighbours == 0 {
 		o.Neighbours = neighbours
 	}
+}
+
+func (o *Options) topology() TransitStubConfig {
+	if o.Topology != nil {
+		return *o.Topology
+	}
+	return DefaultTransitStub
 }
 
 // rng returns the random stream for one purpose of a run. Separate streams

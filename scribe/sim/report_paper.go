@@ -61,20 +61,23 @@ const PaperCap = 64
 // RunPaper generates a 5,050-router transit-stub topology, attaches o.Nodes
 // end nodes (default 100,000; 128-bit ids, b=4, |L|=16, |M|=32) to random
 // stub routers, builds Pastry tables from global knowledge, and creates
-// 1,500 groups whose sizes follow PaperSize, each with random members joining
+// 1,500 groups (o.Groups) whose sizes follow PaperSize, each with random members joining
 // one at a time. It then multicasts once from every root. It runs twice on
 // the same topology, ids, groups and members: without the bottleneck remover
 // and with a cap of 64 children. IP multicast and naive unicast (the root
 // sending to every member) are measured on the same groups.
 func RunPaper(o Options) (*PaperReport, error) {
 	o.defaults(100000, 128, 4, 16, 32)
-	net, err := NewTransitStub(o.rng(streamTopology), DefaultTransitStub, o.Nodes)
+	net, err := NewTransitStub(o.rng(streamTopology), o.topology(), o.Nodes)
 	if err != nil {
 		return nil, fmt.Errorf("paper report: %w", err)
 	}
 	o.progress("paper: %d routers, %d router links, %d nodes", net.Routers(), net.RouterLinks, o.Nodes)
+	if o.Groups == 0 {
+		o.Groups = PaperGroups
+	}
 	rep := &PaperReport{Nodes: o.Nodes, Routers: net.Routers(), RouterLinks: net.RouterLinks,
-		Groups: PaperGroups, Seed: o.Seed}
+		Groups: o.Groups, Seed: o.Seed}
 	for _, cap := range []int{0, PaperCap} {
 		run, err := paperRun(o, net, cap, rep)
 		if err != nil {
@@ -102,7 +105,7 @@ func paperRun(o Options, net *TransitStub, cap int, rep *PaperReport) (*PaperRun
 	}
 	var rad, rmd []float64
 	r := o.rng(streamGroups)
-	for rank := 1; rank <= PaperGroups; rank++ {
+	for rank := 1; rank <= o.Groups; rank++ {
 		key := newGroup(s, r, "group-"+strconv.Itoa(rank))
 		members := sample(r, o.Nodes, PaperSize(o.Nodes, rank))
 		s.OnSend = func(from, to scribe.Addr, m *scribe.Message) { join.unicast(net, from, to) }
@@ -132,7 +135,7 @@ func paperRun(o Options, net *TransitStub, cap int, rep *PaperReport) (*PaperRun
 		}
 		rep.Memberships += len(members) * boolInt(first)
 		if rank%100 == 0 {
-			o.progress("paper (cap %d): %d of %d groups joined and multicast", cap, rank, PaperGroups)
+			o.progress("paper (cap %d): %d of %d groups joined and multicast", cap, rank, o.Groups)
 		}
 	}
 	tables, entries := make([]float64, len(s.Nodes)), make([]float64, len(s.Nodes))

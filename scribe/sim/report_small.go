@@ -40,7 +40,7 @@ const (
 // Link stress is compared with naive unicast from the root to each member.
 func RunSmall(o Options) (*SmallReport, error) {
 	o.defaults(50000, 128, 4, 16, 32)
-	net, err := NewTransitStub(o.rng(streamTopology), DefaultTransitStub, o.Nodes)
+	net, err := NewTransitStub(o.rng(streamTopology), o.topology(), o.Nodes)
 	if err != nil {
 		return nil, fmt.Errorf("small report: %w", err)
 	}

@@ -74,3 +74,86 @@ func TestStateSmall(t *testing.T) {
 		t.Errorf("%d distinct roots for %d groups", rep.DistinctRoots, rep.Groups)
 	}
 }
+
+// tinyTopology keeps the transit-stub tests fast: 4 transit and 60 stub
+// routers.
+var tinyTopology = TransitStubConfig{
+	TransitDomains: 2, TransitRouters: 2, StubsPerTransit: 3, StubRouters: 5,
+	InterTransitDelay: [2]int32{20000, 40000}, IntraTransitDelay: [2]int32{5000, 15000},
+	TransitStubDelay: [2]int32{2000, 6000}, IntraStubDelay: [2]int32{1000, 3000}, AccessDelay: [2]int32{200, 1000},
+}
+
+// TestPaperSmall runs the paper experiment on 2,000 nodes and 60 groups and
+// checks the relations the paper reports: the remover caps children at 64
+// and costs some extra join traffic, Scribe delays exceed IP multicast's,
+// and Scribe's link stress lies between IP multicast's and naive unicast's
+// maximum.
+func TestPaperSmall(t *testing.T) {
+	o := Options{Seed: 3, Nodes: 2000, Groups: 60, Topology: &tinyTopology}
+	rep, err := RunPaper(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, on := rep.Runs[0], rep.Runs[1]
+	if off.Entries.Max <= PaperCap || on.Entries.Max > PaperCap {
+		t.Errorf("children entries max: %v without remover, %v with: want above and at most %d", off.Entries.Max, on.Entries.Max, PaperCap)
+	}
+	if on.Redirects == 0 || on.Join.MeanUsed <= off.Join.MeanUsed {
+		t.Errorf("remover: %d redirects, join stress %.2f -> %.2f: want redirects and more join traffic", on.Redirects, off.Join.MeanUsed, on.Join.MeanUsed)
+	}
+	if off.RAD.Median < 1 || off.RMD.Median < 1 {
+		t.Errorf("RAD %.2f, RMD %.2f: a tree cannot beat shortest paths", off.RAD.Median, off.RMD.Median)
+	}
+	if !(rep.IPMulticast.Max < off.Multicast.Max && off.Multicast.Max < rep.Unicast.Max) {
+		t.Errorf("max link stress: IP %d, Scribe %d, unicast %d: want IP < Scribe < unicast", rep.IPMulticast.Max, off.Multicast.Max, rep.Unicast.Max)
+	}
+	if off.Join.Max != off.Multicast.Max {
+		t.Errorf("without the remover joining and multicast stress should be identical: %d vs %d", off.Join.Max, off.Multicast.Max)
+	}
+	again, err := RunPaper(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if render(t, rep) != render(t, again) {
+		t.Fatal("same seed, different paper reports")
+	}
+}
+
+// TestSmallGroupsCollapse checks that collapsing removes forwarders and
+// lowers link stress, with every member still reached (RunSmall verifies
+// delivery and fails otherwise).
+func TestSmallGroupsCollapse(t *testing.T) {
+	rep, err := RunSmall(Options{Seed: 1, Nodes: 3000, GroupCount: 300, Topology: &tinyTopology})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.CollapsedForwarders >= rep.Forwarders || rep.CollapseMessages == 0 {
+		t.Errorf("forwarders %.1f -> %.1f with %d messages: want fewer", rep.Forwarders, rep.CollapsedForwarders, rep.CollapseMessages)
+	}
+	if rep.Collapsed.MeanUsed >= rep.Scribe.MeanUsed {
+		t.Errorf("link stress %.2f -> %.2f after collapsing: want lower", rep.Scribe.MeanUsed, rep.Collapsed.MeanUsed)
+	}
+}
+
+// TestFailureReport checks that both failures are repaired with every
+// member reached exactly once, and that the report is deterministic.
+func TestFailureReport(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		rep, err := RunFailure(Options{Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range rep.Cases {
+			if !c.ExactlyOnce || c.Reached != c.Members || !c.RootHadReplica || c.DepthAfter < 1 {
+				t.Errorf("seed %d: %+v", seed, c)
+			}
+			if c.Orphans > 0 && c.Scenario == "forwarder" && c.RepairJoins < int64(c.Orphans) {
+				t.Errorf("seed %d: %d orphans rejoined with %d JOINs", seed, c.Orphans, c.RepairJoins)
+			}
+		}
+		again, _ := RunFailure(Options{Seed: seed})
+		if render(t, rep) != render(t, again) {
+			t.Fatalf("seed %d: same seed, different failure reports", seed)
+		}
+	}
+}
