@@ -42,6 +42,7 @@ type core struct {
 	tests  uint64 // covering tests so far
 	ctr    Counters
 	subs   int
+	fixed  []fixedFilter // FF fixed filters, in pinning order
 	buf    []*node
 }
 

@@ -1,0 +1,238 @@
+package poset
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/sift-pubsub/sift/match"
+)
+
+// RTOConfig configures routing-table offloading. The zero value sends
+// vectors of 64 filters to one client under Trust.
+type RTOConfig struct {
+	// VectorSize is the number of filters per vector; zero means 64.
+	VectorSize int
+	// Policy is how answers are used; see Policy.
+	Policy Policy
+	// Clients is how many clients evaluate each vector under Majority
+	// (zero means 3); Trust and Verify ask one.
+	Clients int
+}
+
+func (cfg RTOConfig) withDefaults() (RTOConfig, error) {
+	if cfg.VectorSize == 0 {
+		cfg.VectorSize = 64
+	}
+	if cfg.Clients == 0 {
+		cfg.Clients = 3
+	}
+	if cfg.Policy != Majority {
+		cfg.Clients = 1
+	}
+	if cfg.VectorSize < 0 || cfg.Clients < 0 || cfg.Policy > Verify {
+		return cfg, fmt.Errorf("rto: invalid config %+v", cfg)
+	}
+	return cfg, nil
+}
+
+// Query is one filter vector of the layered view of the routing table,
+// sent with the filter to insert. Layer 0 holds roots; layer i+1 children
+// of layer i nodes that the answers so far leave relevant.
+type Query struct {
+	Layer   int
+	Filter  match.Filter   // the filter being inserted
+	Filters []match.Filter // the vector
+	size    int
+}
+
+// Size is the query's size in bytes on the wire: the canonical text of
+// every filter with a 2-byte length, and an 8-byte header.
+func (q Query) Size() int { return q.size }
+
+// Answer is a client's return vector for a query: Up marks the filters
+// that cover the query's filter, Down those it covers.
+type Answer struct {
+	Up, Down Bits
+}
+
+// Size is the answer's size in bytes on the wire.
+func (a Answer) Size() int { return 8 * (len(a.Up) + len(a.Down)) }
+
+// Evaluate is the honest client's side of RTO: it computes the return
+// vector of a query with the structures' relation, Covers.
+func Evaluate(q Query) Answer {
+	k := newKey(q.Filter)
+	a := Answer{Up: NewBits(len(q.Filters)), Down: NewBits(len(q.Filters))}
+	for i, f := range q.Filters {
+		kf := newKey(f)
+		if relates(&kf, &k) {
+			a.Up.Set(i)
+		}
+		if relates(&k, &kf) {
+			a.Down.Set(i)
+		}
+	}
+	return a
+}
+
+// RTOStats describes one offloaded insertion.
+type RTOStats struct {
+	Rounds   int  // layers queried
+	Vectors  int  // vectors sent (each to Clients clients)
+	BytesOut int  // query bytes sent, all clients
+	BytesIn  int  // answer bytes received, all clients
+	Disputed bool // clients disagreed (Majority)
+	Verified bool // the position was checked with covering tests
+	Fallback bool // the router inserted the filter itself
+}
+
+// Placement is the router's state machine for one offloaded insertion:
+// Queries gives the vectors of the current layer, Answer takes the clients'
+// return vectors and either moves to the next layer or places the filter.
+// The structure must not change while a placement is in progress; Answer
+// fails if it did. A placement does no I/O and keeps no clock.
+type Placement struct {
+	c        *core
+	cfg      RTOConfig
+	e        entry
+	u        *node
+	gen      uint64
+	parent   *node // forest: the node being descended
+	queries  []Query
+	vectors  [][]*node
+	ans      map[*node]uint8 // ansUp | ansDown bits per node sent
+	order    []*node         // nodes sent, in order
+	layer    int
+	done     bool
+	stats    RTOStats
+}
+
+const (
+	bitUp   = 1
+	bitDown = 2
+)
+
+// errStale reports a structure that changed during a placement.
+var errStale = errors.New("rto: the structure changed during the placement; start again")
+
+// StartRTO begins an offloaded insertion of subscription id (filter f from
+// interface from). When no client work is needed (the filter is present
+// already, or unsatisfiable, or the structure is empty) the subscription is
+// added at once and the placement is done.
+func (c *core) StartRTO(id match.ID, from Iface, f match.Filter, cfg RTOConfig) (*Placement, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if c.has(id) {
+		return nil, fmt.Errorf("rto: subscription %d already present", id)
+	}
+	p := &Placement{c: c, cfg: cfg, e: entry{id: id, from: from, f: f}, gen: c.gen, ans: make(map[*node]uint8)}
+	if !match.Satisfiable(f) || c.byText[f.String()] != nil || c.roots.len() == 0 {
+		p.done = true
+		return p, c.Add(id, from, f)
+	}
+	p.u = c.newNode(f, f.String())
+	p.prepare(c.roots.list)
+	return p, nil
+}
+
+// Done reports whether the filter has been placed.
+func (p *Placement) Done() bool { return p.done }
+
+// Stats returns what the placement cost so far.
+func (p *Placement) Stats() RTOStats { return p.stats }
+
+// Clients returns how many clients must answer each query.
+func (p *Placement) Clients() int { return p.cfg.Clients }
+
+// Queries returns the vectors of the current layer; each must be answered
+// by Clients() clients.
+func (p *Placement) Queries() []Query { return p.queries }
+
+// prepare splits the next layer into vectors.
+func (p *Placement) prepare(layer []*node) {
+	p.queries, p.vectors = p.queries[:0], p.vectors[:0]
+	for start := 0; start < len(layer); start += p.cfg.VectorSize {
+		nodes := layer[start:min(start+p.cfg.VectorSize, len(layer))]
+		q := Query{Layer: p.layer, Filter: p.u.key.f, Filters: make([]match.Filter, len(nodes)), size: 8 + len(p.u.text)}
+		for i, n := range nodes {
+			q.Filters[i] = n.key.f
+			q.size += 2 + len(n.text)
+			p.ans[n] = 0
+			p.order = append(p.order, n)
+		}
+		p.queries = append(p.queries, q)
+		p.vectors = append(p.vectors, nodes)
+		p.stats.BytesOut += q.size * p.cfg.Clients
+	}
+	p.stats.Rounds++
+	p.stats.Vectors += len(p.queries)
+}
+
+// Answer takes, for each query of the current layer in order, the answers
+// of Clients() clients. Malformed answers are an error and change nothing.
+// It then moves to the next layer, or places the filter and reports done.
+func (p *Placement) Answer(answers [][]Answer) (done bool, err error) {
+	if p.done {
+		return true, errors.New("rto: placement already done")
+	}
+	if p.c.gen != p.gen {
+		return false, errStale
+	}
+	if err := p.checkShape(answers); err != nil {
+		return false, err
+	}
+	for qi, nodes := range p.vectors {
+		ups := make([]Bits, len(answers[qi]))
+		downs := make([]Bits, len(answers[qi]))
+		for ci, a := range answers[qi] {
+			ups[ci], downs[ci] = a.Up, a.Down
+			p.stats.BytesIn += a.Size()
+		}
+		up, d1 := combine(ups, len(nodes))
+		down, d2 := combine(downs, len(nodes))
+		p.stats.Disputed = p.stats.Disputed || d1 || d2
+		for i, n := range nodes {
+			var v uint8
+			if up.Get(i) {
+				v |= bitUp
+			}
+			if down.Get(i) {
+				v |= bitDown
+			}
+			p.ans[n] = v
+		}
+	}
+	p.layer++
+	next, finished := p.advance()
+	if finished {
+		p.finish()
+		return true, nil
+	}
+	p.prepare(next)
+	return false, nil
+}
+
+func (p *Placement) checkShape(answers [][]Answer) error {
+	if len(answers) != len(p.queries) {
+		return fmt.Errorf("rto: %d answer sets for %d queries", len(answers), len(p.queries))
+	}
+	for qi, as := range answers {
+		if len(as) != p.cfg.Clients {
+			return fmt.Errorf("rto: query %d: %d answers, want %d", qi, len(as), p.cfg.Clients)
+		}
+		want := len(NewBits(len(p.vectors[qi])))
+		for _, a := range as {
+			if len(a.Up) != want || len(a.Down) != want {
+				return fmt.Errorf("rto: query %d: answer of the wrong length", qi)
+			}
+		}
+	}
+	return nil
+}
+
+func (p *Placement) is(n *node, bit uint8) bool {
+	v, sent := p.ans[n]
+	return sent && v&bit != 0
+}

@@ -1,0 +1,197 @@
+package poset
+
+// advance computes the next layer to send from the answers so far, or
+// reports that the position is known.
+func (p *Placement) advance() (next []*node, finished bool) {
+	if _, forest := p.c.alg.(forestAlg); forest {
+		return p.advanceForest()
+	}
+	// Poset: descend below every node that the filter does not cover; only
+	// there can predecessors and successors still be found.
+	seen := make(map[*node]bool)
+	for _, nodes := range p.vectors {
+		for _, n := range nodes {
+			if p.is(n, bitDown) {
+				continue
+			}
+			for _, ch := range n.children {
+				if _, sent := p.ans[ch]; !sent && !seen[ch] {
+					seen[ch] = true
+					next = append(next, ch)
+				}
+			}
+		}
+	}
+	sortBySeq(next)
+	return next, len(next) == 0
+}
+
+// advanceForest follows the forest's single path: into the first node of
+// the layer (in creation order) that covers the filter.
+func (p *Placement) advanceForest() (next []*node, finished bool) {
+	for _, nodes := range p.vectors {
+		for _, n := range nodes {
+			if !p.is(n, bitUp) {
+				continue
+			}
+			p.parent = n
+			if p.is(n, bitDown) || len(n.children) == 0 {
+				return nil, true
+			}
+			return n.children, false
+		}
+	}
+	return nil, true
+}
+
+// position is where the answers place the filter.
+type position struct {
+	join          *node   // an equivalent node to join, or nil
+	preds, succs  []*node // poset
+	parent        *node   // forest; nil means a root
+	adopt         []*node // forest
+}
+
+// finish places the filter from the answers, after verification when the
+// policy asks for it, falling back to a normal insert when it fails.
+func (p *Placement) finish() {
+	c := p.c
+	before := c.tests
+	pos := p.position()
+	if p.cfg.Policy == Verify || p.cfg.Policy == Majority && p.stats.Disputed {
+		p.stats.Verified = true
+		if !p.verify(pos) {
+			p.stats.Fallback = true
+			c.newEpoch()
+			pos = position{join: c.alg.place(c, p.u)}
+			if pos.join == nil {
+				c.register(p.u)
+			}
+			p.commit(pos.join, before)
+			return
+		}
+	}
+	if pos.join == nil {
+		p.apply(pos)
+	}
+	p.commit(pos.join, before)
+}
+
+func (p *Placement) position() position {
+	if _, forest := p.c.alg.(forestAlg); forest {
+		return p.forestPosition()
+	}
+	var pos position
+	for _, n := range p.order {
+		switch {
+		case p.is(n, bitUp) && !anyChild(n, func(ch *node) bool { return p.is(ch, bitUp) }):
+			if p.is(n, bitDown) {
+				return position{join: n}
+			}
+			pos.preds = append(pos.preds, n)
+		case p.is(n, bitDown) && !p.is(n, bitUp) && p.immediateBelow(n):
+			pos.succs = append(pos.succs, n)
+		}
+	}
+	sortBySeq(pos.preds)
+	sortBySeq(pos.succs)
+	return pos
+}
+
+// forestPosition: below the last node the filter was found to be covered
+// by (p.parent), adopting that node's children it covers; at the roots,
+// adopting the roots it covers.
+func (p *Placement) forestPosition() position {
+	if p.parent == nil {
+		var adopt []*node
+		for _, n := range p.c.roots.list {
+			if p.is(n, bitDown) && !p.is(n, bitUp) {
+				adopt = append(adopt, n)
+			}
+		}
+		return position{adopt: adopt}
+	}
+	if p.is(p.parent, bitDown) {
+		return position{join: p.parent}
+	}
+	return position{parent: p.parent, adopt: p.downChildren(p.parent)}
+}
+
+// downChildren returns the children of n that the answers say the filter
+// covers (the forest's adopted nodes when n is the parent).
+func (p *Placement) downChildren(n *node) []*node {
+	var out []*node
+	for _, ch := range n.children {
+		if p.is(ch, bitDown) && !p.is(ch, bitUp) {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// immediateBelow reports whether every parent of n was sent and is not
+// covered by the filter.
+func (p *Placement) immediateBelow(n *node) bool {
+	for _, q := range n.parents {
+		if _, sent := p.ans[q]; !sent || p.is(q, bitDown) {
+			return false
+		}
+	}
+	return true
+}
+
+// verify checks a position with covering tests.
+func (p *Placement) verify(pos position) bool {
+	c, u := p.c, p.u
+	if pos.join != nil {
+		return c.covers(pos.join, u) && c.covers(u, pos.join)
+	}
+	if pos.parent != nil && !c.covers(pos.parent, u) {
+		return false
+	}
+	for _, n := range pos.preds {
+		if !c.covers(n, u) {
+			return false
+		}
+	}
+	for _, list := range [][]*node{pos.succs, pos.adopt} {
+		for _, n := range list {
+			if !c.covers(u, n) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// apply links the new node at a position, without covering tests.
+func (p *Placement) apply(pos position) {
+	c, u := p.c, p.u
+	if _, forest := c.alg.(forestAlg); forest {
+		for _, a := range pos.adopt {
+			c.detach(a)
+		}
+		c.attach(u, pos.parent)
+		for _, a := range pos.adopt {
+			c.attach(a, u)
+		}
+	} else {
+		c.posetLink(u, pos.preds, pos.succs)
+	}
+	c.register(u)
+}
+
+// commit records the subscription at its node (join, or the new node).
+func (p *Placement) commit(join *node, before uint64) {
+	c := p.c
+	n := join
+	if n == nil {
+		n = p.u
+	}
+	n.entries = append(n.entries, p.e)
+	c.byID[p.e.id] = n
+	c.subs++
+	c.ctr.Inserts++
+	c.ctr.InsertTests += c.tests - before
+	p.done = true
+}
