@@ -92,19 +92,19 @@ type RTOStats struct {
 // The structure must not change while a placement is in progress; Answer
 // fails if it did. A placement does no I/O and keeps no clock.
 type Placement struct {
-	c        *core
-	cfg      RTOConfig
-	e        entry
-	u        *node
-	gen      uint64
-	parent   *node // forest: the node being descended
-	queries  []Query
-	vectors  [][]*node
-	ans      map[*node]uint8 // ansUp | ansDown bits per node sent
-	order    []*node         // nodes sent, in order
-	layer    int
-	done     bool
-	stats    RTOStats
+	c       *core
+	cfg     RTOConfig
+	e       entry
+	u       *node
+	gen     uint64
+	parent  *node // forest: the node being descended
+	queries []Query
+	vectors [][]*node
+	ans     map[*node]uint8 // ansUp | ansDown bits per node sent
+	order   []*node         // nodes sent, in order
+	layer   int
+	done    bool
+	stats   RTOStats
 }
 
 const (

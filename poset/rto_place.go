@@ -46,10 +46,10 @@ func (p *Placement) advanceForest() (next []*node, finished bool) {
 
 // position is where the answers place the filter.
 type position struct {
-	join          *node   // an equivalent node to join, or nil
-	preds, succs  []*node // poset
-	parent        *node   // forest; nil means a root
-	adopt         []*node // forest
+	join         *node   // an equivalent node to join, or nil
+	preds, succs []*node // poset
+	parent       *node   // forest; nil means a root
+	adopt        []*node // forest
 }
 
 // finish places the filter from the answers, after verification when the
