@@ -1,0 +1,3 @@
+package main
+
+import _ "github.com/sift-pubsub/sift/poset"
