@@ -58,3 +58,40 @@ func (st stress) summary() LinkStress {
 	}
 	return ls
 }
+
+// groupStress counts one group's messages per link, to average the stress
+// over the links that group used, then over groups.
+type groupStress struct {
+	count map[int32]int64
+	sum   float64 // of per-group means
+	n     int     // groups
+}
+
+func newGroupStress() *groupStress { return &groupStress{count: map[int32]int64{}} }
+
+func (g *groupStress) unicast(net LinkNetwork, a, b scribe.Addr) {
+	net.Links(a, b, func(l int32) { g.count[l]++ })
+}
+
+// endGroup closes the current group's count.
+func (g *groupStress) endGroup() {
+	if len(g.count) == 0 {
+		return
+	}
+	var total int64
+	for _, c := range g.count {
+		total += c
+	}
+	g.sum += float64(total) / float64(len(g.count))
+	g.n++
+	clear(g.count)
+}
+
+// mean is the average over groups of each group's mean stress on the links
+// it used.
+func (g *groupStress) mean() float64 {
+	if g.n == 0 {
+		return 0
+	}
+	return g.sum / float64(g.n)
+}

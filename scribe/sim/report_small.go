@@ -25,6 +25,12 @@ type SmallReport struct {
 	Unicast             LinkStress `json:"link_stress_unicast"`
 	IPMulticast         LinkStress `json:"link_stress_ip_multicast"`
 	CollapseMessages    int64      `json:"collapse_messages"`
+	// PerGroup holds, for Scribe, Scribe collapsed and naive unicast, the
+	// mean over groups of each group's mean stress on the links it used
+	// (IP multicast's is 1 by definition).
+	PerGroupScribe    float64 `json:"per_group_stress_scribe"`
+	PerGroupCollapsed float64 `json:"per_group_stress_collapsed"`
+	PerGroupUnicast   float64 `json:"per_group_stress_unicast"`
 }
 
 // Small-groups experiment defaults, as in the paper.
@@ -60,22 +66,29 @@ func RunSmall(o Options) (*SmallReport, error) {
 	keys := make([]scribe.ID, groups)
 	members := make([][]scribe.Addr, groups)
 	sc, uni, ip := newStress(net), newStress(net), newStress(net)
+	gsc, guni, gcol := newGroupStress(), newGroupStress(), newGroupStress()
 	for g := range groups {
 		keys[g] = newGroup(s, r, "group-"+strconv.Itoa(g))
 		members[g] = sample(r, o.Nodes, size)
 		joinAll(s, keys[g], members[g])
-		tm := measureTree(s, keys[g], members[g], func(from, to scribe.Addr) { sc.unicast(net, from, to) })
+		tm := measureTree(s, keys[g], members[g], func(from, to scribe.Addr) {
+			sc.unicast(net, from, to)
+			gsc.unicast(net, from, to)
+		})
 		if err := tm.check(s, keys[g], members[g]); err != nil {
 			return nil, fmt.Errorf("small report: group %d: %w", g, err)
 		}
+		gsc.endGroup()
 		rep.TreeNodes += float64(tm.nodes)
 		rep.Forwarders += float64(tm.nodes - len(members[g]))
 		ip.ipMulticast(net, tm.root, members[g])
 		for _, m := range members[g] {
 			if m != tm.root {
 				uni.unicast(net, tm.root, m)
+				guni.unicast(net, tm.root, m)
 			}
 		}
+		guni.endGroup()
 		if (g+1)%5000 == 0 {
 			o.progress("small: %d of %d groups joined", g+1, groups)
 		}
@@ -89,10 +102,14 @@ func RunSmall(o Options) (*SmallReport, error) {
 	o.progress("small: collapsed with %d messages", rep.CollapseMessages)
 	col := newStress(net)
 	for g := range groups {
-		tm := measureTree(s, keys[g], members[g], func(from, to scribe.Addr) { col.unicast(net, from, to) })
+		tm := measureTree(s, keys[g], members[g], func(from, to scribe.Addr) {
+			col.unicast(net, from, to)
+			gcol.unicast(net, from, to)
+		})
 		if err := tm.check(s, keys[g], members[g]); err != nil {
 			return nil, fmt.Errorf("small report: group %d after collapsing: %w", g, err)
 		}
+		gcol.endGroup()
 		rep.CollapsedTreeNodes += float64(tm.nodes)
 		rep.CollapsedForwarders += float64(tm.nodes - len(members[g]))
 	}
@@ -100,6 +117,7 @@ func RunSmall(o Options) (*SmallReport, error) {
 	rep.TreeNodes, rep.Forwarders = rep.TreeNodes/k, rep.Forwarders/k
 	rep.CollapsedTreeNodes, rep.CollapsedForwarders = rep.CollapsedTreeNodes/k, rep.CollapsedForwarders/k
 	rep.Scribe, rep.Collapsed, rep.Unicast, rep.IPMulticast = sc.summary(), col.summary(), uni.summary(), ip.summary()
+	rep.PerGroupScribe, rep.PerGroupCollapsed, rep.PerGroupUnicast = gsc.mean(), gcol.mean(), guni.mean()
 	return rep, nil
 }
 
@@ -108,11 +126,15 @@ func (r *SmallReport) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "%d groups of %d on %d nodes (transit-stub), seed %d\n", r.Groups, r.GroupSize, r.Nodes, r.Seed)
 	fmt.Fprintf(w, "tree nodes per group %.1f (%.1f non-member forwarders); after collapsing %.1f (%.1f), %d collapse messages\n\n",
 		r.TreeNodes, r.Forwarders, r.CollapsedTreeNodes, r.CollapsedForwarders, r.CollapseMessages)
-	return writeTable(w, []string{"link stress, one message per group", "mean (used links)", "mean (all links)", "max", "links used"},
+	row := func(name string, ls LinkStress, perGroup float64) []string {
+		return append(stressRow(name, ls), f2(perGroup))
+	}
+	return writeTable(w, []string{"link stress, one message per group", "mean (used links)", "mean (all links)", "max", "links used",
+		"per-group mean (used links)"},
 		[][]string{
-			stressRow("Scribe", r.Scribe),
-			stressRow("Scribe, collapsed", r.Collapsed),
-			stressRow("naive unicast", r.Unicast),
-			stressRow("IP multicast", r.IPMulticast),
+			row("Scribe", r.Scribe, r.PerGroupScribe),
+			row("Scribe, collapsed", r.Collapsed, r.PerGroupCollapsed),
+			row("naive unicast", r.Unicast, r.PerGroupUnicast),
+			row("IP multicast", r.IPMulticast, 1),
 		})
 }
