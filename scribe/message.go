@@ -71,6 +71,7 @@ var kindNames = [...]string{
 // NumKinds bounds the Kind values, for per-kind counters.
 const NumKinds = int(KindNewParent) + 1
 
+// String returns the kind's name, as used in reports and test failures.
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && kindNames[k] != "" {
 		return kindNames[k]
