@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/sift-pubsub/sift/scribe"
@@ -123,6 +124,28 @@ func routesAfterFailures(t *testing.T, seed uint64) {
 		path := walk(t, s, from, key)
 		if end, want := path[len(path)-1], closestLive(s, key); end != want {
 			t.Fatalf("seed %d: after failures: route from %d to %s ends at %d, want %d", seed, from, space.Format(key), end, want)
+		}
+	}
+}
+
+// TestStaticRoutesReachClosest checks tables built from global knowledge:
+// routes end at the numerically closest node within log_{2^b} N + 2 hops.
+func TestStaticRoutesReachClosest(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 0))
+	cfg := scribe.Config{Bits: 32, B: 4, Leaf: 16, Neighbours: 32}.WithDefaults()
+	s, err := New(cfg, NewPlane(r, 3000, 1000), RandomIDs(r, cfg.Space(), 3000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	BuildStatic(s, r, nil)
+	for range 2000 {
+		key := cfg.Space().Random(r)
+		path := walk(t, s, scribe.Addr(r.IntN(3000)), key)
+		if end, want := path[len(path)-1], closestLive(s, key); end != want {
+			t.Fatalf("route to %s ends at %d, want %d", cfg.Space().Format(key), end, want)
+		}
+		if hops := len(path) - 1; hops > 5 { // log16(3000) < 3, plus the leaf set hop
+			t.Fatalf("route to %s took %d hops", cfg.Space().Format(key), hops)
 		}
 	}
 }
