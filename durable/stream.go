@@ -248,3 +248,40 @@ func (s *Stream) String() string {
 	}
 	return b.String()
 }
+
+// runCount returns the number of runs held (a measure of memory).
+func (s *Stream) runCount() int { return len(s.runs) }
+
+// trimRuns forgets the oldest runs, raising Base, so that at most n remain.
+func (s *Stream) trimRuns(n int) {
+	if len(s.runs) > n {
+		s.Advance(s.runs[len(s.runs)-n-1].to)
+	}
+}
+
+// mergeRanges sorts ranges and merges overlapping or adjacent ones.
+func mergeRanges(rs []Range) []Range {
+	slices.SortFunc(rs, func(a, b Range) int { return cmpTick(a.From, b.From) })
+	var out []Range
+	for _, r := range rs {
+		if r.Empty() {
+			continue
+		}
+		if n := len(out); n > 0 && r.From <= out[n-1].To+1 {
+			out[n-1].To = max(out[n-1].To, r.To)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func cmpTick(a, b Tick) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

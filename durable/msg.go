@@ -1,0 +1,224 @@
+package durable
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sift-pubsub/sift/match"
+)
+
+// MsgKind names a message of the durable protocols.
+type MsgKind uint8
+
+// The message kinds. Fields used by each are listed; the others are zero.
+const (
+	// MsgData (knowledge, downstream): Pubend, Tick, Prev, Event: tick Tick
+	// is D and every tick in (Prev, Tick) is S.
+	MsgData MsgKind = iota + 1
+	// MsgSilence (knowledge): Pubend, From, To: ticks [From, To] are S.
+	// A router that turned a D tick into S for a link sets Filtered and
+	// stamps the message with its incarnation (Epoch) and the generation of
+	// the link's filter set (Version).
+	MsgSilence
+	// MsgLost (knowledge): Pubend, Tick: every tick <= Tick is L.
+	MsgLost
+	// MsgNack (curiosity, upstream): Pubend, Ranges.
+	MsgNack
+	// MsgRelease (upstream): Pubend, Reports.
+	MsgRelease
+	// MsgInstall (SHB to hop): Sub, Filter, Epoch, Version.
+	MsgInstall
+	// MsgInstallAck (hop to SHB): Sub, CT = per pubend the highest tick
+	// already forwarded toward the SHB; Epoch, Version = the stamp from
+	// which filtered silences include the new filter.
+	MsgInstallAck
+	// MsgResync (hop to SHB): Nonce: send your whole filter set.
+	MsgResync
+	// MsgFilters (SHB to hop): Subs, Epoch, Version, Nonce (echoed from the
+	// resync): the whole filter set.
+	MsgFilters
+	// MsgHello (publisher to PHB): Publisher.
+	MsgHello
+	// MsgHelloAck (PHB to publisher): Publisher, Seq = highest logged.
+	MsgHelloAck
+	// MsgPublish (publisher to PHB): Publisher, Seq, Event.
+	MsgPublish
+	// MsgPubAck (PHB to publisher): Publisher, Seq, Tick (0 if unknown).
+	MsgPubAck
+	// MsgPubRefused (PHB to publisher): Publisher, Seq = highest logged;
+	// resend from Seq+1.
+	MsgPubRefused
+	// MsgResume (subscriber to SHB): Sub, Filter, HasCT, CT, Session.
+	MsgResume
+	// MsgStart (SHB to subscriber): Sub, Session, CT: the session starts
+	// after these ticks.
+	MsgStart
+	// MsgEvent (SHB to subscriber): Session, Pubend, Tick, Event.
+	MsgEvent
+	// MsgSubSilence (SHB to subscriber): Session, Pubend, Tick: nothing
+	// matched since the previous message up to Tick.
+	MsgSubSilence
+	// MsgGap (SHB to subscriber): Session, Pubend, From, To: the ticks
+	// [From, To] were released before they could be delivered.
+	MsgGap
+	// MsgAck (subscriber to SHB): Sub, CT: everything up to CT consumed.
+	MsgAck
+	// MsgRefused (SHB to subscriber): Sub, Session, Reason.
+	MsgRefused
+	// MsgDisconnect (driver to SHB): Sub, Session: the connection closed.
+	MsgDisconnect
+	// MsgUnsubscribe (subscriber to SHB): Sub.
+	MsgUnsubscribe
+	// MsgUninstall (SHB to hop): Sub, Epoch, Version.
+	MsgUninstall
+)
+
+var kindNames = [...]string{
+	MsgData: "data", MsgSilence: "silence", MsgLost: "lost", MsgNack: "nack",
+	MsgRelease: "release", MsgInstall: "install", MsgInstallAck: "install-ack",
+	MsgResync: "resync", MsgFilters: "filters", MsgHello: "hello",
+	MsgHelloAck: "hello-ack", MsgPublish: "publish", MsgPubAck: "pub-ack",
+	MsgPubRefused: "pub-refused", MsgResume: "resume", MsgStart: "start",
+	MsgEvent: "event", MsgSubSilence: "sub-silence", MsgGap: "gap", MsgAck: "ack",
+	MsgRefused: "refused", MsgDisconnect: "disconnect", MsgUnsubscribe: "unsubscribe",
+	MsgUninstall: "uninstall",
+}
+
+// String returns the kind's name.
+func (k MsgKind) String() string {
+	if int(k) < len(kindNames) && kindNames[k] != "" {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("MsgKind(%d)", uint8(k))
+}
+
+// Report is one SHB's release report for a pubend: everything up to Tr is
+// released by all its durable subscribers, and everything up to Td was
+// delivered to all its up-to-date ones; both are persisted values.
+type Report struct {
+	SHB    string
+	Tr, Td Tick
+}
+
+// SubFilter is one durable subscription in a filter set.
+type SubFilter struct {
+	Sub    string
+	Filter match.Filter
+}
+
+// CT is a checkpoint token: per pubend, the tick up to which a subscriber
+// consumed. It is a map; iterate it with Pubends for a fixed order.
+type CT map[string]Tick
+
+// Pubends returns the pubends of the token, sorted.
+func (c CT) Pubends() []string {
+	ps := make([]string, 0, len(c))
+	for p := range c {
+		ps = append(ps, p)
+	}
+	slices.Sort(ps)
+	return ps
+}
+
+// Clone returns a copy of c.
+func (c CT) Clone() CT {
+	d := make(CT, len(c))
+	for p, t := range c {
+		d[p] = t
+	}
+	return d
+}
+
+// String renders c as {p1:t1 p2:t2}.
+func (c CT) String() string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, p := range c.Pubends() {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s:%d", p, c[p])
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// Msg is one message of the durable protocols; Kind says which fields
+// are set.
+type Msg struct {
+	Kind      MsgKind
+	Pubend    string
+	Tick      Tick
+	Prev      Tick
+	From, To  Tick
+	Event     match.Event
+	Ranges    []Range
+	Reports   []Report
+	Sub       string
+	Filter    match.Filter
+	HasCT     bool
+	CT        CT
+	Session   uint64
+	Publisher string
+	Seq       uint64
+	Subs      []SubFilter
+	Epoch     uint64
+	Version   uint64
+	Nonce     uint64
+	Filtered  bool
+	Reason    string
+}
+
+// Envelope is a message with its sender and receiver node ids.
+type Envelope struct {
+	From, To string
+	Msg      Msg
+}
+
+// String renders the message on one line for traces and golden files.
+func (m Msg) String() string {
+	var b strings.Builder
+	b.WriteString(m.Kind.String())
+	switch m.Kind {
+	case MsgData:
+		fmt.Fprintf(&b, " %s t=%d prev=%d %s", m.Pubend, m.Tick, m.Prev, m.Event)
+	case MsgSilence, MsgGap:
+		fmt.Fprintf(&b, " %s [%d,%d]", m.Pubend, m.From, m.To)
+	case MsgLost, MsgSubSilence:
+		fmt.Fprintf(&b, " %s t=%d", m.Pubend, m.Tick)
+	case MsgEvent:
+		fmt.Fprintf(&b, " %s t=%d %s", m.Pubend, m.Tick, m.Event)
+	case MsgNack:
+		fmt.Fprintf(&b, " %s %v", m.Pubend, m.Ranges)
+	case MsgRelease:
+		fmt.Fprintf(&b, " %s", m.Pubend)
+		for _, r := range m.Reports {
+			fmt.Fprintf(&b, " %s:tr=%d,td=%d", r.SHB, r.Tr, r.Td)
+		}
+	case MsgInstall:
+		fmt.Fprintf(&b, " %s %q v=%d.%d", m.Sub, m.Filter.String(), m.Epoch, m.Version)
+	case MsgInstallAck, MsgAck, MsgStart:
+		fmt.Fprintf(&b, " %s %v", m.Sub, m.CT)
+	case MsgFilters:
+		fmt.Fprintf(&b, " v=%d.%d n=%d", m.Epoch, m.Version, len(m.Subs))
+	case MsgHello, MsgHelloAck, MsgPublish, MsgPubAck, MsgPubRefused:
+		fmt.Fprintf(&b, " %s seq=%d", m.Publisher, m.Seq)
+		if m.Kind == MsgPubAck {
+			fmt.Fprintf(&b, " t=%d", m.Tick)
+		}
+	case MsgResume:
+		fmt.Fprintf(&b, " %s %q", m.Sub, m.Filter.String())
+		if m.HasCT {
+			fmt.Fprintf(&b, " ct=%v", m.CT)
+		}
+	case MsgRefused:
+		fmt.Fprintf(&b, " %s: %s", m.Sub, m.Reason)
+	case MsgDisconnect, MsgUnsubscribe, MsgUninstall:
+		fmt.Fprintf(&b, " %s", m.Sub)
+	}
+	return b.String()
+}
+
+// String renders the envelope as "from->to: message".
+func (e Envelope) String() string { return fmt.Sprintf("%s->%s: %s", e.From, e.To, e.Msg) }

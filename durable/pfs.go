@@ -1,0 +1,160 @@
+package durable
+
+import (
+	"fmt"
+	"slices"
+)
+
+// pfsEntry is one subscriber in a PFS record: its sid and the index of its
+// previous record (0: none).
+type pfsEntry struct {
+	sid, prev uint64
+}
+
+// pfsRecord is the PFS record of one tick: the durable subscribers it
+// matched, each with a back-pointer (the seed's Figure 2).
+type pfsRecord struct {
+	tick    Tick
+	entries []pfsEntry
+}
+
+func (r pfsRecord) encode() []byte {
+	e := encoder{}
+	e.byte1(recordV1)
+	e.tick(r.tick)
+	e.uvarint(uint64(len(r.entries)))
+	for _, en := range r.entries {
+		e.uvarint(en.sid)
+		e.uvarint(en.prev)
+	}
+	return e.b
+}
+
+func decodePFSRecord(b []byte) (pfsRecord, error) {
+	d := decoder{b: b}
+	if v := d.byte1(); d.err == nil && v != recordV1 {
+		return pfsRecord{}, fmt.Errorf("pfs record: unknown version %d", v)
+	}
+	r := pfsRecord{tick: d.tick()}
+	n := d.count(2)
+	for range n {
+		r.entries = append(r.entries, pfsEntry{sid: d.uvarint(), prev: d.uvarint()})
+	}
+	if err := d.done(); err != nil {
+		return pfsRecord{}, fmt.Errorf("pfs record: %w", err)
+	}
+	return r, nil
+}
+
+// pfs is the persistent filtering subsystem's log stream of one pubend at
+// an SHB: records numbered from 1, per-subscriber lastIndex, the tick of
+// the newest record (lastTimestamp), and the first index not chopped.
+type pfs struct {
+	pubend    string
+	w         *pendingWrites
+	lastTS    Tick
+	next      uint64 // index of the next record
+	first     uint64 // lowest index not chopped
+	lastIndex map[uint64]uint64
+}
+
+func newPFS(pubend string, w *pendingWrites) *pfs {
+	return &pfs{pubend: pubend, w: w, next: 1, first: 1, lastIndex: map[uint64]uint64{}}
+}
+
+// append writes the record of tick t for the matched sids (sorted), and
+// their lastIndex, into the pending batch. The caller persists
+// lastTimestamp and the next index with its metadata in the same batch.
+func (f *pfs) append(t Tick, sids []uint64) {
+	if t <= f.lastTS {
+		return // already recorded before a restart (rule SHB 8)
+	}
+	rec := pfsRecord{tick: t}
+	i := f.next
+	for _, sid := range sids {
+		rec.entries = append(rec.entries, pfsEntry{sid: sid, prev: f.lastIndex[sid]})
+		f.lastIndex[sid] = i
+		f.w.set(pfsLastKey(f.pubend, sid), encodeTicks(Tick(i)))
+	}
+	f.w.set(pfsRecordKey(f.pubend, i), rec.encode())
+	f.next++
+	f.lastTS = t
+}
+
+// read returns, ascending, the ticks in (a, b] whose records list sid: the
+// D ticks of that subscriber; every other tick in (a, min(b,
+// lastTimestamp)] is S for it. It follows the back-pointers from
+// lastIndex(sid); a pointer into the chopped prefix ends the walk.
+func (f *pfs) read(sid uint64, a, b Tick) ([]Tick, error) {
+	var ticks []Tick
+	for i := f.lastIndex[sid]; i >= f.first && i != 0; {
+		rec, err := f.get(i)
+		if err != nil {
+			return nil, err
+		}
+		if rec.tick <= a {
+			break
+		}
+		if rec.tick <= b {
+			ticks = append(ticks, rec.tick)
+		}
+		next, ok := rec.prevOf(sid)
+		if !ok {
+			return nil, fmt.Errorf("pfs %s: record %d does not list sid %d", f.pubend, i, sid)
+		}
+		i = next
+	}
+	slices.Reverse(ticks)
+	return ticks, nil
+}
+
+func (r pfsRecord) prevOf(sid uint64) (uint64, bool) {
+	for _, e := range r.entries {
+		if e.sid == sid {
+			return e.prev, true
+		}
+	}
+	return 0, false
+}
+
+func (f *pfs) get(i uint64) (pfsRecord, error) {
+	v, ok, err := f.w.get(pfsRecordKey(f.pubend, i))
+	if err != nil {
+		return pfsRecord{}, fmt.Errorf("pfs %s: read record %d: %w", f.pubend, i, err)
+	}
+	if !ok {
+		return pfsRecord{}, fmt.Errorf("pfs %s: record %d missing", f.pubend, i)
+	}
+	return decodePFSRecord(v)
+}
+
+// chop deletes every record whose tick is at or below upto (released
+// ticks). Record ticks increase with the index, so the cut is found by
+// binary search.
+func (f *pfs) chop(upto Tick) error {
+	lo, hi := f.first, f.next // find the first index in [lo, hi) with tick > upto
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		rec, err := f.get(mid)
+		if err != nil {
+			return err
+		}
+		if rec.tick <= upto {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo == f.first {
+		return nil
+	}
+	f.w.deleteRange(pfsRecordKey(f.pubend, f.first), pfsRecordKey(f.pubend, lo))
+	for i := f.first; i < lo; i++ {
+		delete(f.w.overlay, string(pfsRecordKey(f.pubend, i)))
+	}
+	f.first = lo
+	return nil
+}
+
+// records returns the number of records not chopped.
+func (f *pfs) records() uint64 { return f.next - f.first }

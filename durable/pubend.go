@@ -1,0 +1,217 @@
+package durable
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/sift-pubsub/sift/match"
+)
+
+// PubendConfig configures a pubend at its PHB. Zero values of the tunables
+// take the defaults given on each field.
+type PubendConfig struct {
+	// ID names the pubend.
+	ID string
+	// Node is the PHB's node id, the sender of every message.
+	Node string
+	// Downstream lists the neighbours that receive the pubend's knowledge.
+	Downstream []string
+	// SHBs lists every SHB below the pubend; nothing is released until each
+	// has reported.
+	SHBs []string
+	// Lease is how far ahead of the highest announced tick the high-water
+	// mark is persisted (default 1 s).
+	Lease Tick
+	// SilenceInterval is the period of silence announcements (default 10 ms).
+	SilenceInterval Tick
+	// MaxRetain enables early release: a tick at or below every SHB's Td
+	// older than MaxRetain becomes L. Zero disables it.
+	MaxRetain Tick
+}
+
+func (c *PubendConfig) populate() error {
+	if c.ID == "" || c.Node == "" {
+		return fmt.Errorf("pubend config: ID and Node are required")
+	}
+	if c.Lease <= 0 {
+		c.Lease = 1_000_000
+	}
+	if c.SilenceInterval <= 0 {
+		c.SilenceInterval = 10_000
+	}
+	c.SHBs = slices.Sorted(slices.Values(c.SHBs))
+	return nil
+}
+
+// dedupEntry is a publisher's highest logged sequence and its tick.
+type dedupEntry struct {
+	seq  uint64
+	tick Tick
+}
+
+// logged is an event appended to the current batch, announced after sync.
+type logged struct {
+	tick  Tick
+	event match.Event
+}
+
+// Pubend is the state machine of one pubend at its PHB: it assigns ticks,
+// logs each event once (deduplicating resent publishes), announces
+// knowledge downstream after the log is synced, answers nacks from the log
+// and releases ticks.
+type Pubend struct {
+	cfg          PubendConfig
+	w            *pendingWrites
+	ticker       *Ticker
+	lost         Tick
+	dedup        map[string]dedupEntry
+	reports      map[string]Report
+	batch        []logged // appended since the last Ready, in tick order
+	out          []Envelope
+	lastSilence  Tick // time of the last silence announcement
+	lastLost     Tick // time of the last lost announcement
+	metaDirty    bool
+	reportsDirty map[string]bool
+}
+
+// NewPubend recovers a pubend from its store (empty for a new one).
+func NewPubend(cfg PubendConfig, store Store) (*Pubend, error) {
+	if err := cfg.populate(); err != nil {
+		return nil, err
+	}
+	p := &Pubend{cfg: cfg, w: newPendingWrites(store), dedup: map[string]dedupEntry{},
+		reports: map[string]Report{}, reportsDirty: map[string]bool{}}
+	if err := p.recover(store); err != nil {
+		return nil, fmt.Errorf("pubend %s: recover: %w", cfg.ID, err)
+	}
+	return p, nil
+}
+
+func (p *Pubend) recover(store Store) error {
+	meta, err := getTicks(store.Get, phbMetaKey(p.cfg.ID), 2)
+	if err != nil {
+		return err
+	}
+	p.ticker = NewTicker(meta[0], p.cfg.Lease)
+	p.lost = meta[1]
+	if err := p.scanTable('d', func(k string, v []Tick) {
+		p.dedup[k] = dedupEntry{seq: uint64(v[0]), tick: v[1]}
+	}); err != nil {
+		return err
+	}
+	return p.scanTable('r', func(k string, v []Tick) {
+		p.reports[k] = Report{SHB: k, Tr: v[0], Td: v[1]}
+	})
+}
+
+// scanTable reads a table of two-tick records keyed by string.
+func (p *Pubend) scanTable(table byte, fn func(string, []Tick)) error {
+	pre := keyPrefix(rolePHB, table, p.cfg.ID)
+	var derr error
+	err := p.w.store.Scan(pre, prefixEnd(pre), func(k, v []byte) bool {
+		ts, err := decodeTicks(v, 2)
+		if err != nil {
+			derr = fmt.Errorf("key %x: %w", k, err)
+			return false
+		}
+		fn(string(k[len(pre):]), ts)
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	return err
+}
+
+// ID returns the pubend's name.
+func (p *Pubend) ID() string { return p.cfg.ID }
+
+// Lost returns the L prefix.
+func (p *Pubend) Lost() Tick { return p.lost }
+
+// LastAnnounced returns the highest tick announced downstream.
+func (p *Pubend) LastAnnounced() Tick { return p.ticker.LastAnnounced() }
+
+// Step handles one message at time now.
+func (p *Pubend) Step(now Tick, env Envelope) error {
+	m := env.Msg
+	switch m.Kind {
+	case MsgHello:
+		p.send(env.From, Msg{Kind: MsgHelloAck, Publisher: m.Publisher, Seq: p.dedup[m.Publisher].seq})
+	case MsgPublish:
+		p.publish(now, env.From, m)
+	case MsgNack:
+		return p.nack(env.From, m)
+	case MsgRelease:
+		p.report(m.Reports)
+		p.release(now)
+	case MsgFilters, MsgUninstall:
+		// A PHB does not filter: nothing to record.
+	case MsgInstall:
+		p.send(env.From, Msg{Kind: MsgInstallAck, Sub: m.Sub, CT: CT{p.cfg.ID: p.ticker.LastAnnounced()}})
+	default:
+		return fmt.Errorf("pubend %s: unexpected %v from %s", p.cfg.ID, m.Kind, env.From)
+	}
+	return nil
+}
+
+// Tick handles a timer firing at time now: silence and early release.
+func (p *Pubend) Tick(now Tick) {
+	if now-p.lastSilence >= p.cfg.SilenceInterval {
+		p.silence(now)
+	}
+	p.release(now)
+	if p.lost > 0 && now-p.lastLost >= 10*p.cfg.SilenceInterval {
+		// Repeat the L prefix now and then: the first announcement may
+		// have been lost with the connection, or with a crash after the
+		// prefix was persisted but before it was sent.
+		p.lastLost = now
+		p.broadcast(Msg{Kind: MsgLost, Tick: p.lost})
+	}
+}
+
+// Ready returns the writes to persist and the messages to send after them.
+func (p *Pubend) Ready() Ready {
+	p.announceBatch()
+	if p.metaDirty {
+		p.w.set(phbMetaKey(p.cfg.ID), encodeTicks(p.ticker.Mark(), p.lost))
+		p.metaDirty = false
+	}
+	for _, shb := range slices.Sorted(mapKeys(p.reportsDirty)) {
+		r := p.reports[shb]
+		p.w.set(phbReportKey(p.cfg.ID, shb), encodeTicks(r.Tr, r.Td))
+	}
+	clear(p.reportsDirty)
+	rd := Ready{Writes: p.w.take(), Msgs: p.out}
+	rd.Sync = !rd.Writes.Empty()
+	p.out = nil
+	return rd
+}
+
+func (p *Pubend) send(to string, m Msg) {
+	m.Pubend = p.cfg.ID
+	p.out = append(p.out, Envelope{From: p.cfg.Node, To: to, Msg: m})
+}
+
+func (p *Pubend) broadcast(m Msg) {
+	for _, d := range p.cfg.Downstream {
+		p.send(d, m)
+	}
+}
+
+// cover makes sure the high-water mark covers upto before it is announced.
+func (p *Pubend) cover(upto Tick) {
+	if _, raised := p.ticker.Cover(upto); raised {
+		p.metaDirty = true
+	}
+}
+
+func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
+	return func(yield func(K) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package durable
+
+import (
+	"fmt"
+
+	"github.com/sift-pubsub/sift/match"
+)
+
+// logRecord is one entry of a pubend's event log.
+type logRecord struct {
+	Publisher string
+	Seq       uint64
+	Event     match.Event
+}
+
+const recordV1 = 1
+
+func (r logRecord) encode() []byte {
+	e := encoder{}
+	e.byte1(recordV1)
+	e.str(r.Publisher)
+	e.uvarint(r.Seq)
+	e.appendEventBody(r.Event)
+	return e.b
+}
+
+func decodeLogRecord(b []byte) (logRecord, error) {
+	d := decoder{b: b}
+	if v := d.byte1(); d.err == nil && v != recordV1 {
+		return logRecord{}, fmt.Errorf("log record: unknown version %d", v)
+	}
+	r := logRecord{Publisher: d.str(), Seq: d.uvarint()}
+	ev, err := d.eventBody()
+	if err == nil {
+		err = d.done()
+	}
+	if err != nil {
+		return logRecord{}, fmt.Errorf("log record: %w", err)
+	}
+	r.Event = ev
+	return r, nil
+}
+
+// DecodeLogRecord decodes a PHB log value into its publisher, sequence and
+// event (for tools and the simulator's oracle).
+func DecodeLogRecord(b []byte) (publisher string, seq uint64, e match.Event, err error) {
+	r, err := decodeLogRecord(b)
+	return r.Publisher, r.Seq, r.Event, err
+}
+
+// encodeTicks encodes a short list of ticks or counters.
+func encodeTicks(ts ...Tick) []byte {
+	e := encoder{}
+	e.byte1(recordV1)
+	for _, t := range ts {
+		e.tick(t)
+	}
+	return e.b
+}
+
+// decodeTicks decodes exactly n values written by encodeTicks.
+func decodeTicks(b []byte, n int) ([]Tick, error) {
+	d := decoder{b: b}
+	if v := d.byte1(); d.err == nil && v != recordV1 {
+		return nil, fmt.Errorf("unknown record version %d", v)
+	}
+	ts := make([]Tick, n)
+	for i := range ts {
+		ts[i] = d.tick()
+	}
+	if err := d.done(); err != nil {
+		return nil, err
+	}
+	return ts, nil
+}
+
+// getTicks reads a record of n ticks; a missing key reads as zeros.
+func getTicks(get func([]byte) ([]byte, bool, error), key []byte, n int) ([]Tick, error) {
+	v, ok, err := get(key)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return make([]Tick, n), nil
+	}
+	ts, err := decodeTicks(v, n)
+	if err != nil {
+		return nil, fmt.Errorf("key %x: %w", key, err)
+	}
+	return ts, nil
+}

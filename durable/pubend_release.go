@@ -1,0 +1,63 @@
+package durable
+
+// report records SHB release reports (rule PHB 6). An SHB's persisted
+// values only grow, so the larger of two reports is the newer; a delayed
+// or duplicated report changes nothing. Reports from SHBs not configured
+// are ignored.
+func (p *Pubend) report(rs []Report) {
+	for _, r := range rs {
+		if !contains(p.cfg.SHBs, r.SHB) {
+			continue
+		}
+		old, ok := p.reports[r.SHB]
+		nr := Report{SHB: r.SHB, Tr: max(old.Tr, r.Tr), Td: max(old.Td, r.Td)}
+		if !ok || nr != old {
+			p.reports[r.SHB] = nr
+			p.reportsDirty[r.SHB] = true
+		}
+	}
+}
+
+// releasePoint returns how far the L prefix may move at time now: up to the
+// minimum Tr of all SHBs, and with early release any tick at or below the
+// minimum Td older than MaxRetain. Until every SHB has reported, nothing.
+func (p *Pubend) releasePoint(now Tick) Tick {
+	if len(p.cfg.SHBs) == 0 {
+		return p.lost
+	}
+	tr, td := MaxTick, MaxTick
+	for _, shb := range p.cfg.SHBs {
+		r, ok := p.reports[shb]
+		if !ok {
+			return p.lost
+		}
+		tr, td = min(tr, r.Tr), min(td, r.Td)
+	}
+	upto := tr
+	if p.cfg.MaxRetain > 0 {
+		upto = max(upto, min(td, now-p.cfg.MaxRetain-1))
+	}
+	return min(upto, p.ticker.LastAnnounced())
+}
+
+// release moves the L prefix, deletes released log entries and announces
+// lost downstream; the announcement leaves after the new prefix is synced.
+func (p *Pubend) release(now Tick) {
+	upto := p.releasePoint(now)
+	if upto <= p.lost {
+		return
+	}
+	p.lost = upto
+	p.metaDirty = true
+	p.w.deleteRange(phbLogKey(p.cfg.ID, 0), phbLogKey(p.cfg.ID, upto+1))
+	p.broadcast(Msg{Kind: MsgLost, Tick: upto})
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

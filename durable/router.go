@@ -1,0 +1,173 @@
+package durable
+
+import (
+	"fmt"
+	"slices"
+)
+
+// RouterConfig configures an intermediate broker. Zero tunables take the
+// defaults given on each field.
+type RouterConfig struct {
+	// Node is this router's node id.
+	Node string
+	// Upstream maps each pubend to the neighbour its knowledge comes from.
+	Upstream map[string]string
+	// Downstream lists the neighbours (SHBs) knowledge is forwarded to.
+	Downstream []string
+	// CacheRuns bounds the knowledge kept per pubend to answer nacks, in
+	// stream runs (default 4096).
+	CacheRuns int
+	// NackTimeout is how long a nack forwarded upstream holds back the same
+	// request from below (default 20 ms).
+	NackTimeout Tick
+	// Incarnation distinguishes this start of the router from earlier ones;
+	// it must grow with every restart (a boot counter or boot time). A filter
+	// set sent in answer to an earlier incarnation's resync is ignored, and
+	// SHBs compare the stamps of filtered silences by it.
+	Incarnation uint64
+	// ResyncInterval is how often a link with an incomplete filter set is
+	// asked for it again (default 20 ms).
+	ResyncInterval Tick
+}
+
+func (c *RouterConfig) populate() error {
+	if c.Node == "" {
+		return fmt.Errorf("router config: Node is required")
+	}
+	if c.CacheRuns <= 0 {
+		c.CacheRuns = 4096
+	}
+	if c.NackTimeout <= 0 {
+		c.NackTimeout = 20_000
+	}
+	if c.ResyncInterval <= 0 {
+		c.ResyncInterval = 20_000
+	}
+	return nil
+}
+
+// link is a downstream neighbour: its durable filters and how far
+// knowledge has gone down it.
+type link struct {
+	filters    map[string]linkFilter
+	complete   bool            // the filter set is known; until then D goes unfiltered
+	epoch, ver uint64          // of the last full set applied
+	lastFwd    map[string]Tick // per pubend, the highest tick forwarded
+	lastResync Tick
+	gen        uint64 // grows with every change of filters
+}
+
+// waiter is a nack from below waiting for an answer from upstream.
+type waiter struct {
+	link    string
+	r       Range
+	expires Tick
+}
+
+// outstanding is a nack sent upstream.
+type outstanding struct {
+	r       Range
+	expires Tick
+}
+
+// routerPubend is a router's soft state for one pubend.
+type routerPubend struct {
+	stream  *Stream
+	waiters []waiter
+	asked   []outstanding
+}
+
+// RouterStats counts nack ranges, to measure consolidation.
+type RouterStats struct {
+	NacksFromBelow int // nack ranges received from downstream
+	NacksUpstream  int // nack ranges sent upstream
+	NacksAnswered  int // nack ranges answered from the cache
+}
+
+// Router is an intermediate broker: it forwards knowledge downstream,
+// turning D into S on links where no durable subscription matches, caches
+// recent knowledge to answer nacks, and consolidates nacks for the same
+// ticks into one upstream nack. It keeps only soft state: after a restart
+// it forwards unfiltered until each link has sent its filter set again.
+type Router struct {
+	cfg     RouterConfig
+	links   map[string]*link
+	pubends map[string]*routerPubend
+	out     []Envelope
+	now     Tick
+	Stats   RouterStats
+}
+
+// NewRouter returns a router with empty soft state (a fresh start or a
+// restart).
+func NewRouter(cfg RouterConfig) (*Router, error) {
+	if err := cfg.populate(); err != nil {
+		return nil, err
+	}
+	r := &Router{cfg: cfg, links: map[string]*link{}, pubends: map[string]*routerPubend{}}
+	for _, d := range cfg.Downstream {
+		r.links[d] = &link{filters: map[string]linkFilter{}, lastFwd: map[string]Tick{}, lastResync: -1 << 62}
+	}
+	for p := range cfg.Upstream {
+		r.pubends[p] = &routerPubend{stream: NewStream(0)}
+	}
+	return r, nil
+}
+
+// Step handles one message at time now.
+func (r *Router) Step(now Tick, env Envelope) error {
+	r.now = now
+	m := env.Msg
+	switch m.Kind {
+	case MsgData, MsgSilence, MsgLost:
+		return r.knowledge(env)
+	case MsgNack:
+		return r.nackFromBelow(env)
+	case MsgRelease:
+		up, ok := r.cfg.Upstream[m.Pubend]
+		if !ok {
+			return fmt.Errorf("router %s: release for unknown pubend %q", r.cfg.Node, m.Pubend)
+		}
+		r.send(up, m) // passed up per SHB, not merged (rule Intermediate 4)
+	case MsgInstall, MsgUninstall, MsgFilters:
+		return r.filters(env)
+	default:
+		return fmt.Errorf("router %s: unexpected %v from %s", r.cfg.Node, m.Kind, env.From)
+	}
+	return nil
+}
+
+// Tick handles a timer firing: expire nack state, ask for filter sets.
+func (r *Router) Tick(now Tick) {
+	r.now = now
+	for _, p := range r.pubends {
+		p.waiters = slices.DeleteFunc(p.waiters, func(w waiter) bool { return w.expires <= now })
+		p.asked = slices.DeleteFunc(p.asked, func(o outstanding) bool { return o.expires <= now })
+	}
+	for _, name := range r.cfg.Downstream {
+		l := r.links[name]
+		if !l.complete && now-l.lastResync >= r.cfg.ResyncInterval {
+			l.lastResync = now
+			r.send(name, Msg{Kind: MsgResync, Nonce: r.cfg.Incarnation})
+		}
+	}
+}
+
+// Ready returns the messages to send (a router persists nothing).
+func (r *Router) Ready() Ready {
+	rd := Ready{Msgs: r.out}
+	r.out = nil
+	return rd
+}
+
+func (r *Router) send(to string, m Msg) {
+	r.out = append(r.out, Envelope{From: r.cfg.Node, To: to, Msg: m})
+}
+
+func (r *Router) pubend(id string) (*routerPubend, error) {
+	p, ok := r.pubends[id]
+	if !ok {
+		return nil, fmt.Errorf("router %s: unknown pubend %q", r.cfg.Node, id)
+	}
+	return p, nil
+}

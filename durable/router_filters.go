@@ -1,0 +1,80 @@
+package durable
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/sift-pubsub/sift/match"
+)
+
+// linkFilter is one durable filter of a link, with the SHB (epoch,
+// version) of the message that installed it.
+type linkFilter struct {
+	filter     match.Filter
+	epoch, ver uint64
+}
+
+// filters handles the filter-set messages of a link. Every message carries
+// the SHB's (epoch, version), which grows with each change. An install
+// always adds its filter (an extra filter only costs bandwidth); an
+// uninstall removes a filter only if it is newer than the install; a full
+// set replaces the filters older than itself and marks the link complete,
+// unless a newer full set was applied already. So reordered messages never
+// drop a filter that is still wanted.
+func (r *Router) filters(env Envelope) error {
+	m := env.Msg
+	l, ok := r.links[env.From]
+	if !ok {
+		return fmt.Errorf("router %s: filter message from unknown link %s", r.cfg.Node, env.From)
+	}
+	switch m.Kind {
+	case MsgInstall:
+		if old, ok := l.filters[m.Sub]; !ok || older(old.epoch, old.ver, m.Epoch, m.Version) {
+			l.filters[m.Sub] = linkFilter{filter: m.Filter, epoch: m.Epoch, ver: m.Version}
+			l.gen++
+		}
+		r.installAck(env.From, l, m.Sub)
+	case MsgUninstall:
+		if old, ok := l.filters[m.Sub]; ok && older(old.epoch, old.ver, m.Epoch, m.Version) {
+			delete(l.filters, m.Sub)
+			l.gen++
+		}
+	case MsgFilters:
+		r.fullSet(l, m)
+	}
+	return nil
+}
+
+// fullSet applies a link's whole filter set sent in answer to a resync of
+// this incarnation.
+func (r *Router) fullSet(l *link, m Msg) {
+	if m.Nonce != r.cfg.Incarnation || (l.complete && older(m.Epoch, m.Version, l.epoch, l.ver)) {
+		return
+	}
+	fs := make(map[string]linkFilter, len(m.Subs))
+	for _, s := range m.Subs {
+		fs[s.Sub] = linkFilter{filter: s.Filter, epoch: m.Epoch, ver: m.Version}
+	}
+	for sub, f := range l.filters {
+		if older(m.Epoch, m.Version, f.epoch, f.ver) {
+			fs[sub] = f // installed after this set was taken
+		}
+	}
+	l.filters, l.epoch, l.ver, l.complete = fs, m.Epoch, m.Version, true
+	l.gen++
+}
+
+// installAck tells the SHB, per pubend, the highest tick already forwarded
+// on its link: every later tick is filtered with the new filter included.
+func (r *Router) installAck(to string, l *link, sub string) {
+	ct := CT{}
+	for _, p := range slices.Sorted(mapKeys(r.cfg.Upstream)) {
+		ct[p] = l.lastFwd[p]
+	}
+	r.send(to, Msg{Kind: MsgInstallAck, Sub: sub, CT: ct, Epoch: r.cfg.Incarnation, Version: l.gen})
+}
+
+// older reports whether (e1, v1) comes before (e2, v2).
+func older(e1, v1, e2, v2 uint64) bool {
+	return e1 < e2 || (e1 == e2 && v1 < v2)
+}

@@ -1,0 +1,80 @@
+package durable
+
+import "slices"
+
+// knowledge merges a knowledge message from upstream into the cache and
+// forwards it to every link it is new to or that waits for it.
+func (r *Router) knowledge(env Envelope) error {
+	m := env.Msg
+	p, err := r.pubend(m.Pubend)
+	if err != nil {
+		return err
+	}
+	span, fresh := r.learn(p, m)
+	for _, name := range r.cfg.Downstream {
+		waited := r.takeWaiters(p, name, span)
+		if fresh || waited || m.Kind == MsgLost {
+			r.forward(name, m)
+		}
+	}
+	if p.stream.runCount() > r.cfg.CacheRuns {
+		p.stream.trimRuns(r.cfg.CacheRuns)
+	}
+	return nil
+}
+
+// learn merges m into p's stream and returns the ticks m speaks of and
+// whether any of its knowledge was new.
+func (r *Router) learn(p *routerPubend, m Msg) (Range, bool) {
+	switch m.Kind {
+	case MsgData:
+		fresh := len(p.stream.AddSilence(m.Prev+1, m.Tick-1)) > 0
+		fresh = p.stream.AddData(m.Tick, m.Event) || fresh
+		return Range{m.Prev + 1, m.Tick}, fresh
+	case MsgSilence:
+		return Range{m.From, m.To}, len(p.stream.AddSilence(m.From, m.To)) > 0
+	default: // MsgLost
+		return Range{0, m.Tick}, p.stream.AddLost(m.Tick)
+	}
+}
+
+// takeWaiters removes the waiters of link name that span fully answers and
+// reports whether any waiter of that link overlaps span.
+func (r *Router) takeWaiters(p *routerPubend, name string, span Range) bool {
+	hit := false
+	p.waiters = slices.DeleteFunc(p.waiters, func(w waiter) bool {
+		if w.link != name || w.r.Intersect(span).Empty() {
+			return false
+		}
+		hit = true
+		return span.From <= w.r.From && w.r.To <= span.To
+	})
+	return hit
+}
+
+// forward sends knowledge down one link, turning a D tick into S when no
+// filter of the link matches it (only once the link's filter set is
+// complete).
+func (r *Router) forward(name string, m Msg) {
+	l := r.links[name]
+	if m.Kind == MsgData && l.complete && !l.matches(m) {
+		m = Msg{Kind: MsgSilence, Pubend: m.Pubend, From: m.Prev + 1, To: m.Tick,
+			Filtered: true, Epoch: r.cfg.Incarnation, Version: l.gen}
+	}
+	switch m.Kind {
+	case MsgData:
+		l.lastFwd[m.Pubend] = max(l.lastFwd[m.Pubend], m.Tick)
+	case MsgSilence:
+		l.lastFwd[m.Pubend] = max(l.lastFwd[m.Pubend], m.To)
+	}
+	r.send(name, m)
+}
+
+func (l *link) matches(m Msg) bool {
+	for _, f := range l.filters {
+		if f.filter.Matches(m.Event) {
+			return true
+		}
+	}
+	return false
+}

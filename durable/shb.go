@@ -1,0 +1,252 @@
+package durable
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/sift-pubsub/sift/match"
+)
+
+// SHBConfig configures a subscriber hosting broker. Zero tunables take the
+// defaults given on each field.
+type SHBConfig struct {
+	// Node is the SHB's node id (also its id in release reports).
+	Node string
+	// Upstream is the neighbour knowledge comes from, for every pubend.
+	Upstream string
+	// Pubends lists the pubends the SHB receives.
+	Pubends []string
+	// NackDelay is how long a Q tick waits before it is nacked (default 5 ms).
+	NackDelay Tick
+	// NackRetry is the interval between nacks for the same ticks (default 20 ms).
+	NackRetry Tick
+	// CatchupWindow is the most ticks a catch-up stream has nacked and
+	// waiting at once: its flow control (default 16).
+	CatchupWindow int
+	// TailSize is how many recent matched events the constream keeps in
+	// memory for catch-up streams (default 1024).
+	TailSize int
+	// ReportInterval is the period of release reports and idle silences
+	// (default 20 ms).
+	ReportInterval Tick
+	// InstallRetry is the interval between resends of an unacknowledged
+	// install (default 20 ms).
+	InstallRetry Tick
+}
+
+func (c *SHBConfig) populate() error {
+	if c.Node == "" || c.Upstream == "" {
+		return fmt.Errorf("shb config: Node and Upstream are required")
+	}
+	def := func(v *Tick, d Tick) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&c.NackDelay, 5_000)
+	def(&c.NackRetry, 20_000)
+	def(&c.ReportInterval, 20_000)
+	def(&c.InstallRetry, 20_000)
+	if c.CatchupWindow <= 0 {
+		c.CatchupWindow = 16
+	}
+	if c.TailSize <= 0 {
+		c.TailSize = 1024
+	}
+	c.Pubends = slices.Sorted(slices.Values(c.Pubends))
+	return nil
+}
+
+// durableSub is a registered durable subscription.
+type durableSub struct {
+	sid      uint64
+	id       string
+	filter   match.Filter
+	start    CT // where it started, per pubend
+	released CT // released(s,p): the highest CT it acknowledged
+}
+
+// pendingSub is a new subscription waiting for its install acknowledgement.
+type pendingSub struct {
+	id       string
+	filter   match.Filter
+	node     string // the subscriber's node, "" once disconnected
+	session  uint64
+	lastSent Tick
+}
+
+// conn is a connected subscriber's session.
+type conn struct {
+	sub     *durableSub
+	node    string
+	session uint64
+	streams map[string]*connStream
+}
+
+// connStream is a session's position on one pubend: pos is the last tick
+// conveyed to the subscriber (its CT as far as the SHB knows); catchup is
+// nil when the subscriber is up to date (served by the constream).
+type connStream struct {
+	pos     Tick
+	catchup *catchup
+}
+
+// SHB is the subscriber hosting broker's state machine: per pubend an
+// istream that merges knowledge and nacks holes, the consolidated stream
+// that delivers to up-to-date subscribers and writes the PFS, and a
+// catch-up stream per reconnecting subscriber.
+type SHB struct {
+	cfg        SHBConfig
+	w          *pendingWrites
+	epoch      uint64
+	version    uint64
+	nextSID    uint64
+	epochDirty bool
+	// stampInc, stampGen: filtered silences stamped before this were
+	// produced without some registered filter and are ignored.
+	stampInc, stampGen uint64
+	subs               map[string]*durableSub
+	pending            map[string]*pendingSub
+	pubs               map[string]*shbPubend
+	conns              map[string]*conn
+	out                []Envelope
+	now                Tick
+	lastReport         Tick
+	Stats              SHBStats
+}
+
+// SHBStats counts what an SHB did.
+type SHBStats struct {
+	Delivered   int // event messages to subscribers
+	Gaps        int // gap messages
+	CatchupNack int // ticks nacked by catch-up streams
+	StreamNacks int // nack messages sent by istreams
+	PFSRecords  int // PFS records appended
+	// StaleIgnored counts filtered silences ignored because they were
+	// filtered before a registered subscription's filter was installed.
+	StaleIgnored int
+}
+
+// NewSHB recovers an SHB from its store (empty for a new one). Recovery
+// starts a new epoch, persisted with the first Ready.
+func NewSHB(cfg SHBConfig, store Store) (*SHB, error) {
+	if err := cfg.populate(); err != nil {
+		return nil, err
+	}
+	s := &SHB{cfg: cfg, w: newPendingWrites(store), subs: map[string]*durableSub{},
+		pending: map[string]*pendingSub{}, pubs: map[string]*shbPubend{}, conns: map[string]*conn{},
+		lastReport: -1 << 62}
+	if err := s.recover(); err != nil {
+		return nil, fmt.Errorf("shb %s: recover: %w", cfg.Node, err)
+	}
+	return s, nil
+}
+
+// Step handles one message at time now.
+func (s *SHB) Step(now Tick, env Envelope) error {
+	s.now = now
+	m := env.Msg
+	var err error
+	switch m.Kind {
+	case MsgData, MsgSilence, MsgLost:
+		err = s.knowledge(m)
+	case MsgResume:
+		err = s.resume(env)
+	case MsgInstallAck:
+		err = s.installAck(m)
+	case MsgAck:
+		s.ack(m)
+	case MsgDisconnect:
+		s.disconnect(m)
+	case MsgUnsubscribe:
+		s.unsubscribe(m.Sub)
+	case MsgResync:
+		s.sendFilters(m.Nonce)
+	default:
+		err = fmt.Errorf("unexpected %v from %s", m.Kind, env.From)
+	}
+	if err != nil {
+		return fmt.Errorf("shb %s: %w", s.cfg.Node, err)
+	}
+	return s.progress()
+}
+
+// Tick handles a timer firing at time now: nacks, install resends,
+// catch-up nacks, idle silences and release reports.
+func (s *SHB) Tick(now Tick) error {
+	s.now = now
+	for _, p := range s.cfg.Pubends {
+		s.nackIstream(s.pubs[p])
+	}
+	for _, id := range slices.Sorted(mapKeys(s.pending)) {
+		ps := s.pending[id]
+		if now-ps.lastSent >= s.cfg.InstallRetry {
+			s.sendInstall(ps)
+		}
+	}
+	if now-s.lastReport >= s.cfg.ReportInterval {
+		s.lastReport = now
+		s.idleSilences()
+		s.report()
+	}
+	if err := s.progress(); err != nil {
+		return fmt.Errorf("shb %s: %w", s.cfg.Node, err)
+	}
+	return nil
+}
+
+// Ready returns the writes to persist (always synced) and the messages to
+// send after them.
+func (s *SHB) Ready() Ready {
+	if s.epochDirty {
+		s.w.set(shbEpochKey(), encodeTicks(Tick(s.epoch), Tick(s.version), Tick(s.nextSID),
+			Tick(s.stampInc), Tick(s.stampGen)))
+		s.epochDirty = false
+	}
+	for _, p := range s.cfg.Pubends {
+		s.pubs[p].flushMeta()
+	}
+	rd := Ready{Writes: s.w.take(), Msgs: s.out}
+	rd.Sync = !rd.Writes.Empty()
+	s.out = nil
+	return rd
+}
+
+func (s *SHB) send(to string, m Msg) {
+	s.out = append(s.out, Envelope{From: s.cfg.Node, To: to, Msg: m})
+}
+
+// sortedConns returns the connections in subscriber id order.
+func (s *SHB) sortedConns() []*conn {
+	cs := make([]*conn, 0, len(s.conns))
+	for _, id := range slices.Sorted(mapKeys(s.conns)) {
+		cs = append(cs, s.conns[id])
+	}
+	return cs
+}
+
+// sortedSubs returns the registered subscriptions in sid order.
+func (s *SHB) sortedSubs() []*durableSub {
+	ss := make([]*durableSub, 0, len(s.subs))
+	for _, d := range s.subs {
+		ss = append(ss, d)
+	}
+	slices.SortFunc(ss, func(a, b *durableSub) int { return cmpU64(a.sid, b.sid) })
+	return ss
+}
+
+func cmpU64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// LD returns latestDelivered of pubend p.
+func (s *SHB) LD(p string) Tick { return s.pubs[p].ld }
+
+// PFSRecords returns the number of PFS records of p not chopped.
+func (s *SHB) PFSRecords(p string) uint64 { return s.pubs[p].pfs.records() }

@@ -1,0 +1,141 @@
+package durable
+
+import (
+	"slices"
+
+	"github.com/sift-pubsub/sift/match"
+)
+
+// catchup is the catch-up stream of one subscriber on one pubend. It reads
+// the subscriber's D ticks from the PFS (no refiltering), fetches their
+// events from the constream's tail or by nacking upstream, at most
+// CatchupWindow nacked at once, and delivers them in order; once it has
+// conveyed everything up to LD the subscriber joins the constream.
+type catchup struct {
+	readUpto Tick   // the PFS was read up to here
+	pending  []Tick // D ticks of the subscriber above pos, ascending
+	events   map[Tick]match.Event
+	nackedAt map[Tick]Tick
+}
+
+func newCatchup(pos Tick) *catchup {
+	return &catchup{readUpto: pos, events: map[Tick]match.Event{}, nackedAt: map[Tick]Tick{}}
+}
+
+// stepCatchup moves one session's catch-up stream on pubend p as far as it
+// can go now.
+func (s *SHB) stepCatchup(c *conn, p string) error {
+	cs, pb := c.streams[p], s.pubs[p]
+	cu := cs.catchup
+	if cu == nil {
+		return nil
+	}
+	for {
+		s.gapToLost(c, p)
+		s.deliverReady(c, p)
+		if len(cu.pending) > 0 {
+			s.nackCatchup(cu, p)
+			return nil
+		}
+		if cu.readUpto >= pb.ld {
+			s.join(c, p)
+			return nil
+		}
+		ticks, err := pb.pfs.read(c.sub.sid, cu.readUpto, pb.ld)
+		if err != nil {
+			return err
+		}
+		cu.pending = append(cu.pending, ticks...)
+		cu.readUpto = pb.ld
+	}
+}
+
+// gapToLost sends a gap for ticks up to the L prefix the session has not
+// been told about (only ticks that are L).
+func (s *SHB) gapToLost(c *conn, p string) {
+	cs, lost := c.streams[p], s.pubs[p].lost
+	if cs.pos >= lost {
+		return
+	}
+	s.toSub(c, Msg{Kind: MsgGap, Pubend: p, From: cs.pos + 1, To: lost})
+	cs.pos = lost
+	cu := cs.catchup
+	cu.readUpto = max(cu.readUpto, lost)
+	i := 0
+	for i < len(cu.pending) && cu.pending[i] <= lost {
+		delete(cu.events, cu.pending[i])
+		i++
+	}
+	cu.pending = cu.pending[i:]
+}
+
+// deliverReady delivers the pending ticks whose events are at hand, in
+// order, re-applying the subscriber's filter.
+func (s *SHB) deliverReady(c *conn, p string) {
+	cs, pb := c.streams[p], s.pubs[p]
+	cu := cs.catchup
+	for len(cu.pending) > 0 {
+		t := cu.pending[0]
+		e, ok := cu.events[t]
+		if !ok {
+			e, ok = pb.tail.get(t)
+		}
+		if !ok {
+			return
+		}
+		if c.sub.filter.Matches(e) {
+			s.toSub(c, Msg{Kind: MsgEvent, Pubend: p, Tick: t, Event: e})
+		}
+		cs.pos = t
+		delete(cu.events, t)
+		delete(cu.nackedAt, t)
+		cu.pending = cu.pending[1:]
+	}
+}
+
+// nackCatchup nacks the first CatchupWindow pending ticks not nacked within
+// NackRetry.
+func (s *SHB) nackCatchup(cu *catchup, p string) {
+	var rs []Range
+	for _, t := range cu.pending[:min(len(cu.pending), s.cfg.CatchupWindow)] {
+		if at, ok := cu.nackedAt[t]; ok && s.now-at < s.cfg.NackRetry {
+			continue
+		}
+		if _, ok := cu.events[t]; ok {
+			continue
+		}
+		cu.nackedAt[t] = s.now
+		rs = append(rs, Range{t, t})
+	}
+	if len(rs) == 0 {
+		return
+	}
+	s.Stats.CatchupNack += len(rs)
+	s.send(s.cfg.Upstream, Msg{Kind: MsgNack, Pubend: p, Ranges: mergeRanges(rs)})
+}
+
+// join hands a caught-up session to the constream: everything up to LD has
+// been conveyed, and the constream delivers only ticks above LD, so no tick
+// is skipped or delivered twice at the switch.
+func (s *SHB) join(c *conn, p string) {
+	cs, ld := c.streams[p], s.pubs[p].ld
+	cs.catchup = nil
+	if cs.pos < ld {
+		s.toSub(c, Msg{Kind: MsgSubSilence, Pubend: p, Tick: ld})
+		cs.pos = ld
+	}
+}
+
+// offerCatchups gives an event fetched by a nack to every catch-up stream
+// of pubend p waiting for it.
+func (s *SHB) offerCatchups(p string, t Tick, e match.Event) {
+	for _, c := range s.sortedConns() {
+		cu := c.streams[p].catchup
+		if cu == nil {
+			continue
+		}
+		if _, found := slices.BinarySearch(cu.pending, t); found {
+			cu.events[t] = e
+		}
+	}
+}

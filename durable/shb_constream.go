@@ -1,0 +1,187 @@
+package durable
+
+import (
+	"fmt"
+
+	"github.com/sift-pubsub/sift/match"
+)
+
+// knowledge merges a knowledge message: ticks above LD go to the istream,
+// events at or below LD to the catch-up streams waiting for them, and a
+// lost message moves the L prefix everywhere.
+func (s *SHB) knowledge(m Msg) error {
+	pb, ok := s.pubs[m.Pubend]
+	if !ok {
+		return fmt.Errorf("knowledge for unknown pubend %q", m.Pubend)
+	}
+	switch m.Kind {
+	case MsgData:
+		if m.Tick <= pb.ld {
+			s.offerCatchups(pb.id, m.Tick, m.Event)
+			return nil
+		}
+		pb.in.AddSilence(m.Prev+1, m.Tick-1)
+		pb.in.AddData(m.Tick, m.Event)
+	case MsgSilence:
+		if m.Filtered && older(m.Epoch, m.Version, s.stampInc, s.stampGen) {
+			s.Stats.StaleIgnored++ // filtered without a registered filter
+			return nil
+		}
+		pb.in.AddSilence(m.From, m.To)
+	case MsgLost:
+		return s.lost(pb, m.Tick)
+	}
+	return nil
+}
+
+// progress advances every constream to its doubt horizon and then every
+// catch-up stream.
+func (s *SHB) progress() error {
+	for _, p := range s.cfg.Pubends {
+		if err := s.advance(s.pubs[p]); err != nil {
+			return err
+		}
+	}
+	for _, c := range s.sortedConns() {
+		for _, p := range s.cfg.Pubends {
+			if err := s.stepCatchup(c, p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// advance delivers every tick from LD up to the istream's doubt horizon in
+// order (rule SHB 2): each D tick is matched against the durable
+// subscriptions, recorded in the PFS if any match, and delivered to the
+// matching up-to-date subscribers; then LD moves. The PFS records and LD
+// are in the same synced batch, which precedes the deliveries.
+func (s *SHB) advance(pb *shbPubend) error {
+	h := pb.in.DoubtHorizon()
+	if h <= pb.ld {
+		return nil
+	}
+	for _, seg := range pb.in.Segments(Range{pb.ld + 1, h}) {
+		if seg.State == D {
+			s.deliver(pb, seg.From, seg.Event)
+		}
+	}
+	pb.ld = h
+	pb.in.Advance(h)
+	pb.metaDirty = true
+	return nil
+}
+
+// deliver handles one D tick on the constream.
+func (s *SHB) deliver(pb *shbPubend, t Tick, e match.Event) {
+	var sids []uint64
+	for _, d := range s.sortedSubs() {
+		if t > d.start[pb.id] && d.filter.Matches(e) {
+			sids = append(sids, d.sid)
+		}
+	}
+	if len(sids) == 0 {
+		return
+	}
+	if t > pb.pfs.lastTS {
+		pb.pfs.append(t, sids)
+		s.Stats.PFSRecords++
+	}
+	pb.tail.add(t, e)
+	for _, c := range s.sortedConns() {
+		cs := c.streams[pb.id]
+		if cs.catchup == nil && t > cs.pos && c.sub.filter.Matches(e) {
+			s.toSub(c, Msg{Kind: MsgEvent, Pubend: pb.id, Tick: t, Event: e})
+			cs.pos = t
+		}
+	}
+}
+
+// lost moves the L prefix of a pubend: the istream and the catch-up streams
+// learn it, the PFS is chopped and every released(s,p) is raised to it. A
+// constream that meets L (the prefix passed LD) moves its subscribers to
+// catch-up, where they get a gap (rule SHB 3).
+func (s *SHB) lost(pb *shbPubend, upto Tick) error {
+	if upto <= pb.lost {
+		return nil
+	}
+	pb.lost = upto
+	pb.metaDirty = true
+	pb.in.AddLost(upto)
+	if upto > pb.ld {
+		for _, c := range s.sortedConns() {
+			if cs := c.streams[pb.id]; cs.catchup == nil {
+				cs.catchup = newCatchup(cs.pos)
+			}
+		}
+		pb.ld = upto
+		pb.in.Advance(upto)
+	}
+	for _, d := range s.sortedSubs() {
+		if d.released[pb.id] < upto {
+			s.setReleased(d, pb.id, upto)
+		}
+	}
+	return pb.pfs.chop(upto)
+}
+
+// nackIstream nacks the istream's Q ranges once they have waited NackDelay,
+// and again every NackRetry until answered (rule SHB 1).
+func (s *SHB) nackIstream(pb *shbPubend) {
+	qs := pb.in.Curiosity()
+	if len(qs) == 0 {
+		pb.qSince = -1
+		return
+	}
+	if pb.qSince < 0 {
+		pb.qSince = s.now
+	}
+	if s.now-pb.qSince < s.cfg.NackDelay || s.now-pb.lastNack < s.cfg.NackRetry {
+		return
+	}
+	pb.lastNack = s.now
+	s.Stats.StreamNacks++
+	s.send(s.cfg.Upstream, Msg{Kind: MsgNack, Pubend: pb.id, Ranges: qs})
+}
+
+// report sends each pubend's release report (rule SHB 7): Tr = min(LD,
+// released(s,p) of every durable subscriber), Td = LD. Messages leave after
+// the batch that persists these values, so reports use persisted values.
+func (s *SHB) report() {
+	for _, p := range s.cfg.Pubends {
+		pb := s.pubs[p]
+		tr := pb.ld
+		for _, d := range s.sortedSubs() {
+			tr = min(tr, d.released[p])
+		}
+		s.send(s.cfg.Upstream, Msg{Kind: MsgRelease, Pubend: p,
+			Reports: []Report{{SHB: s.cfg.Node, Tr: tr, Td: pb.ld}}})
+	}
+}
+
+// idleSilences sends silence(p, LD) to up-to-date subscribers that have
+// heard nothing up to LD, so their CT keeps up (rule SHB 5).
+func (s *SHB) idleSilences() {
+	for _, c := range s.sortedConns() {
+		for _, p := range s.cfg.Pubends {
+			cs, ld := c.streams[p], s.pubs[p].ld
+			if cs.catchup == nil && cs.pos < ld {
+				s.toSub(c, Msg{Kind: MsgSubSilence, Pubend: p, Tick: ld})
+				cs.pos = ld
+			}
+		}
+	}
+}
+
+// toSub sends a message on a subscriber's session.
+func (s *SHB) toSub(c *conn, m Msg) {
+	m.Sub, m.Session = c.sub.id, c.session
+	switch m.Kind {
+	case MsgEvent:
+		s.Stats.Delivered++
+	case MsgGap:
+		s.Stats.Gaps++
+	}
+	s.send(c.node, m)
+}

@@ -1,0 +1,61 @@
+package durable
+
+import (
+	"github.com/sift-pubsub/sift/match"
+)
+
+// shbPubend is an SHB's state for one pubend: the istream, latestDelivered
+// (LD), the L prefix heard of, the PFS and the constream's tail.
+type shbPubend struct {
+	id        string
+	in        *Stream
+	ld        Tick
+	lost      Tick
+	pfs       *pfs
+	tail      *tail
+	qSince    Tick // when the istream's curiosity became non-empty (-1: empty)
+	lastNack  Tick
+	metaDirty bool
+	w         *pendingWrites
+}
+
+func newSHBPubend(id string, w *pendingWrites, tailSize int) *shbPubend {
+	return &shbPubend{id: id, in: NewStream(0), pfs: newPFS(id, w), tail: newTail(tailSize),
+		qSince: -1, lastNack: -1 << 62, w: w}
+}
+
+// flushMeta writes LD, the L prefix and the PFS counters if they changed.
+func (p *shbPubend) flushMeta() {
+	if !p.metaDirty {
+		return
+	}
+	p.w.set(shbMetaKey(p.id), encodeTicks(p.ld, p.lost, p.pfs.lastTS, Tick(p.pfs.next), Tick(p.pfs.first)))
+	p.metaDirty = false
+}
+
+// tail is a bounded in-memory map of recent matched events, oldest evicted
+// first.
+type tail struct {
+	size   int
+	order  []Tick
+	events map[Tick]match.Event
+}
+
+func newTail(size int) *tail { return &tail{size: size, events: map[Tick]match.Event{}} }
+
+func (t *tail) add(tick Tick, e match.Event) {
+	if _, ok := t.events[tick]; ok {
+		return
+	}
+	t.events[tick] = e
+	t.order = append(t.order, tick)
+	if len(t.order) > t.size {
+		delete(t.events, t.order[0])
+		t.order = t.order[1:]
+	}
+}
+
+func (t *tail) get(tick Tick) (match.Event, bool) {
+	e, ok := t.events[tick]
+	return e, ok
+}

@@ -1,0 +1,122 @@
+package durable
+
+import (
+	"fmt"
+
+	"github.com/sift-pubsub/sift/match"
+)
+
+// registryRecord is a durable subscription as the registry stores it.
+func encodeRegistry(d *durableSub) []byte {
+	e := encoder{}
+	e.byte1(recordV1)
+	e.str(d.id)
+	e.str(d.filter.String())
+	ps := d.start.Pubends()
+	e.uvarint(uint64(len(ps)))
+	for _, p := range ps {
+		e.str(p)
+		e.tick(d.start[p])
+	}
+	return e.b
+}
+
+func decodeRegistry(sid uint64, b []byte) (*durableSub, error) {
+	d := decoder{b: b}
+	if v := d.byte1(); d.err == nil && v != recordV1 {
+		return nil, fmt.Errorf("registry record: unknown version %d", v)
+	}
+	sub := &durableSub{sid: sid, id: d.str(), start: CT{}, released: CT{}}
+	text := d.str()
+	for range d.count(2) {
+		p := d.str()
+		sub.start[p] = d.tick()
+	}
+	if err := d.done(); err != nil {
+		return nil, fmt.Errorf("registry record %d: %w", sid, err)
+	}
+	f, err := match.Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("registry record %d: filter: %w", sid, err)
+	}
+	sub.filter = f
+	return sub, nil
+}
+
+// recover loads the registry, per-pubend metadata, PFS lastIndex and
+// released values, and starts a new epoch.
+func (s *SHB) recover() error {
+	st := s.w.store
+	ev, err := getTicks(st.Get, shbEpochKey(), 5)
+	if err != nil {
+		return err
+	}
+	s.epoch, s.version, s.nextSID = uint64(ev[0])+1, uint64(ev[1]), max(uint64(ev[2]), 1)
+	s.stampInc, s.stampGen = uint64(ev[3]), uint64(ev[4])
+	s.epochDirty = true
+	bySID := map[uint64]*durableSub{}
+	pre := keyPrefix(roleSHB, 'g', "")
+	if err := scanNum(st, pre, func(sid uint64, v []byte) error {
+		d, err := decodeRegistry(sid, v)
+		if err == nil {
+			s.subs[d.id], bySID[sid] = d, d
+		}
+		return err
+	}); err != nil {
+		return err
+	}
+	for _, p := range s.cfg.Pubends {
+		if err := s.recoverPubend(p, bySID); err != nil {
+			return fmt.Errorf("pubend %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+func (s *SHB) recoverPubend(id string, bySID map[uint64]*durableSub) error {
+	st := s.w.store
+	pb := newSHBPubend(id, s.w, s.cfg.TailSize)
+	s.pubs[id] = pb
+	m, err := getTicks(st.Get, shbMetaKey(id), 5)
+	if err != nil {
+		return err
+	}
+	pb.ld, pb.lost, pb.pfs.lastTS = m[0], m[1], m[2]
+	pb.pfs.next, pb.pfs.first = max(uint64(m[3]), 1), max(uint64(m[4]), 1)
+	pb.in = NewStream(pb.ld)
+	pb.in.AddLost(pb.lost)
+	if err := scanNum(st, keyPrefix(roleSHB, 'i', id), func(sid uint64, v []byte) error {
+		t, err := decodeTicks(v, 1)
+		pb.pfs.lastIndex[sid] = uint64(t[0])
+		return err
+	}); err != nil {
+		return err
+	}
+	return scanNum(st, keyPrefix(roleSHB, 'r', id), func(sid uint64, v []byte) error {
+		t, err := decodeTicks(v, 1)
+		if d, ok := bySID[sid]; ok && err == nil {
+			d.released[id] = t[0]
+		}
+		return err
+	})
+}
+
+// scanNum scans a table keyed by a trailing big-endian number.
+func scanNum(st Store, pre []byte, fn func(uint64, []byte) error) error {
+	var ferr error
+	err := st.Scan(pre, prefixEnd(pre), func(k, v []byte) bool {
+		n, err := keyNumOf(k)
+		if err == nil {
+			err = fn(n, v)
+		}
+		if err != nil {
+			ferr = fmt.Errorf("key %x: %w", k, err)
+			return false
+		}
+		return true
+	})
+	if err == nil {
+		err = ferr
+	}
+	return err
+}

@@ -1,0 +1,173 @@
+package durable
+
+import (
+	"fmt"
+	"slices"
+)
+
+// resume handles a subscriber's (re)connection (rule SHB 9).
+func (s *SHB) resume(env Envelope) error {
+	m := env.Msg
+	if old, ok := s.conns[m.Sub]; ok && old.session != m.Session {
+		delete(s.conns, m.Sub) // a second resume closes the first connection
+	}
+	if d, ok := s.subs[m.Sub]; ok {
+		if !d.filter.Equal(m.Filter) {
+			s.refuse(env, fmt.Sprintf("subscription %s exists with filter %q", m.Sub, d.filter.String()))
+			return nil
+		}
+		start := d.released.Clone()
+		if m.HasCT {
+			for _, p := range s.cfg.Pubends {
+				if t, ok := m.CT[p]; ok {
+					start[p] = t
+				} else {
+					start[p] = d.start[p]
+				}
+			}
+		}
+		s.open(d, env.From, m.Session, start)
+		return nil
+	}
+	if m.HasCT {
+		s.refuse(env, fmt.Sprintf("subscription %s is not registered here: reconnecting anywhere is not supported", m.Sub))
+		return nil
+	}
+	if ps, ok := s.pending[m.Sub]; ok {
+		if !ps.filter.Equal(m.Filter) {
+			s.refuse(env, fmt.Sprintf("subscription %s is being registered with another filter", m.Sub))
+			return nil
+		}
+		ps.node, ps.session = env.From, m.Session
+		return nil
+	}
+	ps := &pendingSub{id: m.Sub, filter: m.Filter, node: env.From, session: m.Session}
+	s.pending[m.Sub] = ps
+	s.bumpVersion()
+	s.sendInstall(ps)
+	return nil
+}
+
+func (s *SHB) refuse(env Envelope, reason string) {
+	s.send(env.From, Msg{Kind: MsgRefused, Sub: env.Msg.Sub, Session: env.Msg.Session, Reason: reason})
+}
+
+func (s *SHB) bumpVersion() {
+	s.version++
+	s.epochDirty = true
+}
+
+func (s *SHB) sendInstall(ps *pendingSub) {
+	ps.lastSent = s.now
+	s.send(s.cfg.Upstream, Msg{Kind: MsgInstall, Sub: ps.id, Filter: ps.filter, Epoch: s.epoch, Version: s.version})
+}
+
+// installAck registers a pending subscription. Its start CT is, per pubend,
+// max(LD, the tick the hop acknowledged, the highest tick already known),
+// and from now on filtered silences stamped before the acknowledgement's
+// stamp are ignored (they may be in flight from before the install, or
+// from an earlier incarnation of the router), so every tick above the start
+// CT is judged with the new filter included. The registry and
+// released(s,p) are synced before anything reaches the subscriber.
+func (s *SHB) installAck(m Msg) error {
+	ps, ok := s.pending[m.Sub]
+	if !ok {
+		return nil // a duplicate acknowledgement
+	}
+	delete(s.pending, m.Sub)
+	d := &durableSub{sid: s.nextSID, id: ps.id, filter: ps.filter, start: CT{}, released: CT{}}
+	s.nextSID++
+	s.epochDirty = true
+	for _, p := range s.cfg.Pubends {
+		// Knowledge already received may have been filtered without the
+		// new filter: start above all of it.
+		d.start[p] = max(s.pubs[p].ld, m.CT[p], s.pubs[p].in.Highest())
+	}
+	if older(s.stampInc, s.stampGen, m.Epoch, m.Version) {
+		s.stampInc, s.stampGen = m.Epoch, m.Version
+	}
+	s.subs[d.id] = d
+	s.w.set(shbRegKey(d.sid), encodeRegistry(d))
+	for _, p := range s.cfg.Pubends {
+		s.setReleased(d, p, d.start[p])
+	}
+	if ps.node != "" {
+		s.open(d, ps.node, ps.session, d.start.Clone())
+	}
+	return nil
+}
+
+// open starts a session at the given CT: up to date on pubends where the
+// CT is at or above LD, catching up elsewhere.
+func (s *SHB) open(d *durableSub, node string, session uint64, start CT) {
+	c := &conn{sub: d, node: node, session: session, streams: map[string]*connStream{}}
+	for _, p := range s.cfg.Pubends {
+		cs := &connStream{pos: start[p]}
+		if start[p] < s.pubs[p].ld {
+			cs.catchup = newCatchup(start[p])
+		}
+		c.streams[p] = cs
+	}
+	s.conns[d.id] = c
+	s.toSub(c, Msg{Kind: MsgStart, CT: start})
+}
+
+// ack records a subscriber's acknowledged CT: released(s,p) only grows.
+func (s *SHB) ack(m Msg) {
+	d, ok := s.subs[m.Sub]
+	if !ok {
+		return
+	}
+	for _, p := range s.cfg.Pubends {
+		if t, ok := m.CT[p]; ok && t > d.released[p] {
+			s.setReleased(d, p, t)
+		}
+	}
+}
+
+func (s *SHB) setReleased(d *durableSub, p string, t Tick) {
+	d.released[p] = t
+	s.w.set(releasedKey(p, d.sid), encodeTicks(t))
+}
+
+// disconnect ends a session (the driver saw its connection close).
+func (s *SHB) disconnect(m Msg) {
+	if c, ok := s.conns[m.Sub]; ok && c.session == m.Session {
+		delete(s.conns, m.Sub)
+	}
+	if ps, ok := s.pending[m.Sub]; ok && ps.session == m.Session {
+		ps.node = ""
+	}
+}
+
+// unsubscribe removes a durable subscription everywhere (rule SHB 10); its
+// released(s,p) no longer holds release back.
+func (s *SHB) unsubscribe(id string) {
+	d, ok := s.subs[id]
+	if !ok {
+		return
+	}
+	delete(s.subs, id)
+	delete(s.conns, id)
+	s.w.del(shbRegKey(d.sid))
+	for _, p := range s.cfg.Pubends {
+		s.w.del(releasedKey(p, d.sid))
+		s.w.del(pfsLastKey(p, d.sid))
+		delete(s.pubs[p].pfs.lastIndex, d.sid)
+	}
+	s.bumpVersion()
+	s.send(s.cfg.Upstream, Msg{Kind: MsgUninstall, Sub: id, Epoch: s.epoch, Version: s.version})
+}
+
+// sendFilters answers a resync with the whole filter set: registered and
+// pending subscriptions.
+func (s *SHB) sendFilters(nonce uint64) {
+	var subs []SubFilter
+	for _, d := range s.sortedSubs() {
+		subs = append(subs, SubFilter{Sub: d.id, Filter: d.filter})
+	}
+	for _, id := range slices.Sorted(mapKeys(s.pending)) {
+		subs = append(subs, SubFilter{Sub: id, Filter: s.pending[id].filter})
+	}
+	s.send(s.cfg.Upstream, Msg{Kind: MsgFilters, Subs: subs, Epoch: s.epoch, Version: s.version, Nonce: nonce})
+}

@@ -1,0 +1,112 @@
+package durable
+
+import "bytes"
+
+// Store is a broker's ordered key-value storage. Reads see every applied
+// write, synced or not; Apply with sync set returns only once the batch and
+// every batch applied before it are durable. A batch is atomic: after a
+// crash it is there whole or not at all, and if it is lost so is every
+// batch applied after it.
+type Store interface {
+	// Get returns the value stored under key.
+	Get(key []byte) (val []byte, ok bool, err error)
+	// Scan calls fn for each key in [lo, hi) in ascending order, until fn
+	// returns false. fn must not keep key or val.
+	Scan(lo, hi []byte, fn func(key, val []byte) bool) error
+	// Apply applies the batch atomically, durably if sync is set.
+	Apply(b *Batch, sync bool) error
+}
+
+// OpKind is the kind of one batch operation.
+type OpKind uint8
+
+// Batch operation kinds.
+const (
+	OpSet OpKind = iota + 1
+	OpDelete
+	OpDeleteRange
+)
+
+// Op is one write of a batch: Set Key=Value, Delete Key, or DeleteRange
+// [Key, End).
+type Op struct {
+	Kind  OpKind
+	Key   []byte
+	Value []byte
+	End   []byte
+}
+
+// Batch is an ordered list of writes applied atomically.
+type Batch struct {
+	Ops []Op
+}
+
+// Set adds a write of key=val.
+func (b *Batch) Set(key, val []byte) {
+	b.Ops = append(b.Ops, Op{Kind: OpSet, Key: bytes.Clone(key), Value: bytes.Clone(val)})
+}
+
+// Delete adds a deletion of key.
+func (b *Batch) Delete(key []byte) {
+	b.Ops = append(b.Ops, Op{Kind: OpDelete, Key: bytes.Clone(key)})
+}
+
+// DeleteRange adds a deletion of every key in [lo, hi).
+func (b *Batch) DeleteRange(lo, hi []byte) {
+	b.Ops = append(b.Ops, Op{Kind: OpDeleteRange, Key: bytes.Clone(lo), End: bytes.Clone(hi)})
+}
+
+// Empty reports whether the batch has no writes.
+func (b *Batch) Empty() bool { return b == nil || len(b.Ops) == 0 }
+
+// Ready is what a broker asks its driver to do after a Step or Tick:
+// apply Writes to the broker's store (syncing them when Sync is set), and
+// only then send Msgs, in order. Nothing in Msgs may be sent if the writes
+// were not made durable.
+type Ready struct {
+	Writes *Batch
+	Sync   bool
+	Msgs   []Envelope
+}
+
+// pendingWrites is a broker's batch under construction, with a read
+// overlay so that the broker sees its own writes before the driver applies
+// them. The overlay covers Set and Delete; DeleteRange is not reflected in
+// reads (brokers never read what they range-delete).
+type pendingWrites struct {
+	store   Store
+	batch   *Batch
+	overlay map[string][]byte // nil value: deleted
+}
+
+func newPendingWrites(s Store) *pendingWrites {
+	return &pendingWrites{store: s, batch: &Batch{}, overlay: map[string][]byte{}}
+}
+
+func (p *pendingWrites) set(key, val []byte) {
+	p.batch.Set(key, val)
+	p.overlay[string(key)] = bytes.Clone(val)
+}
+
+func (p *pendingWrites) del(key []byte) {
+	p.batch.Delete(key)
+	p.overlay[string(key)] = nil
+}
+
+func (p *pendingWrites) deleteRange(lo, hi []byte) { p.batch.DeleteRange(lo, hi) }
+
+// get reads key through the overlay.
+func (p *pendingWrites) get(key []byte) ([]byte, bool, error) {
+	if v, ok := p.overlay[string(key)]; ok {
+		return v, v != nil, nil
+	}
+	return p.store.Get(key)
+}
+
+// take returns the batch and starts a new one.
+func (p *pendingWrites) take() *Batch {
+	b := p.batch
+	p.batch = &Batch{}
+	clear(p.overlay)
+	return b
+}
