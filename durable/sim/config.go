@@ -1,0 +1,115 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sift-pubsub/sift/durable"
+)
+
+// Fault is one kind of fault the simulator can inject.
+type Fault string
+
+// The fault kinds.
+const (
+	FaultDrop      Fault = "drop"      // broker messages are lost
+	FaultDup       Fault = "dup"       // broker messages are duplicated
+	FaultReorder   Fault = "reorder"   // broker messages overtake each other
+	FaultDelay     Fault = "delay"     // some messages take much longer
+	FaultPartition Fault = "partition" // a link is cut for a while
+	FaultCrash     Fault = "crash"     // a broker crashes, losing unsynced writes
+	FaultReconnect Fault = "reconnect" // subscribers leave and come back, sometimes with older CTs
+	FaultRelease   Fault = "release"   // early release (maxRetain) is on
+	FaultPublisher Fault = "publisher" // publishers lose their connection and resend
+)
+
+// AllFaults lists every fault kind.
+var AllFaults = []Fault{FaultDrop, FaultDup, FaultReorder, FaultDelay, FaultPartition,
+	FaultCrash, FaultReconnect, FaultRelease, FaultPublisher}
+
+// ParseFaults parses a comma-separated list of fault names; "all" means
+// every fault and "none" or "" none.
+func ParseFaults(s string) ([]Fault, error) {
+	s = strings.TrimSpace(s)
+	switch s {
+	case "all":
+		return slices.Clone(AllFaults), nil
+	case "", "none":
+		return nil, nil
+	}
+	var fs []Fault
+	for _, name := range strings.Split(s, ",") {
+		f := Fault(strings.TrimSpace(name))
+		if !slices.Contains(AllFaults, f) {
+			return nil, fmt.Errorf("unknown fault %q (known: %s, all, none)", name, FaultNames())
+		}
+		if !slices.Contains(fs, f) {
+			fs = append(fs, f)
+		}
+	}
+	return fs, nil
+}
+
+// FaultNames returns the fault names joined by commas.
+func FaultNames() string {
+	names := make([]string, len(AllFaults))
+	for i, f := range AllFaults {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ",")
+}
+
+// Config describes one simulated run. Zero fields take the defaults given.
+type Config struct {
+	Seed uint64
+	// Events is the number of events published in all (default 40).
+	Events int
+	// Faults lists the faults to inject.
+	Faults []Fault
+	// Pubends (default 2), SHBs (default 2), Publishers (default 3) and
+	// Subscribers (default 6) size the topology: every PHB and SHB hangs
+	// off one intermediate router.
+	Pubends, SHBs, Publishers, Subscribers int
+	// MaxRetain is the early-release age when FaultRelease is on (default
+	// 40 ms).
+	MaxRetain durable.Tick
+	// HealTime bounds the time allowed to catch up after the faults stop
+	// (default 30 s of simulated time).
+	HealTime durable.Tick
+	// Trace, if set, receives every delivered message and fault.
+	Trace func(string)
+}
+
+func (c *Config) populate() {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&c.Events, 40)
+	def(&c.Pubends, 2)
+	def(&c.SHBs, 2)
+	def(&c.Publishers, 3)
+	def(&c.Subscribers, 6)
+	if c.MaxRetain <= 0 {
+		c.MaxRetain = 40_000
+	}
+	if c.HealTime <= 0 {
+		c.HealTime = 30_000_000
+	}
+}
+
+func (c *Config) has(f Fault) bool { return slices.Contains(c.Faults, f) }
+
+// FaultList renders faults as a comma-separated list ("none" if empty).
+func FaultList(fs []Fault) string {
+	if len(fs) == 0 {
+		return "none"
+	}
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ",")
+}

@@ -1,0 +1,67 @@
+package sim
+
+import "github.com/sift-pubsub/sift/durable"
+
+// scheduleFaults plans the discrete faults of the chaos phase: crashes,
+// partitions, subscriber reconnections and publisher disconnections, each
+// at random times before chaosEnd.
+func (w *world) scheduleFaults(chaosEnd durable.Tick) {
+	randTime := func() durable.Tick { return durable.Tick(w.rng.IntN(int(chaosEnd))) }
+	if w.cfg.has(FaultCrash) {
+		for range 1 + w.rng.IntN(3) {
+			n := w.nodes[w.order[w.rng.IntN(len(w.order))]]
+			w.at(randTime(), func() {
+				if w.chaos {
+					w.crash(n, nil)
+				}
+			})
+		}
+	}
+	if w.cfg.has(FaultPartition) {
+		for range 1 + w.rng.IntN(3) {
+			a := w.order[w.rng.IntN(len(w.order))]
+			b := routerName
+			if a == routerName {
+				a = w.order[0]
+			}
+			d := durable.Tick(10_000 + w.rng.IntN(100_000))
+			w.at(randTime(), func() {
+				w.trace("partition %s|%s for %d", a, b, d)
+				w.stats.Partitions++
+				w.cuts[linkKey(a, b)] = w.now + d
+			})
+		}
+	}
+	if w.cfg.has(FaultReconnect) {
+		for _, s := range w.subs {
+			for range w.rng.IntN(4) {
+				d := durable.Tick(2_000 + w.rng.IntN(80_000))
+				w.at(randTime(), func() {
+					if !w.chaos || !s.connected {
+						return
+					}
+					w.stats.Reconnects++
+					s.disconnect(w)
+					w.at(w.now+d, func() {
+						if !s.connected {
+							s.connect(w)
+						}
+					})
+				})
+			}
+		}
+	}
+	if w.cfg.has(FaultPublisher) {
+		for _, p := range w.pubs {
+			for range 1 + w.rng.IntN(2) {
+				d := durable.Tick(2_000 + w.rng.IntN(50_000))
+				w.at(randTime(), func() {
+					if w.chaos {
+						w.stats.PublisherCuts++
+						p.disconnect(w, d)
+					}
+				})
+			}
+		}
+	}
+}

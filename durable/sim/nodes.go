@@ -1,0 +1,160 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/sift-pubsub/sift/durable"
+	"github.com/sift-pubsub/sift/durable/memstore"
+)
+
+// broker is the common face of the three broker state machines.
+type broker interface {
+	Step(now durable.Tick, env durable.Envelope) error
+	Tick(now durable.Tick) error
+	Ready() durable.Ready
+}
+
+type pubendBroker struct{ *durable.Pubend }
+
+func (p pubendBroker) Tick(now durable.Tick) error { p.Pubend.Tick(now); return nil }
+
+type routerBroker struct{ *durable.Router }
+
+func (r routerBroker) Tick(now durable.Tick) error { r.Router.Tick(now); return nil }
+
+type nodeKind uint8
+
+const (
+	kindPHB nodeKind = iota
+	kindRouter
+	kindSHB
+)
+
+// node is one simulated broker: its machine, its store and whether it is
+// up. incarnation grows at each restart; timers of earlier incarnations
+// stop.
+type node struct {
+	name        string
+	kind        nodeKind
+	m           broker
+	store       *memstore.Store
+	up          bool
+	incarnation uint64
+	pubend      *durable.Pubend
+	router      *durable.Router
+	shb         *durable.SHB
+}
+
+// timerPeriod is how often every broker's Tick fires.
+const timerPeriod = 5_000
+
+// boot (re)creates the node's machine from its store and starts its timer.
+func (w *world) boot(n *node) error {
+	n.incarnation++
+	var err error
+	switch n.kind {
+	case kindPHB:
+		cfg := w.phbConfig(n.name)
+		n.pubend, err = durable.NewPubend(cfg, n.store)
+		n.m = pubendBroker{n.pubend}
+	case kindRouter:
+		cfg := w.routerConfig()
+		cfg.Incarnation = n.incarnation
+		n.router, err = durable.NewRouter(cfg)
+		n.m = routerBroker{n.router}
+	case kindSHB:
+		n.shb, err = durable.NewSHB(w.shbConfig(n.name), n.store)
+		n.m = n.shb
+	}
+	if err != nil {
+		return fmt.Errorf("boot %s: %w", n.name, err)
+	}
+	n.up = true
+	w.flush(n)
+	w.scheduleTimer(n, n.incarnation)
+	return nil
+}
+
+func (w *world) scheduleTimer(n *node, inc uint64) {
+	w.q.add(&item{at: w.now + timerPeriod, fn: func() {
+		if !n.up || n.incarnation != inc {
+			return
+		}
+		if err := n.m.Tick(w.now); err != nil {
+			w.violate("%s: tick: %v", n.name, err)
+		}
+		w.flush(n)
+		w.scheduleTimer(n, inc)
+	}})
+}
+
+// deliverToNode steps a broker with a message (dropped if it is down).
+func (w *world) deliverToNode(n *node, env durable.Envelope) {
+	if !n.up {
+		return
+	}
+	if err := n.m.Step(w.now, env); err != nil {
+		w.violate("%s: step %v: %v", n.name, env, err)
+	}
+	w.flush(n)
+}
+
+// flush carries out a node's Ready: persist, then send. With the crash
+// fault a node sometimes crashes between applying its writes and syncing
+// them; its messages are then never sent.
+func (w *world) flush(n *node) {
+	rd := n.m.Ready()
+	if !rd.Writes.Empty() {
+		if w.chaos && w.cfg.has(FaultCrash) && w.rng.Float64() < 0.01 {
+			_ = n.store.Apply(rd.Writes, false)
+			w.crash(n, rd.Writes)
+			return
+		}
+		if err := n.store.Apply(rd.Writes, rd.Sync); err != nil {
+			w.violate("%s: apply: %v", n.name, err)
+			return
+		}
+		w.observeDurable(n, rd.Writes)
+	}
+	for _, env := range rd.Msgs {
+		w.send(env)
+	}
+}
+
+// observeDurable lets the oracle see a batch that became durable.
+func (w *world) observeDurable(n *node, b *durable.Batch) {
+	if n.kind == kindPHB {
+		w.oracle.logged(w, n.pubend.ID(), b)
+		w.oracle.released(n.pubend.ID(), n.pubend.Lost())
+	}
+}
+
+// crash takes a node down, losing its unsynced writes (all but a random
+// prefix), and schedules its restart. unsynced is the batch being written
+// when it crashed, if any.
+func (w *world) crash(n *node, unsynced *durable.Batch) {
+	if !n.up {
+		return
+	}
+	w.trace("crash %s", n.name)
+	w.stats.Crashes++
+	n.up = false
+	if kept := n.store.Crash(w.rng); kept > 0 && unsynced != nil && n.kind == kindPHB {
+		w.oracle.logged(w, n.pubend.ID(), unsynced)
+		w.oracle.released(n.pubend.ID(), n.pubend.Lost())
+	}
+	if n.kind == kindSHB {
+		for _, s := range w.subs {
+			if s.shb == n.name && s.connected {
+				w.cutSubscriber(s)
+			}
+		}
+	}
+	down := durable.Tick(5_000 + w.rng.IntN(100_000))
+	w.q.add(&item{at: w.now + down, fn: func() {
+		w.trace("restart %s", n.name)
+		if err := w.boot(n); err != nil {
+			w.violate("%v", err)
+		}
+	}})
+}

@@ -1,0 +1,177 @@
+package sim
+
+import (
+	"bytes"
+	"slices"
+
+	"github.com/sift-pubsub/sift/durable"
+	"github.com/sift-pubsub/sift/match"
+)
+
+// oracle knows every event the pubends made durable and checks what the
+// subscribers receive against it.
+type oracle struct {
+	early  bool                                 // early release is on
+	events map[string]map[durable.Tick]pubEvent // per pubend
+	ticks  map[string][]durable.Tick            // per pubend, sorted
+	bySeq  map[string]durable.Tick              // "pubend/publisher/seq" -> tick
+	lost   map[string]durable.Tick              // per pubend, the durable L prefix
+}
+
+type pubEvent struct {
+	publisher string
+	seq       uint64
+	event     match.Event
+}
+
+func newOracle(early bool) *oracle {
+	return &oracle{early: early, events: map[string]map[durable.Tick]pubEvent{},
+		ticks: map[string][]durable.Tick{}, bySeq: map[string]durable.Tick{}, lost: map[string]durable.Tick{}}
+}
+
+// logged records the log entries of a durable PHB batch and checks that no
+// (publisher, sequence) is logged twice.
+func (o *oracle) logged(w *world, p string, b *durable.Batch) {
+	pre := durable.PHBLogPrefix(p)
+	for _, op := range b.Ops {
+		if op.Kind != durable.OpSet || !bytes.HasPrefix(op.Key, pre) || len(op.Key) != len(pre)+8 {
+			continue
+		}
+		t := durable.Tick(beUint64(op.Key[len(pre):]))
+		pub, seq, ev, err := durable.DecodeLogRecord(op.Value)
+		if err != nil {
+			w.violate("pubend %s: undecodable log record at %d: %v", p, t, err)
+			continue
+		}
+		key := seqKey(p, pub, seq)
+		if old, ok := o.bySeq[key]; ok && old != t {
+			w.violate("pubend %s: publisher %s sequence %d logged twice, at ticks %d and %d", p, pub, seq, old, t)
+			continue
+		}
+		o.bySeq[key] = t
+		if o.events[p] == nil {
+			o.events[p] = map[durable.Tick]pubEvent{}
+		}
+		if _, ok := o.events[p][t]; !ok {
+			o.ticks[p] = insertSorted(o.ticks[p], t)
+		}
+		o.events[p][t] = pubEvent{publisher: pub, seq: seq, event: ev}
+	}
+}
+
+// released records a pubend's durable L prefix.
+func (o *oracle) released(p string, lost durable.Tick) {
+	o.lost[p] = max(o.lost[p], lost)
+}
+
+// acked checks a publish acknowledgement against the log.
+func (o *oracle) acked(w *world, p, pub string, seq uint64, t durable.Tick) {
+	if got, ok := o.bySeq[seqKey(p, pub, seq)]; !ok || got != t {
+		w.violate("publisher %s sequence %d acknowledged at tick %d, logged at %d (logged: %v)", pub, seq, t, got, ok)
+	}
+}
+
+// check verifies one message to a subscriber against its CT and the log.
+func (o *oracle) check(w *world, s *subscriber, m durable.Msg) {
+	p := m.Pubend
+	last := s.ct[p]
+	t := m.Tick
+	if m.Kind == durable.MsgGap {
+		t = m.To
+	}
+	if t <= last {
+		w.violate("subscriber %s: %v at or below its CT %d (duplicate or out of order)", s.id, m, last)
+		return
+	}
+	switch m.Kind {
+	case durable.MsgEvent:
+		o.checkEvent(w, s, m)
+		o.checkNoneMatching(w, s, p, last, t-1, m)
+	case durable.MsgSubSilence:
+		o.checkNoneMatching(w, s, p, last, t, m)
+	case durable.MsgGap:
+		o.checkGap(w, s, m, last)
+	}
+	s.ct[p] = t
+}
+
+func (o *oracle) checkEvent(w *world, s *subscriber, m durable.Msg) {
+	pe, ok := o.events[m.Pubend][m.Tick]
+	switch {
+	case !ok:
+		w.violate("subscriber %s: %v: no event was logged at that tick", s.id, m)
+	case !pe.event.Equal(m.Event):
+		w.violate("subscriber %s: %v: the logged event is %v", s.id, m, pe.event)
+	case !s.filter.Matches(m.Event):
+		w.violate("subscriber %s: %v does not match its filter %s", s.id, m, s.filter)
+	}
+	w.stats.Delivered++
+}
+
+// checkNoneMatching reports any logged event matching s in (from, to].
+func (o *oracle) checkNoneMatching(w *world, s *subscriber, p string, from, to durable.Tick, m durable.Msg) {
+	ts := o.ticks[p]
+	i, _ := slices.BinarySearch(ts, from+1)
+	for ; i < len(ts) && ts[i] <= to; i++ {
+		if s.filter.Matches(o.events[p][ts[i]].event) {
+			w.violate("subscriber %s: %v skipped the matching event at tick %d", s.id, m, ts[i])
+			return
+		}
+	}
+}
+
+// checkGap verifies that a gap starts right after the CT and covers only
+// released ticks, and, without early release, only ticks the subscriber
+// had acknowledged.
+func (o *oracle) checkGap(w *world, s *subscriber, m durable.Msg, last durable.Tick) {
+	w.stats.Gaps++
+	if m.From != last+1 {
+		w.violate("subscriber %s: %v does not start right after its CT %d", s.id, m, last)
+	}
+	if m.To > o.lost[m.Pubend] {
+		w.violate("subscriber %s: %v covers ticks above the released prefix %d", s.id, m, o.lost[m.Pubend])
+	}
+	if !o.early && m.To > s.maxAcked[m.Pubend] {
+		w.violate("subscriber %s: %v without early release reaches above its acknowledged CT %d",
+			s.id, m, s.maxAcked[m.Pubend])
+	}
+}
+
+// lastTick returns the highest logged tick of pubend p.
+func (o *oracle) lastTick(p string) durable.Tick {
+	ts := o.ticks[p]
+	if len(ts) == 0 {
+		return 0
+	}
+	return ts[len(ts)-1]
+}
+
+func seqKey(p, pub string, seq uint64) string {
+	return p + "/" + pub + "/" + string(rune(0)) + itoa(seq)
+}
+
+func itoa(n uint64) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			return string(b[i:])
+		}
+	}
+}
+
+func beUint64(b []byte) uint64 {
+	var v uint64
+	for _, c := range b[:8] {
+		v = v<<8 | uint64(c)
+	}
+	return v
+}
+
+func insertSorted(ts []durable.Tick, t durable.Tick) []durable.Tick {
+	i, _ := slices.BinarySearch(ts, t)
+	return slices.Insert(ts, i, t)
+}

@@ -1,0 +1,50 @@
+package sim
+
+import (
+	"flag"
+	"fmt"
+	"testing"
+)
+
+var (
+	seeds  = flag.Int("sim.seeds", 500, "number of seeds TestSimulator runs")
+	events = flag.Int("sim.events", 12, "events per seed in TestSimulator")
+)
+
+func runSeeds(t *testing.T, from, n, events int, faults []Fault) {
+	t.Helper()
+	for seed := from; seed < from+n; seed++ {
+		res := Run(Config{Seed: uint64(seed), Events: events, Faults: faults})
+		for _, v := range res.Violations {
+			t.Errorf("seed %d at %d us: %s\n  replay: sift sim durable --seeds %d..%d --events %d --faults %s",
+				v.Seed, v.Time, v.What, seed, seed, events, FaultList(faults))
+		}
+		if t.Failed() {
+			return
+		}
+	}
+}
+
+// TestSimulatorNoFaults runs seeds without faults: the baseline.
+func TestSimulatorNoFaults(t *testing.T) {
+	runSeeds(t, 1, 20, 30, nil)
+}
+
+// TestSimulator runs -sim.seeds seeds with every fault kind.
+func TestSimulator(t *testing.T) {
+	runSeeds(t, 1000, *seeds, *events, AllFaults)
+}
+
+// TestSimulatorEachFault runs a few seeds with each fault alone, so a
+// failure names the fault that breaks a rule.
+func TestSimulatorEachFault(t *testing.T) {
+	for _, f := range AllFaults {
+		t.Run(string(f), func(t *testing.T) { runSeeds(t, 2000, 10, 20, []Fault{f}) })
+	}
+}
+
+func ExampleRun() {
+	res := Run(Config{Seed: 1, Events: 10})
+	fmt.Println(len(res.Violations), res.Stats.Published)
+	// Output: 0 10
+}

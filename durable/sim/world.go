@@ -1,0 +1,140 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/sift-pubsub/sift/durable"
+	"github.com/sift-pubsub/sift/durable/memstore"
+)
+
+// world is one simulated run.
+type world struct {
+	cfg      Config
+	rng      *rand.Rand
+	now      durable.Tick
+	q        queue
+	chaos    bool // faults are being injected
+	nodes    map[string]*node
+	order    []string // node names, sorted
+	pubs     []*publisher
+	subs     []*subscriber
+	subByID  map[string]*subscriber
+	pubByID  map[string]*publisher
+	cuts     map[string]durable.Tick
+	fifoLast map[string]durable.Tick
+	oracle   *oracle
+	stats    Stats
+	res      *Result
+	done     bool
+}
+
+const routerName = "router"
+
+func pubendName(i int) string { return fmt.Sprintf("p%d", i+1) }
+func phbName(i int) string    { return fmt.Sprintf("phb%d", i+1) }
+func shbName(i int) string    { return fmt.Sprintf("shb%d", i+1) }
+
+func newWorld(cfg Config, res *Result) (*world, error) {
+	w := &world{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x5eed)), nodes: map[string]*node{},
+		subByID: map[string]*subscriber{}, pubByID: map[string]*publisher{},
+		cuts: map[string]durable.Tick{}, fifoLast: map[string]durable.Tick{}, res: res}
+	w.oracle = newOracle(cfg.has(FaultRelease))
+	for i := range cfg.Pubends {
+		w.addNode(phbName(i), kindPHB)
+	}
+	w.addNode(routerName, kindRouter)
+	for i := range cfg.SHBs {
+		w.addNode(shbName(i), kindSHB)
+	}
+	for _, name := range w.order {
+		if err := w.boot(w.nodes[name]); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+func (w *world) addNode(name string, kind nodeKind) {
+	w.nodes[name] = &node{name: name, kind: kind, store: memstore.New()}
+	w.order = append(w.order, name)
+	slices.Sort(w.order)
+}
+
+func (w *world) shbNames() []string {
+	var out []string
+	for i := range w.cfg.SHBs {
+		out = append(out, shbName(i))
+	}
+	return out
+}
+
+func (w *world) pubendNames() []string {
+	var out []string
+	for i := range w.cfg.Pubends {
+		out = append(out, pubendName(i))
+	}
+	return out
+}
+
+func (w *world) phbConfig(name string) durable.PubendConfig {
+	var i int
+	fmt.Sscanf(name, "phb%d", &i)
+	cfg := durable.PubendConfig{ID: pubendName(i - 1), Node: name,
+		Downstream: []string{routerName}, SHBs: w.shbNames()}
+	if w.cfg.has(FaultRelease) {
+		cfg.MaxRetain = w.cfg.MaxRetain
+	}
+	return cfg
+}
+
+func (w *world) routerConfig() durable.RouterConfig {
+	up := map[string]string{}
+	for i := range w.cfg.Pubends {
+		up[pubendName(i)] = phbName(i)
+	}
+	return durable.RouterConfig{Node: routerName, Upstream: up, Downstream: w.shbNames()}
+}
+
+func (w *world) shbConfig(name string) durable.SHBConfig {
+	return durable.SHBConfig{Node: name, Upstream: routerName, Pubends: w.pubendNames()}
+}
+
+func (w *world) isSubscriber(name string) bool { _, ok := w.subByID[name]; return ok }
+
+// violate records a protocol violation.
+func (w *world) violate(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	w.trace("VIOLATION %s", msg)
+	if len(w.res.Violations) < 20 {
+		w.res.Violations = append(w.res.Violations, Violation{Seed: w.cfg.Seed, Time: w.now, What: msg})
+	}
+}
+
+func (w *world) trace(format string, args ...any) {
+	if w.cfg.Trace != nil {
+		w.cfg.Trace(fmt.Sprintf("%10d ", w.now) + fmt.Sprintf(format, args...))
+	}
+}
+
+// at schedules fn at time t.
+func (w *world) at(t durable.Tick, fn func()) { w.q.add(&item{at: t, fn: fn}) }
+
+// dispatch delivers a message to its receiver.
+func (w *world) dispatch(env durable.Envelope) {
+	w.trace("%v", env)
+	if n, ok := w.nodes[env.To]; ok {
+		w.deliverToNode(n, env)
+		return
+	}
+	if s, ok := w.subByID[env.To]; ok {
+		s.receive(w, env.Msg)
+		return
+	}
+	if p, ok := w.pubByID[env.To]; ok {
+		p.receive(w, env.Msg)
+		return
+	}
+	w.violate("message to unknown node: %v", env)
+}
