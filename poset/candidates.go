@@ -31,10 +31,10 @@ func (x *candIndex) add(n *node) {
 		x.loose = append(x.loose, n)
 		return
 	}
-	g := x.groups[n.mask]
+	g := x.groups[n.key.mask]
 	n.ipos = len(g)
-	x.groups[n.mask] = append(g, n)
-	for m := n.mask; m != 0; m &= m - 1 {
+	x.groups[n.key.mask] = append(g, n)
+	for m := n.key.mask; m != 0; m &= m - 1 {
 		b := bits.TrailingZeros64(m)
 		x.bitCnt[b]++
 		x.used |= 1 << b
@@ -46,13 +46,13 @@ func (x *candIndex) remove(n *node) {
 		x.loose = swapRemove(x.loose, n.ipos)
 		return
 	}
-	g := swapRemove(x.groups[n.mask], n.ipos)
+	g := swapRemove(x.groups[n.key.mask], n.ipos)
 	if len(g) == 0 {
-		delete(x.groups, n.mask)
+		delete(x.groups, n.key.mask)
 	} else {
-		x.groups[n.mask] = g
+		x.groups[n.key.mask] = g
 	}
-	for m := n.mask; m != 0; m &= m - 1 {
+	for m := n.key.mask; m != 0; m &= m - 1 {
 		b := bits.TrailingZeros64(m)
 		if x.bitCnt[b]--; x.bitCnt[b] == 0 {
 			x.used &^= 1 << b
@@ -75,14 +75,14 @@ func (x *candIndex) coverers(u *node, dst []*node) []*node {
 	start := len(dst)
 	dst = append(dst, x.groups[0]...) // the match-all filter covers everything
 	if u.key.exact && !u.key.empty {
-		free := u.mask
+		free := u.key.mask
 		if bits.OnesCount64(free) <= maxEnumBits && 1<<bits.OnesCount64(free) <= len(x.groups) {
 			for sub := free; sub != 0; sub = (sub - 1) & free {
 				dst = appendContaining(dst, x.groups[sub], u)
 			}
 		} else {
 			for m, g := range x.groups {
-				if m != 0 && m&^u.mask == 0 {
+				if m != 0 && m&^u.key.mask == 0 {
 					dst = appendContaining(dst, g, u)
 				}
 			}
@@ -94,7 +94,7 @@ func (x *candIndex) coverers(u *node, dst []*node) []*node {
 
 func appendContaining(dst, g []*node, u *node) []*node {
 	for _, w := range g {
-		if boxContains(w.box, u.box) {
+		if boxContains(w.key.box, u.key.box) {
 			dst = append(dst, w)
 		}
 	}
@@ -111,17 +111,17 @@ func (x *candIndex) covered(u *node, dst []*node) []*node {
 		}
 		dst = append(dst, x.loose...)
 	case u.key.exact:
-		free := x.used &^ u.mask
+		free := x.used &^ u.key.mask
 		if bits.OnesCount64(free) <= maxEnumBits && 1<<bits.OnesCount64(free) <= len(x.groups) {
 			for sub := free; ; sub = (sub - 1) & free {
-				dst = appendContained(dst, x.groups[u.mask|sub], u)
+				dst = appendContained(dst, x.groups[u.key.mask|sub], u)
 				if sub == 0 {
 					break
 				}
 			}
 		} else {
 			for m, g := range x.groups {
-				if m&u.mask == u.mask && m != 0 {
+				if m&u.key.mask == u.key.mask && m != 0 {
 					dst = appendContained(dst, g, u)
 				}
 			}
@@ -133,7 +133,7 @@ func (x *candIndex) covered(u *node, dst []*node) []*node {
 
 func appendContained(dst, g []*node, u *node) []*node {
 	for _, w := range g {
-		if boxContains(u.box, w.box) {
+		if boxContains(u.key.box, w.key.box) {
 			dst = append(dst, w)
 		}
 	}

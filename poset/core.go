@@ -97,11 +97,7 @@ func (c *core) testDown(w, u *node) bool {
 
 func (c *core) newNode(f match.Filter, text string) *node {
 	c.seq++
-	n := &node{seq: c.seq, key: newKey(f), text: text}
-	if n.key.exact && !n.key.empty {
-		n.mask, n.box = attrMask(f), boxOf(f)
-	}
-	return n
+	return &node{seq: c.seq, key: newKey(f), text: text}
 }
 
 // Add inserts subscription id with filter f, received from interface from.

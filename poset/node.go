@@ -29,10 +29,7 @@ type node struct {
 	children []*node // in seq order
 	pinned   bool    // a fixed filter (FF): stays without subscriptions
 
-	// Candidate index data: attribute mask, box and position in the index.
-	mask uint64
-	box  []span
-	ipos int
+	ipos int // position in the candidate index holding the node
 
 	// Per-operation scratch, valid while mark equals the structure's epoch.
 	mark                  uint64

@@ -6,12 +6,18 @@ import "github.com/sift-pubsub/sift/match"
 // about it, computed once.
 type key struct {
 	f     match.Filter
-	exact bool // every constraint lies in the complete fragment
-	empty bool // the match-all filter
+	exact bool   // every constraint lies in the complete fragment
+	empty bool   // the match-all filter
+	mask  uint64 // attribute mask (exact, non-empty filters)
+	box   []span // over-approximation per attribute (exact, non-empty filters)
 }
 
 func newKey(f match.Filter) key {
-	return key{f: f, exact: inCompleteFragment(f), empty: f.Len() == 0}
+	k := key{f: f, exact: inCompleteFragment(f), empty: f.Len() == 0}
+	if k.exact && !k.empty {
+		k.mask, k.box = attrMask(f), boxOf(f)
+	}
+	return k
 }
 
 // inCompleteFragment reports whether every constraint of f uses an operator
@@ -48,5 +54,13 @@ func relates(a, b *key) bool {
 	if a.empty || a.f.Equal(b.f) {
 		return true
 	}
-	return a.exact && b.exact && !b.empty && match.Covers(a.f, b.f)
+	if !a.exact || !b.exact || b.empty {
+		return false
+	}
+	// Cheap necessary conditions first: a's attributes among b's, and b's
+	// box inside a's.
+	if a.mask&^b.mask != 0 || !boxContains(a.box, b.box) {
+		return false
+	}
+	return match.Covers(a.f, b.f)
 }
