@@ -61,20 +61,21 @@ func (c *FastConfig) populate() {
 // Deletes clear a live bit; a segment more than half dead is rebuilt.
 type Fast struct {
 	cfg        FastConfig
-	loc        map[ID]location
+	loc        locTable
+	segByNum   map[uint32]*segment
+	nextNum    uint32
 	tail       []tailSub
 	segs       []*segment // largest first
 	fail, pass []uint64   // scratch for matching
 }
 
-// location says where a subscription is: in a segment slot, in the tail
-// (seg nil), or nowhere because its filter is unsatisfiable.
-type location struct {
-	seg  *segment
-	slot uint32
-}
-
+// A location says where a subscription is: segment number << 32 | slot.
+// Segment number 0 is the tail; slot neverSlot of the tail marks a filter
+// that is unsatisfiable and so stored nowhere.
 const neverSlot = math.MaxUint32
+
+func loc(seg, slot uint32) uint64         { return uint64(seg)<<32 | uint64(slot) }
+func unloc(l uint64) (seg, slot uint32) { return uint32(l >> 32), uint32(l) }
 
 type tailSub struct {
 	id ID
@@ -84,22 +85,22 @@ type tailSub struct {
 // NewFast returns an empty Fast index.
 func NewFast(cfg FastConfig) *Fast {
 	cfg.populate()
-	return &Fast{cfg: cfg, loc: make(map[ID]location)}
+	return &Fast{cfg: cfg, segByNum: make(map[uint32]*segment)}
 }
 
 // Len returns the number of subscriptions.
-func (x *Fast) Len() int { return len(x.loc) }
+func (x *Fast) Len() int { return x.loc.n }
 
 // Insert adds a subscription.
 func (x *Fast) Insert(id ID, f Filter) error {
-	if _, dup := x.loc[id]; dup {
+	if _, dup := x.loc.get(id); dup {
 		return fmt.Errorf("fast: subscription %d already present", id)
 	}
 	if !Satisfiable(f) {
-		x.loc[id] = location{slot: neverSlot}
+		x.loc.set(id, loc(0, neverSlot))
 		return nil
 	}
-	x.loc[id] = location{slot: uint32(len(x.tail))}
+	x.loc.set(id, loc(0, uint32(len(x.tail))))
 	x.tail = append(x.tail, tailSub{id: id, f: f})
 	if len(x.tail) >= x.cfg.TailSize {
 		x.flushTail()
@@ -115,7 +116,7 @@ func (x *Fast) Load(ids []ID, filters []Filter) error {
 	}
 	seen := make(map[ID]bool, len(ids))
 	for _, id := range ids {
-		if _, dup := x.loc[id]; dup || seen[id] {
+		if _, dup := x.loc.get(id); dup || seen[id] {
 			return fmt.Errorf("fast: load: subscription %d already present", id)
 		}
 		seen[id] = true
@@ -124,7 +125,7 @@ func (x *Fast) Load(ids []ID, filters []Filter) error {
 	var segFilters []Filter
 	for i, id := range ids {
 		if !Satisfiable(filters[i]) {
-			x.loc[id] = location{slot: neverSlot}
+			x.loc.set(id, loc(0, neverSlot))
 			continue
 		}
 		segIDs = append(segIDs, id)
@@ -138,24 +139,25 @@ func (x *Fast) Load(ids []ID, filters []Filter) error {
 
 // Delete removes a subscription.
 func (x *Fast) Delete(id ID) error {
-	l, ok := x.loc[id]
+	l, ok := x.loc.get(id)
 	if !ok {
 		return fmt.Errorf("fast: subscription %d not present", id)
 	}
-	delete(x.loc, id)
-	switch {
-	case l.slot == neverSlot && l.seg == nil:
-	case l.seg == nil:
+	x.loc.remove(id)
+	switch num, slot := unloc(l); {
+	case num == 0 && slot == neverSlot:
+	case num == 0:
 		last := len(x.tail) - 1
-		x.tail[l.slot] = x.tail[last]
+		x.tail[slot] = x.tail[last]
 		x.tail = x.tail[:last]
-		if int(l.slot) < last {
-			x.loc[x.tail[l.slot].id] = location{slot: l.slot}
+		if int(slot) < last {
+			x.loc.set(x.tail[slot].id, loc(0, slot))
 		}
 	default:
-		l.seg.delete(l.slot)
-		if l.seg.nlive*2 < len(l.seg.ids) {
-			x.rebuild(l.seg)
+		seg := x.segByNum[num]
+		seg.delete(slot)
+		if seg.nlive*2 < len(seg.ids) {
+			x.rebuild(seg)
 		}
 	}
 	return nil
@@ -196,6 +198,8 @@ func (x *Fast) addSegment(s *segment) {
 		ids2, filters2 := b.export()
 		m := buildSegment(append(ids, ids2...), append(filters, filters2...), &x.cfg)
 		x.segs = append(x.segs[:n-2], m)
+		delete(x.segByNum, a.num)
+		delete(x.segByNum, b.num)
 		x.adopt(m)
 	}
 	slices.SortStableFunc(x.segs, func(a, b *segment) int { return b.nlive - a.nlive })
@@ -205,6 +209,7 @@ func (x *Fast) addSegment(s *segment) {
 func (x *Fast) rebuild(s *segment) {
 	i := slices.Index(x.segs, s)
 	x.segs = slices.Delete(x.segs, i, i+1)
+	delete(x.segByNum, s.num)
 	if s.nlive == 0 {
 		return
 	}
@@ -215,9 +220,12 @@ func (x *Fast) rebuild(s *segment) {
 // adopt points the locations of a segment's live subscriptions at it and
 // grows the scratch arrays to its size.
 func (x *Fast) adopt(s *segment) {
+	x.nextNum++
+	s.num = x.nextNum
+	x.segByNum[s.num] = s
 	for slot, id := range s.ids {
 		if s.live.Test(uint(slot)) {
-			x.loc[id] = location{seg: s, slot: uint32(slot)}
+			x.loc.set(id, loc(s.num, uint32(slot)))
 		}
 	}
 	if w := s.words(); w > len(x.fail) {
@@ -226,10 +234,9 @@ func (x *Fast) adopt(s *segment) {
 	}
 }
 
-// Bytes estimates the memory held by the index's own structures (not
-// counting the location map).
+// Bytes estimates the memory held by the index.
 func (x *Fast) Bytes() int {
-	n := len(x.tail) * 48
+	n := len(x.tail)*48 + x.loc.bytes()
 	for _, s := range x.segs {
 		n += s.bytes()
 	}

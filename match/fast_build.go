@@ -181,3 +181,33 @@ func quantileBounds[K cmp.Ordered](ivs []interval[K], cells int) []K {
 	}
 	return bounds
 }
+
+// narrowKeys converts a numeric dimension's keys to float32 when every one
+// of them is a float32 exactly, halving the memory of its bounds.
+func narrowKeys(b *dimBuilder[float64]) (*dimBuilder[float32], bool) {
+	fits := func(k float64) bool { return float64(float32(k)) == k }
+	for _, iv := range b.intervals {
+		if iv.loSet && !fits(iv.lo) || iv.hiSet && !fits(iv.hi) {
+			return nil, false
+		}
+	}
+	for _, kvs := range [][]keyed[float64]{b.eq, b.ne} {
+		for _, kv := range kvs {
+			if !fits(kv.key) {
+				return nil, false
+			}
+		}
+	}
+	n := &dimBuilder[float32]{has: b.has, extras: b.extras}
+	for _, iv := range b.intervals {
+		n.intervals = append(n.intervals, interval[float32]{slot: iv.slot, lo: float32(iv.lo), hi: float32(iv.hi),
+			loSet: iv.loSet, hiSet: iv.hiSet, loOpen: iv.loOpen, hiOpen: iv.hiOpen})
+	}
+	for _, kv := range b.eq {
+		n.eq = append(n.eq, keyed[float32]{float32(kv.key), kv.slot})
+	}
+	for _, kv := range b.ne {
+		n.ne = append(n.ne, keyed[float32]{float32(kv.key), kv.slot})
+	}
+	return n, true
+}

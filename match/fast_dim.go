@@ -49,20 +49,33 @@ type extraPred struct {
 	cs   []Constraint
 }
 
-// probe is an event value as a dimension key. For an int64 that float64
-// cannot represent, key is its nearest float64 and exact comparison uses i.
+// probe is an event value as a dimension key. When the key type cannot hold
+// the value exactly (an int64 beyond 2^53 as a float64, most floats as a
+// float32), key is the nearest key, inexact is set, and comparisons fall
+// back to the exact value v.
 type probe[K cmp.Ordered] struct {
 	key     K
 	inexact bool
-	i       int64
+	v       Value
 }
 
 // cmpKey compares the probed value with a key exactly.
 func (p *probe[K]) cmpKey(k K) int {
 	if p.inexact {
-		return cmpIntFloat(p.i, any(k).(float64))
+		return compareNumbers(p.v, Value{kind: KindFloat, bits: floatBits(keyFloat(k))})
 	}
 	return cmp.Compare(p.key, k)
+}
+
+// keyFloat returns a numeric key as a float64 (exactly).
+func keyFloat[K cmp.Ordered](k K) float64 {
+	switch k := any(k).(type) {
+	case float64:
+		return k
+	case float32:
+		return float64(k)
+	}
+	return 0
 }
 
 // failInto marks in fail the subscriptions of the dimension that the event
@@ -150,19 +163,8 @@ func (b *boundList[K]) failAbove(p *probe[K], fail []uint64) {
 	}
 }
 
-// value returns the probed value as a Value (for exact checks).
-func (p *probe[K]) value() Value {
-	switch k := any(p.key).(type) {
-	case string:
-		return Str(k)
-	case float64:
-		if p.inexact {
-			return Int(p.i)
-		}
-		return Value{kind: KindFloat, bits: floatBits(k)}
-	}
-	return Value{}
-}
+// value returns the probed value (for exact checks).
+func (p *probe[K]) value() Value { return p.v }
 
 // bytes estimates the memory the dimension holds.
 func (d *dim[K]) bytes() int {
@@ -171,6 +173,8 @@ func (d *dim[K]) bytes() int {
 	switch any(zero).(type) {
 	case string:
 		keySize = 16
+	case float32:
+		keySize = 4
 	default:
 		keySize = 8
 	}

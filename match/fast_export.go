@@ -14,6 +14,9 @@ func (s *segment) export() ([]ID, []Filter) {
 		if a.num != nil {
 			exportDim(a.name, a.num, cs, inDim, func(k float64) Value { return MustFloat(k) })
 		}
+		if a.num32 != nil {
+			exportDim(a.name, a.num32, cs, inDim, func(k float32) Value { return MustFloat(float64(k)) })
+		}
 		if a.str != nil {
 			exportDim(a.name, a.str, cs, inDim, Str)
 		}

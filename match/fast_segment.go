@@ -15,6 +15,7 @@ import (
 // Deletes only clear live bits; the index rebuilds segments that are mostly
 // dead.
 type segment struct {
+	num   uint32 // the index's number for the segment, never 0
 	ids   []ID
 	live  *bitset.BitSet
 	nlive int
@@ -23,9 +24,10 @@ type segment struct {
 
 // segAttr is the part of a segment about one attribute.
 type segAttr struct {
-	name string
-	has  slotSet // every subscription constraining the attribute
-	num  *dim[float64]
+	name  string
+	has   slotSet // every subscription constraining the attribute
+	num   *dim[float64]
+	num32 *dim[float32] // instead of num when float32 holds every key exactly
 	str  *dim[string]
 	bool *dim[float64]
 }
@@ -60,7 +62,11 @@ func buildSegment(ids []ID, filters []Filter, cfg *FastConfig) *segment {
 		b := builders[name]
 		a := segAttr{name: name, has: newSlotSet(b.has, n)}
 		if b.hasNum {
-			a.num = b.num.build(n, cfg)
+			if b32, ok := narrowKeys(&b.num); ok {
+				a.num32 = b32.build(n, cfg)
+			} else {
+				a.num = b.num.build(n, cfg)
+			}
 		}
 		if b.hasStr {
 			a.str = b.str.build(n, cfg)
@@ -68,6 +74,7 @@ func buildSegment(ids []ID, filters []Filter, cfg *FastConfig) *segment {
 		if b.hasBool {
 			a.bool = b.bool_.build(n, cfg)
 		}
+		a.shareHas(len(b.has))
 		s.attrs = append(s.attrs, a)
 	}
 	return s
@@ -157,6 +164,9 @@ func (a *segAttr) failInto(v Value, fail, pass []uint64) {
 	if a.num != nil && cls != classNumber {
 		a.num.has.orInto(fail)
 	}
+	if a.num32 != nil && cls != classNumber {
+		a.num32.has.orInto(fail)
+	}
 	if a.str != nil && cls != classString {
 		a.str.has.orInto(fail)
 	}
@@ -165,19 +175,24 @@ func (a *segAttr) failInto(v Value, fail, pass []uint64) {
 	}
 	switch cls {
 	case classNumber:
+		f, exact := exactFloat(v)
 		if a.num != nil {
-			f, exact := exactFloat(v)
-			p := probe[float64]{key: f, inexact: !exact, i: int64(v.bits)}
+			p := probe[float64]{key: f, inexact: !exact, v: v}
 			a.num.failInto(&p, fail, pass)
+		}
+		if a.num32 != nil {
+			k := float32(f)
+			p := probe[float32]{key: k, inexact: !exact || float64(k) != f, v: v}
+			a.num32.failInto(&p, fail, pass)
 		}
 	case classString:
 		if a.str != nil {
-			p := probe[string]{key: v.str}
+			p := probe[string]{key: v.str, v: v}
 			a.str.failInto(&p, fail, pass)
 		}
 	case classBool:
 		if a.bool != nil {
-			p := probe[float64]{key: float64(v.bits)}
+			p := probe[float64]{key: float64(v.bits), v: v}
 			a.bool.failInto(&p, fail, pass)
 		}
 	}
@@ -202,6 +217,9 @@ func (s *segment) bytes() int {
 		if a.num != nil {
 			n += a.num.bytes()
 		}
+		if a.num32 != nil {
+			n += a.num32.bytes()
+		}
 		if a.str != nil {
 			n += a.str.bytes()
 		}
@@ -215,4 +233,25 @@ func (s *segment) bytes() int {
 // attrIndex finds an attribute by name.
 func (s *segment) attrIndex(name string) (int, bool) {
 	return slices.BinarySearchFunc(s.attrs, name, func(a segAttr, n string) int { return strings.Compare(a.name, n) })
+}
+
+// shareHas lets the attribute's only dimension share the attribute's has set
+// when both hold the same subscriptions (one type, no bare `exists`).
+func (a *segAttr) shareHas(n int) {
+	var dims []*slotSet
+	if a.num != nil {
+		dims = append(dims, &a.num.has)
+	}
+	if a.num32 != nil {
+		dims = append(dims, &a.num32.has)
+	}
+	if a.str != nil {
+		dims = append(dims, &a.str.has)
+	}
+	if a.bool != nil {
+		dims = append(dims, &a.bool.has)
+	}
+	if len(dims) == 1 && dims[0].len() == n {
+		*dims[0] = a.has
+	}
 }

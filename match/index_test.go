@@ -31,11 +31,15 @@ func checkAgainstScan(t *testing.T, info match.IndexInfo, seed uint64, n int) {
 	next := match.ID(0)
 	insert := func() {
 		f := g.Filter()
-		if err := idx.Insert(next, f); err != nil {
-			t.Fatalf("seed %d: insert %d: %v", seed, next, err)
+		id := next
+		if seed%2 == 0 {
+			id = next*7919 + 1<<40 // sparse ids, far apart
 		}
-		ref.Insert(next, f)
-		live = append(live, next)
+		if err := idx.Insert(id, f); err != nil {
+			t.Fatalf("seed %d: insert %d: %v", seed, id, err)
+		}
+		ref.Insert(id, f)
+		live = append(live, id)
 		next++
 	}
 	for range n {

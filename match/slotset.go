@@ -61,3 +61,11 @@ func orWords(dst, src []uint64) {
 		dst[i] |= w
 	}
 }
+
+// len returns the number of members.
+func (s slotSet) len() int {
+	if s.bits != nil {
+		return int(s.bits.Count())
+	}
+	return len(s.list)
+}
