@@ -68,10 +68,10 @@ byte-identical output. Progress goes to stderr unless --json or --quiet.`,
 	f.IntVar(&opts.B, "b", 0, "bits per digit (default 4; failure: 2)")
 	f.IntVar(&opts.Leaf, "leaf", 0, "leaf set size |L| (default 16; failure: 4)")
 	f.IntVar(&opts.Neighbours, "neighbours", 0, "neighbourhood set size |M| (default 32; failure: 4)")
-	f.IntVar(&opts.Groups, "groups", 0, "sizes: groups per size (default 30)")
+	f.IntVar(&opts.Groups, "groups", 0, "sizes: groups per size (default 30); paper: number of groups (default 1500)")
 	f.IntSliceVar(&opts.Sizes, "sizes", nil, "sizes: group sizes (default 11,100,1000,4096)")
-	f.IntVar(&opts.GroupCount, "group-count", 0, "state: number of groups (default 500)")
-	f.IntVar(&opts.Size, "size", 0, "state: members per group (default 100)")
+	f.IntVar(&opts.GroupCount, "group-count", 0, "state, small: number of groups (default 500, 30000)")
+	f.IntVar(&opts.Size, "size", 0, "state, small: members per group (default 100, 11)")
 	simParentCmd().AddCommand(cmd)
 }
 
