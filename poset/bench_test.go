@@ -94,13 +94,13 @@ func build(b *testing.B, kind string, classic bool, w wl, n int) *builtStructure
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	s := newStructure(kind, classic)
-	start := time.Now()
+	start := threadClock()
 	for i := range n {
 		if err := s.Insert(match.ID(i), work.Filters[i]); err != nil {
 			b.Fatal(err)
 		}
 	}
-	dur := time.Since(start)
+	dur := threadClock() - start
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	bs := &builtStructure{s: s, w: work, n: n, buildDur: dur, bytes: after.HeapAlloc - before.HeapAlloc}
@@ -152,6 +152,7 @@ func cases() []benchCase {
 func BenchmarkInsertDelete(b *testing.B) {
 	for _, c := range cases() {
 		b.Run(c.name(), func(b *testing.B) {
+			lockThread(b)
 			bs := build(b, c.kind, c.classic, c.w, c.n)
 			s := bs.s
 			s.ResetCounters()
@@ -160,16 +161,16 @@ func BenchmarkInsertDelete(b *testing.B) {
 			for i := range b.N {
 				id := match.ID(bs.n + i%spare)
 				f := bs.w.Filters[id]
-				t0 := time.Now()
+				t0 := threadClock()
 				if err := s.Insert(id, f); err != nil {
 					b.Fatal(err)
 				}
-				t1 := time.Now()
+				t1 := threadClock()
 				if err := s.Delete(id); err != nil {
 					b.Fatal(err)
 				}
-				ins += t1.Sub(t0)
-				del += time.Since(t1)
+				ins += t1 - t0
+				del += threadClock() - t1
 			}
 			k := s.Counters()
 			b.ReportMetric(float64(ins.Nanoseconds())/float64(b.N), "ns/insert")
@@ -191,6 +192,7 @@ func BenchmarkMatch(b *testing.B) {
 			continue // matching does not depend on the index
 		}
 		b.Run(c.name(), func(b *testing.B) {
+			lockThread(b)
 			bs := build(b, c.kind, c.classic, c.w, c.n)
 			s := bs.s
 			s.ResetCounters()

@@ -39,6 +39,7 @@ type core struct {
 	seq    uint64
 	epoch  uint64
 	gen    uint64 // bumped by every structural change
+	rtoTok uint64 // token of the latest RTO placement
 	tests  uint64 // covering tests so far
 	ctr    Counters
 	subs   int
@@ -72,7 +73,7 @@ func (c *core) touch(n *node) *node {
 	if n.mark != c.epoch {
 		n.mark = c.epoch
 		n.upDone, n.up, n.downDone, n.down = false, false, false, false
-		n.queued, n.visited, n.sent, n.ansUp, n.ansDown = false, false, false, false, false
+		n.queued, n.visited = false, false
 	}
 	return n
 }

@@ -31,6 +31,10 @@ type node struct {
 
 	ipos int // position in the candidate index holding the node
 
+	// RTO scratch: the answer bits of the placement whose token is rtoTok.
+	rtoTok uint64
+	rtoAns uint8
+
 	// Per-operation scratch, valid while mark equals the structure's epoch.
 	mark                  uint64
 	upDone, up, downDone  bool

@@ -89,27 +89,31 @@ type RTOStats struct {
 // Placement is the router's state machine for one offloaded insertion:
 // Queries gives the vectors of the current layer, Answer takes the clients'
 // return vectors and either moves to the next layer or places the filter.
-// The structure must not change while a placement is in progress; Answer
-// fails if it did. A placement does no I/O and keeps no clock.
+// The structure must not change while a placement is in progress, and one
+// placement runs at a time per structure: Answer fails if the structure
+// changed or a newer placement started. A placement does no I/O and keeps
+// no clock.
 type Placement struct {
 	c       *core
 	cfg     RTOConfig
 	e       entry
 	u       *node
 	gen     uint64
-	parent  *node // forest: the node being descended
+	tok     uint64 // marks the nodes this placement sent
+	parent  *node  // forest: the node being descended
 	queries []Query
 	vectors [][]*node
-	ans     map[*node]uint8 // ansUp | ansDown bits per node sent
-	order   []*node         // nodes sent, in order
+	order   []*node // nodes sent, in order
 	layer   int
 	done    bool
 	stats   RTOStats
 }
 
+// Answer bits kept on nodes (node.rtoAns) during a placement.
 const (
 	bitUp   = 1
 	bitDown = 2
+	bitSent = 4
 )
 
 // errStale reports a structure that changed during a placement.
@@ -127,7 +131,8 @@ func (c *core) StartRTO(id match.ID, from Iface, f match.Filter, cfg RTOConfig) 
 	if c.has(id) {
 		return nil, fmt.Errorf("rto: subscription %d already present", id)
 	}
-	p := &Placement{c: c, cfg: cfg, e: entry{id: id, from: from, f: f}, gen: c.gen, ans: make(map[*node]uint8)}
+	c.rtoTok++
+	p := &Placement{c: c, cfg: cfg, e: entry{id: id, from: from, f: f}, gen: c.gen, tok: c.rtoTok}
 	if !match.Satisfiable(f) || c.byText[f.String()] != nil || c.roots.len() == 0 {
 		p.done = true
 		return p, c.Add(id, from, f)
@@ -153,17 +158,20 @@ func (p *Placement) Queries() []Query { return p.queries }
 // prepare splits the next layer into vectors.
 func (p *Placement) prepare(layer []*node) {
 	p.queries, p.vectors = p.queries[:0], p.vectors[:0]
+	filters := make([]match.Filter, len(layer)) // one allocation per layer
+	for i, n := range layer {
+		filters[i] = n.key.f
+		n.rtoTok, n.rtoAns = p.tok, bitSent
+	}
+	p.order = append(p.order, layer...)
 	for start := 0; start < len(layer); start += p.cfg.VectorSize {
-		nodes := layer[start:min(start+p.cfg.VectorSize, len(layer))]
-		q := Query{Layer: p.layer, Filter: p.u.key.f, Filters: make([]match.Filter, len(nodes)), size: 8 + len(p.u.text)}
-		for i, n := range nodes {
-			q.Filters[i] = n.key.f
+		end := min(start+p.cfg.VectorSize, len(layer))
+		q := Query{Layer: p.layer, Filter: p.u.key.f, Filters: filters[start:end:end], size: 8 + len(p.u.text)}
+		for _, n := range layer[start:end] {
 			q.size += 2 + len(n.text)
-			p.ans[n] = 0
-			p.order = append(p.order, n)
 		}
 		p.queries = append(p.queries, q)
-		p.vectors = append(p.vectors, nodes)
+		p.vectors = append(p.vectors, layer[start:end])
 		p.stats.BytesOut += q.size * p.cfg.Clients
 	}
 	p.stats.Rounds++
@@ -177,7 +185,7 @@ func (p *Placement) Answer(answers [][]Answer) (done bool, err error) {
 	if p.done {
 		return true, errors.New("rto: placement already done")
 	}
-	if p.c.gen != p.gen {
+	if p.c.gen != p.gen || p.c.rtoTok != p.tok {
 		return false, errStale
 	}
 	if err := p.checkShape(answers); err != nil {
@@ -194,14 +202,14 @@ func (p *Placement) Answer(answers [][]Answer) (done bool, err error) {
 		down, d2 := combine(downs, len(nodes))
 		p.stats.Disputed = p.stats.Disputed || d1 || d2
 		for i, n := range nodes {
-			var v uint8
+			v := uint8(bitSent)
 			if up.Get(i) {
 				v |= bitUp
 			}
 			if down.Get(i) {
 				v |= bitDown
 			}
-			p.ans[n] = v
+			n.rtoAns = v
 		}
 	}
 	p.layer++
@@ -232,7 +240,7 @@ func (p *Placement) checkShape(answers [][]Answer) error {
 	return nil
 }
 
+// is reports whether this placement sent n and the answer has the bit.
 func (p *Placement) is(n *node, bit uint8) bool {
-	v, sent := p.ans[n]
-	return sent && v&bit != 0
+	return n.rtoTok == p.tok && n.rtoAns&bit != 0
 }

@@ -8,21 +8,19 @@ func (p *Placement) advance() (next []*node, finished bool) {
 	}
 	// Poset: descend below every node that the filter does not cover; only
 	// there can predecessors and successors still be found.
-	seen := make(map[*node]bool)
 	for _, nodes := range p.vectors {
 		for _, n := range nodes {
 			if p.is(n, bitDown) {
 				continue
 			}
 			for _, ch := range n.children {
-				if _, sent := p.ans[ch]; !sent && !seen[ch] {
-					seen[ch] = true
+				if !p.is(ch, bitSent) {
+					ch.rtoTok, ch.rtoAns = p.tok, bitSent // queued; its answer comes next round
 					next = append(next, ch)
 				}
 			}
 		}
 	}
-	sortBySeq(next)
 	return next, len(next) == 0
 }
 
@@ -133,7 +131,7 @@ func (p *Placement) downChildren(n *node) []*node {
 // covered by the filter.
 func (p *Placement) immediateBelow(n *node) bool {
 	for _, q := range n.parents {
-		if _, sent := p.ans[q]; !sent || p.is(q, bitDown) {
+		if !p.is(q, bitSent) || p.is(q, bitDown) {
 			return false
 		}
 	}

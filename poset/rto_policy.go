@@ -45,6 +45,9 @@ func ParsePolicy(s string) (Policy, error) {
 // combine merges the answers of several clients to one vector of n bits:
 // the bitwise majority, and whether they disagreed anywhere.
 func combine(answers []Bits, n int) (Bits, bool) {
+	if len(answers) == 1 {
+		return answers[0], false
+	}
 	out := NewBits(n)
 	disputed := false
 	for i := range n {
