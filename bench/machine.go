@@ -19,6 +19,25 @@ type Machine struct {
 	Arch       string `json:"arch"`
 }
 
+// LoadAverage returns the 1-minute load average from /proc/loadavg, or -1
+// where it is unknown. A load above the number of cores means the
+// measured times include waiting for a CPU.
+func LoadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return -1
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) == 0 {
+		return -1
+	}
+	l, err := strconv.ParseFloat(fields[0], 64)
+	if err != nil {
+		return -1
+	}
+	return l
+}
+
 // CurrentMachine describes this machine; the CPU model and memory come
 // from /proc on Linux and are empty elsewhere.
 func CurrentMachine() Machine {

@@ -58,6 +58,7 @@ func Run(cfg Config) (*Report, error) {
 		}
 	}
 	rep.Seconds = time.Since(rep.Started).Seconds()
+	rep.LoadEnd = LoadAverage()
 	return rep, nil
 }
 

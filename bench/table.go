@@ -12,6 +12,8 @@ import (
 // at the same point, then the reasons of skipped or failed rows.
 func (rep *Report) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "workload %s: %s\n", rep.Workload, pointLabel(rep.Params))
+	fmt.Fprintf(w, "machine: %s, %d cores, %s; load average %.1f at start, %.1f at end\n",
+		rep.Machine.CPU, rep.Machine.Cores, rep.Machine.GoVersion, rep.LoadStart, rep.LoadEnd)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "point\tstructure\tstatus\tbuild s\tinserts/s\theap MB\tmean us\tmedian us\tp99 us\tmatches/ev\tcand/ev\tfp rate\tx scan\tx expr\truns\t")
 	var notes []string
