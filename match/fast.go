@@ -74,7 +74,7 @@ type Fast struct {
 // that is unsatisfiable and so stored nowhere.
 const neverSlot = math.MaxUint32
 
-func loc(seg, slot uint32) uint64         { return uint64(seg)<<32 | uint64(slot) }
+func loc(seg, slot uint32) uint64       { return uint64(seg)<<32 | uint64(slot) }
 func unloc(l uint64) (seg, slot uint32) { return uint32(l >> 32), uint32(l) }
 
 type tailSub struct {

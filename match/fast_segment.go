@@ -28,8 +28,8 @@ type segAttr struct {
 	has   slotSet // every subscription constraining the attribute
 	num   *dim[float64]
 	num32 *dim[float32] // instead of num when float32 holds every key exactly
-	str  *dim[string]
-	bool *dim[float64]
+	str   *dim[string]
+	bool  *dim[float64]
 }
 
 // attrBuilder collects an attribute's constraints during a build.
