@@ -29,7 +29,7 @@ func genConstraint() *rapid.Generator[match.Constraint] {
 			return match.Constraint{Attr: attr, Op: op, Val: v}
 		case 6, 7, 8:
 			op := rapid.SampledFrom([]match.Op{match.OpEq, match.OpPrefix, match.OpSuffix, match.OpContains, match.OpLt, match.OpGe}).Draw(t, "sop")
-			s := rapid.StringOfN(rapid.SampledFrom([]rune("xy")), 0, 3, -1).Draw(t, "s")
+			s := rapid.StringOfN(rapid.SampledFrom([]rune("xy\x00")), 0, 3, -1).Draw(t, "s")
 			return match.Constraint{Attr: "s", Op: op, Val: match.Str(s)}
 		default:
 			return match.Constraint{Attr: "t", Op: rapid.SampledFrom([]match.Op{match.OpEq, match.OpNe}).Draw(t, "bop"), Val: match.Bool(rapid.Bool().Draw(t, "b"))}
