@@ -10,19 +10,41 @@ import (
 const maxEnumBits = 12
 
 // candIndex finds covering candidates among a set of nodes without testing
-// each: nodes are grouped by attribute mask, a covering query enumerates
-// the masks that can be subsets (or supersets) of the query's mask, and a
-// box containment test prunes each group's members. Every node that covers
-// (or is covered by) the query is returned; some returned nodes may not be.
+// each. Nodes are grouped by attribute mask, and within a group bucketed by
+// their first string equality (attribute and value, "" when none). A
+// covering query enumerates the masks that can be subsets (or supersets) of
+// the query's mask, skips the buckets whose equality contradicts the
+// query's, and prunes the rest with a box containment test. Every node that
+// covers (or is covered by) the query is returned; some returned nodes may
+// not be.
 type candIndex struct {
-	groups map[uint64][]*node // mask -> members; match-all nodes under 0
-	loose  []*node            // members outside the complete fragment
-	bitCnt [64]int32          // members having each mask bit
-	used   uint64             // union of member masks
+	groups map[uint64]*group // mask -> members; match-all nodes under 0
+	loose  []*node           // members outside the complete fragment
+	bitCnt [64]int32         // members having each mask bit
+	used   uint64            // union of member masks
+}
+
+// group holds the members with one attribute mask.
+type group struct {
+	buckets map[eqKey][]*node
+}
+
+// eqKey is a node's first string equality constraint, if any.
+type eqKey struct {
+	attr, val string
+}
+
+func eqKeyOf(k *key) eqKey {
+	for i := range k.box {
+		if s := &k.box[i]; s.hasEq {
+			return eqKey{s.attr, s.eq}
+		}
+	}
+	return eqKey{}
 }
 
 func newCandIndex() *candIndex {
-	return &candIndex{groups: make(map[uint64][]*node)}
+	return &candIndex{groups: make(map[uint64]*group)}
 }
 
 func (x *candIndex) add(n *node) {
@@ -32,8 +54,13 @@ func (x *candIndex) add(n *node) {
 		return
 	}
 	g := x.groups[n.key.mask]
-	n.ipos = len(g)
-	x.groups[n.key.mask] = append(g, n)
+	if g == nil {
+		g = &group{buckets: make(map[eqKey][]*node)}
+		x.groups[n.key.mask] = g
+	}
+	ek := eqKeyOf(&n.key)
+	n.ipos = len(g.buckets[ek])
+	g.buckets[ek] = append(g.buckets[ek], n)
 	for m := n.key.mask; m != 0; m &= m - 1 {
 		b := bits.TrailingZeros64(m)
 		x.bitCnt[b]++
@@ -46,11 +73,15 @@ func (x *candIndex) remove(n *node) {
 		x.loose = swapRemove(x.loose, n.ipos)
 		return
 	}
-	g := swapRemove(x.groups[n.key.mask], n.ipos)
-	if len(g) == 0 {
-		delete(x.groups, n.key.mask)
+	g := x.groups[n.key.mask]
+	ek := eqKeyOf(&n.key)
+	if b := swapRemove(g.buckets[ek], n.ipos); len(b) == 0 {
+		delete(g.buckets, ek)
+		if len(g.buckets) == 0 {
+			delete(x.groups, n.key.mask)
+		}
 	} else {
-		x.groups[n.key.mask] = g
+		g.buckets[ek] = b
 	}
 	for m := n.key.mask; m != 0; m &= m - 1 {
 		b := bits.TrailingZeros64(m)
@@ -70,30 +101,80 @@ func swapRemove(list []*node, i int) []*node {
 	return list[:last]
 }
 
+// uEq returns the string equality u has on attr, if any.
+func uEq(u *node, attr string) (string, bool) {
+	for i := range u.key.box {
+		if s := &u.key.box[i]; s.attr == attr {
+			return s.eq, s.hasEq
+		}
+	}
+	return "", false
+}
+
 // coverers appends the candidates that may cover u, in seq order.
 func (x *candIndex) coverers(u *node, dst []*node) []*node {
 	start := len(dst)
-	dst = append(dst, x.groups[0]...) // the match-all filter covers everything
+	if g := x.groups[0]; g != nil {
+		for _, b := range g.buckets { // the match-all filter covers everything
+			dst = append(dst, b...)
+		}
+	}
 	if u.key.exact && !u.key.empty {
-		free := u.key.mask
-		if bits.OnesCount64(free) <= maxEnumBits && 1<<bits.OnesCount64(free) <= len(x.groups) {
-			for sub := free; sub != 0; sub = (sub - 1) & free {
-				dst = appendContaining(dst, x.groups[sub], u)
-			}
-		} else {
-			for m, g := range x.groups {
-				if m != 0 && m&^u.key.mask == 0 {
-					dst = appendContaining(dst, g, u)
+		visit := func(g *group) {
+			for ek, b := range g.buckets {
+				// A bucket requiring attr == v can cover u unless u requires
+				// another value there.
+				if v, ok := uEq(u, ek.attr); ek.attr != "" && ok && v != ek.val {
+					continue
 				}
+				dst = appendContaining(dst, b, u)
 			}
 		}
+		x.eachSubmask(u.key.mask, visit)
 	}
 	sortBySeq(dst[start:])
 	return dst
 }
 
-func appendContaining(dst, g []*node, u *node) []*node {
-	for _, w := range g {
+// eachSubmask visits the groups whose mask is a non-empty subset of m.
+func (x *candIndex) eachSubmask(m uint64, visit func(*group)) {
+	if n := bits.OnesCount64(m); n <= maxEnumBits && 1<<n <= len(x.groups) {
+		for sub := m; sub != 0; sub = (sub - 1) & m {
+			if g := x.groups[sub]; g != nil {
+				visit(g)
+			}
+		}
+		return
+	}
+	for gm, g := range x.groups {
+		if gm != 0 && gm&^m == 0 {
+			visit(g)
+		}
+	}
+}
+
+// eachSupermask visits the groups whose mask is a superset of m.
+func (x *candIndex) eachSupermask(m uint64, visit func(*group)) {
+	free := x.used &^ m
+	if n := bits.OnesCount64(free); n <= maxEnumBits && 1<<n <= len(x.groups) {
+		for sub := free; ; sub = (sub - 1) & free {
+			if g := x.groups[m|sub]; g != nil {
+				visit(g)
+			}
+			if sub == 0 {
+				return
+			}
+		}
+	}
+	for gm, g := range x.groups {
+		if gm&m == m && gm != 0 {
+			visit(g)
+		}
+	}
+}
+
+func appendContaining(dst, b []*node, u *node) []*node {
+	for _, w := range b {
 		if boxContains(w.key.box, u.key.box) {
 			dst = append(dst, w)
 		}
@@ -107,32 +188,29 @@ func (x *candIndex) covered(u *node, dst []*node) []*node {
 	switch {
 	case u.key.empty:
 		for _, g := range x.groups {
-			dst = append(dst, g...)
+			for _, b := range g.buckets {
+				dst = append(dst, b...)
+			}
 		}
 		dst = append(dst, x.loose...)
 	case u.key.exact:
-		free := x.used &^ u.key.mask
-		if bits.OnesCount64(free) <= maxEnumBits && 1<<bits.OnesCount64(free) <= len(x.groups) {
-			for sub := free; ; sub = (sub - 1) & free {
-				dst = appendContained(dst, x.groups[u.key.mask|sub], u)
-				if sub == 0 {
-					break
+		x.eachSupermask(u.key.mask, func(g *group) {
+			for ek, b := range g.buckets {
+				// Members requiring attr == w cannot be covered by a u
+				// requiring attr == v with v != w.
+				if v, ok := uEq(u, ek.attr); ek.attr != "" && ok && v != ek.val {
+					continue
 				}
+				dst = appendContained(dst, b, u)
 			}
-		} else {
-			for m, g := range x.groups {
-				if m&u.key.mask == u.key.mask && m != 0 {
-					dst = appendContained(dst, g, u)
-				}
-			}
-		}
+		})
 	}
 	sortBySeq(dst[start:])
 	return dst
 }
 
-func appendContained(dst, g []*node, u *node) []*node {
-	for _, w := range g {
+func appendContained(dst, b []*node, u *node) []*node {
+	for _, w := range b {
 		if boxContains(u.key.box, w.key.box) {
 			dst = append(dst, w)
 		}
