@@ -22,19 +22,19 @@ func (a posetAlg) place(c *core, u *node) *node {
 	var preds, succs []*node
 	if a.indexed && c.all.idx != nil {
 		preds, succs = c.posetNeighboursIndexed(u)
+		if eq := c.equivalentPred(u, preds); eq != nil {
+			return eq
+		}
 	} else {
 		preds = c.posetPreds(u, c.roots.list)
 		if eq := c.equivalentPred(u, preds); eq != nil {
-			return eq
+			return eq // before the successor search, which it would waste
 		}
 		var anchor *node
 		if len(preds) > 0 {
 			anchor = preds[0]
 		}
 		succs = c.posetSuccs(u, anchor)
-	}
-	if eq := c.equivalentPred(u, preds); eq != nil {
-		return eq
 	}
 	c.posetLink(u, preds, succs)
 	return nil
