@@ -45,6 +45,8 @@ type Table struct {
 	nextID match.ID
 	fwd    map[Iface]map[*node]match.Filter // per neighbour: node -> forwarded filter
 	sent   map[Iface][]match.Filter         // per neighbour, when merging: what was sent
+	// pending RTO placements and the subscriptions they place
+	pending map[*Placement]subKey
 }
 
 type subKey struct {

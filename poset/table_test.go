@@ -179,3 +179,58 @@ func TestTableErrors(t *testing.T) {
 		t.Error("failed unsubscribe changed the table")
 	}
 }
+
+// TestTableRTOEqualsSubscribe: subscribing through honest RTO placements
+// gives the same updates as Subscribe, for both structures.
+func TestTableRTOEqualsSubscribe(t *testing.T) {
+	for _, structure := range []string{"poset", "forest"} {
+		t.Run(structure, func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				cfg := TableConfig{Structure: structure, Neighbours: []Iface{1, 2, 3}}
+				a, _ := NewTable(cfg)
+				b, _ := NewTable(cfg)
+				var live []tableSubRec
+				for range rapid.IntRange(1, 20).Draw(t, "steps") {
+					if len(live) > 0 && rapid.IntRange(0, 3).Draw(t, "op") == 0 {
+						i := rapid.IntRange(0, len(live)-1).Draw(t, "victim")
+						ua, _ := a.Unsubscribe(live[i].from, live[i].f)
+						ub, _ := b.Unsubscribe(live[i].from, live[i].f)
+						if DescribeUpdates(ua) != DescribeUpdates(ub) {
+							t.Fatalf("unsubscribe: %v vs %v", ua, ub)
+						}
+						live = slices.Delete(live, i, i+1)
+						continue
+					}
+					s := tableSubRec{Iface(rapid.IntRange(0, 3).Draw(t, "from")), genFilter().Draw(t, "f")}
+					live = append(live, s)
+					ua, err := a.Subscribe(s.from, s.f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					p, err := b.StartSubscribeRTO(s.from, s.f, RTOConfig{Policy: Verify, VectorSize: 2})
+					if err != nil {
+						t.Fatal(err)
+					}
+					var ub []Update
+					if p != nil {
+						for !p.Done() {
+							var answers [][]Answer
+							for _, q := range p.Queries() {
+								answers = append(answers, []Answer{Evaluate(q)})
+							}
+							if _, err := p.Answer(answers); err != nil {
+								t.Fatal(err)
+							}
+						}
+						if ub, err = b.FinishSubscribeRTO(p); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if DescribeUpdates(ua) != DescribeUpdates(ub) {
+						t.Fatalf("subscribe %s from %d: %v vs %v", s.f, s.from, ua, ub)
+					}
+				}
+			})
+		})
+	}
+}
