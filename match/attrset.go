@@ -237,10 +237,28 @@ func commonPrefix(a, b string) string {
 	return a[:i]
 }
 
+// namedSet is one attribute's attrSet.
+type namedSet struct {
+	attr string
+	set  attrSet
+}
+
+// attrSets summarises a filter per attribute, sorted by attribute name.
+type attrSets []namedSet
+
+// get returns the set of an attribute.
+func (s attrSets) get(attr string) (*attrSet, bool) {
+	for i := range s {
+		if s[i].attr == attr {
+			return &s[i].set, true
+		}
+	}
+	return nil, false
+}
+
 // filterSets summarises a filter per attribute. empty reports that some
 // attribute's constraints are unsatisfiable, so the filter matches nothing.
-func filterSets(f Filter) (sets map[string]attrSet, empty bool) {
-	sets = make(map[string]attrSet)
+func filterSets(f Filter) (sets attrSets, empty bool) {
 	for i := 0; i < len(f.cs); {
 		attr := f.cs[i].Attr
 		j := i
@@ -248,10 +266,8 @@ func filterSets(f Filter) (sets map[string]attrSet, empty bool) {
 			j++
 		}
 		s := newAttrSet(f.cs[i:j])
-		if s.empty {
-			empty = true
-		}
-		sets[attr] = s
+		empty = empty || s.empty
+		sets = append(sets, namedSet{attr: attr, set: s})
 		i = j
 	}
 	return sets, empty

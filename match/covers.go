@@ -15,7 +15,7 @@ func Covers(a, b Filter) bool {
 		return true
 	}
 	for _, c := range a.cs {
-		s, ok := bsets[c.Attr]
+		s, ok := bsets.get(c.Attr)
 		if !ok || !s.implies(c) {
 			return false
 		}

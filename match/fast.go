@@ -187,22 +187,52 @@ func (x *Fast) flushTail() {
 	x.addSegment(buildSegment(ids, filters, &x.cfg))
 }
 
-// addSegment appends a segment and merges the smallest segments while they
-// are within MergeFactor of each other in size.
+// addSegment appends a segment and merges segments, size-tiered: whenever
+// MergeFactor segments share a tier (their sizes over TailSize have the same
+// integer logarithm in base MergeFactor), they become one segment of the
+// next tier. Every subscription is thus rebuilt about log_F(n/TailSize)
+// times, and there are at most F-1 segments per tier to match.
 func (x *Fast) addSegment(s *segment) {
 	x.segs = append(x.segs, s)
 	x.adopt(s)
-	for n := len(x.segs); n >= 2 && x.segs[n-1].nlive*x.cfg.MergeFactor >= x.segs[n-2].nlive; n = len(x.segs) {
-		a, b := x.segs[n-2], x.segs[n-1]
-		ids, filters := a.export()
-		ids2, filters2 := b.export()
-		m := buildSegment(append(ids, ids2...), append(filters, filters2...), &x.cfg)
-		x.segs = append(x.segs[:n-2], m)
-		delete(x.segByNum, a.num)
-		delete(x.segByNum, b.num)
+	for {
+		group := x.fullTier()
+		if group == nil {
+			break
+		}
+		b := newSegBuilder()
+		for _, g := range group {
+			b.addSegment(g)
+			delete(x.segByNum, g.num)
+		}
+		x.segs = slices.DeleteFunc(x.segs, func(s *segment) bool { return slices.Contains(group, s) })
+		m := b.build(&x.cfg)
+		x.segs = append(x.segs, m)
 		x.adopt(m)
 	}
 	slices.SortStableFunc(x.segs, func(a, b *segment) int { return b.nlive - a.nlive })
+}
+
+// fullTier returns MergeFactor segments of one tier, or nil.
+func (x *Fast) fullTier() []*segment {
+	byTier := make(map[int][]*segment)
+	for _, s := range x.segs {
+		t := x.tier(s.nlive)
+		byTier[t] = append(byTier[t], s)
+		if len(byTier[t]) == x.cfg.MergeFactor {
+			return byTier[t]
+		}
+	}
+	return nil
+}
+
+func (x *Fast) tier(n int) int {
+	t := 0
+	for n >= x.cfg.TailSize*x.cfg.MergeFactor {
+		n /= x.cfg.MergeFactor
+		t++
+	}
+	return t
 }
 
 // rebuild replaces a mostly dead segment by one of its live subscriptions.
@@ -213,8 +243,9 @@ func (x *Fast) rebuild(s *segment) {
 	if s.nlive == 0 {
 		return
 	}
-	ids, filters := s.export()
-	x.addSegment(buildSegment(ids, filters, &x.cfg))
+	b := newSegBuilder()
+	b.addSegment(s)
+	x.addSegment(b.build(&x.cfg))
 }
 
 // adopt points the locations of a segment's live subscriptions at it and

@@ -3,7 +3,9 @@ package match_test
 import (
 	"fmt"
 	"runtime"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sift-pubsub/sift/bench/workload"
 	"github.com/sift-pubsub/sift/match"
@@ -59,10 +61,12 @@ func benchMatch(b *testing.B, w workload.Workload) {
 	var dst []match.ID
 	matches := 0
 	b.ResetTimer()
+	cpu := cpuTime()
 	for i := 0; i < b.N; i++ {
 		dst = idx.Match(w.Events[i%len(w.Events)], dst[:0])
 		matches += len(dst)
 	}
+	reportCPU(b, cpu)
 	b.StopTimer()
 	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(len(w.Filters)), "B/sub")
 	b.ReportMetric(float64(matches)/float64(b.N), "matches/event")
@@ -90,11 +94,13 @@ func BenchmarkFastInsertHEM(b *testing.B) {
 			extra := hemWorkload(b, 200_000).Filters
 			idx := loadFast(b, w.Filters)
 			b.ResetTimer()
+			cpu := cpuTime()
 			for i := 0; i < b.N; i++ {
 				if err := idx.Insert(match.ID(n+i), extra[i%len(extra)]); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, cpu)
 		})
 	}
 }
@@ -110,4 +116,19 @@ func BenchmarkScanMatchHEM(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		idx.Match(w.Events[i%len(w.Events)], nil)
 	}
+}
+
+// cpuTime returns the CPU time the process has used (user and system, all
+// threads, GC included). On a shared machine it is steadier than wall time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the CPU time per operation since start.
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 }

@@ -102,32 +102,48 @@ func (d *dim[K]) buildCells(ivs []interval[K], n int, cfg *FastConfig) {
 	cells = len(d.bounds) + 1
 	d.lo = make([]boundList[K], cells)
 	d.hi = make([]boundList[K], cells)
+	// Slots whose interval starts above cell c fail there, as do slots whose
+	// interval ends below it: bucket slots by the cell of each bound, then
+	// accumulate the buckets from both ends, a bitset OR per cell.
+	above := make([][]uint32, cells) // bucket by the cell of the lower bound
+	below := make([][]uint32, cells) // bucket by the cell of the upper bound
+	for _, iv := range ivs {
+		if iv.loSet {
+			c := d.cellOf(iv.lo)
+			d.lo[c].add(iv.lo, iv.slot, iv.loOpen)
+			above[c] = append(above[c], iv.slot)
+		}
+		if iv.hiSet {
+			c := d.cellOf(iv.hi)
+			d.hi[c].add(iv.hi, iv.slot, iv.hiOpen)
+			below[c] = append(below[c], iv.slot)
+		}
+	}
 	if cells > 1 {
 		d.fail = make([]*bitset.BitSet, cells)
 		for c := range d.fail {
 			d.fail[c] = bitset.New(uint(n))
 		}
-	}
-	for _, iv := range ivs {
-		loCell, hiCell := 0, cells-1
-		if iv.loSet {
-			loCell = d.cellOf(iv.lo)
-			d.lo[loCell].add(iv.lo, iv.slot, iv.loOpen)
+		acc := make([]uint64, (n+63)/64)
+		for c := cells - 1; c > 0; c-- {
+			setSlots(acc, above[c])
+			orWords(d.fail[c-1].Words(), acc)
 		}
-		if iv.hiSet {
-			hiCell = d.cellOf(iv.hi)
-			d.hi[hiCell].add(iv.hi, iv.slot, iv.hiOpen)
-		}
-		for c := 0; c < loCell; c++ {
-			d.fail[c].Set(uint(iv.slot))
-		}
-		for c := hiCell + 1; c < cells; c++ {
-			d.fail[c].Set(uint(iv.slot))
+		clear(acc)
+		for c := 0; c < cells-1; c++ {
+			setSlots(acc, below[c])
+			orWords(d.fail[c+1].Words(), acc)
 		}
 	}
 	for c := range d.lo {
 		sortBoundList(&d.lo[c])
 		sortBoundList(&d.hi[c])
+	}
+}
+
+func setSlots(words []uint64, slots []uint32) {
+	for _, s := range slots {
+		words[s>>6] |= 1 << (s & 63)
 	}
 }
 

@@ -2,6 +2,7 @@ package match
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"sort"
 
@@ -195,15 +196,49 @@ func (d *dim[K]) bytes() int {
 
 // sortBoundList sorts a bound list by key.
 func sortBoundList[K cmp.Ordered](b *boundList[K]) {
-	idx := make([]int, len(b.keys))
-	for i := range idx {
-		idx[i] = i
+	if keys, ok := any(b.keys).([]float32); ok {
+		sortFloat32Bounds(keys, b.slots)
+		return
 	}
-	slices.SortFunc(idx, func(x, y int) int { return cmp.Compare(b.keys[x], b.keys[y]) })
-	keys := make([]K, len(idx))
-	slots := make([]uint32, len(idx))
-	for i, j := range idx {
-		keys[i], slots[i] = b.keys[j], b.slots[j]
+	pairs := make([]keyed[K], len(b.keys))
+	for i := range pairs {
+		pairs[i] = keyed[K]{b.keys[i], b.slots[i]}
 	}
-	b.keys, b.slots = keys, slots
+	slices.SortFunc(pairs, func(x, y keyed[K]) int { return cmp.Compare(x.key, y.key) })
+	for i, p := range pairs {
+		b.keys[i], b.slots[i] = p.key, p.slot
+	}
+}
+
+// sortFloat32Bounds sorts float32 keys with their slots in place, packing
+// each pair into one uint64 whose order is the key's order, so the sort
+// compares integers.
+func sortFloat32Bounds(keys []float32, slots []uint32) {
+	packed := make([]uint64, len(keys))
+	for i, k := range keys {
+		packed[i] = uint64(orderedFloat32Bits(k))<<32 | uint64(slots[i])
+	}
+	slices.Sort(packed)
+	for i, p := range packed {
+		keys[i] = math.Float32frombits(unorderFloat32Bits(uint32(p >> 32)))
+		slots[i] = uint32(p)
+	}
+}
+
+// orderedFloat32Bits maps a float32 to a uint32 with the same order
+// (negative numbers reversed below positive ones; -0 just below +0, which
+// the callers' comparisons treat as equal keys anyway).
+func orderedFloat32Bits(f float32) uint32 {
+	b := math.Float32bits(f)
+	if b&(1<<31) != 0 {
+		return ^b
+	}
+	return b | 1<<31
+}
+
+func unorderFloat32Bits(u uint32) uint32 {
+	if u&(1<<31) != 0 {
+		return u &^ (1 << 31)
+	}
+	return ^u
 }

@@ -71,8 +71,8 @@ func hullMerge(a, b Filter) Filter {
 	}
 	var cs []Constraint
 	for _, attr := range unionAttrs(a, b) {
-		x, okA := sa[attr]
-		y, okB := sb[attr]
+		x, okA := sa.get(attr)
+		y, okB := sb.get(attr)
 		if !okA || !okB {
 			continue
 		}
@@ -80,7 +80,7 @@ func hullMerge(a, b Filter) Filter {
 			cs = append(cs, Constraint{Attr: attr, Op: OpExists})
 			continue
 		}
-		h := hull(&x, &y)
+		h := hull(x, y)
 		hc := h.intervalConstraints(attr)
 		if hc == nil {
 			hc = []Constraint{{Attr: attr, Op: OpExists}}

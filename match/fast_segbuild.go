@@ -1,0 +1,197 @@
+package match
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/bits-and-blooms/bitset"
+)
+
+// segBuilder collects subscriptions, from filters or from the live part of
+// existing segments, and builds one segment of them.
+type segBuilder struct {
+	ids   []ID
+	attrs map[string]*attrBuilder
+}
+
+// attrBuilder collects an attribute's constraints during a build.
+type attrBuilder struct {
+	has            []uint32
+	num, bool_     dimBuilder[float64]
+	str            dimBuilder[string]
+	hasNum, hasStr bool
+	hasBool        bool
+}
+
+func newSegBuilder() *segBuilder { return &segBuilder{attrs: make(map[string]*attrBuilder)} }
+
+func (b *segBuilder) attr(name string) *attrBuilder {
+	a := b.attrs[name]
+	if a == nil {
+		a = &attrBuilder{}
+		b.attrs[name] = a
+	}
+	return a
+}
+
+// buildSegment indexes satisfiable filters; slot i holds ids[i].
+func buildSegment(ids []ID, filters []Filter, cfg *FastConfig) *segment {
+	b := newSegBuilder()
+	for i, f := range filters {
+		b.addFilter(ids[i], f)
+	}
+	return b.build(cfg)
+}
+
+// addFilter files a satisfiable filter's constraints under the next slot.
+func (b *segBuilder) addFilter(id ID, f Filter) {
+	slot := uint32(len(b.ids))
+	b.ids = append(b.ids, id)
+	sets, _ := filterSets(f)
+	i := 0
+	for k := range sets {
+		attr, set := sets[k].attr, sets[k].set
+		j := i
+		for j < len(f.cs) && f.cs[j].Attr == attr {
+			j++
+		}
+		cs := f.cs[i:j:j]
+		i = j
+		a := b.attr(attr)
+		a.has = append(a.has, slot)
+		switch set.cls {
+		case classNumber:
+			a.hasNum = true
+			a.num.add(slot, &set, cs, numberKey)
+		case classString:
+			a.hasStr = true
+			a.str.add(slot, &set, cs, stringKey)
+		case classBool:
+			a.hasBool = true
+			a.bool_.add(slot, &set, cs, boolKey)
+		}
+	}
+}
+
+// addSegment adds the live subscriptions of s, read back from its indexed
+// form (segments keep no copy of the filters), under the next slots.
+func (b *segBuilder) addSegment(s *segment) {
+	remap := make([]int32, len(s.ids))
+	for slot := range s.ids {
+		remap[slot] = -1
+		if s.live.Test(uint(slot)) {
+			remap[slot] = int32(len(b.ids))
+			b.ids = append(b.ids, s.ids[slot])
+		}
+	}
+	for i := range s.attrs {
+		sa := &s.attrs[i]
+		a := b.attr(sa.name)
+		sa.has.each(func(slot uint32) {
+			if r := remap[slot]; r >= 0 {
+				a.has = append(a.has, uint32(r))
+			}
+		})
+		if sa.num != nil {
+			a.hasNum = true
+			readDim(&a.num, sa.num, remap, func(k float64) float64 { return k })
+		}
+		if sa.num32 != nil {
+			a.hasNum = true
+			readDim(&a.num, sa.num32, remap, func(k float32) float64 { return float64(k) })
+		}
+		if sa.str != nil {
+			a.hasStr = true
+			readDim(&a.str, sa.str, remap, func(k string) string { return k })
+		}
+		if sa.bool != nil {
+			a.hasBool = true
+			readDim(&a.bool_, sa.bool, remap, func(k float64) float64 { return k })
+		}
+	}
+}
+
+// readDim adds a built dimension's live constraints to a builder. Intervals
+// without any bound (a string interval from `prefix ""`, or `!=` alone) need
+// no entry: the has set keeps their type and ne their excluded values.
+func readDim[K, J cmp.Ordered](dst *dimBuilder[K], d *dim[J], remap []int32, conv func(J) K) {
+	d.has.each(func(slot uint32) {
+		if r := remap[slot]; r >= 0 {
+			dst.has = append(dst.has, uint32(r))
+		}
+	})
+	for k, slots := range d.eq {
+		for _, s := range slots {
+			if r := remap[s]; r >= 0 {
+				dst.eq = append(dst.eq, keyed[K]{conv(k), uint32(r)})
+			}
+		}
+	}
+	for k, slots := range d.ne {
+		for _, s := range slots {
+			if r := remap[s]; r >= 0 {
+				dst.ne = append(dst.ne, keyed[K]{conv(k), uint32(r)})
+			}
+		}
+	}
+	for _, x := range d.extras {
+		if r := remap[x.slot]; r >= 0 {
+			x.slot = uint32(r)
+			dst.extras = append(dst.extras, x)
+		}
+	}
+	at := make([]int32, len(remap)) // old slot -> 1 + index in dst.intervals
+	iv := func(slot uint32) *interval[K] {
+		if at[slot] == 0 {
+			dst.intervals = append(dst.intervals, interval[K]{slot: uint32(remap[slot])})
+			at[slot] = int32(len(dst.intervals))
+		}
+		return &dst.intervals[at[slot]-1]
+	}
+	for c := range d.lo {
+		for i, s := range d.lo[c].slots {
+			if remap[s&^openBit] >= 0 {
+				v := iv(s &^ openBit)
+				v.lo, v.loSet, v.loOpen = conv(d.lo[c].keys[i]), true, s&openBit != 0
+			}
+		}
+		for i, s := range d.hi[c].slots {
+			if remap[s&^openBit] >= 0 {
+				v := iv(s &^ openBit)
+				v.hi, v.hiSet, v.hiOpen = conv(d.hi[c].keys[i]), true, s&openBit != 0
+			}
+		}
+	}
+}
+
+// build indexes everything collected.
+func (b *segBuilder) build(cfg *FastConfig) *segment {
+	n := len(b.ids)
+	s := &segment{ids: b.ids, live: bitset.New(uint(n)), nlive: n}
+	s.live.FlipRange(0, uint(n))
+	names := make([]string, 0, len(b.attrs))
+	for name := range b.attrs {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		ab := b.attrs[name]
+		a := segAttr{name: name, has: newSlotSet(ab.has, n)}
+		if ab.hasNum {
+			if b32, ok := narrowKeys(&ab.num); ok {
+				a.num32 = b32.build(n, cfg)
+			} else {
+				a.num = ab.num.build(n, cfg)
+			}
+		}
+		if ab.hasStr {
+			a.str = ab.str.build(n, cfg)
+		}
+		if ab.hasBool {
+			a.bool = ab.bool_.build(n, cfg)
+		}
+		a.shareHas(len(ab.has))
+		s.attrs = append(s.attrs, a)
+	}
+	return s
+}
