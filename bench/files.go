@@ -38,7 +38,7 @@ func (rep *Report) writeJSON(path string) error {
 // csvHeader lists the measure columns after the swept knobs.
 var csvHeader = []string{
 	"structure", "subscriptions", "events", "status", "build_seconds", "inserts_per_second",
-	"heap_bytes", "runs", "match_mean_ns", "match_median_ns", "match_p99_ns",
+	"heap_bytes", "runs", "match_mean_ns", "match_median_ns", "match_p99_ns", "match_cpu_ns",
 	"matches_per_event", "candidates_per_event", "false_positive_rate",
 	"speedup_vs_scan", "speedup_vs_expr", "checked_events", "reason",
 }
@@ -83,7 +83,7 @@ func (rep *Report) csvRow(r Result) []string {
 	return []string{
 		r.Structure, strconv.Itoa(r.Subs), strconv.Itoa(r.Events), string(r.Status),
 		g(r.BuildSeconds), g(r.InsertsPerSec), strconv.FormatInt(r.HeapBytes, 10), strconv.Itoa(r.Runs),
-		g(r.MeanNs), g(r.MedianNs), g(r.P99Ns), g(r.MatchesPerEvent),
+		g(r.MeanNs), g(r.MedianNs), g(r.P99Ns), g(r.CPUNs), g(r.MatchesPerEvent),
 		opt(r.CandidatesPerEvent), opt(r.FalsePositiveRate),
 		g(rep.Speedup(r, "scan")), g(rep.Speedup(r, ExprName)), strconv.Itoa(r.Checked), r.Reason,
 	}

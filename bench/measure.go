@@ -164,19 +164,29 @@ func timeMatches(idx match.Index, events []match.Event, o Options, r *Result, de
 	var means, medians, p99s []float64
 	times := make([]time.Duration, len(events))
 	counts := make([]int, len(events))
+	var cpus []float64
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	for range runs {
 		runtime.GC()
+		cpu0, cpuOK := threadCPU()
 		for i, e := range events {
 			t0 := time.Now()
 			dst = idx.Match(e, dst[:0])
 			times[i] = time.Since(t0)
 			counts[i] = len(dst)
 		}
+		if cpu1, ok := threadCPU(); ok && cpuOK {
+			cpus = append(cpus, float64(cpu1-cpu0)/float64(len(events)))
+		}
 		mean, median, p99 := summarize(times)
 		means, medians, p99s = append(means, mean), append(medians, median), append(p99s, p99)
 	}
 	r.Runs = runs
 	r.MeanNs, r.MedianNs, r.P99Ns = medianOf(means), medianOf(medians), medianOf(p99s)
+	if len(cpus) == runs {
+		r.CPUNs = medianOf(cpus)
+	}
 	matches := 0
 	for _, c := range counts {
 		matches += c

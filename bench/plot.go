@@ -22,6 +22,8 @@ type metric struct {
 var (
 	matchTime = metric{"match_time.png", "Mean match time per event", "microseconds",
 		func(r Result) (float64, bool) { return r.MeanNs / 1e3, r.Measured() && r.MeanNs > 0 }}
+	cpuTime = metric{"match_cpu.png", "CPU time per event (matching thread)", "microseconds",
+		func(r Result) (float64, bool) { return r.CPUNs / 1e3, r.Measured() && r.CPUNs > 0 }}
 	p99Time = metric{"match_p99.png", "99th percentile match time per event", "microseconds",
 		func(r Result) (float64, bool) { return r.P99Ns / 1e3, r.Measured() && r.P99Ns > 0 }}
 	memory = metric{"memory.png", "Live heap after build", "MB",
@@ -32,7 +34,8 @@ var (
 		func(r Result) (float64, bool) { return r.BuildSeconds, r.BuildSeconds > 0 }}
 )
 
-// WritePlots writes PNG plots into dir: match time (mean and p99), live
+// WritePlots writes PNG plots into dir: match time (mean wall-clock, CPU
+// and p99 wall-clock), live
 // heap and build time, each against the first swept knob (memory against
 // subscriptions when they are swept), one line per structure, with log
 // axes where values span a decade or more. Without a numeric sweep each
@@ -54,7 +57,7 @@ func (rep *Report) WritePlots(dir string) error {
 	for _, m := range []struct {
 		metric
 		x string
-	}{{matchTime, x}, {p99Time, x}, {memory, memX}, {buildTime, x}} {
+	}{{matchTime, x}, {cpuTime, x}, {p99Time, x}, {memory, memX}, {buildTime, x}} {
 		p, err := rep.plot(m.metric, m.x)
 		if err != nil {
 			return fmt.Errorf("plot %s: %w", m.file, err)

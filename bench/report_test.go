@@ -25,8 +25,8 @@ func TestReportFiles(t *testing.T) {
 	if err := rep.WriteTable(&table); err != nil {
 		t.Fatal(err)
 	}
-	if lines := strings.Count(table.String(), "\n"); lines != 7 {
-		t.Fatalf("table has %d lines, want the workload, the machine, a header and 4 rows:\n%s", lines, table.String())
+	if lines := strings.Count(table.String(), "\n"); lines != 8 {
+		t.Fatalf("table has %d lines, want the workload, the machine, a header, 4 rows and the legend:\n%s", lines, table.String())
 	}
 	dir := t.TempDir()
 	if err := rep.WriteFiles(dir); err != nil {

@@ -41,6 +41,11 @@ type Result struct {
 	MedianNs        float64 `json:"match_median_ns"`
 	P99Ns           float64 `json:"match_p99_ns"`
 	MatchesPerEvent float64 `json:"matches_per_event"`
+	// CPUNs is the CPU time of the matching thread per event (median over
+	// runs of each pass's total over its events): unlike the wall-clock
+	// times it excludes waiting for a CPU on a loaded machine. Zero where
+	// the platform cannot measure it.
+	CPUNs float64 `json:"match_cpu_ns,omitempty"`
 
 	// Bloom structures (match.RawMatcher) only: candidates per event
 	// before the exact re-check, and the false-positive rate, the share of
