@@ -1,0 +1,311 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	"github.com/quic-go/quic-go"
+	"github.com/sift-pubsub/sift/internal/wire"
+)
+
+// ErrClosed is the error of operations on a closed Client and of
+// subscriptions ended by Close.
+var ErrClosed = errors.New("client closed")
+
+// Client is a connection to one router.
+type Client struct {
+	opts    Options
+	qc      *quic.Conn
+	ctrl    *quic.Stream
+	ctrlFR  *wire.FrameReader
+	data    *quic.Stream
+	welcome wire.Welcome
+
+	ctrlMu sync.Mutex // serialises control stream writes
+
+	pub publisher
+
+	mu      sync.Mutex
+	subs    map[uint64]*Subscription
+	pending map[reqKey]chan error // nil channel: abandoned subscribe
+	nextSub atomic.Uint64
+
+	closing  atomic.Pointer[wire.ProtocolError] // connection-level error announced by the router
+	ctrlDone chan struct{}                      // closed when readControl returns
+
+	done    chan struct{}
+	errOnce sync.Once
+	err     error
+}
+
+type reqKey struct {
+	about wire.Type
+	id    uint64
+}
+
+// Dial connects to the router at addr (HOST:PORT), runs the Hello exchange
+// and opens the data stream.
+func Dial(ctx context.Context, addr string, opts Options) (*Client, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	qc, err := quic.DialAddr(ctx, addr, opts.TLS.Clone(), &quic.Config{
+		MaxIdleTimeout:                 opts.IdleTimeout,
+		KeepAlivePeriod:                opts.KeepAlive,
+		InitialStreamReceiveWindow:     1 << 20,
+		MaxStreamReceiveWindow:         6 << 20,
+		InitialConnectionReceiveWindow: 2 << 20,
+		MaxConnectionReceiveWindow:     15 << 20,
+		MaxIncomingStreams:             -1,
+		MaxIncomingUniStreams:          -1,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dial %s: %w", addr, err)
+	}
+	c := &Client{
+		opts:     opts,
+		qc:       qc,
+		subs:     make(map[uint64]*Subscription),
+		pending:  make(map[reqKey]chan error),
+		done:     make(chan struct{}),
+		ctrlDone: make(chan struct{}),
+	}
+	if err := c.handshake(ctx); err != nil {
+		qc.CloseWithError(quic.ApplicationErrorCode(wire.CodeOf(err)), err.Error())
+		return nil, fmt.Errorf("dial %s: %w", addr, err)
+	}
+	c.pub.init(c)
+	go c.readControl()
+	go c.readData()
+	return c, nil
+}
+
+// handshake sends Hello, reads Welcome and opens the data stream.
+func (c *Client) handshake(ctx context.Context) error {
+	ctrl, err := c.qc.OpenStreamSync(ctx)
+	if err != nil {
+		return err
+	}
+	c.ctrl = ctrl
+	c.ctrlFR = wire.NewFrameReader(ctrl, wire.HardMaxFrame)
+	hello := &wire.Hello{MinVersion: wire.Version, MaxVersion: wire.Version, Role: wire.RoleClient, Name: c.opts.Name}
+	if _, err := ctrl.Write(wire.AppendFrame(nil, hello)); err != nil {
+		return remoteError(err)
+	}
+	stop := context.AfterFunc(ctx, func() { ctrl.CancelRead(quic.StreamErrorCode(wire.CodeNone)) })
+	m, err := c.ctrlFR.ReadMessage()
+	stop()
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return remoteError(err)
+	}
+	w, ok := m.(*wire.Welcome)
+	if !ok {
+		return wire.Errorf(wire.CodeUnexpected, "router answered hello with %s", m.Type())
+	}
+	c.welcome = *w
+	data, err := c.qc.OpenStreamSync(ctx)
+	if err != nil {
+		return err
+	}
+	c.data = data
+	if _, err := data.Write(wire.AppendFrame(nil, &wire.Attach{Version: w.Version})); err != nil {
+		return remoteError(err)
+	}
+	return nil
+}
+
+// RouterName returns the name the router gave in Welcome.
+func (c *Client) RouterName() string { return c.welcome.Name }
+
+// Done is closed when the connection has ended; Err then says why.
+func (c *Client) Done() <-chan struct{} { return c.done }
+
+// Err returns why the connection ended (ErrClosed after Close), or nil
+// while it is up.
+func (c *Client) Err() error {
+	select {
+	case <-c.done:
+		return c.err
+	default:
+		return nil
+	}
+}
+
+// Close closes the connection. Events published but not flushed may be
+// lost; call Flush first.
+func (c *Client) Close() error {
+	c.fail(ErrClosed)
+	c.qc.CloseWithError(quic.ApplicationErrorCode(wire.CodeNone), "client closed")
+	return nil
+}
+
+// fail ends the connection's life with err, once: it wakes every waiter
+// and ends every subscription.
+func (c *Client) fail(err error) {
+	c.errOnce.Do(func() {
+		c.err = err
+		close(c.done)
+		c.mu.Lock()
+		subs := c.subs
+		c.subs = map[uint64]*Subscription{}
+		c.mu.Unlock()
+		for _, s := range subs {
+			s.end(err)
+		}
+	})
+}
+
+// remoteError turns a QUIC application close from the router into the
+// *wire.ProtocolError it carries.
+func remoteError(err error) error {
+	var ae *quic.ApplicationError
+	if errors.As(err, &ae) && ae.Remote {
+		return &wire.ProtocolError{Code: wire.Code(ae.ErrorCode), Msg: ae.ErrorMessage}
+	}
+	return err
+}
+
+// writeControl writes one frame on the control stream.
+func (c *Client) writeControl(m wire.Message) error {
+	c.ctrlMu.Lock()
+	defer c.ctrlMu.Unlock()
+	if _, err := c.ctrl.Write(wire.AppendFrame(nil, m)); err != nil {
+		return remoteError(err)
+	}
+	return nil
+}
+
+// readControl handles acks and errors until the connection ends.
+func (c *Client) readControl() {
+	defer close(c.ctrlDone)
+	fr := c.ctrlFR
+	for {
+		m, err := fr.ReadMessage()
+		if errors.Is(err, io.EOF) && c.closing.Load() != nil {
+			return // the data stream ends the connection after its last delivery
+		}
+		if err != nil {
+			c.fail(c.connError(err))
+			return
+		}
+		switch m := m.(type) {
+		case *wire.Ack:
+			if m.About == wire.TypePublish {
+				c.pub.acked(m.ID)
+			} else {
+				c.answer(reqKey{m.About, m.ID}, nil)
+			}
+		case *wire.Error:
+			if m.About == 0 {
+				c.closing.Store(m.Err())
+				continue
+			}
+			c.answer(reqKey{m.About, m.Ref}, m.Err())
+		default:
+			c.fail(wire.Errorf(wire.CodeUnexpected, "router sent %s on the control stream", m.Type()))
+			return
+		}
+	}
+}
+
+// connError prefers the connection's close reason to a stream error.
+func (c *Client) connError(err error) error {
+	if pe := c.closing.Load(); pe != nil {
+		return pe
+	}
+	if cerr := context.Cause(c.qc.Context()); cerr != nil {
+		return remoteError(cerr)
+	}
+	return remoteError(err)
+}
+
+// answer completes a pending subscribe or unsubscribe.
+func (c *Client) answer(k reqKey, err error) {
+	c.mu.Lock()
+	ch, ok := c.pending[k]
+	delete(c.pending, k)
+	c.mu.Unlock()
+	switch {
+	case ok && ch != nil:
+		ch <- err
+	case ok && err == nil && k.about == wire.TypeSubscribe:
+		// Abandoned by a cancelled Subscribe but installed: remove it.
+		go c.writeControl(&wire.Unsubscribe{ID: k.id})
+	}
+}
+
+// request registers a pending reply, sends m and waits for the reply.
+func (c *Client) request(ctx context.Context, k reqKey, m wire.Message) error {
+	ch := make(chan error, 1)
+	c.mu.Lock()
+	c.pending[k] = ch
+	c.mu.Unlock()
+	if err := c.writeControl(m); err != nil {
+		c.forget(k)
+		return err
+	}
+	select {
+	case err := <-ch:
+		return err
+	case <-ctx.Done():
+		c.mu.Lock()
+		if _, ok := c.pending[k]; ok {
+			c.pending[k] = nil
+		}
+		c.mu.Unlock()
+		return ctx.Err()
+	case <-c.done:
+		return c.err
+	}
+}
+
+func (c *Client) forget(k reqKey) {
+	c.mu.Lock()
+	delete(c.pending, k)
+	c.mu.Unlock()
+}
+
+// readData dispatches deliveries to subscriptions until the connection
+// ends.
+func (c *Client) readData() {
+	fr := wire.NewFrameReader(c.data, wire.HardMaxFrame)
+	var dec wire.EventDecoder
+	for {
+		t, body, err := fr.ReadFrame()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				<-c.ctrlDone // the router ends the control stream too, after saying why
+			}
+			c.fail(c.connError(err))
+			c.qc.CloseWithError(quic.ApplicationErrorCode(wire.CodeNone), "client done")
+			return
+		}
+		m, err := dec.Decode(t, body)
+		if err == nil && t != wire.TypeDeliver {
+			err = wire.Errorf(wire.CodeUnexpected, "router sent %s on the data stream", t)
+		}
+		if err != nil {
+			c.fail(err)
+			c.qc.CloseWithError(quic.ApplicationErrorCode(wire.CodeOf(err)), err.Error())
+			return
+		}
+		for _, it := range m.(*wire.Deliver).Items {
+			for _, id := range it.Subs {
+				c.mu.Lock()
+				s := c.subs[id]
+				c.mu.Unlock()
+				if s != nil {
+					s.deliver(it.Event, c.done)
+				}
+			}
+		}
+	}
+}

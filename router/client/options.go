@@ -1,0 +1,57 @@
+package client
+
+import (
+	"crypto/tls"
+	"errors"
+	"time"
+)
+
+// Options configure a Client. Zero fields take the documented defaults;
+// TLS is required.
+type Options struct {
+	// TLS is the client TLS configuration, normally certs.Loaded's
+	// ClientConfig: the client's certificate and the deployment CA.
+	TLS *tls.Config
+	// Name is sent in Hello and shows in the router's logs; default
+	// "sift-client".
+	Name string
+	// BatchSize is the most events per publish frame; default 512.
+	BatchSize int
+	// BatchBytes is the most encoded bytes per publish frame; default
+	// 256 KiB (kept under the router's frame limit).
+	BatchBytes int
+	// MaxInFlight is the most unacknowledged publish batches; default 32.
+	MaxInFlight int
+	// SubscriptionBuffer is each subscription's channel capacity; default
+	// 4096.
+	SubscriptionBuffer int
+	// IdleTimeout closes a silent connection; default 30s.
+	IdleTimeout time.Duration
+	// KeepAlive is the keep-alive period; default 10s.
+	KeepAlive time.Duration
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.TLS == nil {
+		return o, errors.New("client: Options.TLS is required")
+	}
+	if o.Name == "" {
+		o.Name = "sift-client"
+	}
+	def := func(p *int, v int) {
+		if *p <= 0 {
+			*p = v
+		}
+	}
+	def(&o.BatchSize, 512)
+	def(&o.BatchBytes, 256<<10)
+	def(&o.MaxInFlight, 32)
+	def(&o.SubscriptionBuffer, 4096)
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = 30 * time.Second
+	}
+	if o.KeepAlive <= 0 {
+		o.KeepAlive = 10 * time.Second
+	}
+	return o, nil
+}

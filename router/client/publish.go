@@ -1,0 +1,118 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/match"
+)
+
+// publisher batches events onto the data stream and tracks the router's
+// acknowledgements.
+type publisher struct {
+	c        *Client
+	mu       sync.Mutex // the batch, seq and data stream writes
+	batch    wire.PublishBatch
+	seq      uint64
+	frame    []byte
+	inflight chan struct{} // one token per unacknowledged batch
+
+	ackMu  sync.Mutex
+	ackSeq uint64
+	ackCh  chan struct{} // closed and replaced on every ack
+}
+
+func (p *publisher) init(c *Client) {
+	p.c = c
+	p.inflight = make(chan struct{}, c.opts.MaxInFlight)
+	p.ackCh = make(chan struct{})
+}
+
+// Publish adds events to the current batch, sending each batch that fills
+// up. It waits (until ctx ends) while MaxInFlight batches are
+// unacknowledged. An event that cannot travel (a string that is not UTF-8)
+// is an error, and the events before it stay in the batch.
+func (c *Client) Publish(ctx context.Context, events ...match.Event) error {
+	p := &c.pub
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, e := range events {
+		if err := wire.CheckEvent(e); err != nil {
+			return fmt.Errorf("publish: %w", err)
+		}
+		p.batch.Add(e)
+		if p.batch.Len() >= c.opts.BatchSize || p.batch.Size() >= c.opts.BatchBytes {
+			if err := p.sendLocked(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Flush sends the partial batch and waits until the router has accepted
+// every event published so far.
+func (c *Client) Flush(ctx context.Context) error {
+	p := &c.pub
+	p.mu.Lock()
+	if p.batch.Len() > 0 {
+		if err := p.sendLocked(ctx); err != nil {
+			p.mu.Unlock()
+			return err
+		}
+	}
+	target := p.seq
+	p.mu.Unlock()
+	for {
+		p.ackMu.Lock()
+		done, ch := p.ackSeq >= target, p.ackCh
+		p.ackMu.Unlock()
+		if done {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("flush: %w", ctx.Err())
+		case <-c.done:
+			return fmt.Errorf("flush: %w", c.err)
+		}
+	}
+}
+
+// sendLocked writes the batch as the next Publish frame once a window
+// token is free.
+func (p *publisher) sendLocked(ctx context.Context) error {
+	select {
+	case p.inflight <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("publish: %w", ctx.Err())
+	case <-p.c.done:
+		return fmt.Errorf("publish: %w", p.c.err)
+	}
+	p.seq++
+	p.frame = p.batch.AppendFrame(p.frame[:0], p.seq)
+	p.batch.Reset()
+	if _, err := p.c.data.Write(p.frame); err != nil {
+		return fmt.Errorf("publish: %w", remoteError(err))
+	}
+	return nil
+}
+
+// acked records the router's acknowledgement of batch seq (acks arrive in
+// order) and frees its window token.
+func (p *publisher) acked(seq uint64) {
+	p.ackMu.Lock()
+	if seq > p.ackSeq {
+		p.ackSeq = seq
+	}
+	close(p.ackCh)
+	p.ackCh = make(chan struct{})
+	p.ackMu.Unlock()
+	select {
+	case <-p.inflight:
+	default:
+	}
+}

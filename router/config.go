@@ -1,0 +1,105 @@
+package router
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/match"
+)
+
+// Config configures a Router. Zero fields take the defaults documented on
+// them; Name, TLS and DataDir are required.
+type Config struct {
+	// Name identifies the router in logs, Welcome frames and, later, to
+	// neighbour routers.
+	Name string
+	// Listen is the UDP address to listen on; default "127.0.0.1:0" (an
+	// ephemeral loopback port).
+	Listen string
+	// TLS is the server TLS configuration, normally certs.Loaded's
+	// ServerConfig: TLS 1.3, ALPN sift/1, client certificates required.
+	TLS *tls.Config
+	// DataDir holds the router's persistent state: for now the QUIC
+	// stateless-reset key, so that peers learn of a restart at once.
+	DataDir string
+	// Index names the match index (match.NewIndex) the matching loop uses;
+	// default "fast".
+	Index string
+	// MaxSubscriptionsPerConn bounds each connection's subscriptions;
+	// default 100000.
+	MaxSubscriptionsPerConn int
+	// MaxFrame bounds received frames, in bytes; default
+	// wire.DefaultMaxFrame, at most wire.HardMaxFrame.
+	MaxFrame int
+	// SendQueue bounds each connection's queue of undelivered events;
+	// past it the connection is closed as a slow consumer. Default 65536.
+	SendQueue int
+	// ControlQueue bounds each connection's queue of control frames (acks
+	// and errors); default 4096.
+	ControlQueue int
+	// IdleTimeout closes connections silent for this long; default 30s.
+	IdleTimeout time.Duration
+	// KeepAlive is the keep-alive period; default 10s (at most half the
+	// idle timeout, as quic-go enforces).
+	KeepAlive time.Duration
+	// HandshakeTimeout bounds TLS plus the Hello exchange; default 10s.
+	HandshakeTimeout time.Duration
+	// ShutdownGrace bounds how long Serve, once its context is done, waits
+	// for queued deliveries to drain before closing connections; default 2s.
+	ShutdownGrace time.Duration
+	// Logger receives structured logs; default slog.Default().
+	Logger *slog.Logger
+	// Metrics receives the router's metrics; default NewMetrics(nil).
+	Metrics *Metrics
+}
+
+// withDefaults returns c with zero fields set to their defaults, or an
+// error naming the first invalid field.
+func (c Config) withDefaults() (Config, error) {
+	switch {
+	case c.Name == "":
+		return c, errors.New("router config: Name is required")
+	case c.TLS == nil:
+		return c, errors.New("router config: TLS is required")
+	case c.DataDir == "":
+		return c, errors.New("router config: DataDir is required")
+	case c.MaxFrame > wire.HardMaxFrame:
+		return c, fmt.Errorf("router config: MaxFrame %d exceeds %d", c.MaxFrame, wire.HardMaxFrame)
+	case c.MaxSubscriptionsPerConn < 0 || c.SendQueue < 0 || c.ControlQueue < 0:
+		return c, errors.New("router config: limits must not be negative")
+	}
+	if c.Listen == "" {
+		c.Listen = "127.0.0.1:0"
+	}
+	if c.Index == "" {
+		c.Index = "fast"
+	}
+	if _, err := match.NewIndex(c.Index); err != nil {
+		return c, fmt.Errorf("router config: %w", err)
+	}
+	setDefault(&c.MaxSubscriptionsPerConn, 100000)
+	setDefault(&c.MaxFrame, wire.DefaultMaxFrame)
+	setDefault(&c.SendQueue, 65536)
+	setDefault(&c.ControlQueue, 4096)
+	setDefault(&c.IdleTimeout, 30*time.Second)
+	setDefault(&c.KeepAlive, 10*time.Second)
+	setDefault(&c.HandshakeTimeout, 10*time.Second)
+	setDefault(&c.ShutdownGrace, 2*time.Second)
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Metrics == nil {
+		c.Metrics = NewMetrics(nil)
+	}
+	return c, nil
+}
+
+func setDefault[T int | time.Duration](p *T, v T) {
+	if *p == 0 {
+		*p = v
+	}
+}

@@ -1,0 +1,241 @@
+package router
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/quic-go/quic-go"
+	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/router/certs"
+)
+
+// conn is one accepted client connection: its QUIC connection, streams,
+// send queue and identity. Its goroutines are the control reader (the one
+// that ran the handshake), the data reader and the two writer lanes.
+type conn struct {
+	id     ifaceID
+	qc     *quic.Conn
+	peer   string // certificate common name
+	log    *slog.Logger
+	q      *sendQueue
+	cm     *connMetrics
+	closed sync.Once
+}
+
+// fail closes the connection with a protocol error code and message, once,
+// without blocking the caller, and logs why.
+func (c *conn) fail(code wire.Code, msg string) {
+	c.closed.Do(func() {
+		c.q.close()
+		if code == wire.CodeNone || code == wire.CodeShutdown {
+			c.log.Info("connection closed", "code", code, "reason", msg)
+		} else {
+			c.log.Warn("connection closed", "code", code, "reason", msg)
+		}
+		go c.qc.CloseWithError(quic.ApplicationErrorCode(code), msg)
+	})
+}
+
+// handle runs one connection from handshake to close.
+func (r *Router) handle(ctx context.Context, qc *quic.Conn) {
+	id := ifaceID(r.nextIface.Add(1))
+	c := &conn{
+		id:   id,
+		qc:   qc,
+		peer: certs.PeerName(qc.ConnectionState().TLS),
+		q:    newSendQueue(r.cfg.ControlQueue, r.cfg.SendQueue),
+	}
+	c.log = r.log.With("conn", uint64(id), "peer", c.peer, "remote", qc.RemoteAddr().String())
+	c.cm = r.metrics.forConn(strconv.FormatUint(uint64(id), 10), c.peer)
+	defer r.metrics.dropConn(c.cm)
+
+	ctrl, data, err := r.handshake(ctx, c)
+	if err != nil {
+		r.countError(err)
+		c.fail(wire.CodeOf(err), err.Error())
+		return
+	}
+	if !r.send(ctx, loopMsg{kind: msgAttach, iface: id, conn: c}) {
+		c.fail(wire.CodeShutdown, "router shutting down")
+		return
+	}
+	r.metrics.Connections.Inc()
+	c.log.Info("client connected")
+	defer func() {
+		r.metrics.Connections.Dec()
+		r.sendDetach(id)
+	}()
+	r.runConn(ctx, c, ctrl, data)
+}
+
+// runConn runs the readers and writers of an attached connection until one
+// of them ends, then closes the connection with that one's reason.
+func (r *Router) runConn(ctx context.Context, c *conn, ctrl, data *streamReader) {
+	w := &connWriter{q: c.q, maxFrame: r.cfg.MaxFrame, metrics: r.metrics, cm: c.cm}
+	errc := make(chan error, 4)
+	go func() { errc <- w.runControl(ctrl.s) }()
+	go func() { errc <- w.runData(data.s) }()
+	go func() { errc <- r.readData(ctx, c, data) }()
+	go func() { errc <- r.readControl(ctx, c, ctrl) }()
+	err := <-errc
+	for errors.Is(err, errStopped) || errors.Is(err, errFinished) {
+		err = <-errc // shutdown: the drain ends the connection
+	}
+	switch {
+	case err == nil:
+		c.fail(wire.CodeNone, "closed")
+	case isPeerClose(err):
+		c.fail(wire.CodeNone, "closed by peer: "+err.Error())
+	default:
+		r.countError(err)
+		c.fail(wire.CodeOf(err), err.Error())
+	}
+	c.q.close()
+}
+
+// isPeerClose reports whether err means the peer (or an idle timeout)
+// ended the connection, rather than a protocol failure on our side.
+func isPeerClose(err error) bool {
+	var ae *quic.ApplicationError
+	var ie *quic.IdleTimeoutError
+	var se *quic.StatelessResetError
+	return errors.Is(err, io.EOF) || errors.As(err, &ae) || errors.As(err, &ie) || errors.As(err, &se)
+}
+
+// errStopped ends a reader when the router stops taking input.
+var errStopped = errors.New("router stopped taking input")
+
+// streamReader is a stream with its frame reader.
+type streamReader struct {
+	s  *quic.Stream
+	fr *wire.FrameReader
+}
+
+// handshake accepts the control stream, reads Hello, negotiates the
+// version, answers Welcome, then accepts the data stream and reads Attach,
+// all within the handshake timeout.
+func (r *Router) handshake(ctx context.Context, c *conn) (ctrl, data *streamReader, err error) {
+	hctx, cancel := context.WithTimeout(ctx, r.cfg.HandshakeTimeout)
+	defer cancel()
+	ctrl, first, err := r.acceptStream(hctx, c)
+	if err != nil {
+		return nil, nil, fmt.Errorf("control stream: %w", err)
+	}
+	hello, ok := first.(*wire.Hello)
+	if !ok {
+		return nil, nil, wire.Errorf(wire.CodeUnexpected, "first control frame is %s, want hello", first.Type())
+	}
+	if hello.Role != wire.RoleClient {
+		return nil, nil, wire.Errorf(wire.CodeUnexpected, "peer %q says it is a %s; router links are not supported yet", hello.Name, hello.Role)
+	}
+	v, err := wire.Negotiate(hello, wire.Version, wire.Version)
+	if err != nil {
+		return nil, nil, err
+	}
+	welcome := &wire.Welcome{Version: v, Name: r.cfg.Name, MaxFrame: uint64(r.cfg.MaxFrame), MaxSubscriptions: uint64(r.cfg.MaxSubscriptionsPerConn)}
+	if _, err := ctrl.s.Write(wire.AppendFrame(nil, welcome)); err != nil {
+		return nil, nil, fmt.Errorf("write welcome: %w", err)
+	}
+	data, first, err = r.acceptStream(hctx, c)
+	if err != nil {
+		return nil, nil, fmt.Errorf("data stream: %w", err)
+	}
+	if a, ok := first.(*wire.Attach); !ok || a.Version != v {
+		return nil, nil, wire.Errorf(wire.CodeUnexpected, "first data frame is %s, want attach version %d", first.Type(), v)
+	}
+	c.log = c.log.With("client", hello.Name)
+	return ctrl, data, nil
+}
+
+// acceptStream accepts the next stream and reads its first message.
+func (r *Router) acceptStream(ctx context.Context, c *conn) (*streamReader, wire.Message, error) {
+	s, err := c.qc.AcceptStream(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	sr := &streamReader{s: s, fr: wire.NewFrameReader(s, r.cfg.MaxFrame)}
+	type result struct {
+		m   wire.Message
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		m, err := sr.fr.ReadMessage()
+		done <- result{m, err}
+	}()
+	select {
+	case res := <-done:
+		return sr, res.m, res.err
+	case <-ctx.Done():
+		s.CancelRead(quic.StreamErrorCode(wire.CodeUnexpected))
+		return nil, nil, fmt.Errorf("waiting for the first frame: %w", ctx.Err())
+	}
+}
+
+// readControl reads Subscribe and Unsubscribe frames and hands them to the
+// matching loop; anything else is a protocol error.
+func (r *Router) readControl(ctx context.Context, c *conn, sr *streamReader) error {
+	for {
+		t, body, err := sr.fr.ReadFrame()
+		if err != nil {
+			return err
+		}
+		c.cm.framesIn.Inc()
+		c.cm.bytesIn.Add(float64(len(body) + wire.HeaderLen + 1))
+		m, err := wire.Decode(t, body)
+		if err != nil {
+			return err
+		}
+		var msg loopMsg
+		switch m := m.(type) {
+		case *wire.Subscribe:
+			msg = loopMsg{kind: msgSubscribe, iface: c.id, sub: m.ID, filter: m.Filter}
+		case *wire.Unsubscribe:
+			msg = loopMsg{kind: msgUnsubscribe, iface: c.id, sub: m.ID}
+		default:
+			return wire.Errorf(wire.CodeUnexpected, "%s frame on the control stream", t)
+		}
+		if !r.send(ctx, msg) {
+			return errStopped
+		}
+	}
+}
+
+// readData reads Publish frames and hands each batch to the matching loop,
+// stamped with the time it was read.
+func (r *Router) readData(ctx context.Context, c *conn, sr *streamReader) error {
+	var dec wire.EventDecoder
+	for {
+		t, body, err := sr.fr.ReadFrame()
+		if err != nil {
+			return err
+		}
+		at := time.Now()
+		c.cm.framesIn.Inc()
+		c.cm.bytesIn.Add(float64(len(body) + wire.HeaderLen + 1))
+		if t != wire.TypePublish {
+			if !t.Known() {
+				return wire.Errorf(wire.CodeUnknownType, "unknown frame type %d", byte(t))
+			}
+			return wire.Errorf(wire.CodeUnexpected, "%s frame on the data stream", t)
+		}
+		m, err := dec.Decode(t, body)
+		if err != nil {
+			return err
+		}
+		if !r.send(ctx, loopMsg{kind: msgPublish, iface: c.id, pub: m.(*wire.Publish), at: at}) {
+			return errStopped
+		}
+	}
+}
+
+// countError counts a protocol error we are about to send, by code.
+func (r *Router) countError(err error) {
+	r.metrics.Errors.WithLabelValues(wire.CodeOf(err).String()).Inc()
+}

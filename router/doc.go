@@ -1,0 +1,40 @@
+// Package router owns Sift's routers and their clients over QUIC: the
+// transport (quic-go, TLS 1.3 with ALPN sift/1 and mutual TLS against the
+// deployment CA, one quic.Transport per UDP socket with a stateless-reset
+// key kept in the data folder), the connection handshake, the matching
+// loop and the per-connection writers, and the operational endpoints
+// (Prometheus metrics, health, subscription summary). The client library is
+// router/client; the wire format is internal/wire.
+//
+// # Structure
+//
+// Each connection has a control stream (Hello/Welcome, Subscribe,
+// Unsubscribe, Ack, Error) and a data stream (Publish in, Deliver out), so
+// control never waits behind data. Connection readers feed one matching
+// loop goroutine, which owns the subscription table (engine, a pure state
+// machine over a match.Index) and never blocks on a socket: it queues
+// outputs on each connection's bounded send queue, drained by that
+// connection's writer.
+//
+// # Promises
+//
+// A plain subscriber receives every event that matches one of its
+// subscriptions once (one Deliver item listing all its matching
+// subscription ids), in publish order per publisher. A subscriber whose
+// send queue overflows is disconnected as a slow consumer (QUIC
+// application error CodeSlowConsumer, a log line and
+// sift_router_slow_consumers_total), never blocking publishers or other
+// subscribers. A malformed filter, a duplicate id or a full connection gets
+// an Error frame and installs nothing; a malformed, oversized or unexpected
+// frame, or a version mismatch, closes that connection with an error code
+// and a log line and affects nobody else. A publish batch is acknowledged
+// once it has been routed; on shutdown every batch already read is routed
+// and queued deliveries drain for a bounded grace period.
+//
+// # Caveats
+//
+// Delivery is at most once: a disconnected subscriber loses what was queued
+// for it (durable subscriptions are a later issue). Routers do not yet
+// link into a mesh: the engine already distinguishes client and neighbour
+// interfaces so that they can.
+package router

@@ -1,0 +1,241 @@
+package router
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/match"
+)
+
+// ifaceID names an interface of the router: a local client connection
+// now, a neighbour router link once routers form a mesh.
+type ifaceID uint64
+
+// ifaceKind says what is on the other side of an interface.
+type ifaceKind uint8
+
+const (
+	// kindClient is a local client connection: it gets every matching event,
+	// including its own publications.
+	kindClient ifaceKind = iota + 1
+	// kindNeighbour is a link to another router: events never go back to
+	// the neighbour they came from.
+	kindNeighbour
+)
+
+func (k ifaceKind) String() string {
+	if k == kindNeighbour {
+		return "neighbour"
+	}
+	return "client"
+}
+
+// engine is the router's subscription table and per-event routing, as a
+// pure state machine: no goroutines, sockets or clocks. Its inputs are
+// attach, detach, subscribe, unsubscribe and route; its outputs are return
+// values. The matching loop owns it (match.Index is not safe for
+// concurrent use).
+type engine struct {
+	idx     match.Index
+	maxSubs int // per interface; 0 means unlimited
+	nextID  match.ID
+	owner   map[match.ID]subRef
+	ifaces  map[ifaceID]*ifaceState
+
+	matched []match.ID
+	hits    []hit
+}
+
+// subRef locates an index entry: which interface, which subscription.
+type subRef struct {
+	iface *ifaceState
+	sub   uint64
+}
+
+// ifaceState is one interface's subscriptions.
+type ifaceState struct {
+	id     ifaceID
+	kind   ifaceKind
+	subs   map[uint64]subEntry
+	hitIdx int // index into engine.hits during route, -1 otherwise
+}
+
+type subEntry struct {
+	idx    match.ID
+	filter match.Filter
+}
+
+// hit is one interface's share of an event: the subscriptions it matched.
+type hit struct {
+	iface ifaceID
+	subs  []uint64
+}
+
+// newEngine returns an empty engine over idx.
+func newEngine(idx match.Index, maxSubsPerIface int) *engine {
+	return &engine{
+		idx:     idx,
+		maxSubs: maxSubsPerIface,
+		owner:   make(map[match.ID]subRef),
+		ifaces:  make(map[ifaceID]*ifaceState),
+	}
+}
+
+// attach adds an interface with no subscriptions.
+func (e *engine) attach(id ifaceID, kind ifaceKind) error {
+	if _, dup := e.ifaces[id]; dup {
+		return fmt.Errorf("interface %d attached twice", id)
+	}
+	e.ifaces[id] = &ifaceState{id: id, kind: kind, subs: make(map[uint64]subEntry), hitIdx: -1}
+	return nil
+}
+
+// detach removes an interface and all its subscriptions, returning how many
+// it had. Unknown interfaces are ignored (detach is idempotent).
+func (e *engine) detach(id ifaceID) int {
+	st, ok := e.ifaces[id]
+	if !ok {
+		return 0
+	}
+	for _, s := range st.subs {
+		e.mustDelete(s.idx)
+	}
+	delete(e.ifaces, id)
+	return len(st.subs)
+}
+
+// subscribe installs filter text under (iface, sub). A malformed filter,
+// a duplicate id or a full interface is a *wire.ProtocolError and installs
+// nothing.
+func (e *engine) subscribe(id ifaceID, sub uint64, text string) error {
+	st, ok := e.ifaces[id]
+	if !ok {
+		return fmt.Errorf("subscribe on unknown interface %d", id)
+	}
+	f, err := match.Parse(text)
+	if err != nil {
+		return wire.Errorf(wire.CodeBadFilter, "filter %s", err)
+	}
+	if _, dup := st.subs[sub]; dup {
+		return wire.Errorf(wire.CodeDuplicateSubscription, "subscription id %d is already in use", sub)
+	}
+	if e.maxSubs > 0 && len(st.subs) >= e.maxSubs {
+		return wire.Errorf(wire.CodeTooManySubscriptions, "connection already has %d subscriptions, the limit", e.maxSubs)
+	}
+	e.nextID++
+	if err := e.idx.Insert(e.nextID, f); err != nil {
+		return fmt.Errorf("index insert: %w", err)
+	}
+	st.subs[sub] = subEntry{idx: e.nextID, filter: f}
+	e.owner[e.nextID] = subRef{iface: st, sub: sub}
+	return nil
+}
+
+// unsubscribe removes (iface, sub); an unknown id is a *wire.ProtocolError.
+func (e *engine) unsubscribe(id ifaceID, sub uint64) error {
+	st, ok := e.ifaces[id]
+	if !ok {
+		return fmt.Errorf("unsubscribe on unknown interface %d", id)
+	}
+	s, ok := st.subs[sub]
+	if !ok {
+		return wire.Errorf(wire.CodeUnknownSubscription, "no subscription %d on this connection", sub)
+	}
+	e.mustDelete(s.idx)
+	delete(st.subs, sub)
+	return nil
+}
+
+func (e *engine) mustDelete(idx match.ID) {
+	if err := e.idx.Delete(idx); err != nil {
+		panic(fmt.Sprintf("router: index lost subscription %d: %v", idx, err)) // engine invariant
+	}
+	delete(e.owner, idx)
+}
+
+// route returns, per interface, the subscriptions an event from `from`
+// matches, never sending back to a neighbour it came from. Interfaces come
+// in ascending id order and subscription ids ascending. The result aliases
+// the engine's scratch space: it is valid until the next call.
+func (e *engine) route(from ifaceID, ev match.Event) []hit {
+	e.hits = e.hits[:0]
+	e.matched = e.idx.Match(ev, e.matched[:0])
+	for _, m := range e.matched {
+		ref := e.owner[m]
+		st := ref.iface
+		if st.id == from && st.kind == kindNeighbour {
+			continue
+		}
+		if st.hitIdx < 0 {
+			st.hitIdx = len(e.hits)
+			e.hits = e.grow()
+			e.hits[st.hitIdx].iface = st.id
+		}
+		h := &e.hits[st.hitIdx]
+		h.subs = append(h.subs, ref.sub)
+	}
+	for i := range e.hits {
+		slices.Sort(e.hits[i].subs)
+	}
+	slices.SortFunc(e.hits, func(a, b hit) int { return cmpIface(a.iface, b.iface) })
+	for i := range e.hits {
+		e.ifaces[e.hits[i].iface].hitIdx = -1
+	}
+	return e.hits
+}
+
+// grow extends hits by one entry, reusing the subs slice an earlier call
+// left in the backing array.
+func (e *engine) grow() []hit {
+	n := len(e.hits)
+	if n < cap(e.hits) {
+		e.hits = e.hits[:n+1]
+		e.hits[n].subs = e.hits[n].subs[:0]
+		return e.hits
+	}
+	return append(e.hits, hit{})
+}
+
+func cmpIface(a, b ifaceID) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// ifaceSummary describes one interface for /debug/subscriptions.
+type ifaceSummary struct {
+	ID            uint64   `json:"id"`
+	Kind          string   `json:"kind"`
+	Subscriptions int      `json:"subscriptions"`
+	Filters       []string `json:"filters,omitempty"`
+}
+
+// summary lists the interfaces in id order, with their filters (in
+// subscription id order) when withFilters is set.
+func (e *engine) summary(withFilters bool) []ifaceSummary {
+	out := make([]ifaceSummary, 0, len(e.ifaces))
+	for _, st := range e.ifaces {
+		s := ifaceSummary{ID: uint64(st.id), Kind: st.kind.String(), Subscriptions: len(st.subs)}
+		if withFilters {
+			ids := make([]uint64, 0, len(st.subs))
+			for id := range st.subs {
+				ids = append(ids, id)
+			}
+			slices.Sort(ids)
+			for _, id := range ids {
+				s.Filters = append(s.Filters, fmt.Sprintf("%d: %s", id, st.subs[id].filter))
+			}
+		}
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b ifaceSummary) int { return cmpIface(ifaceID(a.ID), ifaceID(b.ID)) })
+	return out
+}
+
+// subscriptions returns the total number of installed subscriptions.
+func (e *engine) subscriptions() int { return e.idx.Len() }

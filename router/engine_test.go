@@ -1,0 +1,166 @@
+package router
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/match"
+	"pgregory.net/rapid"
+)
+
+// TestEngineScripts runs testdata/engine*.txt. Commands:
+//
+//	attach iface=N [kind=client|neighbour]
+//	detach iface=N
+//	sub iface=N id=M        (input: the filter text)
+//	unsub iface=N id=M
+//	pub from=N              (input: JSON events, one per line)
+//	show                    (the summary with filters)
+func TestEngineScripts(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		if !strings.Contains(path, "engine") {
+			return
+		}
+		e := newEngine(match.NewScan(), 2)
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			return runEngineCmd(t, e, d)
+		})
+	})
+}
+
+func runEngineCmd(t *testing.T, e *engine, d *datadriven.TestData) string {
+	var iface, id uint64
+	switch d.Cmd {
+	case "attach":
+		d.ScanArgs(t, "iface", &iface)
+		kind := "client"
+		d.MaybeScanArgs(t, "kind", &kind)
+		k := kindClient
+		if kind == "neighbour" {
+			k = kindNeighbour
+		}
+		return result(e, e.attach(ifaceID(iface), k))
+	case "detach":
+		d.ScanArgs(t, "iface", &iface)
+		return fmt.Sprintf("removed %d; %d subscriptions", e.detach(ifaceID(iface)), e.subscriptions())
+	case "sub":
+		d.ScanArgs(t, "iface", &iface)
+		d.ScanArgs(t, "id", &id)
+		return result(e, e.subscribe(ifaceID(iface), id, strings.TrimSpace(d.Input)))
+	case "unsub":
+		d.ScanArgs(t, "iface", &iface)
+		d.ScanArgs(t, "id", &id)
+		return result(e, e.unsubscribe(ifaceID(iface), id))
+	case "pub":
+		d.ScanArgs(t, "from", &iface)
+		return pubLines(t, e, ifaceID(iface), d.Input)
+	case "show":
+		var b strings.Builder
+		for _, s := range e.summary(true) {
+			fmt.Fprintf(&b, "iface %d (%s): %d subscriptions\n", s.ID, s.Kind, s.Subscriptions)
+			for _, f := range s.Filters {
+				fmt.Fprintf(&b, "  %s\n", f)
+			}
+		}
+		return b.String()
+	}
+	t.Fatalf("unknown command %q", d.Cmd)
+	return ""
+}
+
+func result(e *engine, err error) string {
+	if err != nil {
+		return fmt.Sprintf("error (%s): %v; %d subscriptions", wire.CodeOf(err), err, e.subscriptions())
+	}
+	return fmt.Sprintf("ok; %d subscriptions", e.subscriptions())
+}
+
+func pubLines(t *testing.T, e *engine, from ifaceID, input string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(input), "\n") {
+		ev, err := match.ParseEventJSON([]byte(line))
+		if err != nil {
+			t.Fatalf("event %s: %v", line, err)
+		}
+		hits := e.route(from, ev)
+		fmt.Fprintf(&b, "%s ->", line)
+		if len(hits) == 0 {
+			b.WriteString(" nobody")
+		}
+		for _, h := range hits {
+			fmt.Fprintf(&b, " %d:%v", h.iface, h.subs)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// TestEngineAgainstBruteForce checks route against evaluating every filter
+// of every interface, through random subscribe, unsubscribe, detach and
+// publish steps.
+func TestEngineAgainstBruteForce(t *testing.T) {
+	filters := []string{`a == 1`, `a > 0`, `b prefix "x"`, `a exists && b == "xy"`, `*`, `a < 3 && a != 2`}
+	rapid.Check(t, func(t *rapid.T) {
+		e := newEngine(match.NewScan(), 0)
+		ref := map[ifaceID]map[uint64]match.Filter{}
+		kinds := map[ifaceID]ifaceKind{}
+		for i := range 4 {
+			k := rapid.SampledFrom([]ifaceKind{kindClient, kindNeighbour}).Draw(t, "kind")
+			e.attach(ifaceID(i), k)
+			ref[ifaceID(i)], kinds[ifaceID(i)] = map[uint64]match.Filter{}, k
+		}
+		for range rapid.IntRange(1, 60).Draw(t, "steps") {
+			iface := ifaceID(rapid.IntRange(0, 3).Draw(t, "iface"))
+			sub := rapid.Uint64Range(0, 5).Draw(t, "sub")
+			switch rapid.IntRange(0, 3).Draw(t, "op") {
+			case 0:
+				text := rapid.SampledFrom(filters).Draw(t, "filter")
+				if e.subscribe(iface, sub, text) == nil {
+					ref[iface][sub] = match.MustParse(text)
+				}
+			case 1:
+				if e.unsubscribe(iface, sub) == nil {
+					delete(ref[iface], sub)
+				}
+			case 2:
+				ev := match.MustEvent(
+					match.Attr{Name: "a", Value: match.Int(rapid.Int64Range(-1, 4).Draw(t, "a"))},
+					match.Attr{Name: "b", Value: match.Str(rapid.SampledFrom([]string{"x", "xy", "y"}).Draw(t, "b"))})
+				checkRoute(t, e, ref, kinds, iface, ev)
+			case 3:
+				if rapid.IntRange(0, 9).Draw(t, "rare") == 0 {
+					e.detach(iface)
+					e.attach(iface, kinds[iface])
+					ref[iface] = map[uint64]match.Filter{}
+				}
+			}
+		}
+	})
+}
+
+func checkRoute(t *rapid.T, e *engine, ref map[ifaceID]map[uint64]match.Filter, kinds map[ifaceID]ifaceKind, from ifaceID, ev match.Event) {
+	var want []hit
+	for iface := range ifaceID(4) {
+		if iface == from && kinds[iface] == kindNeighbour {
+			continue
+		}
+		var subs []uint64
+		for id, f := range ref[iface] {
+			if f.Matches(ev) {
+				subs = append(subs, id)
+			}
+		}
+		if len(subs) > 0 {
+			slices.Sort(subs)
+			want = append(want, hit{iface: iface, subs: subs})
+		}
+	}
+	got := e.route(from, ev)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("event %v from %d: got %v, want %v", ev, from, got, want)
+	}
+}

@@ -1,0 +1,83 @@
+// Package local starts a complete router on a loopback port with a fresh
+// deployment CA in a folder, for sift demo, runnable examples and tests.
+// It is not for production: the CA key sits beside the certificates.
+package local
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/sift-pubsub/sift/router"
+	"github.com/sift-pubsub/sift/router/certs"
+	"github.com/sift-pubsub/sift/router/client"
+)
+
+// Env is a running router and what a client needs to reach it.
+type Env struct {
+	Router    *router.Router
+	Addr      string      // HOST:PORT of the router
+	CertsDir  string      // the certificates folder
+	ClientTLS *tls.Config // a client's TLS configuration
+	done      chan error
+	cancel    context.CancelFunc
+}
+
+// Start writes certificates into dir/certs, starts a router named
+// "local" on 127.0.0.1 with its data in dir/data (mod may adjust the
+// configuration; logs are discarded unless mod sets a Logger), and waits
+// until it accepts clients.
+func Start(dir string, mod func(*router.Config)) (*Env, error) {
+	certDir := filepath.Join(dir, "certs")
+	if err := certs.Init(certDir, nil); err != nil {
+		return nil, err
+	}
+	node, err := certs.Load(certDir, certs.Node)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := certs.Load(certDir, certs.Client)
+	if err != nil {
+		return nil, err
+	}
+	cfg := router.Config{
+		Name:    "local",
+		Listen:  "127.0.0.1:0",
+		TLS:     node.ServerConfig(nil),
+		DataDir: filepath.Join(dir, "data"),
+		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	if mod != nil {
+		mod(&cfg)
+	}
+	r, err := router.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	env := &Env{Router: r, Addr: r.Addr().String(), CertsDir: certDir, ClientTLS: cl.ClientConfig(), done: make(chan error, 1), cancel: cancel}
+	go func() { env.done <- r.Serve(ctx) }()
+	<-r.Ready()
+	return env, nil
+}
+
+// Dial connects a client to the router, with opts' TLS set to the
+// environment's client certificate.
+func (e *Env) Dial(ctx context.Context, name string, opts client.Options) (*client.Client, error) {
+	opts.TLS = e.ClientTLS
+	opts.Name = name
+	c, err := client.Dial(ctx, e.Addr, opts)
+	if err != nil {
+		return nil, fmt.Errorf("local: %w", err)
+	}
+	return c, nil
+}
+
+// Stop shuts the router down gracefully and returns Serve's result.
+func (e *Env) Stop() error {
+	e.cancel()
+	return <-e.done
+}

@@ -1,0 +1,174 @@
+package router
+
+import (
+	"context"
+	"time"
+
+	"github.com/sift-pubsub/sift/internal/wire"
+)
+
+// msgKind is the kind of an input to the matching loop.
+type msgKind uint8
+
+const (
+	msgAttach msgKind = iota + 1
+	msgDetach
+	msgSubscribe
+	msgUnsubscribe
+	msgPublish
+	msgQuery
+)
+
+// loopMsg is one input to the matching loop. Readers of every connection
+// send them on one channel, so the loop sees each publisher's batches in
+// the order they arrived.
+type loopMsg struct {
+	kind   msgKind
+	iface  ifaceID
+	conn   *conn         // msgAttach
+	sub    uint64        // msgSubscribe, msgUnsubscribe
+	filter string        // msgSubscribe
+	pub    *wire.Publish // msgPublish
+	at     time.Time     // msgPublish: when the frame was read
+	query  func(*engine) // msgQuery: runs inside the loop
+}
+
+// matchLoop owns the engine (and so the index) and the map of attached
+// connections. It never blocks on a socket: outputs go to bounded send
+// queues, and a connection whose queue is full is closed as a slow
+// consumer.
+type matchLoop struct {
+	eng     *engine
+	conns   map[ifaceID]*conn
+	metrics *Metrics
+}
+
+// run processes inputs until in is closed.
+func (l *matchLoop) run(in <-chan loopMsg) {
+	for m := range in {
+		l.step(m)
+	}
+}
+
+func (l *matchLoop) step(m loopMsg) {
+	switch m.kind {
+	case msgAttach:
+		if err := l.eng.attach(m.iface, kindClient); err != nil {
+			m.conn.fail(wire.CodeInternal, err.Error())
+			return
+		}
+		l.conns[m.iface] = m.conn
+	case msgDetach:
+		l.detach(m.iface)
+	case msgSubscribe:
+		l.reply(m.iface, wire.TypeSubscribe, m.sub, l.eng.subscribe(m.iface, m.sub, m.filter))
+	case msgUnsubscribe:
+		l.reply(m.iface, wire.TypeUnsubscribe, m.sub, l.eng.unsubscribe(m.iface, m.sub))
+	case msgPublish:
+		l.publish(m)
+	case msgQuery:
+		m.query(l.eng)
+	}
+}
+
+func (l *matchLoop) detach(id ifaceID) {
+	if _, ok := l.conns[id]; !ok {
+		return
+	}
+	l.eng.detach(id)
+	delete(l.conns, id)
+	l.metrics.Subscriptions.Set(float64(l.eng.subscriptions()))
+}
+
+// reply acknowledges a subscribe or unsubscribe, or sends its error frame
+// (a non-fatal error changes nothing and keeps the connection up).
+func (l *matchLoop) reply(id ifaceID, about wire.Type, sub uint64, err error) {
+	c, ok := l.conns[id]
+	if !ok {
+		return // detached while the request was queued
+	}
+	var frame []byte
+	switch code := wire.CodeOf(err); {
+	case err == nil:
+		frame = wire.AppendFrame(nil, &wire.Ack{About: about, ID: sub})
+		l.metrics.Subscriptions.Set(float64(l.eng.subscriptions()))
+	case code.Fatal():
+		c.fail(code, err.Error())
+		l.detach(id)
+		return
+	default:
+		c.log.Info("request refused", "type", about, "id", sub, "code", code, "err", err)
+		l.metrics.Errors.WithLabelValues(code.String()).Inc()
+		frame = wire.AppendFrame(nil, &wire.Error{Code: code, About: about, Ref: sub, Msg: err.(*wire.ProtocolError).Msg})
+	}
+	l.pushControl(c, frame)
+}
+
+// publish routes a batch and acknowledges it to its publisher.
+func (l *matchLoop) publish(m loopMsg) {
+	for i, ev := range m.pub.Events {
+		hits := l.eng.route(m.iface, ev)
+		for _, h := range hits {
+			l.metrics.Matches.Add(float64(len(h.subs)))
+			if c, ok := l.conns[h.iface]; ok {
+				l.deliver(c, h.subs, m.pub.Raw[i], m.at)
+			}
+		}
+	}
+	l.metrics.EventsIn.Add(float64(len(m.pub.Events)))
+	if c, ok := l.conns[m.iface]; ok {
+		l.pushControl(c, wire.AppendFrame(nil, &wire.Ack{About: wire.TypePublish, ID: m.pub.Seq}))
+	}
+}
+
+// deliver queues an event for a connection, in items of at most
+// wire.MaxSubsPerItem subscription ids; a full queue closes the connection
+// as a slow consumer.
+func (l *matchLoop) deliver(c *conn, subs []uint64, raw []byte, at time.Time) {
+	for len(subs) > 0 {
+		n := min(len(subs), wire.MaxSubsPerItem)
+		d := delivery{subs: append([]uint64(nil), subs[:n]...), raw: raw, at: at}
+		subs = subs[n:]
+		if !c.q.pushData(d) {
+			l.slowConsumer(c)
+			return
+		}
+	}
+}
+
+func (l *matchLoop) pushControl(c *conn, frame []byte) {
+	if !c.q.pushControl(frame) {
+		l.slowConsumer(c)
+	}
+}
+
+func (l *matchLoop) slowConsumer(c *conn) {
+	l.metrics.SlowConsumers.Inc()
+	l.metrics.Errors.WithLabelValues(wire.CodeSlowConsumer.String()).Inc()
+	c.fail(wire.CodeSlowConsumer, "slow consumer: the connection's send queue is full; it was disconnected so that publishers and other subscribers keep going")
+	l.detach(c.id)
+}
+
+// send hands a message to the loop, or gives up when ctx ends or the
+// router stops taking input.
+func (r *Router) send(ctx context.Context, m loopMsg) bool {
+	r.inMu.RLock()
+	defer r.inMu.RUnlock()
+	if r.inClosed {
+		return false
+	}
+	select {
+	case r.in <- m:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-r.stopInput:
+		return false
+	}
+}
+
+// sendDetach tells the loop a connection is gone; it never blocks once
+// input has stopped (the loop then forgets every connection anyway).
+func (r *Router) sendDetach(id ifaceID) {
+	r.send(context.Background(), loopMsg{kind: msgDetach, iface: id})
+}
