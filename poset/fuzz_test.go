@@ -61,10 +61,12 @@ func FuzzRTOAnswers(f *testing.F) {
 							answers[qi] = append(answers[qi], Evaluate(q))
 							continue
 						}
-						a := Answer{Up: NewBits(len(q.Filters)), Down: NewBits(len(q.Filters))}
-						a.Up[0], a.Down[0] = next(), next()
-						a.Up[0] &= 1<<len(q.Filters) - 1
-						a.Down[0] &= 1<<len(q.Filters) - 1
+						n := len(q.Filters)
+						a := Answer{Up: NewBits(n), Down: NewBits(n), Overlap: NewBits(n)}
+						a.Up[0], a.Down[0], a.Overlap[0] = next(), next(), next()
+						a.Up[0] &= 1<<n - 1
+						a.Down[0] &= 1<<n - 1
+						a.Overlap[0] &= 1<<n - 1
 						answers[qi] = append(answers[qi], a)
 					}
 				}

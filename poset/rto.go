@@ -50,19 +50,23 @@ type Query struct {
 func (q Query) Size() int { return q.size }
 
 // Answer is a client's return vector for a query: Up marks the filters
-// that cover the query's filter, Down those it covers.
+// that cover the query's filter, Down those it covers, and Overlap those
+// that may match a common event with it (match.Overlaps). The poset's
+// placement descends only below overlapping filters: below a disjoint one
+// no filter can be covered by the new one.
 type Answer struct {
-	Up, Down Bits
+	Up, Down, Overlap Bits
 }
 
 // Size is the answer's size in bytes on the wire.
-func (a Answer) Size() int { return 8 * (len(a.Up) + len(a.Down)) }
+func (a Answer) Size() int { return 8 * (len(a.Up) + len(a.Down) + len(a.Overlap)) }
 
 // Evaluate is the honest client's side of RTO: it computes the return
 // vector of a query with the structures' relation, Covers.
 func Evaluate(q Query) Answer {
 	k := newKey(q.Filter)
-	a := Answer{Up: NewBits(len(q.Filters)), Down: NewBits(len(q.Filters))}
+	n := len(q.Filters)
+	a := Answer{Up: NewBits(n), Down: NewBits(n), Overlap: NewBits(n)}
 	for i, f := range q.Filters {
 		kf := newKey(f)
 		if relates(&kf, &k) {
@@ -70,6 +74,9 @@ func Evaluate(q Query) Answer {
 		}
 		if relates(&k, &kf) {
 			a.Down.Set(i)
+		}
+		if match.Overlaps(f, q.Filter) {
+			a.Overlap.Set(i)
 		}
 	}
 	return a
@@ -111,9 +118,10 @@ type Placement struct {
 
 // Answer bits kept on nodes (node.rtoAns) during a placement.
 const (
-	bitUp   = 1
-	bitDown = 2
-	bitSent = 4
+	bitUp      = 1
+	bitDown    = 2
+	bitSent    = 4
+	bitOverlap = 8
 )
 
 // errStale reports a structure that changed during a placement.
@@ -192,15 +200,16 @@ func (p *Placement) Answer(answers [][]Answer) (done bool, err error) {
 		return false, err
 	}
 	for qi, nodes := range p.vectors {
-		ups := make([]Bits, len(answers[qi]))
-		downs := make([]Bits, len(answers[qi]))
+		k := len(answers[qi])
+		ups, downs, overlaps := make([]Bits, k), make([]Bits, k), make([]Bits, k)
 		for ci, a := range answers[qi] {
-			ups[ci], downs[ci] = a.Up, a.Down
+			ups[ci], downs[ci], overlaps[ci] = a.Up, a.Down, a.Overlap
 			p.stats.BytesIn += a.Size()
 		}
 		up, d1 := combine(ups, len(nodes))
 		down, d2 := combine(downs, len(nodes))
-		p.stats.Disputed = p.stats.Disputed || d1 || d2
+		over, d3 := combine(overlaps, len(nodes))
+		p.stats.Disputed = p.stats.Disputed || d1 || d2 || d3
 		for i, n := range nodes {
 			v := uint8(bitSent)
 			if up.Get(i) {
@@ -208,6 +217,9 @@ func (p *Placement) Answer(answers [][]Answer) (done bool, err error) {
 			}
 			if down.Get(i) {
 				v |= bitDown
+			}
+			if over.Get(i) {
+				v |= bitOverlap
 			}
 			n.rtoAns = v
 		}
@@ -232,7 +244,7 @@ func (p *Placement) checkShape(answers [][]Answer) error {
 		}
 		want := len(NewBits(len(p.vectors[qi])))
 		for _, a := range as {
-			if len(a.Up) != want || len(a.Down) != want {
+			if len(a.Up) != want || len(a.Down) != want || len(a.Overlap) != want {
 				return fmt.Errorf("rto: query %d: answer of the wrong length", qi)
 			}
 		}

@@ -6,11 +6,12 @@ func (p *Placement) advance() (next []*node, finished bool) {
 	if _, forest := p.c.alg.(forestAlg); forest {
 		return p.advanceForest()
 	}
-	// Poset: descend below every node that the filter does not cover; only
-	// there can predecessors and successors still be found.
+	// Poset: descend below every node that overlaps the filter and that the
+	// filter does not cover; only there can predecessors and successors
+	// still be found.
 	for _, nodes := range p.vectors {
 		for _, n := range nodes {
-			if p.is(n, bitDown) {
+			if p.is(n, bitDown) || !p.is(n, bitOverlap) {
 				continue
 			}
 			for _, ch := range n.children {

@@ -52,19 +52,24 @@ func liar(style string, liars int, rng *rand.Rand) client {
 				if rng.IntN(2) == 0 {
 					a.Down[j/64] ^= 1 << (j % 64)
 				}
+				if rng.IntN(2) == 0 {
+					a.Overlap[j/64] ^= 1 << (j % 64)
+				}
 			}
 		case "invert": // every bit wrong, the same way for every liar
 			for j := range n {
 				a.Up[j/64] ^= 1 << (j % 64)
 				a.Down[j/64] ^= 1 << (j % 64)
+				a.Overlap[j/64] ^= 1 << (j % 64)
 			}
 		case "all": // everything covers and is covered
 			for j := range n {
 				a.Up.Set(j)
 				a.Down.Set(j)
+				a.Overlap.Set(j)
 			}
 		case "none": // lies by omission
-			a = Answer{Up: NewBits(n), Down: NewBits(n)}
+			a = Answer{Up: NewBits(n), Down: NewBits(n), Overlap: NewBits(n)}
 		}
 		return a
 	}
@@ -201,7 +206,7 @@ func TestRTOMalformedAnswers(t *testing.T) {
 	if _, err := pl.Answer(nil); err == nil {
 		t.Error("missing answers accepted")
 	}
-	if _, err := pl.Answer([][]Answer{{{Up: NewBits(200), Down: NewBits(1)}}}); err == nil {
+	if _, err := pl.Answer([][]Answer{{{Up: NewBits(200), Down: NewBits(1), Overlap: NewBits(1)}}}); err == nil {
 		t.Error("answer of the wrong length accepted")
 	}
 	p.Add(3, 0, match.MustParse("b > 1"))
