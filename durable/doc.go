@@ -11,11 +11,12 @@
 // Every broker is a pure deterministic state machine. It is driven with
 // Step (a message, with the current time passed in) and Tick (a timer
 // firing), and its effects are collected with Ready: records to persist and
-// messages to send. The driver must apply Ready.Writes to the broker's Store,
-// sync them when Ready.Sync is set, and only then send Ready.Msgs; it must
-// not Step or Tick the broker between taking a Ready and finishing it. A
-// broker reads its own Store synchronously (reads are deterministic for a
-// given store content). There are no goroutines, clocks or global random
+// messages to send. The driver applies Ready.Writes to the broker's Store
+// before taking the next Ready, and sends Ready.Msgs only once those writes
+// and all earlier ones are synced; Steps taken while a sync runs accumulate
+// into the next Ready (group commit). A broker reads its own Store
+// synchronously, through an overlay of its own writes not yet handed to
+// the driver, so reads are deterministic for a given store content. There are no goroutines, clocks or global random
 // sources inside; the simulator in durable/sim runs every role in one
 // process from a seed.
 //

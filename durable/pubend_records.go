@@ -89,3 +89,17 @@ func getTicks(get func([]byte) ([]byte, bool, error), key []byte, n int) ([]Tick
 	}
 	return ts, nil
 }
+
+// PHBMetaKey returns the key of pubend p's metadata record (for tools and
+// the simulator's oracle).
+func PHBMetaKey(p string) []byte { return phbMetaKey(p) }
+
+// DecodePHBMeta decodes a pubend metadata record: the persisted high-water
+// mark and L prefix.
+func DecodePHBMeta(v []byte) (mark, lost Tick, err error) {
+	ts, err := decodeTicks(v, 2)
+	if err != nil {
+		return 0, 0, fmt.Errorf("pubend meta: %w", err)
+	}
+	return ts[0], ts[1], nil
+}

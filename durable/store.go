@@ -59,10 +59,13 @@ func (b *Batch) DeleteRange(lo, hi []byte) {
 // Empty reports whether the batch has no writes.
 func (b *Batch) Empty() bool { return b == nil || len(b.Ops) == 0 }
 
-// Ready is what a broker asks its driver to do after a Step or Tick:
-// apply Writes to the broker's store (syncing them when Sync is set), and
-// only then send Msgs, in order. Nothing in Msgs may be sent if the writes
-// were not made durable.
+// Ready is what a broker asks its driver to do. The driver takes a Ready
+// whenever it likes (typically once its input queue is drained: every Step
+// and Tick since the previous Ready share one batch, which is group commit),
+// applies Writes to the broker's store before taking the next Ready, and
+// sends Msgs, in order, only once these Writes and every earlier Ready's
+// writes are durable (synced when Sync is set). Messages computed from
+// state that is not yet durable are never sent early this way.
 type Ready struct {
 	Writes *Batch
 	Sync   bool

@@ -63,11 +63,16 @@ func (s *Store) Apply(b *durable.Batch, sync bool) error {
 }
 
 // Sync makes every applied batch durable.
-func (s *Store) Sync() {
-	for _, b := range s.unsynced {
+func (s *Store) Sync() { s.SyncN(len(s.unsynced)) }
+
+// SyncN makes the first n unsynced batches durable (a sync that started
+// before the later ones were applied).
+func (s *Store) SyncN(n int) {
+	n = min(n, len(s.unsynced))
+	for _, b := range s.unsynced[:n] {
 		apply(s.synced, b)
 	}
-	s.unsynced = nil
+	s.unsynced = s.unsynced[n:]
 	s.syncs++
 }
 

@@ -12,7 +12,7 @@ func (w *world) scheduleFaults(chaosEnd durable.Tick) {
 			n := w.nodes[w.order[w.rng.IntN(len(w.order))]]
 			w.at(randTime(), func() {
 				if w.chaos {
-					w.crash(n, nil)
+					w.crash(n)
 				}
 			})
 		}

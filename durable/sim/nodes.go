@@ -43,6 +43,8 @@ type node struct {
 	pubend      *durable.Pubend
 	router      *durable.Router
 	shb         *durable.SHB
+	syncing     bool           // a sync is running; Ready waits
+	inFlight    *durable.Batch // the batch being synced
 }
 
 // timerPeriod is how often every broker's Tick fires.
@@ -99,50 +101,27 @@ func (w *world) deliverToNode(n *node, env durable.Envelope) {
 	w.flush(n)
 }
 
-// flush carries out a node's Ready: persist, then send. With the crash
-// fault a node sometimes crashes between applying its writes and syncing
-// them; its messages are then never sent.
-func (w *world) flush(n *node) {
-	rd := n.m.Ready()
-	if !rd.Writes.Empty() {
-		if w.chaos && w.cfg.has(FaultCrash) && w.rng.Float64() < 0.01 {
-			_ = n.store.Apply(rd.Writes, false)
-			w.crash(n, rd.Writes)
-			return
-		}
-		if err := n.store.Apply(rd.Writes, rd.Sync); err != nil {
-			w.violate("%s: apply: %v", n.name, err)
-			return
-		}
-		w.observeDurable(n, rd.Writes)
-	}
-	for _, env := range rd.Msgs {
-		w.send(env)
-	}
-}
-
 // observeDurable lets the oracle see a batch that became durable.
 func (w *world) observeDurable(n *node, b *durable.Batch) {
 	if n.kind == kindPHB {
 		w.oracle.logged(w, n.pubend.ID(), b)
-		w.oracle.released(n.pubend.ID(), n.pubend.Lost())
+		w.oracle.releasedIn(w, n.pubend.ID(), b)
 	}
 }
 
 // crash takes a node down, losing its unsynced writes (all but a random
-// prefix), and schedules its restart. unsynced is the batch being written
-// when it crashed, if any.
-func (w *world) crash(n *node, unsynced *durable.Batch) {
+// prefix), and schedules its restart.
+func (w *world) crash(n *node) {
 	if !n.up {
 		return
 	}
 	w.trace("crash %s", n.name)
 	w.stats.Crashes++
 	n.up = false
-	if kept := n.store.Crash(w.rng); kept > 0 && unsynced != nil && n.kind == kindPHB {
-		w.oracle.logged(w, n.pubend.ID(), unsynced)
-		w.oracle.released(n.pubend.ID(), n.pubend.Lost())
+	if kept := n.store.Crash(w.rng); kept > 0 && n.inFlight != nil {
+		w.observeDurable(n, n.inFlight)
 	}
+	n.syncing, n.inFlight = false, nil
 	if n.kind == kindSHB {
 		for _, s := range w.subs {
 			if s.shb == n.name && s.connected {

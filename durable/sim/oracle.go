@@ -175,3 +175,19 @@ func insertSorted(ts []durable.Tick, t durable.Tick) []durable.Tick {
 	i, _ := slices.BinarySearch(ts, t)
 	return slices.Insert(ts, i, t)
 }
+
+// releasedIn records the L prefix persisted by a durable PHB batch.
+func (o *oracle) releasedIn(w *world, p string, b *durable.Batch) {
+	key := durable.PHBMetaKey(p)
+	for _, op := range b.Ops {
+		if op.Kind != durable.OpSet || !bytes.Equal(op.Key, key) {
+			continue
+		}
+		_, lost, err := durable.DecodePHBMeta(op.Value)
+		if err != nil {
+			w.violate("pubend %s: %v", p, err)
+			continue
+		}
+		o.released(p, lost)
+	}
+}
