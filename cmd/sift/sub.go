@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+func init() {
+	var conn routerFlags
+	var opts subOptions
+	cmd := &cobra.Command{
+		Use:   "sub --router HOST:PORT --certs DIR [--count N] [--timeout DUR] 'FILTER'",
+		Short: "Subscribe to a router and print matching events",
+		Long: `Sub installs FILTER at the router, writes "ready" to standard error once
+the router has acknowledged it, and prints each delivered event as one JSON
+line {"event":{...}}, flushed per line. It exits after --count events, or
+when --timeout has passed (an error if --count was given and not reached),
+or on Ctrl-C. A filter the router refuses is an error naming the column.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			if err := subscribe(ctx, conn, opts, args[0], cmd.OutOrStdout(), cmd.ErrOrStderr()); err != nil {
+				return fmt.Errorf("sub: %w", err)
+			}
+			return nil
+		},
+	}
+	conn.register(cmd)
+	cmd.Flags().IntVar(&opts.count, "count", 0, "exit after this many events (0: no limit)")
+	cmd.Flags().DurationVar(&opts.timeout, "timeout", 0, "exit after this long (0: no limit)")
+	rootCmd.AddCommand(cmd)
+}
+
+type subOptions struct {
+	count   int
+	timeout time.Duration
+}
+
+func subscribe(ctx context.Context, conn routerFlags, opts subOptions, filter string, stdout, stderr io.Writer) error {
+	if opts.count < 0 || opts.timeout < 0 {
+		return errors.New("--count and --timeout must not be negative")
+	}
+	c, err := conn.dial(ctx, "sift-sub")
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	s, err := c.Subscribe(ctx, filter)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stderr, "ready")
+	if opts.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.timeout)
+		defer cancel()
+	}
+	w := bufio.NewWriter(stdout)
+	var line []byte
+	for n := 0; opts.count == 0 || n < opts.count; n++ {
+		e, err := s.Next(ctx)
+		switch {
+		case errors.Is(err, context.DeadlineExceeded) && opts.count == 0:
+			return nil
+		case errors.Is(err, context.DeadlineExceeded):
+			return fmt.Errorf("timed out after %d of %d events", n, opts.count)
+		case err != nil:
+			return err
+		}
+		line = append(e.AppendJSON(append(line[:0], `{"event":`...)), "}\n"...)
+		w.Write(line)
+		if err := w.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

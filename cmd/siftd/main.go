@@ -1,0 +1,102 @@
+// Command siftd is the Sift router daemon: it accepts clients over QUIC
+// (mutual TLS with the deployment's certificates), routes their events to
+// matching subscriptions, and serves Prometheus metrics, a health check and
+// a subscription summary.
+//
+//	siftd --name NAME --listen HOST:PORT --certs DIR --data DIR
+//	      [--metrics HOST:PORT] [--peer HOST:PORT ...] [--config FILE]
+//
+// It logs with log/slog (text, to stderr); the line `msg="router ready"`
+// carries the bound address, so scripts can wait for it. SIGINT or SIGTERM
+// shut it down gracefully.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/sift-pubsub/sift/router"
+	"github.com/sift-pubsub/sift/router/certs"
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	// siftd logs its own advice on UDP buffer sizes (router.New); silence
+	// quic-go's copy of it.
+	os.Setenv("QUIC_GO_DISABLE_RECEIVE_BUFFER_WARNING", "true")
+	if err := newCommand().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "siftd:", err)
+		os.Exit(1)
+	}
+}
+
+func newCommand() *cobra.Command {
+	var flags options
+	cmd := &cobra.Command{
+		Use:           "siftd --name NAME --listen HOST:PORT --certs DIR --data DIR [--metrics HOST:PORT] [--peer HOST:PORT ...] [--config FILE]",
+		Short:         "Run a Sift router",
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts, err := resolve(flags, cmd.Flags().Changed)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return run(ctx, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&flags.Name, "name", "", "router name (required)")
+	f.StringVar(&flags.Listen, "listen", "", "UDP address to listen on, HOST:PORT (port 0: any free port)")
+	f.StringVar(&flags.Certs, "certs", "", "certificates folder, as written by `sift certs init` (required)")
+	f.StringVar(&flags.Data, "data", "", "data folder for persistent state (required)")
+	f.StringVar(&flags.Metrics, "metrics", "", "HTTP address for /metrics, /healthz and /debug/subscriptions")
+	f.StringArrayVar(&flags.Peers, "peer", nil, "a router to link with (repeatable; not supported yet)")
+	f.StringVar(&flags.configFile, "config", "", "JSON configuration file; flags override it")
+	return cmd
+}
+
+// run starts the metrics endpoint and the router, and serves until ctx is
+// done.
+func run(ctx context.Context, opts options) error {
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	slog.SetDefault(log)
+	node, err := certs.Load(opts.Certs, certs.Node)
+	if err != nil {
+		return err
+	}
+	cfg := opts.routerConfig()
+	cfg.Logger = log
+	cfg.TLS = node.ServerConfig(func(err error) {
+		log.Warn("refused a client certificate", "err", err)
+	})
+	r, err := router.New(cfg)
+	if err != nil {
+		return err
+	}
+	if opts.Metrics != "" {
+		ln, err := net.Listen("tcp", opts.Metrics)
+		if err != nil {
+			return fmt.Errorf("metrics: %w", err)
+		}
+		srv := &http.Server{Handler: r.Handler()}
+		go func() {
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Error("metrics server", "err", err)
+			}
+		}()
+		defer srv.Close()
+		log.Info("metrics ready", "addr", ln.Addr().String())
+	}
+	return r.Serve(ctx)
+}

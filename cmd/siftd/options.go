@@ -1,0 +1,112 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/sift-pubsub/sift/router"
+)
+
+// options are siftd's settings: from the --config file, then flags.
+type options struct {
+	Name    string   `json:"name"`
+	Listen  string   `json:"listen"`
+	Certs   string   `json:"certs"`
+	Data    string   `json:"data"`
+	Metrics string   `json:"metrics"`
+	Peers   []string `json:"peers"`
+
+	// Tuning, only in the config file; zero takes the router's default.
+	Index                   string   `json:"index"`
+	MaxSubscriptionsPerConn int      `json:"max_subscriptions_per_conn"`
+	MaxFrame                int      `json:"max_frame"`
+	SendQueue               int      `json:"send_queue"`
+	ControlQueue            int      `json:"control_queue"`
+	IdleTimeout             duration `json:"idle_timeout"`
+	KeepAlive               duration `json:"keepalive"`
+	HandshakeTimeout        duration `json:"handshake_timeout"`
+	ShutdownGrace           duration `json:"shutdown_grace"`
+
+	configFile string
+}
+
+// duration reads a JSON string such as "30s".
+type duration time.Duration
+
+func (d *duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("a duration is a string such as \"30s\": %w", err)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = duration(v)
+	return nil
+}
+
+// resolve reads the config file (if any) and lets every flag the user set
+// override it; it checks the required settings.
+func resolve(flags options, changed func(string) bool) (options, error) {
+	opts := options{}
+	if flags.configFile != "" {
+		data, err := os.ReadFile(flags.configFile)
+		if err != nil {
+			return opts, fmt.Errorf("config: %w", err)
+		}
+		if err := json.Unmarshal(data, &opts); err != nil {
+			return opts, fmt.Errorf("config %s: %w", flags.configFile, err)
+		}
+	}
+	override := func(name string, dst *string, v string) {
+		if changed(name) || *dst == "" {
+			*dst = v
+		}
+	}
+	override("name", &opts.Name, flags.Name)
+	override("listen", &opts.Listen, flags.Listen)
+	override("certs", &opts.Certs, flags.Certs)
+	override("data", &opts.Data, flags.Data)
+	override("metrics", &opts.Metrics, flags.Metrics)
+	if changed("peer") {
+		opts.Peers = flags.Peers
+	}
+	switch {
+	case opts.Name == "":
+		return opts, errors.New("--name is required")
+	case opts.Certs == "":
+		return opts, errors.New("--certs is required")
+	case opts.Data == "":
+		return opts, errors.New("--data is required")
+	case len(opts.Peers) > 0:
+		return opts, fmt.Errorf("--peer %s: linking routers into a mesh is not implemented yet", opts.Peers[0])
+	}
+	return opts, nil
+}
+
+// routerConfig maps the options onto router.Config (TLS and Logger are set
+// by the caller).
+func (o options) routerConfig() router.Config {
+	listen := o.Listen
+	if listen == "" {
+		listen = "127.0.0.1:4433"
+	}
+	return router.Config{
+		Name:                    o.Name,
+		Listen:                  listen,
+		DataDir:                 o.Data,
+		Index:                   o.Index,
+		MaxSubscriptionsPerConn: o.MaxSubscriptionsPerConn,
+		MaxFrame:                o.MaxFrame,
+		SendQueue:               o.SendQueue,
+		ControlQueue:            o.ControlQueue,
+		IdleTimeout:             time.Duration(o.IdleTimeout),
+		KeepAlive:               time.Duration(o.KeepAlive),
+		HandshakeTimeout:        time.Duration(o.HandshakeTimeout),
+		ShutdownGrace:           time.Duration(o.ShutdownGrace),
+	}
+}
