@@ -1,0 +1,279 @@
+package durable
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/sift-pubsub/sift/match"
+)
+
+// env wires one pubend "p" at node "phb", optionally a router "r", and an
+// SHB "shb" with a reliable FIFO network, for datadriven scenarios. Node
+// names starting with "s" followed by a digit are subscribers, "pub"
+// publishers; their messages are printed.
+type env struct {
+	t       *testing.T
+	now     Tick
+	phb     *Pubend
+	router  *Router
+	shb     *SHB
+	phbSt   *mapStore
+	shbSt   *mapStore
+	queue   []Envelope
+	drops   map[MsgKind]int // drop the next n messages of a kind
+	trace   bool
+	maxRet  Tick
+	viaRout bool
+	inc     uint64
+}
+
+func newEnv(t *testing.T, viaRouter bool, maxRetain Tick) *env {
+	e := &env{t: t, phbSt: newMapStore(), shbSt: newMapStore(), drops: map[MsgKind]int{},
+		maxRet: maxRetain, viaRout: viaRouter}
+	e.bootPHB()
+	e.bootRouter()
+	e.bootSHB()
+	return e
+}
+
+func (e *env) up() string {
+	if e.viaRout {
+		return "r"
+	}
+	return "phb"
+}
+
+func (e *env) bootPHB() {
+	down := "shb"
+	if e.viaRout {
+		down = "r"
+	}
+	p, err := NewPubend(PubendConfig{ID: "p", Node: "phb", Downstream: []string{down},
+		SHBs: []string{"shb"}, MaxRetain: e.maxRet}, e.phbSt)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.phb = p
+}
+
+func (e *env) bootRouter() {
+	if !e.viaRout {
+		return
+	}
+	e.inc++
+	r, err := NewRouter(RouterConfig{Node: "r", Upstream: map[string]string{"p": "phb"},
+		Downstream: []string{"shb"}, Incarnation: e.inc})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.router = r
+}
+
+func (e *env) bootSHB() {
+	s, err := NewSHB(SHBConfig{Node: "shb", Upstream: e.up(), Pubends: []string{"p"}}, e.shbSt)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.shb = s
+	e.flush(e.shb.Ready(), e.shbSt)
+}
+
+func (e *env) flush(rd Ready, st *mapStore) {
+	if st != nil && !rd.Writes.Empty() {
+		if err := st.Apply(rd.Writes, rd.Sync); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	e.queue = append(e.queue, rd.Msgs...)
+}
+
+// deliver runs the network until no message is left, returning what the
+// clients received (and everything, when tracing).
+func (e *env) deliver() string {
+	var b strings.Builder
+	for len(e.queue) > 0 {
+		env := e.queue[0]
+		e.queue = e.queue[1:]
+		if e.drops[env.Msg.Kind] > 0 {
+			e.drops[env.Msg.Kind]--
+			fmt.Fprintf(&b, "dropped %v\n", env)
+			continue
+		}
+		var err error
+		switch env.To {
+		case "phb":
+			err = e.phb.Step(e.now, env)
+			e.flush(e.phb.Ready(), e.phbSt)
+		case "r":
+			err = e.router.Step(e.now, env)
+			e.flush(e.router.Ready(), nil)
+		case "shb":
+			err = e.shb.Step(e.now, env)
+			e.flush(e.shb.Ready(), e.shbSt)
+		default:
+			fmt.Fprintf(&b, "%v\n", env)
+			continue
+		}
+		if err != nil {
+			fmt.Fprintf(&b, "error: %v\n", err)
+		}
+		if e.trace {
+			fmt.Fprintf(&b, "  %v\n", env)
+		}
+	}
+	return b.String()
+}
+
+func (e *env) tick() {
+	e.phb.Tick(e.now)
+	e.flush(e.phb.Ready(), e.phbSt)
+	if e.router != nil {
+		e.router.Tick(e.now)
+		e.flush(e.router.Ready(), nil)
+	}
+	if err := e.shb.Tick(e.now); err != nil {
+		e.t.Fatal(err)
+	}
+	e.flush(e.shb.Ready(), e.shbSt)
+}
+
+func (e *env) state() string {
+	var b strings.Builder
+	var logTicks []Tick
+	_ = e.phbSt.Scan(PHBLogPrefix("p"), prefixEnd(PHBLogPrefix("p")), func(k, v []byte) bool {
+		n, _ := keyNumOf(k)
+		logTicks = append(logTicks, Tick(n))
+		return true
+	})
+	fmt.Fprintf(&b, "phb: announced=%d lost=%d log=%v\n", e.phb.LastAnnounced(), e.phb.Lost(), logTicks)
+	pb := e.shb.pubs["p"]
+	fmt.Fprintf(&b, "shb: ld=%d lost=%d pfs=%d records (lastTimestamp=%d)\n", pb.ld, pb.lost, pb.pfs.records(), pb.pfs.lastTS)
+	for _, d := range e.shb.sortedSubs() {
+		mode := "disconnected"
+		if c, ok := e.shb.conns[d.id]; ok {
+			mode = "up-to-date"
+			if c.streams["p"].catchup != nil {
+				mode = "catching up"
+			}
+			mode += fmt.Sprintf(" pos=%d", c.streams["p"].pos)
+		}
+		fmt.Fprintf(&b, "  %s: start=%d released=%d %s\n", d.id, d.start["p"], d.released["p"], mode)
+	}
+	return b.String()
+}
+
+// TestScenarios runs the datadriven broker scenarios in testdata/scenarios.
+func TestScenarios(t *testing.T) {
+	datadriven.Walk(t, "testdata/scenarios", func(t *testing.T, path string) {
+		var e *env
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			return e.handle(t, d, &e)
+		})
+	})
+}
+
+func (e *env) handle(t *testing.T, d *datadriven.TestData, ep **env) string {
+	switch d.Cmd {
+	case "new":
+		var maxRet int64
+		d.MaybeScanArgs(t, "max-retain", &maxRet)
+		*ep = newEnv(t, d.HasArg("router"), Tick(maxRet))
+		return ""
+	case "trace":
+		e.trace = !e.trace
+		return fmt.Sprintf("trace=%v", e.trace)
+	case "time":
+		var now int64
+		d.ScanArgs(t, "t", &now)
+		e.now = Tick(now)
+		e.tick()
+		return e.deliver()
+	case "publish":
+		var seq int
+		var pub string
+		d.ScanArgs(t, "pub", &pub)
+		d.ScanArgs(t, "seq", &seq)
+		ev, err := match.ParseEventJSON([]byte(strings.TrimSpace(d.Input)))
+		if err != nil {
+			return err.Error()
+		}
+		e.queue = append(e.queue, Envelope{From: pub, To: "phb", Msg: Msg{Kind: MsgPublish, Publisher: pub, Seq: uint64(seq), Event: ev}})
+		return e.deliver()
+	case "resume", "ack", "disconnect", "unsubscribe":
+		e.queue = append(e.queue, Envelope{From: argStr(t, d, "sub"), To: "shb", Msg: clientMsg(t, d)})
+		return e.deliver()
+	case "drop":
+		var kind string
+		var n int
+		d.ScanArgs(t, "kind", &kind)
+		d.ScanArgs(t, "n", &n)
+		for k := MsgKind(1); k <= MsgUninstall; k++ {
+			if k.String() == kind {
+				e.drops[k] = n
+			}
+		}
+		return ""
+	case "restart":
+		switch argStr(t, d, "node") {
+		case "phb":
+			e.bootPHB()
+		case "shb":
+			e.bootSHB()
+		case "r":
+			e.bootRouter()
+		}
+		return e.deliver()
+	case "state":
+		return e.state()
+	}
+	t.Fatalf("unknown command %q", d.Cmd)
+	return ""
+}
+
+func argStr(t *testing.T, d *datadriven.TestData, key string) string {
+	var s string
+	d.ScanArgs(t, key, &s)
+	return s
+}
+
+// clientMsg builds a subscriber's message from the command's arguments:
+// sub=, session=, filter= (the input text), ct=N (pubend p).
+func clientMsg(t *testing.T, d *datadriven.TestData) Msg {
+	m := Msg{Sub: argStr(t, d, "sub"), Session: 1}
+	if d.HasArg("session") {
+		var s int
+		d.ScanArgs(t, "session", &s)
+		m.Session = uint64(s)
+	}
+	if d.HasArg("ct") {
+		n, err := strconv.ParseInt(argStr(t, d, "ct"), 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.HasCT, m.CT = true, CT{"p": Tick(n)}
+	}
+	switch d.Cmd {
+	case "resume":
+		m.Kind = MsgResume
+		text := strings.TrimSpace(d.Input)
+		if text == "" {
+			text = "*"
+		}
+		f, err := match.Parse(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Filter = f
+	case "ack":
+		m.Kind = MsgAck
+	case "disconnect":
+		m.Kind = MsgDisconnect
+	case "unsubscribe":
+		m.Kind = MsgUnsubscribe
+	}
+	return m
+}
+
