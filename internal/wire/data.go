@@ -67,6 +67,16 @@ func (p *PublishBatch) Add(e match.Event) {
 	p.n++
 }
 
+// AddRaw adds an event already encoded with AppendEvent.
+func (p *PublishBatch) AddRaw(raw []byte) {
+	p.buf = append(p.buf, raw...)
+	p.n++
+}
+
+// Overhead bounds the bytes a Publish frame adds to its events (length,
+// type, sequence number and count).
+const Overhead = HeaderLen + 1 + 2*binary.MaxVarintLen64
+
 // Len returns the number of events in the batch.
 func (p *PublishBatch) Len() int { return p.n }
 

@@ -17,6 +17,8 @@ type publisher struct {
 	batch    wire.PublishBatch
 	seq      uint64
 	frame    []byte
+	event    []byte        // the event being added, encoded
+	maxBytes int           // most event bytes per frame: BatchBytes within the router's limit
 	inflight chan struct{} // one token per unacknowledged batch
 
 	ackMu  sync.Mutex
@@ -26,14 +28,19 @@ type publisher struct {
 
 func (p *publisher) init(c *Client) {
 	p.c = c
+	p.maxBytes = c.opts.BatchBytes
+	if lim := int(c.welcome.MaxFrame) - wire.Overhead; c.welcome.MaxFrame > 0 && lim < p.maxBytes {
+		p.maxBytes = lim
+	}
 	p.inflight = make(chan struct{}, c.opts.MaxInFlight)
 	p.ackCh = make(chan struct{})
 }
 
 // Publish adds events to the current batch, sending each batch that fills
 // up. It waits (until ctx ends) while MaxInFlight batches are
-// unacknowledged. An event that cannot travel (a string that is not UTF-8)
-// is an error, and the events before it stay in the batch.
+// unacknowledged. An event that cannot travel (a string that is not UTF-8,
+// or larger than the router's frame limit) is an error, and the events
+// before it stay in the batch.
 func (c *Client) Publish(ctx context.Context, events ...match.Event) error {
 	p := &c.pub
 	p.mu.Lock()
@@ -42,8 +49,17 @@ func (c *Client) Publish(ctx context.Context, events ...match.Event) error {
 		if err := wire.CheckEvent(e); err != nil {
 			return fmt.Errorf("publish: %w", err)
 		}
-		p.batch.Add(e)
-		if p.batch.Len() >= c.opts.BatchSize || p.batch.Size() >= c.opts.BatchBytes {
+		p.event = wire.AppendEvent(p.event[:0], e)
+		if len(p.event) > p.maxBytes {
+			return fmt.Errorf("publish: event of %d bytes exceeds the router's limit of %d", len(p.event), p.maxBytes)
+		}
+		if p.batch.Size()+len(p.event) > p.maxBytes {
+			if err := p.sendLocked(ctx); err != nil {
+				return err
+			}
+		}
+		p.batch.AddRaw(p.event)
+		if p.batch.Len() >= c.opts.BatchSize || p.batch.Size() >= p.maxBytes {
 			if err := p.sendLocked(ctx); err != nil {
 				return err
 			}
