@@ -276,4 +276,3 @@ func clientMsg(t *testing.T, d *datadriven.TestData) Msg {
 	}
 	return m
 }
-

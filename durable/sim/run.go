@@ -17,12 +17,20 @@ type Violation struct {
 
 // Stats counts what happened in a run.
 type Stats struct {
-	Published, Delivered, Gaps               int
-	Dropped, Duplicated, Crashes, Partitions int
-	Reconnects, PublisherCuts                int
-	NacksFromBelow, NacksUpstream            int
-	CatchupNacks, PFSRecords                 int
-	EndTime                                  durable.Tick
+	Published      int          `json:"published"`
+	Delivered      int          `json:"delivered"`
+	Gaps           int          `json:"gaps"`
+	Dropped        int          `json:"dropped"`
+	Duplicated     int          `json:"duplicated"`
+	Crashes        int          `json:"crashes"`
+	Partitions     int          `json:"partitions"`
+	Reconnects     int          `json:"reconnects"`
+	PublisherCuts  int          `json:"publisher_cuts"`
+	NacksFromBelow int          `json:"nacks_from_below"` // nack ranges the router received
+	NacksUpstream  int          `json:"nacks_upstream"`   // nack ranges the router sent up
+	CatchupNacks   int          `json:"catchup_nacks"`
+	PFSRecords     int          `json:"pfs_records"`
+	EndTime        durable.Tick `json:"end_time_us"`
 }
 
 // Result is the outcome of one run.
