@@ -65,6 +65,24 @@ func (env *ddEnv) run(t *testing.T, d *datadriven.TestData) (string, error) {
 		return env.s.String(), nil
 	case "print":
 		return env.s.String(), nil
+	case "view":
+		size := 0
+		for _, a := range d.CmdArgs {
+			if a.Key == "size" {
+				size, _ = strconv.Atoi(a.Vals[0])
+			}
+		}
+		var b strings.Builder
+		for i, layer := range env.s.View(size) {
+			for j, v := range layer {
+				texts := make([]string, len(v))
+				for k, f := range v {
+					texts[k] = f.String()
+				}
+				fmt.Fprintf(&b, "layer %d vector %d: %s\n", i, j, strings.Join(texts, " | "))
+			}
+		}
+		return b.String(), nil
 	case "counters":
 		k := env.s.Counters()
 		env.s.ResetCounters()
