@@ -130,3 +130,31 @@ func BenchmarkSummary(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBFTreeParts is one bftree lookup per op on precomputed stock
+// summaries, over the number of parts h at the default m and k.
+func BenchmarkBFTreeParts(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		for _, h := range []int{4, 8, 16, 32} {
+			b.Run(fmt.Sprintf("n=%d/h=%d", n, h), func(b *testing.B) {
+				w := stockWorkload(b, n)
+				idx, err := bftree.NewIndex(bftree.Config{H: h})
+				if err != nil {
+					b.Fatal(err)
+				}
+				loaded(b, idx, w)
+				sums := make([]*bitset.BitSet, len(w.Events))
+				for i, e := range w.Events {
+					sums[i] = idx.Dictionary().Params().NewFilter()
+					idx.Dictionary().Summary(e, sums[i])
+				}
+				var dst []uint64
+				i := 0
+				for b.Loop() {
+					dst = idx.Tree().Match(sums[i%len(sums)], dst[:0])
+					i++
+				}
+			})
+		}
+	}
+}
