@@ -79,11 +79,16 @@ func (f Filter) Attrs() []string {
 	return names
 }
 
-// Matches reports whether every constraint holds for the event.
+// Matches reports whether every constraint holds for the event. Both sides
+// are sorted by attribute name, so one merge walk finds every value.
 func (f Filter) Matches(e Event) bool {
-	for _, c := range f.cs {
-		v, ok := e.Get(c.Attr)
-		if !c.Holds(v, ok) {
+	ea := e.attrs
+	for i := range f.cs {
+		c := &f.cs[i]
+		for len(ea) > 0 && ea[0].Name < c.Attr {
+			ea = ea[1:]
+		}
+		if len(ea) == 0 || ea[0].Name != c.Attr || !c.Holds(ea[0].Value, true) {
 			return false
 		}
 	}
