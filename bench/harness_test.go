@@ -212,3 +212,18 @@ func TestDiffIDs(t *testing.T) {
 		t.Fatalf("diffIDs: missing %v, extra %v", missing, extra)
 	}
 }
+
+func TestStructuresIncludeEveryFamily(t *testing.T) {
+	have := map[string]bool{}
+	for _, s := range Structures() {
+		have[s.Name] = true
+	}
+	for _, want := range []string{"scan", "fast", "poset", "forest", "bftree", "sbstree", ExprName} {
+		if !have[want] {
+			t.Errorf("structure %s missing from %v", want, have)
+		}
+	}
+	if last := Structures()[len(Structures())-1]; last.Name != ExprName {
+		t.Errorf("expr should come last, after the registered indexes, not %s", last.Name)
+	}
+}

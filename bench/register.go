@@ -1,0 +1,10 @@
+package bench
+
+// The harness runs every structure Sift has, whichever command imports it:
+// these packages register their indexes with match in their init
+// functions.
+import (
+	_ "github.com/sift-pubsub/sift/bftree"
+	_ "github.com/sift-pubsub/sift/poset"
+	_ "github.com/sift-pubsub/sift/sbstree"
+)
