@@ -107,10 +107,13 @@ type Placement struct {
 	u       *node
 	gen     uint64
 	tok     uint64 // marks the nodes this placement sent
-	parent  *node  // forest: the node being descended
+	forest  bool
+	parent  *node // forest: the node being descended
 	queries []Query
 	vectors [][]*node
-	order   []*node // nodes sent, in order
+	ups     []*node // nodes answered as covering the filter
+	downs   []*node // nodes answered as covered by it
+	next    []*node // poset: the next layer, gathered while reading answers
 	layer   int
 	done    bool
 	stats   RTOStats
@@ -140,7 +143,8 @@ func (c *core) StartRTO(id match.ID, from Iface, f match.Filter, cfg RTOConfig) 
 		return nil, fmt.Errorf("rto: subscription %d already present", id)
 	}
 	c.rtoTok++
-	p := &Placement{c: c, cfg: cfg, e: entry{id: id, from: from, f: f}, gen: c.gen, tok: c.rtoTok}
+	_, forest := c.alg.(forestAlg)
+	p := &Placement{c: c, cfg: cfg, e: entry{id: id, from: from, f: f}, gen: c.gen, tok: c.rtoTok, forest: forest}
 	if !match.Satisfiable(f) || c.byText[f.String()] != nil || c.roots.len() == 0 {
 		p.done = true
 		return p, c.Add(id, from, f)
@@ -171,7 +175,6 @@ func (p *Placement) prepare(layer []*node) {
 		filters[i] = n.key.f
 		n.rtoTok, n.rtoAns = p.tok, bitSent
 	}
-	p.order = append(p.order, layer...)
 	for start := 0; start < len(layer); start += p.cfg.VectorSize {
 		end := min(start+p.cfg.VectorSize, len(layer))
 		q := Query{Layer: p.layer, Filter: p.u.key.f, Filters: filters[start:end:end], size: 8 + len(p.u.text)}
@@ -222,6 +225,7 @@ func (p *Placement) Answer(answers [][]Answer) (done bool, err error) {
 				v |= bitOverlap
 			}
 			n.rtoAns = v
+			p.note(n, v)
 		}
 	}
 	p.layer++
@@ -232,6 +236,27 @@ func (p *Placement) Answer(answers [][]Answer) (done bool, err error) {
 	}
 	p.prepare(next)
 	return false, nil
+}
+
+// note records a node's answer: the lists the position is computed from,
+// and (poset) its children for the next layer when the filter overlaps it
+// without covering it.
+func (p *Placement) note(n *node, v uint8) {
+	if v&bitUp != 0 {
+		p.ups = append(p.ups, n)
+	}
+	if v&bitDown != 0 {
+		p.downs = append(p.downs, n)
+	}
+	if p.forest || v&bitDown != 0 || v&bitOverlap == 0 {
+		return
+	}
+	for _, ch := range n.children {
+		if ch.rtoTok != p.tok {
+			ch.rtoTok, ch.rtoAns = p.tok, bitSent // queued; answered next round
+			p.next = append(p.next, ch)
+		}
+	}
 }
 
 func (p *Placement) checkShape(answers [][]Answer) error {

@@ -3,25 +3,13 @@ package poset
 // advance computes the next layer to send from the answers so far, or
 // reports that the position is known.
 func (p *Placement) advance() (next []*node, finished bool) {
-	if _, forest := p.c.alg.(forestAlg); forest {
+	if p.forest {
 		return p.advanceForest()
 	}
-	// Poset: descend below every node that overlaps the filter and that the
-	// filter does not cover; only there can predecessors and successors
-	// still be found.
-	for _, nodes := range p.vectors {
-		for _, n := range nodes {
-			if p.is(n, bitDown) || !p.is(n, bitOverlap) {
-				continue
-			}
-			for _, ch := range n.children {
-				if !p.is(ch, bitSent) {
-					ch.rtoTok, ch.rtoAns = p.tok, bitSent // queued; its answer comes next round
-					next = append(next, ch)
-				}
-			}
-		}
-	}
+	// Poset: the children of every node that overlaps the filter and that
+	// the filter does not cover, gathered by note; only there can
+	// predecessors and successors still be found.
+	next, p.next = p.next, nil
 	return next, len(next) == 0
 }
 
@@ -77,18 +65,20 @@ func (p *Placement) finish() {
 }
 
 func (p *Placement) position() position {
-	if _, forest := p.c.alg.(forestAlg); forest {
+	if p.forest {
 		return p.forestPosition()
 	}
 	var pos position
-	for _, n := range p.order {
-		switch {
-		case p.is(n, bitUp) && !anyChild(n, func(ch *node) bool { return p.is(ch, bitUp) }):
+	for _, n := range p.ups {
+		if !anyChild(n, func(ch *node) bool { return p.is(ch, bitUp) }) {
 			if p.is(n, bitDown) {
 				return position{join: n}
 			}
 			pos.preds = append(pos.preds, n)
-		case p.is(n, bitDown) && !p.is(n, bitUp) && p.immediateBelow(n):
+		}
+	}
+	for _, n := range p.downs {
+		if !p.is(n, bitUp) && p.immediateBelow(n) {
 			pos.succs = append(pos.succs, n)
 		}
 	}
