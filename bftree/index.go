@@ -9,7 +9,7 @@ import (
 
 // DefaultH is the default number of parts, chosen by the sweep in
 // notes/issue-4.md.
-const DefaultH = 16
+const DefaultH = 8
 
 // Config configures a bftree index. A zero field takes the default
 // written beside it.
