@@ -156,7 +156,7 @@ func (x *Fast) Delete(id ID) error {
 	default:
 		seg := x.segByNum[num]
 		seg.delete(slot)
-		if seg.nlive*2 < len(seg.ids) {
+		if seg.nlive*2 < seg.n {
 			x.rebuild(seg)
 		}
 	}
@@ -254,9 +254,9 @@ func (x *Fast) adopt(s *segment) {
 	x.nextNum++
 	s.num = x.nextNum
 	x.segByNum[s.num] = s
-	for slot, id := range s.ids {
+	for slot := range s.n {
 		if s.live.Test(uint(slot)) {
-			x.loc.set(id, loc(s.num, uint32(slot)))
+			x.loc.set(s.id(slot), loc(s.num, uint32(slot)))
 		}
 	}
 	if w := s.words(); w > len(x.fail) {

@@ -76,12 +76,12 @@ func (b *segBuilder) addFilter(id ID, f Filter) {
 // addSegment adds the live subscriptions of s, read back from its indexed
 // form (segments keep no copy of the filters), under the next slots.
 func (b *segBuilder) addSegment(s *segment) {
-	remap := make([]int32, len(s.ids))
-	for slot := range s.ids {
+	remap := make([]int32, s.n)
+	for slot := range s.n {
 		remap[slot] = -1
 		if s.live.Test(uint(slot)) {
 			remap[slot] = int32(len(b.ids))
-			b.ids = append(b.ids, s.ids[slot])
+			b.ids = append(b.ids, s.id(slot))
 		}
 	}
 	for i := range s.attrs {
@@ -167,7 +167,8 @@ func readDim[K, J cmp.Ordered](dst *dimBuilder[K], d *dim[J], remap []int32, con
 // build indexes everything collected.
 func (b *segBuilder) build(cfg *FastConfig) *segment {
 	n := len(b.ids)
-	s := &segment{ids: b.ids, live: bitset.New(uint(n)), nlive: n}
+	s := &segment{live: bitset.New(uint(n)), nlive: n}
+	s.setIDs(b.ids)
 	s.live.FlipRange(0, uint(n))
 	names := make([]string, 0, len(b.attrs))
 	for name := range b.attrs {

@@ -1,6 +1,7 @@
 package match
 
 import (
+	"math"
 	"math/bits"
 	"slices"
 	"strings"
@@ -16,7 +17,9 @@ import (
 // dead.
 type segment struct {
 	num   uint32 // the index's number for the segment, never 0
-	ids   []ID
+	n     int    // slots
+	ids   []ID   // id by slot, unless every id fits ids32
+	ids32 []uint32
 	live  *bitset.BitSet
 	nlive int
 	attrs []segAttr // sorted by name
@@ -37,7 +40,30 @@ func stringKey(v Value) (string, bool)  { return v.str, true }
 func boolKey(v Value) (float64, bool)   { return float64(v.bits), true }
 
 // words returns the number of 64-bit words a bitset over the segment needs.
-func (s *segment) words() int { return (len(s.ids) + 63) / 64 }
+func (s *segment) words() int { return (s.n + 63) / 64 }
+
+// id returns the subscription id in a slot.
+func (s *segment) id(slot int) ID {
+	if s.ids32 != nil {
+		return ID(s.ids32[slot])
+	}
+	return s.ids[slot]
+}
+
+// setIDs stores the ids by slot, in 4 bytes each when they all fit.
+func (s *segment) setIDs(ids []ID) {
+	s.n = len(ids)
+	for _, id := range ids {
+		if id > math.MaxUint32 {
+			s.ids = ids
+			return
+		}
+	}
+	s.ids32 = make([]uint32, len(ids))
+	for i, id := range ids {
+		s.ids32[i] = uint32(id)
+	}
+}
 
 // match appends the matching ids to dst. fail and pass are scratch word
 // arrays of at least s.words(); pass must be zero and is left zero.
@@ -64,7 +90,7 @@ func (s *segment) match(e Event, fail, pass []uint64, dst []ID) []ID {
 	for w, lw := range live {
 		m := lw &^ fail[w]
 		for m != 0 {
-			dst = append(dst, s.ids[w<<6+bits.TrailingZeros64(m)])
+			dst = append(dst, s.id(w<<6+bits.TrailingZeros64(m)))
 			m &= m - 1
 		}
 	}
@@ -125,7 +151,7 @@ func (s *segment) delete(slot uint32) bool {
 
 // bytes estimates the memory the segment holds.
 func (s *segment) bytes() int {
-	n := cap(s.ids)*8 + len(s.live.Words())*8
+	n := cap(s.ids)*8 + cap(s.ids32)*4 + len(s.live.Words())*8
 	for i := range s.attrs {
 		a := &s.attrs[i]
 		n += len(a.name) + 64 + a.has.bytes()
