@@ -302,7 +302,11 @@ func (c *Client) readData() {
 				c.mu.Lock()
 				s := c.subs[id]
 				c.mu.Unlock()
-				if s != nil {
+				switch {
+				case s == nil: // unsubscribed meanwhile
+				case c.opts.OnEvent != nil:
+					c.opts.OnEvent(s, it.Event)
+				default:
 					s.deliver(it.Event, c.done)
 				}
 			}

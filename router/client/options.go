@@ -4,6 +4,8 @@ import (
 	"crypto/tls"
 	"errors"
 	"time"
+
+	"github.com/sift-pubsub/sift/match"
 )
 
 // Options configure a Client. Zero fields take the documented defaults;
@@ -25,6 +27,12 @@ type Options struct {
 	// SubscriptionBuffer is each subscription's channel capacity; default
 	// 4096.
 	SubscriptionBuffer int
+	// OnEvent, if set, receives every delivery instead of the
+	// subscriptions' channels, called from the connection's reader
+	// goroutine, one call at a time, in delivery order. It suits
+	// applications with very many subscriptions per connection; it must not
+	// block for long, since it holds up every delivery behind it.
+	OnEvent func(s *Subscription, e match.Event)
 	// IdleTimeout closes a silent connection; default 30s.
 	IdleTimeout time.Duration
 	// KeepAlive is the keep-alive period; default 10s.

@@ -73,8 +73,9 @@ func (s *Subscription) ID() uint64 { return s.id }
 // Filter returns the filter text given to Subscribe.
 func (s *Subscription) Filter() string { return s.filter }
 
-// Events returns the channel of matching events. It is closed when the
-// subscription ends; Err then says why.
+// Events returns the channel of matching events (unused when
+// Options.OnEvent is set). It is closed when the subscription ends; Err
+// then says why.
 func (s *Subscription) Events() <-chan match.Event { return s.c }
 
 // Next returns the next event, or the reason the subscription ended, or
