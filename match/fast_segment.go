@@ -3,8 +3,6 @@ package match
 import (
 	"math"
 	"math/bits"
-	"slices"
-	"strings"
 
 	"github.com/bits-and-blooms/bitset"
 )
@@ -169,11 +167,6 @@ func (s *segment) bytes() int {
 		}
 	}
 	return n
-}
-
-// attrIndex finds an attribute by name.
-func (s *segment) attrIndex(name string) (int, bool) {
-	return slices.BinarySearchFunc(s.attrs, name, func(a segAttr, n string) int { return strings.Compare(a.name, n) })
 }
 
 // shareHas lets the attribute's only dimension share the attribute's has set

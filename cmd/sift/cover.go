@@ -17,7 +17,7 @@ func init() {
 			for i, text := range args {
 				f, err := match.Parse(text)
 				if err != nil {
-					return fmt.Errorf("F%d: %w", i+1, err)
+					return fmt.Errorf("cover: filter %d: %w", i+1, err)
 				}
 				fs[i] = f
 			}
