@@ -76,27 +76,48 @@ type Ready struct {
 // overlay so that the broker sees its own writes before the driver applies
 // them. The overlay covers Set and Delete; DeleteRange is not reflected in
 // reads (brokers never read what they range-delete).
+//
+// A key written twice in one batch is written once, with the last value
+// (the PFS rewrites lastIndex and lastTimestamp for every record), unless a
+// range deletion came in between.
 type pendingWrites struct {
-	store   Store
-	batch   *Batch
-	overlay map[string][]byte // nil value: deleted
+	store     Store
+	batch     *Batch
+	overlay   map[string][]byte // nil value: deleted
+	opIndex   map[string]int    // key -> index of its Set or Delete in batch
+	lastRange int               // index of the last DeleteRange, or -1
 }
 
 func newPendingWrites(s Store) *pendingWrites {
-	return &pendingWrites{store: s, batch: &Batch{}, overlay: map[string][]byte{}}
+	return &pendingWrites{store: s, batch: &Batch{}, overlay: map[string][]byte{},
+		opIndex: map[string]int{}, lastRange: -1}
 }
 
 func (p *pendingWrites) set(key, val []byte) {
-	p.batch.Set(key, val)
-	p.overlay[string(key)] = bytes.Clone(val)
+	v := bytes.Clone(val)
+	p.overlay[string(key)] = v
+	if i, ok := p.opIndex[string(key)]; ok && i > p.lastRange {
+		p.batch.Ops[i] = Op{Kind: OpSet, Key: p.batch.Ops[i].Key, Value: v}
+		return
+	}
+	p.opIndex[string(key)] = len(p.batch.Ops)
+	p.batch.Ops = append(p.batch.Ops, Op{Kind: OpSet, Key: bytes.Clone(key), Value: v})
 }
 
 func (p *pendingWrites) del(key []byte) {
-	p.batch.Delete(key)
 	p.overlay[string(key)] = nil
+	if i, ok := p.opIndex[string(key)]; ok && i > p.lastRange {
+		p.batch.Ops[i] = Op{Kind: OpDelete, Key: p.batch.Ops[i].Key}
+		return
+	}
+	p.opIndex[string(key)] = len(p.batch.Ops)
+	p.batch.Delete(key)
 }
 
-func (p *pendingWrites) deleteRange(lo, hi []byte) { p.batch.DeleteRange(lo, hi) }
+func (p *pendingWrites) deleteRange(lo, hi []byte) {
+	p.lastRange = len(p.batch.Ops)
+	p.batch.DeleteRange(lo, hi)
+}
 
 // get reads key through the overlay.
 func (p *pendingWrites) get(key []byte) ([]byte, bool, error) {
@@ -111,5 +132,7 @@ func (p *pendingWrites) take() *Batch {
 	b := p.batch
 	p.batch = &Batch{}
 	clear(p.overlay)
+	clear(p.opIndex)
+	p.lastRange = -1
 	return b
 }
