@@ -13,13 +13,14 @@ import (
 // re-checks them with the exact filter. It also implements
 // match.RawMatcher (the unchecked candidates) and match.StatsReporter.
 type Index struct {
-	name    string
-	dict    *Dictionary
-	tree    Tree
-	subs    map[match.ID]subscription
-	summary *bitset.BitSet
-	cands   []uint64
-	stats   Stats
+	name      string
+	dict      *Dictionary
+	tree      Tree
+	subs      map[match.ID]subscription
+	summary   *bitset.BitSet
+	saturated bool // the last summary was saturated
+	cands     []uint64
+	stats     Stats
 }
 
 type subscription struct {
@@ -88,6 +89,10 @@ func (x *Index) Match(e match.Event, dst []match.ID) []match.ID {
 	return dst
 }
 
+// LastSaturated reports whether the summary of the last matched event
+// was saturated (filled above SaturationThreshold).
+func (x *Index) LastSaturated() bool { return x.saturated }
+
 // MatchRaw appends the Bloom candidates for e without the exact re-check:
 // a superset of Match. The candidates are still re-checked, only to count
 // false positives in Stats.
@@ -110,7 +115,8 @@ func (x *Index) candidates(e match.Event) []uint64 {
 	fill := Fill(x.summary)
 	x.stats.Events++
 	x.stats.FillSum += fill
-	if fill > SaturationThreshold {
+	x.saturated = fill > SaturationThreshold
+	if x.saturated {
 		x.stats.Saturated++
 	}
 	x.cands = x.tree.Match(x.summary, x.cands[:0])
@@ -120,6 +126,10 @@ func (x *Index) candidates(e match.Event) []uint64 {
 func (x *Index) count(exact int) {
 	x.stats.Candidates += int64(len(x.cands))
 	x.stats.Exact += int64(exact)
+	if x.saturated {
+		x.stats.SaturatedCandidates += int64(len(x.cands))
+		x.stats.SaturatedExact += int64(exact)
+	}
 	if len(x.cands) > 0 {
 		x.stats.Forwarded++
 		if exact == 0 {

@@ -80,6 +80,7 @@ type result struct {
 	perSummary time.Duration
 	stats      bloom.Stats
 	fwdFP      float64 // false share of (event, neighbour) forwards
+	fwdFPUnsat float64 // the same when saturated events are forwarded exactly
 	matches    float64 // exact matches per event
 }
 
@@ -133,16 +134,18 @@ func measure(t *testing.T, w workload.Workload, idx *bloom.Index) result {
 	r.cpuEvent = (cpuTime() - cpu0) / time.Duration(len(w.Events))
 	r.stats = idx.Counters()
 	r.matches = float64(r.stats.Exact) / float64(r.stats.Events)
-	r.fwdFP = forwardedFP(w, idx)
+	r.fwdFP, r.fwdFPUnsat = forwardedFP(w, idx)
 	return r
 }
 
 // forwardedFP spreads the subscriptions over -bloom.groups neighbours and
 // returns the share of (event, neighbour) forwards (some candidate in the
-// neighbour's group) with no exact match in that group.
-func forwardedFP(w workload.Workload, idx *bloom.Index) float64 {
+// neighbour's group) with no exact match in that group; and the same share
+// when events with a saturated summary are forwarded exactly (the
+// routing.md fallback).
+func forwardedFP(w workload.Workload, idx *bloom.Index) (all, unsat float64) {
 	g := *sweepGroups
-	var forwarded, falseFwd int
+	var forwarded, falseFwd, fwdUnsat, falseUnsat int
 	cand, exact := make([]bool, g), make([]bool, g)
 	var dst []match.ID
 	for _, e := range w.Events {
@@ -155,6 +158,7 @@ func forwardedFP(w workload.Workload, idx *bloom.Index) float64 {
 				exact[int(id)%g] = true
 			}
 		}
+		sat := idx.LastSaturated()
 		for i := range g {
 			if cand[i] {
 				forwarded++
@@ -162,12 +166,24 @@ func forwardedFP(w workload.Workload, idx *bloom.Index) float64 {
 					falseFwd++
 				}
 			}
+			// With the fallback a saturated event goes exactly where it
+			// matches.
+			if sat && exact[i] || !sat && cand[i] {
+				fwdUnsat++
+				if !sat && !exact[i] {
+					falseUnsat++
+				}
+			}
 		}
 	}
-	if forwarded == 0 {
+	return ratioInt(falseFwd, forwarded), ratioInt(falseUnsat, fwdUnsat)
+}
+
+func ratioInt(a, b int) float64 {
+	if b == 0 {
 		return 0
 	}
-	return float64(falseFwd) / float64(forwarded)
+	return float64(a) / float64(b)
 }
 
 func pct(x float64) string { return fmt.Sprintf("%.2f", 100*x) }
@@ -175,16 +191,17 @@ func pct(x float64) string { return fmt.Sprintf("%.2f", 100*x) }
 func us(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Nanoseconds())/1e3) }
 
 func rowHeader() {
-	fmt.Println("| n | index | m | k | build s | heap MB | nodes | terms | µs/event | CPU µs/event | summary µs | matches/event | candidates/event | FP % of candidates | FP % of forwards | mean fill % | saturated % |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| n | index | m | k | build s | heap MB | nodes | terms | µs/event | CPU µs/event | summary µs | matches/event | candidates/event | FP % of candidates | FP % of forwards | FP % cand. w/ fallback | FP % fwd w/ fallback | mean fill % | saturated % |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 }
 
 func row(n int, name string, p bloom.Params, r result) {
 	p = p.Resolved()
 	s := r.stats
-	fmt.Printf("| %d | %s | %d | %d | %.2f | %.1f | %d | %d | %s | %s | %s | %.1f | %.1f | %s | %s | %s | %s |\n",
+	fmt.Printf("| %d | %s | %d | %d | %.2f | %.1f | %d | %d | %s | %s | %s | %.1f | %.1f | %s | %s | %s | %s | %s | %s |\n",
 		n, name, p.M, p.K, r.build.Seconds(), r.heapMB, r.nodes, r.terms, us(r.perEvent), us(r.cpuEvent), us(r.perSummary),
 		r.matches, float64(s.Candidates)/float64(s.Events), pct(s.FPRate()), pct(r.fwdFP),
+		pct(s.UnsaturatedFPRate()), pct(r.fwdFPUnsat),
 		pct(s.MeanFill()), pct(float64(s.Saturated)/float64(s.Events)))
 }
 
@@ -255,7 +272,7 @@ func fastRow(t *testing.T, n int, w workload.Workload) {
 	}
 	per := time.Since(start) / time.Duration(len(w.Events))
 	cpu := (cpuTime() - cpu0) / time.Duration(len(w.Events))
-	fmt.Printf("| %d | fast (exact) | - | - | %.2f | %.1f | - | - | %s | %s | - | %.1f | - | - | - | - | - |\n",
+	fmt.Printf("| %d | fast (exact) | - | - | %.2f | %.1f | - | - | %s | %s | - | %.1f | - | - | - | - | - | - | - |\n",
 		n, build.Seconds(), mb, us(per), us(cpu), float64(matches)/float64(len(w.Events)))
 }
 
