@@ -66,6 +66,7 @@ func (x *Index) Delete(id match.ID) error {
 		return fmt.Errorf("%s: delete %d: %w", x.name, id, err)
 	}
 	if err := x.dict.RemoveFilter(s.f); err != nil {
+		x.tree.Insert(s.bits, uint64(id)) // undo: a failed delete changes nothing
 		return fmt.Errorf("%s: delete %d: %w", x.name, id, err)
 	}
 	delete(x.subs, id)
