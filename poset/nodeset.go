@@ -1,19 +1,34 @@
 package poset
 
+import (
+	"slices"
+
+	"github.com/sift-pubsub/sift/match"
+)
+
 // indexThreshold is the size from which a node set builds its candidate
 // index; smaller sets are scanned.
 const indexThreshold = 32
 
-// nodeSet is a set of nodes kept in seq order, with a candidate index once
-// it is large enough (when allowed).
+// nodeSet is a set of nodes kept in seq order, with their filters and text
+// lengths alongside (so RTO can send a layer without visiting its nodes),
+// and a candidate index once it is large enough (when allowed).
 type nodeSet struct {
 	list     []*node
+	filters  []match.Filter
+	textLen  []int32
 	idx      *candIndex
 	indexing bool
 }
 
 func (s *nodeSet) add(n *node) {
-	s.list = insertBySeq(s.list, n)
+	i, found := findBySeq(s.list, n)
+	if found {
+		return
+	}
+	s.list = slices.Insert(s.list, i, n)
+	s.filters = slices.Insert(s.filters, i, n.key.f)
+	s.textLen = slices.Insert(s.textLen, i, int32(len(n.text)))
 	switch {
 	case s.idx != nil:
 		s.idx.add(n)
@@ -26,8 +41,14 @@ func (s *nodeSet) add(n *node) {
 }
 
 func (s *nodeSet) remove(n *node) {
-	var ok bool
-	if s.list, ok = removeBySeq(s.list, n); ok && s.idx != nil {
+	i, found := findBySeq(s.list, n)
+	if !found {
+		return
+	}
+	s.list = slices.Delete(s.list, i, i+1)
+	s.filters = slices.Delete(s.filters, i, i+1)
+	s.textLen = slices.Delete(s.textLen, i, i+1)
+	if s.idx != nil {
 		s.idx.remove(n)
 	}
 }

@@ -3,6 +3,7 @@ package poset
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 
 	"github.com/sift-pubsub/sift/match"
 )
@@ -37,7 +38,8 @@ func (cfg RTOConfig) withDefaults() (RTOConfig, error) {
 
 // Query is one filter vector of the layered view of the routing table,
 // sent with the filter to insert. Layer 0 holds roots; layer i+1 children
-// of layer i nodes that the answers so far leave relevant.
+// of layer i nodes that the answers so far leave relevant. Filters may
+// share the router's memory: receivers must not modify it.
 type Query struct {
 	Layer   int
 	Filter  match.Filter   // the filter being inserted
@@ -114,6 +116,7 @@ type Placement struct {
 	ups     []*node // nodes answered as covering the filter
 	downs   []*node // nodes answered as covered by it
 	next    []*node // poset: the next layer, gathered while reading answers
+	firstUp *node   // forest: the first covering node of the current layer
 	layer   int
 	done    bool
 	stats   RTOStats
@@ -167,19 +170,25 @@ func (p *Placement) Clients() int { return p.cfg.Clients }
 // by Clients() clients.
 func (p *Placement) Queries() []Query { return p.queries }
 
-// prepare splits the next layer into vectors.
+// prepare splits the next layer into vectors. The roots' filters come
+// from the root set's cache, so layer 0 costs no visit to its nodes.
 func (p *Placement) prepare(layer []*node) {
-	p.queries, p.vectors = p.queries[:0], p.vectors[:0]
-	filters := make([]match.Filter, len(layer)) // one allocation per layer
-	for i, n := range layer {
-		filters[i] = n.key.f
-		n.rtoTok, n.rtoAns = p.tok, bitSent
+	var filters []match.Filter
+	var lens []int32
+	if p.layer == 0 {
+		filters, lens = p.c.roots.filters, p.c.roots.textLen
+	} else {
+		filters, lens = make([]match.Filter, len(layer)), make([]int32, len(layer))
+		for i, n := range layer {
+			filters[i], lens[i] = n.key.f, int32(len(n.text))
+		}
 	}
+	p.queries, p.vectors = p.queries[:0], p.vectors[:0]
 	for start := 0; start < len(layer); start += p.cfg.VectorSize {
 		end := min(start+p.cfg.VectorSize, len(layer))
 		q := Query{Layer: p.layer, Filter: p.u.key.f, Filters: filters[start:end:end], size: 8 + len(p.u.text)}
-		for _, n := range layer[start:end] {
-			q.size += 2 + len(n.text)
+		for _, l := range lens[start:end] {
+			q.size += 2 + int(l)
 		}
 		p.queries = append(p.queries, q)
 		p.vectors = append(p.vectors, layer[start:end])
@@ -213,19 +222,24 @@ func (p *Placement) Answer(answers [][]Answer) (done bool, err error) {
 		down, d2 := combine(downs, len(nodes))
 		over, d3 := combine(overlaps, len(nodes))
 		p.stats.Disputed = p.stats.Disputed || d1 || d2 || d3
-		for i, n := range nodes {
-			v := uint8(bitSent)
-			if up.Get(i) {
-				v |= bitUp
+		// Only nodes with some bit set need a visit.
+		for w := range up {
+			for set := up[w] | down[w] | over[w]; set != 0; set &= set - 1 {
+				i := w*64 + bits.TrailingZeros64(set)
+				v := uint8(bitSent)
+				if up.Get(i) {
+					v |= bitUp
+				}
+				if down.Get(i) {
+					v |= bitDown
+				}
+				if over.Get(i) {
+					v |= bitOverlap
+				}
+				n := nodes[i]
+				n.rtoTok, n.rtoAns = p.tok, v
+				p.note(n, v)
 			}
-			if down.Get(i) {
-				v |= bitDown
-			}
-			if over.Get(i) {
-				v |= bitOverlap
-			}
-			n.rtoAns = v
-			p.note(n, v)
 		}
 	}
 	p.layer++
@@ -244,6 +258,9 @@ func (p *Placement) Answer(answers [][]Answer) (done bool, err error) {
 func (p *Placement) note(n *node, v uint8) {
 	if v&bitUp != 0 {
 		p.ups = append(p.ups, n)
+		if p.firstUp == nil {
+			p.firstUp = n
+		}
 	}
 	if v&bitDown != 0 {
 		p.downs = append(p.downs, n)
@@ -277,7 +294,14 @@ func (p *Placement) checkShape(answers [][]Answer) error {
 	return nil
 }
 
-// is reports whether this placement sent n and the answer has the bit.
+// is reports whether the answer for n has the bit. Nodes are marked only
+// when queued below layer 0 or when an answer sets a bit for them.
 func (p *Placement) is(n *node, bit uint8) bool {
 	return n.rtoTok == p.tok && n.rtoAns&bit != 0
+}
+
+// sent reports whether n was sent: every root is (layer 0), other nodes
+// are marked when queued.
+func (p *Placement) sent(n *node) bool {
+	return n.rtoTok == p.tok || n.isRoot()
 }

@@ -16,19 +16,16 @@ func (p *Placement) advance() (next []*node, finished bool) {
 // advanceForest follows the forest's single path: into the first node of
 // the layer (in creation order) that covers the filter.
 func (p *Placement) advanceForest() (next []*node, finished bool) {
-	for _, nodes := range p.vectors {
-		for _, n := range nodes {
-			if !p.is(n, bitUp) {
-				continue
-			}
-			p.parent = n
-			if p.is(n, bitDown) || len(n.children) == 0 {
-				return nil, true
-			}
-			return n.children, false
-		}
+	n := p.firstUp
+	if n == nil {
+		return nil, true
 	}
-	return nil, true
+	p.firstUp = nil
+	p.parent = n
+	if p.is(n, bitDown) || len(n.children) == 0 {
+		return nil, true
+	}
+	return n.children, false
 }
 
 // position is where the answers place the filter.
@@ -91,13 +88,14 @@ func (p *Placement) position() position {
 // by (p.parent), adopting that node's children it covers; at the roots,
 // adopting the roots it covers.
 func (p *Placement) forestPosition() position {
-	if p.parent == nil {
+	if p.parent == nil { // only the roots were sent: p.downs are roots
 		var adopt []*node
-		for _, n := range p.c.roots.list {
-			if p.is(n, bitDown) && !p.is(n, bitUp) {
+		for _, n := range p.downs {
+			if !p.is(n, bitUp) {
 				adopt = append(adopt, n)
 			}
 		}
+		sortBySeq(adopt)
 		return position{adopt: adopt}
 	}
 	if p.is(p.parent, bitDown) {
@@ -122,7 +120,7 @@ func (p *Placement) downChildren(n *node) []*node {
 // covered by the filter.
 func (p *Placement) immediateBelow(n *node) bool {
 	for _, q := range n.parents {
-		if !p.is(q, bitSent) || p.is(q, bitDown) {
+		if !p.sent(q) || p.is(q, bitDown) {
 			return false
 		}
 	}
