@@ -313,3 +313,7 @@ func (c *Client) readData() {
 		}
 	}
 }
+
+// ConnectionStats returns the QUIC statistics of the connection (RTT,
+// congestion window, bytes and packets sent, received and lost).
+func (c *Client) ConnectionStats() quic.ConnectionStats { return c.qc.ConnectionStats() }

@@ -22,7 +22,7 @@ type Options struct {
 	// BatchBytes is the most encoded bytes per publish frame; default
 	// 256 KiB (kept under the router's frame limit).
 	BatchBytes int
-	// MaxInFlight is the most unacknowledged publish batches; default 32.
+	// MaxInFlight is the most unacknowledged publish batches; default 16.
 	MaxInFlight int
 	// SubscriptionBuffer is each subscription's channel capacity; default
 	// 4096.
@@ -53,7 +53,7 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	def(&o.BatchSize, 512)
 	def(&o.BatchBytes, 256<<10)
-	def(&o.MaxInFlight, 32)
+	def(&o.MaxInFlight, 16)
 	def(&o.SubscriptionBuffer, 4096)
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = 30 * time.Second

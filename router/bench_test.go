@@ -1,0 +1,254 @@
+package router_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sift-pubsub/sift/bench/workload"
+	"github.com/sift-pubsub/sift/match"
+	"github.com/sift-pubsub/sift/router/client"
+	"github.com/sift-pubsub/sift/router/local"
+)
+
+const (
+	benchEvents = 20000 // distinct events, cycled
+	stampEvery  = 64    // one event in stampEvery carries a send time
+)
+
+// benchShape is a benchmark setup: subscriber connections and the filters
+// of each. The shape of issue 6 is "stock-10x1000": one router, 10
+// subscriber connections with 1,000 stock subscriptions each, one
+// publisher of stock events of about 200 bytes (JSON). The others isolate
+// the router's own costs: "all-1x1" delivers every event to one
+// connection (transport and writer, trivial matching), "none" has no
+// subscribers (accepting and decoding only).
+type benchShape struct {
+	name        string
+	conns, subs int
+	filters     func(w workload.Workload, conn int) []match.Filter
+}
+
+var benchShapes = []benchShape{
+	{"stock-10x1000", 10, 1000, func(w workload.Workload, c int) []match.Filter { return w.Filters[c*1000 : (c+1)*1000] }},
+	{"all-1x1", 1, 1, func(workload.Workload, int) []match.Filter { return []match.Filter{match.MustParse("volume exists")} }},
+	{"none", 0, 0, nil},
+}
+
+type benchEnv struct {
+	shape    benchShape
+	env      *local.Env
+	pub      *client.Client
+	events   []match.Event // without a timestamp
+	stamped  []match.Event // the same events with ts = 0, rewritten per send
+	received atomic.Int64  // subscription deliveries seen by subscribers
+	mu       sync.Mutex
+	lat      []time.Duration
+	sentinel chan struct{}
+}
+
+// padded adds attributes that bring the stock event to about 200 bytes of
+// JSON, like an order id and an account.
+func padded(e match.Event, i int) []match.Attr {
+	attrs := []match.Attr{
+		{Name: "order", Value: match.Str(fmt.Sprintf("ORD-%012d-%s", i, strings.Repeat("x", 40)))},
+		{Name: "account", Value: match.Str(fmt.Sprintf("ACC-%08d", i%50000))},
+	}
+	for j := range e.Len() {
+		attrs = append(attrs, e.At(j))
+	}
+	return attrs
+}
+
+func setupBench(b *testing.B, shape benchShape) *benchEnv {
+	b.Helper()
+	w, err := workload.Stock(workload.StockConfig{Subscriptions: max(shape.conns*shape.subs, 1), Events: benchEvents}, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	env, err := local.Start(b.TempDir(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { env.Stop() })
+	be := &benchEnv{shape: shape, env: env, sentinel: make(chan struct{}, shape.conns)}
+	ctx := context.Background()
+	for c := range shape.conns {
+		cl, err := env.Dial(ctx, fmt.Sprintf("sub-%d", c), client.Options{OnEvent: be.onEvent})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { cl.Close() })
+		for _, f := range shape.filters(w, c) {
+			if _, err := cl.Subscribe(ctx, f.String()); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := cl.Subscribe(ctx, `sentinel exists`); err != nil {
+			b.Fatal(err)
+		}
+	}
+	be.pub, err = env.Dial(ctx, "pub", client.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { be.pub.Close() })
+	for i, e := range w.Events {
+		attrs := padded(e, i)
+		be.events = append(be.events, match.MustEvent(attrs...))
+		be.stamped = append(be.stamped, match.MustEvent(append(attrs, match.Attr{Name: "ts", Value: match.Int(0)})...))
+	}
+	return be
+}
+
+func (be *benchEnv) onEvent(s *client.Subscription, e match.Event) {
+	if _, ok := e.Get("sentinel"); ok {
+		be.sentinel <- struct{}{}
+		return
+	}
+	be.received.Add(1)
+	if ts, ok := e.Get("ts"); ok {
+		d := time.Duration(time.Now().UnixNano() - ts.AsInt())
+		be.mu.Lock()
+		be.lat = append(be.lat, d)
+		be.mu.Unlock()
+	}
+}
+
+// event returns the i-th event to publish, stamped with the send time one
+// time in stampEvery.
+func (be *benchEnv) event(i int) match.Event {
+	if i%stampEvery != 0 {
+		return be.events[i%len(be.events)]
+	}
+	return stamp(be.stamped[i%len(be.stamped)])
+}
+
+func stamp(e match.Event) match.Event {
+	attrs := make([]match.Attr, e.Len())
+	for j := range attrs {
+		attrs[j] = e.At(j)
+		if attrs[j].Name == "ts" {
+			attrs[j].Value = match.Int(time.Now().UnixNano())
+		}
+	}
+	return match.MustEvent(attrs...)
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	return ds[int(float64(len(ds)-1)*p)]
+}
+
+// BenchmarkThroughput publishes b.N events as fast as batching allows and
+// waits until every subscriber connection has received them all (a final
+// sentinel event, in publish order). It reports events accepted per second
+// (publish until Flush returned), subscription deliveries and
+// per-connection deliveries per second (until the last sentinel),
+// selectivity, publish-to-deliver latency near saturation, and CPU seconds
+// (the whole process: router and clients) per million events.
+func BenchmarkThroughput(b *testing.B) {
+	for _, shape := range benchShapes {
+		b.Run(shape.name, func(b *testing.B) { benchThroughput(b, shape) })
+	}
+}
+
+func benchThroughput(b *testing.B, shape benchShape) {
+	be := setupBench(b, shape)
+	ctx := context.Background()
+	m := be.env.Router.Metrics()
+	out0, match0 := metricValue(m.EventsOut), metricValue(m.Matches)
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	start := time.Now()
+	for i := range b.N {
+		if err := be.pub.Publish(ctx, be.event(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := be.pub.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	accepted := time.Since(start)
+	be.pub.Publish(ctx, match.MustEvent(match.Attr{Name: "sentinel", Value: match.Bool(true)}))
+	be.pub.Flush(ctx)
+	for range shape.conns {
+		<-be.sentinel
+	}
+	all := time.Since(start)
+	b.StopTimer()
+	cpu := cpuTime() - cpu0
+	outs := metricValue(m.EventsOut) - out0 - float64(shape.conns)
+	matches := metricValue(m.Matches) - match0 - float64(shape.conns)
+	b.ReportMetric(float64(b.N)/accepted.Seconds(), "events/s")
+	b.ReportMetric(outs/all.Seconds(), "conn-deliveries/s")
+	b.ReportMetric(float64(be.received.Load())/all.Seconds(), "sub-deliveries/s")
+	if n := shape.conns * shape.subs; n > 0 {
+		b.ReportMetric(matches/float64(b.N)/float64(n)*100, "selectivity-%")
+	}
+	b.ReportMetric(cpu.Seconds()/float64(b.N)*1e6, "cpu-s/Mevents")
+	b.ReportMetric(float64(percentile(be.lat, 0.5).Microseconds()), "p50-µs")
+	b.ReportMetric(float64(percentile(be.lat, 0.99).Microseconds()), "p99-µs")
+	b.ReportMetric(0, "ns/op")
+	st := be.pub.ConnectionStats()
+	b.Logf("publisher connection: %d packets sent, %d lost, smoothed RTT %v", st.PacketsSent, st.PacketsLost, st.SmoothedRTT)
+}
+
+// BenchmarkLatency measures publish-to-deliver latency at low load: one
+// event at a time, sent at once (Flush), timed until a subscriber that
+// matches it receives it; the next event waits for that.
+func BenchmarkLatency(b *testing.B) {
+	for _, shape := range benchShapes[:2] {
+		b.Run(shape.name, func(b *testing.B) { benchLatency(b, shape) })
+	}
+}
+
+func benchLatency(b *testing.B, shape benchShape) {
+	be := setupBench(b, shape)
+	ctx := context.Background()
+	probe, err := be.env.Dial(ctx, "probe", client.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer probe.Close()
+	s, err := probe.Subscribe(ctx, `ts exists`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := range b.N {
+		start := time.Now()
+		if err := be.pub.Publish(ctx, stamp(be.stamped[i%len(be.stamped)])); err != nil {
+			b.Fatal(err)
+		}
+		if err := be.pub.Flush(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Next(ctx); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	be.mu.Lock()
+	defer be.mu.Unlock()
+	b.ReportMetric(float64(percentile(lat, 0.5).Microseconds()), "p50-µs")
+	b.ReportMetric(float64(percentile(lat, 0.99).Microseconds()), "p99-µs")
+	b.ReportMetric(float64(percentile(be.lat, 0.5).Microseconds()), "sub-p50-µs")
+}
