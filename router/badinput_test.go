@@ -121,3 +121,29 @@ func TestBadFramesCloseOnlyThatConnection(t *testing.T) {
 	}
 	assertSubscriptions(t, env.Router, 1)
 }
+
+// TestHandshakeRefusedWithoutCertificate: a client that presents no
+// certificate, or one from another deployment, never gets a connection.
+func TestHandshakeRefusedWithoutCertificate(t *testing.T) {
+	env := start(t, nil)
+	noCert := env.ClientTLS.Clone()
+	noCert.Certificates = nil
+	if _, err := client.Dial(testCtx(t), env.Addr, client.Options{TLS: noCert}); err == nil {
+		t.Fatal("a client without a certificate connected")
+	}
+	other, err := local.Start(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Stop()
+	foreign := env.ClientTLS.Clone()
+	foreign.Certificates = other.ClientTLS.Certificates
+	if _, err := client.Dial(testCtx(t), env.Addr, client.Options{TLS: foreign}); err == nil {
+		t.Fatal("a client with another deployment's certificate connected")
+	}
+	// The router still serves a valid client.
+	c := dial(t, env, "ok", client.Options{})
+	if _, err := c.Subscribe(testCtx(t), `a exists`); err != nil {
+		t.Fatal(err)
+	}
+}
