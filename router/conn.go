@@ -210,7 +210,7 @@ func (r *Router) readControl(ctx context.Context, c *conn, sr *streamReader) err
 // readData reads Publish frames and hands each batch to the matching loop,
 // stamped with the time it was read.
 func (r *Router) readData(ctx context.Context, c *conn, sr *streamReader) error {
-	var dec wire.EventDecoder
+	dec := wire.EventDecoder{ShareStrings: true} // events live until delivered
 	for {
 		t, body, err := sr.fr.ReadFrame()
 		if err != nil {

@@ -77,6 +77,13 @@ func CheckEvent(e match.Event) error {
 // stream of events with the same attributes allocates each name once. The
 // zero value is ready to use; it is not safe for concurrent use.
 type EventDecoder struct {
+	// ShareStrings makes Decode copy a Publish or Deliver body into one
+	// string and cut every string value out of it: one allocation per frame
+	// instead of one per value. Any decoded event then keeps the whole
+	// frame's memory alive, so set it only where events are short-lived
+	// (a router forwarding them).
+	ShareStrings bool
+
 	names map[string]string
 	attrs []match.Attr
 }

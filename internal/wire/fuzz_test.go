@@ -52,6 +52,10 @@ func FuzzFrame(f *testing.F) {
 			return
 		}
 		once := AppendFrame(nil, m)
+		shared := EventDecoder{ShareStrings: true}
+		if ms, err := shared.Decode(typ, body); err != nil || !bytes.Equal(AppendFrame(nil, ms), once) {
+			t.Fatalf("decoding with shared strings differs: %v", err)
+		}
 		typ2, body2, _, err := SplitFrame(once, HardMaxFrame)
 		if err != nil {
 			t.Fatalf("re-split: %v", err)

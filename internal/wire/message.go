@@ -24,6 +24,9 @@ func Decode(t Type, body []byte) (Message, error) {
 // attribute names of) events.
 func (d *EventDecoder) Decode(t Type, body []byte) (Message, error) {
 	r := reader{b: body}
+	if d.ShareStrings && (t == TypePublish || t == TypeDeliver) {
+		r.shared = string(body)
+	}
 	var m Message
 	switch t {
 	case TypeHello:

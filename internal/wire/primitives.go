@@ -23,6 +23,10 @@ func appendBytes(b []byte, p []byte) []byte {
 type reader struct {
 	b   []byte
 	err error
+	// shared, when set, is the whole body as one string: decoded strings
+	// are substrings of it instead of separate allocations. r.b is always
+	// a suffix of the body, so offsets into shared follow from len(r.b).
+	shared string
 }
 
 func (r *reader) fail(format string, args ...any) {
@@ -108,6 +112,10 @@ func (r *reader) utf8String(what string) string {
 	if !utf8.Valid(p) {
 		r.fail("%s: invalid UTF-8", what)
 		return ""
+	}
+	if r.shared != "" {
+		end := len(r.shared) - len(r.b)
+		return r.shared[end-len(p) : end]
 	}
 	return string(p)
 }

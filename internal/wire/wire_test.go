@@ -214,3 +214,22 @@ func TestCheckEvent(t *testing.T) {
 		t.Fatalf("got %v, want a UTF-8 error", err)
 	}
 }
+
+// TestShareStrings: decoding with shared strings gives equal events.
+func TestShareStrings(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		evs := []match.Event{genEvent(t, "a"), genEvent(t, "b")}
+		frame := AppendFrame(nil, &Publish{Seq: 1, Events: evs})
+		typ, body, _, _ := SplitFrame(frame, 0)
+		d := EventDecoder{ShareStrings: true}
+		m, err := d.Decode(typ, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, e := range m.(*Publish).Events {
+			if !e.Equal(evs[i]) {
+				t.Fatalf("event %d: %v, want %v", i, e, evs[i])
+			}
+		}
+	})
+}
