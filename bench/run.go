@@ -86,32 +86,37 @@ func runOne(s Structure, p *point, o Options, earlier []Result) (Result, error) 
 	return measure(s, p, o)
 }
 
-// predictOverBudget looks at the structure's results at smaller points
-// (the same swept values except for fewer or as many subscriptions and
-// events) and says why this point would exceed the budget: a smaller point
-// was already skipped, or its build plus one pass, scaled linearly in
-// subscriptions and events, exceeds the budget. Linear scaling is exact
-// for scanning structures, pessimistic for sublinear ones and optimistic
-// for superlinear ones (whose builds and passes the budget still stops).
+// predictOverBudget looks at the structure's result at the closest
+// smaller point (the same swept values except for fewer or as many
+// subscriptions and events) and says why this point would exceed the
+// budget: that point was already skipped, or its build plus one pass,
+// scaled linearly in subscriptions and events, exceeds the budget. Linear
+// scaling is exact for scanning structures, pessimistic for sublinear ones
+// and optimistic for superlinear ones (whose builds and passes the budget
+// still stops).
 func predictOverBudget(name string, p *point, earlier []Result, budget time.Duration) string {
 	subs, events := len(p.filters), len(p.events)
-	for _, r := range earlier {
-		if r.Structure != name || r.Subs > subs || r.Events > events || r.Subs == 0 ||
-			!sameExceptSize(r.Point, p.params) {
+	var near *Result
+	for i, r := range earlier {
+		if r.Structure != name || r.Subs > subs || r.Events > events || r.Subs == 0 || r.Events == 0 ||
+			r.Status == StatusError || !sameExceptSize(r.Point, p.params) {
 			continue
 		}
-		if r.Status == StatusSkipped {
-			return fmt.Sprintf("over budget at a smaller point (%d subscriptions, %d events)", r.Subs, r.Events)
+		if near == nil || r.Subs > near.Subs || r.Subs == near.Subs && r.Events > near.Events {
+			near = &earlier[i]
 		}
-		if r.Status != StatusOK {
-			continue
-		}
-		scale := float64(subs) / float64(r.Subs)
-		est := time.Duration((r.BuildSeconds + r.MeanNs*1e-9*float64(events)) * scale * float64(time.Second))
-		if est > budget {
-			return fmt.Sprintf("predicted %v from %d subscriptions (linear scaling) > budget %v",
-				est.Round(time.Second), r.Subs, budget)
-		}
+	}
+	switch {
+	case near == nil:
+		return ""
+	case near.Status == StatusSkipped:
+		return fmt.Sprintf("over budget at a smaller point (%d subscriptions, %d events)", near.Subs, near.Events)
+	}
+	scale := float64(subs) / float64(near.Subs)
+	est := time.Duration((near.BuildSeconds + near.MeanNs*1e-9*float64(events)) * scale * float64(time.Second))
+	if est > budget {
+		return fmt.Sprintf("predicted %v from %d subscriptions (linear scaling) > budget %v",
+			est.Round(time.Second), near.Subs, budget)
 	}
 	return ""
 }
