@@ -89,7 +89,25 @@ func (rep *Report) plot(m metric, x string) (*plot.Plot, error) {
 	if len(args) == 0 {
 		return p, nil
 	}
-	return p, plotutil.AddLinePoints(p, args...)
+	if err := plotutil.AddLinePoints(p, args...); err != nil {
+		return nil, err
+	}
+	legendRoom(p, all)
+	return p, nil
+}
+
+// legendRoom raises the top of the y axis so the data fills about the
+// lower 60% and the legend, top left, hides none of it.
+func legendRoom(p *plot.Plot, xys plotter.XYs) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, xy := range xys {
+		lo, hi = min(lo, xy.Y), max(hi, xy.Y)
+	}
+	if _, isLog := p.Y.Scale.(plot.LogScale); isLog {
+		p.Y.Min, p.Y.Max = lo/1.5, hi*math.Pow(hi/lo, 0.7)*1.5
+		return
+	}
+	p.Y.Min, p.Y.Max = min(0, lo), hi+0.7*(hi-min(0, lo))
 }
 
 // series groups results into one line per structure (and per value of
