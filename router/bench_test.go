@@ -51,6 +51,7 @@ type benchEnv struct {
 	mu       sync.Mutex
 	lat      []time.Duration
 	sentinel chan struct{}
+	subs     []*client.Client
 }
 
 // padded adds attributes that bring the stock event to about 200 bytes of
@@ -85,6 +86,7 @@ func setupBench(b *testing.B, shape benchShape) *benchEnv {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { cl.Close() })
+		be.subs = append(be.subs, cl)
 		for _, f := range shape.filters(w, c) {
 			if _, err := cl.Subscribe(ctx, f.String()); err != nil {
 				b.Fatal(err)
@@ -141,6 +143,42 @@ func stamp(e match.Event) match.Event {
 	return match.MustEvent(attrs...)
 }
 
+// waitSentinels waits until every subscriber connection has received the
+// end marker, failing if one is disconnected (e.g. as a slow consumer).
+func (be *benchEnv) waitSentinels(b *testing.B) {
+	for range be.shape.conns {
+		select {
+		case <-be.sentinel:
+		case <-be.anyDone():
+			b.Fatalf("a subscriber connection ended: %v", be.firstErr())
+		}
+	}
+}
+
+func (be *benchEnv) anyDone() <-chan struct{} {
+	done := make(chan struct{})
+	var once sync.Once
+	for _, c := range be.subs {
+		go func() {
+			select {
+			case <-c.Done():
+				once.Do(func() { close(done) })
+			case <-done:
+			}
+		}()
+	}
+	return done
+}
+
+func (be *benchEnv) firstErr() error {
+	for _, c := range be.subs {
+		if err := c.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
@@ -187,9 +225,7 @@ func benchThroughput(b *testing.B, shape benchShape) {
 	accepted := time.Since(start)
 	be.pub.Publish(ctx, match.MustEvent(match.Attr{Name: "sentinel", Value: match.Bool(true)}))
 	be.pub.Flush(ctx)
-	for range shape.conns {
-		<-be.sentinel
-	}
+	be.waitSentinels(b)
 	all := time.Since(start)
 	b.StopTimer()
 	cpu := cpuTime() - cpu0

@@ -11,16 +11,28 @@ type Metrics struct {
 	// Registry holds every metric below, plus Go and process collectors.
 	Registry *prometheus.Registry
 
-	EventsIn      prometheus.Counter
-	EventsOut     prometheus.Counter
-	Matches       prometheus.Counter
+	// EventsIn counts events accepted from publishers.
+	EventsIn prometheus.Counter
+	// EventsOut counts events written to connections, once per event and
+	// connection.
+	EventsOut prometheus.Counter
+	// Matches counts (event, subscription) matches.
+	Matches prometheus.Counter
+	// Subscriptions is the number of installed subscriptions.
 	Subscriptions prometheus.Gauge
-	Connections   prometheus.Gauge
+	// Connections is the number of attached client connections.
+	Connections prometheus.Gauge
+	// SlowConsumers counts connections closed for a full send queue.
 	SlowConsumers prometheus.Counter
-	Errors        *prometheus.CounterVec
-	Latency       prometheus.Histogram
-	ConnBytes     *prometheus.CounterVec
-	ConnFrames    *prometheus.CounterVec
+	// Errors counts protocol errors sent, by code name.
+	Errors *prometheus.CounterVec
+	// Latency is the publish-to-deliver histogram: from reading a publish
+	// frame to writing the event onto a subscriber's stream.
+	Latency prometheus.Histogram
+	// ConnBytes and ConnFrames count traffic per connection (labels conn,
+	// peer, dir), removed when the connection closes.
+	ConnBytes  *prometheus.CounterVec
+	ConnFrames *prometheus.CounterVec
 }
 
 // NewMetrics creates the metrics in reg, or in a new registry with the Go
