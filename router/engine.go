@@ -207,8 +207,9 @@ func cmpIface(a, b ifaceID) int {
 	return 0
 }
 
-// ifaceSummary describes one interface for /debug/subscriptions.
-type ifaceSummary struct {
+// InterfaceSummary describes one interface of a router (a client
+// connection now, a neighbour router later) in a SubscriptionSummary.
+type InterfaceSummary struct {
 	ID            uint64   `json:"id"`
 	Kind          string   `json:"kind"`
 	Subscriptions int      `json:"subscriptions"`
@@ -217,10 +218,10 @@ type ifaceSummary struct {
 
 // summary lists the interfaces in id order, with their filters (in
 // subscription id order) when withFilters is set.
-func (e *engine) summary(withFilters bool) []ifaceSummary {
-	out := make([]ifaceSummary, 0, len(e.ifaces))
+func (e *engine) summary(withFilters bool) []InterfaceSummary {
+	out := make([]InterfaceSummary, 0, len(e.ifaces))
 	for _, st := range e.ifaces {
-		s := ifaceSummary{ID: uint64(st.id), Kind: st.kind.String(), Subscriptions: len(st.subs)}
+		s := InterfaceSummary{ID: uint64(st.id), Kind: st.kind.String(), Subscriptions: len(st.subs)}
 		if withFilters {
 			ids := make([]uint64, 0, len(st.subs))
 			for id := range st.subs {
@@ -233,7 +234,7 @@ func (e *engine) summary(withFilters bool) []ifaceSummary {
 		}
 		out = append(out, s)
 	}
-	slices.SortFunc(out, func(a, b ifaceSummary) int { return cmpIface(ifaceID(a.ID), ifaceID(b.ID)) })
+	slices.SortFunc(out, func(a, b InterfaceSummary) int { return cmpIface(ifaceID(a.ID), ifaceID(b.ID)) })
 	return out
 }
 

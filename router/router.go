@@ -187,7 +187,7 @@ func (r *Router) shutdown(loopDone <-chan struct{}) {
 	}
 }
 
-// Query runs f inside the matching loop with read access to the
+// query runs f inside the matching loop with read access to the
 // subscription table, and waits for it; it fails once the router stops.
 func (r *Router) query(ctx context.Context, f func(*engine)) error {
 	done := make(chan struct{})
@@ -205,10 +205,10 @@ func (r *Router) query(ctx context.Context, f func(*engine)) error {
 // SubscriptionSummary describes the router's subscriptions for
 // /debug/subscriptions.
 type SubscriptionSummary struct {
-	Router        string         `json:"router"`
-	Index         string         `json:"index"`
-	Subscriptions int            `json:"subscriptions"`
-	Interfaces    []ifaceSummary `json:"interfaces"`
+	Router        string             `json:"router"`
+	Index         string             `json:"index"`
+	Subscriptions int                `json:"subscriptions"`
+	Interfaces    []InterfaceSummary `json:"interfaces"`
 }
 
 // Subscriptions returns a summary of the installed subscriptions, with
