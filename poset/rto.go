@@ -117,9 +117,13 @@ type Placement struct {
 	downs   []*node // nodes answered as covered by it
 	next    []*node // poset: the next layer, gathered while reading answers
 	firstUp *node   // forest: the first covering node of the current layer
-	layer   int
-	done    bool
-	stats   RTOStats
+	// poset: the overlapping, not covered roots; and whether exploration is
+	// restricted to the subtrees of covering roots
+	expandable []*node
+	restricted bool
+	layer      int
+	done       bool
+	stats      RTOStats
 }
 
 // Answer bits kept on nodes (node.rtoAns) during a placement.
@@ -268,6 +272,15 @@ func (p *Placement) note(n *node, v uint8) {
 	if p.forest || v&bitDown != 0 || v&bitOverlap == 0 {
 		return
 	}
+	if p.layer == 0 {
+		p.expandable = append(p.expandable, n) // decided once layer 0 is read
+		return
+	}
+	p.expand(n)
+}
+
+// expand queues n's children not sent yet for the next layer.
+func (p *Placement) expand(n *node) {
 	for _, ch := range n.children {
 		if ch.rtoTok != p.tok {
 			ch.rtoTok, ch.rtoAns = p.tok, bitSent // queued; answered next round

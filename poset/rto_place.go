@@ -7,8 +7,19 @@ func (p *Placement) advance() (next []*node, finished bool) {
 		return p.advanceForest()
 	}
 	// Poset: the children of every node that overlaps the filter and that
-	// the filter does not cover, gathered by note; only there can
-	// predecessors and successors still be found.
+	// the filter does not cover (gathered by note); only there can
+	// predecessors and successors still be found. When some root covers
+	// the filter, every predecessor and successor lies below every
+	// covering root, so only the covering roots' subtrees are explored.
+	if p.layer == 1 {
+		p.restricted = len(p.ups) > 0
+		for _, r := range p.expandable {
+			if !p.restricted || p.is(r, bitUp) {
+				p.expand(r)
+			}
+		}
+		p.expandable = nil
+	}
 	next, p.next = p.next, nil
 	return next, len(next) == 0
 }
@@ -120,11 +131,38 @@ func (p *Placement) downChildren(n *node) []*node {
 // covered by the filter.
 func (p *Placement) immediateBelow(n *node) bool {
 	for _, q := range n.parents {
-		if !p.sent(q) || p.is(q, bitDown) {
+		if p.is(q, bitDown) || !p.sent(q) && p.belowDown(q) {
 			return false
 		}
 	}
 	return true
+}
+
+// belowDown reports whether an ancestor of q (not sent itself) was answered
+// as covered by the filter. A parent that was not sent lies below such a
+// node, or (when exploration was restricted) outside the covering roots'
+// subtrees, where the filter covers nothing.
+func (p *Placement) belowDown(q *node) bool {
+	if !p.restricted {
+		return true // only the subtrees of covered nodes go unsent
+	}
+	c := p.c
+	c.newEpoch()
+	stack := []*node{q}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, a := range n.parents {
+			if p.is(a, bitDown) {
+				return true
+			}
+			if !c.touch(a).visited && !p.sent(a) {
+				a.visited = true
+				stack = append(stack, a)
+			}
+		}
+	}
+	return false
 }
 
 // verify checks a position with covering tests.
