@@ -120,3 +120,16 @@ func scanNum(st Store, pre []byte, fn func(uint64, []byte) error) error {
 	}
 	return err
 }
+
+// SHBMetaKey returns the key of an SHB's metadata record for pubend p (for
+// tools and the simulator's oracle).
+func SHBMetaKey(p string) []byte { return shbMetaKey(p) }
+
+// DecodeSHBMeta returns latestDelivered from an SHB metadata record.
+func DecodeSHBMeta(v []byte) (ld Tick, err error) {
+	ts, err := decodeTicks(v, 5)
+	if err != nil {
+		return 0, fmt.Errorf("shb meta: %w", err)
+	}
+	return ts[0], nil
+}

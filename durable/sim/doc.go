@@ -11,6 +11,8 @@
 //     silence message covers no matching event; a gap covers only ticks the
 //     pubend had released (and, without early release, only ticks the
 //     subscriber had acknowledged);
+//   - a pubend never releases a tick above the latestDelivered any SHB has
+//     made durable (Td), so no up-to-date subscriber can meet an L tick;
 //   - each (publisher, sequence) is logged once, and only PHBs store events;
 //   - after the faults heal, every publisher's events are acknowledged,
 //     every subscriber catches up to the last event, the pubends release
@@ -18,6 +20,6 @@
 //   - nack ranges sent upstream by the router are counted against those it
 //     received from below (consolidation).
 //
-// A run is a pure function of its Config: the same seed replays the same
+// A run stops at its first violation. A run is a pure function of its Config: the same seed replays the same
 // run, so a failing seed is reproduced with `sift sim durable --seeds N..N`.
 package sim

@@ -107,6 +107,9 @@ func (w *world) observeDurable(n *node, b *durable.Batch) {
 		w.oracle.logged(w, n.pubend.ID(), b)
 		w.oracle.releasedIn(w, n.pubend.ID(), b)
 	}
+	if n.kind == kindSHB {
+		w.oracle.deliveredIn(w, n.name, b)
+	}
 }
 
 // crash takes a node down, losing its unsynced writes (all but a random

@@ -16,6 +16,7 @@ type oracle struct {
 	ticks  map[string][]durable.Tick            // per pubend, sorted
 	bySeq  map[string]durable.Tick              // "pubend/publisher/seq" -> tick
 	lost   map[string]durable.Tick              // per pubend, the durable L prefix
+	ld     map[string]map[string]durable.Tick   // per pubend, per SHB, the durable LD
 }
 
 type pubEvent struct {
@@ -26,7 +27,8 @@ type pubEvent struct {
 
 func newOracle(early bool) *oracle {
 	return &oracle{early: early, events: map[string]map[durable.Tick]pubEvent{},
-		ticks: map[string][]durable.Tick{}, bySeq: map[string]durable.Tick{}, lost: map[string]durable.Tick{}}
+		ticks: map[string][]durable.Tick{}, bySeq: map[string]durable.Tick{}, lost: map[string]durable.Tick{},
+		ld: map[string]map[string]durable.Tick{}}
 }
 
 // logged records the log entries of a durable PHB batch and checks that no
@@ -189,5 +191,39 @@ func (o *oracle) releasedIn(w *world, p string, b *durable.Batch) {
 			continue
 		}
 		o.released(p, lost)
+		o.checkReleaseBound(w, p)
+	}
+}
+
+// checkReleaseBound checks that the pubend released nothing above what
+// every SHB had durably delivered to its up-to-date subscribers (Td): so no
+// up-to-date subscriber can ever meet an L tick, and none gets a gap.
+func (o *oracle) checkReleaseBound(w *world, p string) {
+	for _, shb := range w.shbNames() {
+		if ld := o.ld[p][shb]; o.lost[p] > ld {
+			w.violate("pubend %s released up to %d, above the latestDelivered %d of %s", p, o.lost[p], ld, shb)
+			return
+		}
+	}
+}
+
+// deliveredIn records the latestDelivered values persisted by an SHB batch.
+func (o *oracle) deliveredIn(w *world, shb string, b *durable.Batch) {
+	for _, p := range w.pubendNames() {
+		key := durable.SHBMetaKey(p)
+		for _, op := range b.Ops {
+			if op.Kind != durable.OpSet || !bytes.Equal(op.Key, key) {
+				continue
+			}
+			ld, err := durable.DecodeSHBMeta(op.Value)
+			if err != nil {
+				w.violate("%s: %v", shb, err)
+				continue
+			}
+			if o.ld[p] == nil {
+				o.ld[p] = map[string]durable.Tick{}
+			}
+			o.ld[p][shb] = max(o.ld[p][shb], ld)
+		}
 	}
 }

@@ -40,7 +40,11 @@ type Result struct {
 	Stats      Stats
 }
 
-// Run simulates one seed.
+// maxSteps bounds the work of one run, so that a broken protocol that
+// floods the network fails instead of running on.
+const maxSteps = 20_000_000
+
+// Run simulates one seed. It stops at the first violation.
 func Run(cfg Config) Result {
 	cfg.populate()
 	res := Result{Seed: cfg.Seed}
@@ -55,9 +59,14 @@ func Run(cfg Config) Result {
 	w.scheduleFaults(chaosEnd)
 	w.at(chaosEnd, func() { w.heal() })
 	deadline := chaosEnd + cfg.HealTime
-	for w.q.Len() > 0 && !w.done {
+	steps := 0
+	for w.q.Len() > 0 && !w.done && len(res.Violations) == 0 {
 		it := w.q.next()
 		if it.at > deadline {
+			break
+		}
+		if steps++; steps > maxSteps {
+			w.violate("runaway: more than %d simulation steps", maxSteps)
 			break
 		}
 		w.now = it.at
@@ -67,7 +76,7 @@ func Run(cfg Config) Result {
 			it.fn()
 		}
 	}
-	if !w.done {
+	if !w.done && len(res.Violations) == 0 {
 		w.violate("liveness: not caught up %d us after the faults stopped: %s", cfg.HealTime, w.lagging())
 	}
 	w.finalChecks()
