@@ -3,7 +3,9 @@ package router_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +15,8 @@ import (
 
 	"github.com/sift-pubsub/sift/bench/workload"
 	"github.com/sift-pubsub/sift/match"
+	"github.com/sift-pubsub/sift/router"
+	"github.com/sift-pubsub/sift/router/certs"
 	"github.com/sift-pubsub/sift/router/client"
 	"github.com/sift-pubsub/sift/router/local"
 )
@@ -43,7 +47,9 @@ var benchShapes = []benchShape{
 
 type benchEnv struct {
 	shape    benchShape
-	env      *local.Env
+	dial     func(ctx context.Context, name string, opts client.Options) (*client.Client, error)
+	metrics  *router.Metrics              // nil for an external router
+	cpu      func() (time.Duration, bool) // router CPU; false: the whole process
 	pub      *client.Client
 	events   []match.Event // without a timestamp
 	stamped  []match.Event // the same events with ts = 0, rewritten per send
@@ -73,15 +79,11 @@ func setupBench(b *testing.B, shape benchShape) *benchEnv {
 	if err != nil {
 		b.Fatal(err)
 	}
-	env, err := local.Start(b.TempDir(), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { env.Stop() })
-	be := &benchEnv{shape: shape, env: env, sentinel: make(chan struct{}, shape.conns)}
+	be := &benchEnv{shape: shape, sentinel: make(chan struct{}, shape.conns)}
+	be.useRouter(b)
 	ctx := context.Background()
 	for c := range shape.conns {
-		cl, err := env.Dial(ctx, fmt.Sprintf("sub-%d", c), client.Options{OnEvent: be.onEvent})
+		cl, err := be.dial(ctx, fmt.Sprintf("sub-%d", c), client.Options{OnEvent: be.onEvent})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -96,7 +98,7 @@ func setupBench(b *testing.B, shape benchShape) *benchEnv {
 			b.Fatal(err)
 		}
 	}
-	be.pub, err = env.Dial(ctx, "pub", client.Options{})
+	be.pub, err = be.dial(ctx, "pub", client.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -107,6 +109,45 @@ func setupBench(b *testing.B, shape benchShape) *benchEnv {
 		be.stamped = append(be.stamped, match.MustEvent(append(attrs, match.Attr{Name: "ts", Value: match.Int(0)})...))
 	}
 	return be
+}
+
+// useRouter starts an in-process router, or, when SIFT_BENCH_ROUTER
+// (HOST:PORT), SIFT_BENCH_CERTS (certificates folder) and
+// SIFT_BENCH_ROUTER_PID are set, uses that external siftd and measures its
+// CPU alone from /proc.
+func (be *benchEnv) useRouter(b *testing.B) {
+	addr, dir, pid := os.Getenv("SIFT_BENCH_ROUTER"), os.Getenv("SIFT_BENCH_CERTS"), os.Getenv("SIFT_BENCH_ROUTER_PID")
+	if addr == "" {
+		env, err := local.Start(b.TempDir(), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { env.Stop() })
+		be.dial, be.metrics = env.Dial, env.Router.Metrics()
+		be.cpu = func() (time.Duration, bool) { return cpuTime(), false }
+		return
+	}
+	cl, err := certs.Load(dir, certs.Client)
+	if err != nil {
+		b.Fatal(err)
+	}
+	be.dial = func(ctx context.Context, name string, opts client.Options) (*client.Client, error) {
+		opts.TLS, opts.Name = cl.ClientConfig(), name
+		return client.Dial(ctx, addr, opts)
+	}
+	be.cpu = func() (time.Duration, bool) { return procCPU(b, pid), true }
+}
+
+// procCPU reads a process's user+system CPU time from /proc/PID/stat.
+func procCPU(b *testing.B, pid string) time.Duration {
+	data, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		b.Fatal(err)
+	}
+	fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+2:]))
+	utime, _ := strconv.ParseInt(fields[11], 10, 64)      // field 14 of stat
+	stime, _ := strconv.ParseInt(fields[12], 10, 64)      // field 15
+	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ is 100 on Linux
 }
 
 func (be *benchEnv) onEvent(s *client.Subscription, e match.Event) {
@@ -179,6 +220,15 @@ func (be *benchEnv) firstErr() error {
 	return nil
 }
 
+// counters returns the router's events-out and matches counters (zero for
+// an external router).
+func (be *benchEnv) counters() (out, matches float64) {
+	if be.metrics == nil {
+		return 0, 0
+	}
+	return metricValue(be.metrics.EventsOut), metricValue(be.metrics.Matches)
+}
+
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
@@ -199,7 +249,8 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 // (publish until Flush returned), subscription deliveries and
 // per-connection deliveries per second (until the last sentinel),
 // selectivity, publish-to-deliver latency near saturation, and CPU seconds
-// (the whole process: router and clients) per million events.
+// per million events: of the whole process (router and clients) in
+// process, or of the router alone with an external siftd (see useRouter).
 func BenchmarkThroughput(b *testing.B) {
 	for _, shape := range benchShapes {
 		b.Run(shape.name, func(b *testing.B) { benchThroughput(b, shape) })
@@ -209,9 +260,8 @@ func BenchmarkThroughput(b *testing.B) {
 func benchThroughput(b *testing.B, shape benchShape) {
 	be := setupBench(b, shape)
 	ctx := context.Background()
-	m := be.env.Router.Metrics()
-	out0, match0 := metricValue(m.EventsOut), metricValue(m.Matches)
-	cpu0 := cpuTime()
+	out0, match0 := be.counters()
+	cpu0, _ := be.cpu()
 	b.ResetTimer()
 	start := time.Now()
 	for i := range b.N {
@@ -228,16 +278,24 @@ func benchThroughput(b *testing.B, shape benchShape) {
 	be.waitSentinels(b)
 	all := time.Since(start)
 	b.StopTimer()
-	cpu := cpuTime() - cpu0
-	outs := metricValue(m.EventsOut) - out0 - float64(shape.conns)
-	matches := metricValue(m.Matches) - match0 - float64(shape.conns)
+	cpu1, routerOnly := be.cpu()
+	cpu := cpu1 - cpu0
+	out1, match1 := be.counters()
+	outs := out1 - out0 - float64(shape.conns)
+	matches := match1 - match0 - float64(shape.conns)
 	b.ReportMetric(float64(b.N)/accepted.Seconds(), "events/s")
-	b.ReportMetric(outs/all.Seconds(), "conn-deliveries/s")
+	if be.metrics != nil {
+		b.ReportMetric(outs/all.Seconds(), "conn-deliveries/s")
+	}
 	b.ReportMetric(float64(be.received.Load())/all.Seconds(), "sub-deliveries/s")
-	if n := shape.conns * shape.subs; n > 0 {
+	if n := shape.conns * shape.subs; n > 0 && be.metrics != nil {
 		b.ReportMetric(matches/float64(b.N)/float64(n)*100, "selectivity-%")
 	}
-	b.ReportMetric(cpu.Seconds()/float64(b.N)*1e6, "cpu-s/Mevents")
+	if routerOnly {
+		b.ReportMetric(cpu.Seconds()/float64(b.N)*1e6, "router-cpu-s/Mevents")
+	} else {
+		b.ReportMetric(cpu.Seconds()/float64(b.N)*1e6, "cpu-s/Mevents")
+	}
 	b.ReportMetric(float64(percentile(be.lat, 0.5).Microseconds()), "p50-µs")
 	b.ReportMetric(float64(percentile(be.lat, 0.99).Microseconds()), "p99-µs")
 	b.ReportMetric(0, "ns/op")
@@ -257,7 +315,7 @@ func BenchmarkLatency(b *testing.B) {
 func benchLatency(b *testing.B, shape benchShape) {
 	be := setupBench(b, shape)
 	ctx := context.Background()
-	probe, err := be.env.Dial(ctx, "probe", client.Options{})
+	probe, err := be.dial(ctx, "probe", client.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
