@@ -57,8 +57,8 @@ func newCommand() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&flags.Name, "name", "", "router name (required)")
-	f.StringVar(&flags.Listen, "listen", "", "UDP address to listen on, HOST:PORT (port 0: any free port)")
-	f.StringVar(&flags.Certs, "certs", "", "certificates folder, as written by `sift certs init` (required)")
+	f.StringVar(&flags.Listen, "listen", "127.0.0.1:4433", "UDP address to listen on, HOST:PORT (port 0: any free port)")
+	f.StringVar(&flags.Certs, "certs", "", "certificates folder, as written by sift certs init (required)")
 	f.StringVar(&flags.Data, "data", "", "data folder for persistent state (required)")
 	f.StringVar(&flags.Metrics, "metrics", "", "HTTP address for /metrics, /healthz and /debug/subscriptions")
 	f.StringArrayVar(&flags.Peers, "peer", nil, "a router to link with (repeatable; not supported yet)")

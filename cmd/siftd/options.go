@@ -91,13 +91,9 @@ func resolve(flags options, changed func(string) bool) (options, error) {
 // routerConfig maps the options onto router.Config (TLS and Logger are set
 // by the caller).
 func (o options) routerConfig() router.Config {
-	listen := o.Listen
-	if listen == "" {
-		listen = "127.0.0.1:4433"
-	}
 	return router.Config{
 		Name:                    o.Name,
-		Listen:                  listen,
+		Listen:                  o.Listen,
 		DataDir:                 o.Data,
 		Index:                   o.Index,
 		MaxSubscriptionsPerConn: o.MaxSubscriptionsPerConn,
