@@ -1,0 +1,48 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestResolve: the config file supplies settings, set flags override them,
+// required settings and --peer are checked.
+func TestResolve(t *testing.T) {
+	cfgFile := filepath.Join(t.TempDir(), "siftd.json")
+	os.WriteFile(cfgFile, []byte(`{"name":"from-file","listen":"127.0.0.1:9000","certs":"c","data":"d",
+		"index":"scan","max_subscriptions_per_conn":5,"idle_timeout":"45s"}`), 0o644)
+	set := map[string]bool{"name": true}
+	opts, err := resolve(options{Name: "from-flag", Listen: "127.0.0.1:4433", configFile: cfgFile}, func(n string) bool { return set[n] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := opts.routerConfig()
+	if cfg.Name != "from-flag" || cfg.Listen != "127.0.0.1:9000" || cfg.Index != "scan" ||
+		cfg.MaxSubscriptionsPerConn != 5 || cfg.IdleTimeout != 45*time.Second || cfg.DataDir != "d" {
+		t.Fatalf("resolved %+v", cfg)
+	}
+	none := func(string) bool { return false }
+	for _, c := range []struct {
+		flags options
+		want  string
+	}{
+		{options{Certs: "c", Data: "d"}, "--name is required"},
+		{options{Name: "n", Data: "d"}, "--certs is required"},
+		{options{Name: "n", Certs: "c"}, "--data is required"},
+	} {
+		if _, err := resolve(c.flags, none); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.flags, err, c.want)
+		}
+	}
+	_, err = resolve(options{Name: "n", Certs: "c", Data: "d", Peers: []string{"h:1"}}, func(n string) bool { return n == "peer" })
+	if err == nil || !strings.Contains(err.Error(), "not implemented") {
+		t.Errorf("--peer: %v", err)
+	}
+	os.WriteFile(cfgFile, []byte(`{"idle_timeout": 30}`), 0o644)
+	if _, err := resolve(options{configFile: cfgFile}, none); err == nil || !strings.Contains(err.Error(), "duration") {
+		t.Errorf("bad duration: %v", err)
+	}
+}
