@@ -30,10 +30,14 @@ type Subscription struct {
 // acknowledged it. A refused filter is a *wire.ProtocolError: CodeBadFilter
 // naming the column, CodeTooManySubscriptions, and so on.
 func (c *Client) Subscribe(ctx context.Context, filter string) (*Subscription, error) {
+	buf := c.opts.SubscriptionBuffer
+	if c.opts.OnEvent != nil {
+		buf = 0 // the channel is never used
+	}
 	s := &Subscription{
 		id:     c.nextSub.Add(1),
 		filter: filter,
-		c:      make(chan match.Event, c.opts.SubscriptionBuffer),
+		c:      make(chan match.Event, buf),
 		done:   make(chan struct{}),
 	}
 	c.mu.Lock()
