@@ -84,16 +84,24 @@ func expected(f string, evs []match.Event) []match.Event {
 // collect reads n events from s.
 func collect(t testing.TB, s *client.Subscription, n int) []match.Event {
 	t.Helper()
-	ctx := testCtx(t)
+	out, err := collectErr(testCtx(t), s, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// collectErr reads n events from s; it may run in any goroutine.
+func collectErr(ctx context.Context, s *client.Subscription, n int) ([]match.Event, error) {
 	out := make([]match.Event, 0, n)
 	for len(out) < n {
 		e, err := s.Next(ctx)
 		if err != nil {
-			t.Fatalf("subscription %q after %d of %d events: %v", s.Filter(), len(out), n, err)
+			return out, fmt.Errorf("subscription %q after %d of %d events: %w", s.Filter(), len(out), n, err)
 		}
 		out = append(out, e)
 	}
-	return out
+	return out, nil
 }
 
 func sameEvents(got, want []match.Event) error {

@@ -47,6 +47,40 @@ func TestPubSubSeveralClients(t *testing.T) {
 	}
 	const perPub = 3000
 	pubs := [][]match.Event{stockEvents(1, perPub), stockEvents(2, perPub)}
+	// Every subscription is read concurrently from the start: deliveries of
+	// one connection share a stream (see the client package's caveat).
+	var readers sync.WaitGroup
+	for i, row := range subs {
+		for j, s := range row {
+			var want [2][]match.Event
+			n := 0
+			for p, evs := range pubs {
+				for _, e := range expected(filters[i][j], evs) {
+					want[p] = append(want[p], withAttr(e, "pub", match.Int(int64(p))))
+				}
+				n += len(want[p])
+			}
+			readers.Add(1)
+			go func() {
+				defer readers.Done()
+				got, err := collectErr(ctx, s, n)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				var byPub [2][]match.Event
+				for _, e := range got {
+					v, _ := e.Get("pub")
+					byPub[v.AsInt()] = append(byPub[v.AsInt()], e)
+				}
+				for p := range pubs {
+					if err := sameEvents(byPub[p], want[p]); err != nil {
+						t.Errorf("filter %q, publisher %d: %v", filters[i][j], p, err)
+					}
+				}
+			}()
+		}
+	}
 	var wg sync.WaitGroup
 	for i, evs := range pubs {
 		wg.Add(1)
@@ -65,29 +99,7 @@ func TestPubSubSeveralClients(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	for i, row := range subs {
-		for j, s := range row {
-			var want [2][]match.Event
-			n := 0
-			for p, evs := range pubs {
-				for _, e := range expected(filters[i][j], evs) {
-					want[p] = append(want[p], withAttr(e, "pub", match.Int(int64(p))))
-				}
-				n += len(want[p])
-			}
-			got := collect(t, s, n)
-			var byPub [2][]match.Event
-			for _, e := range got {
-				v, _ := e.Get("pub")
-				byPub[v.AsInt()] = append(byPub[v.AsInt()], e)
-			}
-			for p := range pubs {
-				if err := sameEvents(byPub[p], want[p]); err != nil {
-					t.Errorf("filter %q, publisher %d: %v", filters[i][j], p, err)
-				}
-			}
-		}
-	}
+	readers.Wait()
 	m := env.Router.Metrics()
 	if got := metricValue(m.EventsIn); got != 2*perPub {
 		t.Errorf("events in: %v, want %d", got, 2*perPub)

@@ -25,7 +25,7 @@ type Options struct {
 	// MaxInFlight is the most unacknowledged publish batches; default 16.
 	MaxInFlight int
 	// SubscriptionBuffer is each subscription's channel capacity; default
-	// 256 (unused, and no buffer is allocated, when OnEvent is set).
+	// 1024 (unused, and no buffer is allocated, when OnEvent is set).
 	SubscriptionBuffer int
 	// OnEvent, if set, receives every delivery instead of the
 	// subscriptions' channels, called from the connection's reader
@@ -54,7 +54,7 @@ func (o Options) withDefaults() (Options, error) {
 	def(&o.BatchSize, 512)
 	def(&o.BatchBytes, 256<<10)
 	def(&o.MaxInFlight, 16)
-	def(&o.SubscriptionBuffer, 256)
+	def(&o.SubscriptionBuffer, 1024)
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = 30 * time.Second
 	}
