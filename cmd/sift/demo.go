@@ -7,6 +7,7 @@ import (
 
 	"github.com/sift-pubsub/sift/bench/workload"
 	"github.com/sift-pubsub/sift/match"
+	"github.com/sift-pubsub/sift/router/local"
 	"github.com/spf13/cobra"
 )
 
@@ -14,26 +15,38 @@ func init() {
 	var opts demoOptions
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Match a built-in stock-trading sample through the fast index",
+		Short: "Match a built-in stock-trading sample, then route it through a live router",
 		Long: `Demo generates a seeded sample of stock-trading subscriptions and trade
 events (strings and numbers mixed: symbols, prices, volumes, venues, prefixes,
 !=), matches every event through the fast index, checks a sample against the
-brute-force scan, and prints a few deliveries and the match rate.`,
+brute-force scan, and prints a few deliveries and the match rate. Then it
+starts a router on loopback (QUIC, mutual TLS with fresh certificates),
+connects publishing and subscribing clients, and checks every delivery
+against the scan.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runDemo(cmd.OutOrStdout(), opts)
+			if err := runDemo(cmd.OutOrStdout(), opts); err != nil {
+				return err
+			}
+			if opts.noRouter {
+				return nil
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "\n== the same workload through a router on loopback")
+			return local.Demo(cmd.OutOrStdout(), local.DemoOptions{Seed: opts.seed})
 		},
 	}
 	cmd.Flags().IntVar(&opts.subs, "subs", 10_000, "number of subscriptions")
 	cmd.Flags().IntVar(&opts.events, "events", 1_000, "number of events")
 	cmd.Flags().Uint64Var(&opts.seed, "seed", 1, "workload seed")
 	cmd.Flags().IntVar(&opts.show, "show", 5, "deliveries to print")
+	cmd.Flags().BoolVar(&opts.noRouter, "no-router", false, "skip the router part")
 	rootCmd.AddCommand(cmd)
 }
 
 type demoOptions struct {
 	subs, events, show int
 	seed               uint64
+	noRouter           bool
 }
 
 func runDemo(out io.Writer, opts demoOptions) error {
