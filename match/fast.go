@@ -65,6 +65,7 @@ type Fast struct {
 	segByNum   map[uint32]*segment
 	nextNum    uint32
 	tail       []tailSub
+	tailScans  int        // events matched against the tail since it last changed size
 	segs       []*segment // largest first
 	fail, pass []uint64   // scratch for matching
 }
@@ -102,6 +103,7 @@ func (x *Fast) Insert(id ID, f Filter) error {
 	}
 	x.loc.set(id, loc(0, uint32(len(x.tail))))
 	x.tail = append(x.tail, tailSub{id: id, f: f})
+	x.tailScans = 0
 	if len(x.tail) >= x.cfg.TailSize {
 		x.flushTail()
 	}
@@ -163,8 +165,20 @@ func (x *Fast) Delete(id ID) error {
 	return nil
 }
 
-// Match appends the ids of the subscriptions e matches.
+// tailScanLimit is how many events may be matched one by one against the
+// same unindexed tail before it is indexed: building a segment costs about
+// as much per subscription as a few dozen brute-force checks.
+const tailScanLimit = 32
+
+// Match appends the ids of the subscriptions e matches. It may index the
+// tail first (when it has been scanned often enough), so like every other
+// method it must not run concurrently with others.
 func (x *Fast) Match(e Event, dst []ID) []ID {
+	if len(x.tail) > 0 {
+		if x.tailScans++; x.tailScans > tailScanLimit {
+			x.flushTail()
+		}
+	}
 	for i := range x.tail {
 		if x.tail[i].f.Matches(e) {
 			dst = append(dst, x.tail[i].id)
@@ -176,8 +190,29 @@ func (x *Fast) Match(e Event, dst []ID) []ID {
 	return dst
 }
 
+// Compact indexes the tail and merges every segment into one, the fastest
+// shape to match against. It costs a rebuild of the whole index; a router
+// may call it when idle.
+func (x *Fast) Compact() {
+	if len(x.tail) > 0 {
+		x.flushTail()
+	}
+	if len(x.segs) <= 1 {
+		return
+	}
+	b := newSegBuilder()
+	for _, s := range x.segs {
+		b.addSegment(s)
+		delete(x.segByNum, s.num)
+	}
+	x.segs = x.segs[:0]
+	x.segs = append(x.segs, b.build(&x.cfg))
+	x.adopt(x.segs[0])
+}
+
 // flushTail indexes the tail as a new segment.
 func (x *Fast) flushTail() {
+	x.tailScans = 0
 	ids := make([]ID, len(x.tail))
 	filters := make([]Filter, len(x.tail))
 	for i, t := range x.tail {

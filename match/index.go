@@ -132,3 +132,10 @@ type StatsReporter interface {
 	// Stats returns one human-readable summary line.
 	Stats() string
 }
+
+// Compacter is implemented by indexes that can reorganise themselves into
+// their fastest shape on demand (Fast merges its segments); a router may
+// call Compact when idle.
+type Compacter interface {
+	Compact()
+}

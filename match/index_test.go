@@ -62,6 +62,9 @@ func checkAgainstScan(t *testing.T, info match.IndexInfo, seed uint64, n int) {
 		if idx.Len() != ref.Len() {
 			t.Fatalf("seed %d round %d: Len %d, want %d", seed, round, idx.Len(), ref.Len())
 		}
+		if c, ok := idx.(match.Compacter); ok && round == 2 {
+			c.Compact()
+		}
 		for range 200 {
 			e := g.Event()
 			got := match.SortIDs(idx.Match(e, nil))
