@@ -26,13 +26,14 @@ type env struct {
 	drops   map[MsgKind]int // drop the next n messages of a kind
 	trace   bool
 	maxRet  Tick
+	dedupEx Tick
 	viaRout bool
 	inc     uint64
 }
 
-func newEnv(t *testing.T, viaRouter bool, maxRetain Tick) *env {
+func newEnv(t *testing.T, viaRouter bool, maxRetain, dedupExpiry Tick) *env {
 	e := &env{t: t, phbSt: newMapStore(), shbSt: newMapStore(), drops: map[MsgKind]int{},
-		maxRet: maxRetain, viaRout: viaRouter}
+		maxRet: maxRetain, dedupEx: dedupExpiry, viaRout: viaRouter}
 	e.bootPHB()
 	e.bootRouter()
 	e.bootSHB()
@@ -52,7 +53,7 @@ func (e *env) bootPHB() {
 		down = "r"
 	}
 	p, err := NewPubend(PubendConfig{ID: "p", Node: "phb", Downstream: []string{down},
-		SHBs: []string{"shb"}, MaxRetain: e.maxRet}, e.phbSt)
+		SHBs: []string{"shb"}, MaxRetain: e.maxRet, DedupExpiry: e.dedupEx}, e.phbSt)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -178,9 +179,10 @@ func TestScenarios(t *testing.T) {
 func (e *env) handle(t *testing.T, d *datadriven.TestData, ep **env) string {
 	switch d.Cmd {
 	case "new":
-		var maxRet int64
+		var maxRet, dedupEx int64
 		d.MaybeScanArgs(t, "max-retain", &maxRet)
-		*ep = newEnv(t, d.HasArg("router"), Tick(maxRet))
+		d.MaybeScanArgs(t, "dedup-expiry", &dedupEx)
+		*ep = newEnv(t, d.HasArg("router"), Tick(maxRet), Tick(dedupEx))
 		return ""
 	case "trace":
 		e.trace = !e.trace
@@ -201,6 +203,10 @@ func (e *env) handle(t *testing.T, d *datadriven.TestData, ep **env) string {
 			return err.Error()
 		}
 		e.queue = append(e.queue, Envelope{From: pub, To: "phb", Msg: Msg{Kind: MsgPublish, Publisher: pub, Seq: uint64(seq), Event: ev}})
+		return e.deliver()
+	case "hello":
+		pub := argStr(t, d, "pub")
+		e.queue = append(e.queue, Envelope{From: pub, To: "phb", Msg: Msg{Kind: MsgHello, Publisher: pub}})
 		return e.deliver()
 	case "resume", "ack", "disconnect", "unsubscribe":
 		e.queue = append(e.queue, Envelope{From: argStr(t, d, "sub"), To: "shb", Msg: clientMsg(t, d)})

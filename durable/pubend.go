@@ -24,6 +24,12 @@ type PubendConfig struct {
 	Lease Tick
 	// SilenceInterval is the period of silence announcements (default 10 ms).
 	SilenceInterval Tick
+	// DedupExpiry, if positive, forgets the dedup entry of a publisher that
+	// has not published for that long (rule PHB 7). It must be far longer
+	// than any publisher's resend window: a publisher returning after it
+	// may have its unacknowledged events logged twice. Zero keeps entries
+	// forever.
+	DedupExpiry Tick
 	// MaxRetain enables early release: a tick at or below every SHB's Td
 	// older than MaxRetain becomes L. Zero disables it.
 	MaxRetain Tick
@@ -43,10 +49,12 @@ func (c *PubendConfig) populate() error {
 	return nil
 }
 
-// dedupEntry is a publisher's highest logged sequence and its tick.
+// dedupEntry is a publisher's highest logged sequence, its tick, and when
+// the publisher last published.
 type dedupEntry struct {
 	seq  uint64
 	tick Tick
+	last Tick
 }
 
 // logged is an event appended to the current batch, announced after sync.
@@ -94,22 +102,22 @@ func (p *Pubend) recover(store Store) error {
 	}
 	p.ticker = NewTicker(meta[0], p.cfg.Lease)
 	p.lost = meta[1]
-	if err := p.scanTable('d', func(k string, v []Tick) {
-		p.dedup[k] = dedupEntry{seq: uint64(v[0]), tick: v[1]}
+	if err := p.scanTable('d', 3, func(k string, v []Tick) {
+		p.dedup[k] = dedupEntry{seq: uint64(v[0]), tick: v[1], last: v[2]}
 	}); err != nil {
 		return err
 	}
-	return p.scanTable('r', func(k string, v []Tick) {
+	return p.scanTable('r', 2, func(k string, v []Tick) {
 		p.reports[k] = Report{SHB: k, Tr: v[0], Td: v[1]}
 	})
 }
 
-// scanTable reads a table of two-tick records keyed by string.
-func (p *Pubend) scanTable(table byte, fn func(string, []Tick)) error {
+// scanTable reads a table of n-tick records keyed by string.
+func (p *Pubend) scanTable(table byte, n int, fn func(string, []Tick)) error {
 	pre := keyPrefix(rolePHB, table, p.cfg.ID)
 	var derr error
 	err := p.w.store.Scan(pre, prefixEnd(pre), func(k, v []byte) bool {
-		ts, err := decodeTicks(v, 2)
+		ts, err := decodeTicks(v, n)
 		if err != nil {
 			derr = fmt.Errorf("key %x: %w", k, err)
 			return false
@@ -161,6 +169,7 @@ func (p *Pubend) Tick(now Tick) {
 		p.silence(now)
 	}
 	p.release(now)
+	p.expireDedup(now)
 	if p.lost > 0 && now-p.lastLost >= 10*p.cfg.SilenceInterval {
 		// Repeat the L prefix now and then: the first announcement may
 		// have been lost with the connection, or with a crash after the

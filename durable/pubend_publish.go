@@ -1,5 +1,7 @@
 package durable
 
+import "slices"
+
 // publish handles a publish (rule PHB 2): log a new sequence once, answer a
 // duplicate with its recorded tick, refuse a sequence that skips ahead.
 func (p *Pubend) publish(now Tick, from string, m Msg) {
@@ -17,10 +19,10 @@ func (p *Pubend) publish(now Tick, from string, m Msg) {
 		p.send(from, Msg{Kind: MsgPubRefused, Publisher: m.Publisher, Seq: d.seq})
 	default:
 		t := p.ticker.Assign(now)
-		p.dedup[m.Publisher] = dedupEntry{seq: m.Seq, tick: t}
+		p.dedup[m.Publisher] = dedupEntry{seq: m.Seq, tick: t, last: now}
 		rec := logRecord{Publisher: m.Publisher, Seq: m.Seq, Event: m.Event}
 		p.w.set(phbLogKey(p.cfg.ID, t), rec.encode())
-		p.w.set(phbDedupKey(p.cfg.ID, m.Publisher), encodeTicks(Tick(m.Seq), t))
+		p.w.set(phbDedupKey(p.cfg.ID, m.Publisher), encodeTicks(Tick(m.Seq), t, now))
 		p.batch = append(p.batch, logged{tick: t, event: m.Event})
 		p.send(from, Msg{Kind: MsgPubAck, Publisher: m.Publisher, Seq: m.Seq, Tick: t})
 	}
@@ -57,4 +59,18 @@ func (p *Pubend) silence(now Tick) {
 	p.broadcast(Msg{Kind: MsgSilence, From: from, To: end})
 	p.ticker.Announced(end)
 	p.lastSilence = now
+}
+
+// expireDedup forgets the dedup entries of publishers idle longer than
+// DedupExpiry (rule PHB 7).
+func (p *Pubend) expireDedup(now Tick) {
+	if p.cfg.DedupExpiry <= 0 {
+		return
+	}
+	for _, pub := range slices.Sorted(mapKeys(p.dedup)) {
+		if now-p.dedup[pub].last > p.cfg.DedupExpiry {
+			delete(p.dedup, pub)
+			p.w.del(phbDedupKey(p.cfg.ID, pub))
+		}
+	}
 }
