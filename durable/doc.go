@@ -37,4 +37,14 @@
 // the SHB that registered them (reconnect-anywhere is refused). The PFS is
 // chopped at the L prefix announced by the PHB, not at the SHB's own release
 // point, so that a gap only ever covers ticks that are L at the pubend.
+// Install acknowledgements cover one router hop between PHB and SHB. Not
+// yet built: moving a slow up-to-date subscriber to catch-up when its queue
+// overflows, dropping an SHB absent too long, adaptive silence intervals
+// and nack backoff (retries use a fixed interval).
+//
+// A router stamps each silence it made by filtering a D tick with its
+// incarnation and the link's filter-set generation; an SHB ignores such
+// silences stamped before its newest install acknowledgement, and a new
+// subscription starts above every tick the SHB already knows, so no tick
+// above a subscriber's start is ever judged without its filter.
 package durable
