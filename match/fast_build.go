@@ -3,29 +3,26 @@ package match
 import (
 	"cmp"
 	"slices"
+	"sort"
 
 	"github.com/bits-and-blooms/bitset"
 )
 
-// interval is one subscription's interval on a dimension during a build.
-type interval[K cmp.Ordered] struct {
-	slot           uint32
-	lo, hi         K
-	loSet, hiSet   bool
-	loOpen, hiOpen bool
-}
-
+// keyed is a key with a slot; for interval bounds the slot's openBit marks
+// a strict bound.
 type keyed[K cmp.Ordered] struct {
 	key  K
 	slot uint32
 }
 
-// dimBuilder collects a dimension's constraints before the build.
+// dimBuilder collects a dimension's constraints before the build. The two
+// bounds of an interval are filed independently: matching and the cell
+// bitsets only ever need each bound on its own.
 type dimBuilder[K cmp.Ordered] struct {
-	has       []uint32
-	intervals []interval[K]
-	eq, ne    []keyed[K]
-	extras    []extraPred
+	has      []uint32
+	los, his []keyed[K]
+	eq, ne   []keyed[K]
+	extras   []extraPred
 }
 
 // add records one subscription's constraints on the dimension. keyOf maps a
@@ -42,14 +39,14 @@ func (b *dimBuilder[K]) add(slot uint32, s *attrSet, cs []Constraint, keyOf func
 	}
 	// The least string "" as a closed lower bound constrains nothing.
 	loSet := s.lo.set && !(s.cls == classString && s.lo.v.str == "" && !s.lo.open)
-	iv := interval[K]{slot: slot, loSet: loSet, hiSet: s.hi.set, loOpen: s.lo.open, hiOpen: s.hi.open}
+	var lo, hi K
 	if loSet {
 		k, ok := keyOf(s.lo.v)
-		iv.lo, exact = k, exact && ok
+		lo, exact = k, exact && ok
 	}
 	if s.hi.set {
 		k, ok := keyOf(s.hi.v)
-		iv.hi, exact = k, exact && ok
+		hi, exact = k, exact && ok
 	}
 	if !exact {
 		b.extras = append(b.extras, extraPred{slot: slot, set: *s, cs: cs})
@@ -59,10 +56,22 @@ func (b *dimBuilder[K]) add(slot uint32, s *attrSet, cs []Constraint, keyOf func
 		b.ne = append(b.ne, keyed[K]{k, slot})
 	}
 	if _, point := s.point(); point {
-		b.eq = append(b.eq, keyed[K]{iv.lo, slot})
+		b.eq = append(b.eq, keyed[K]{lo, slot})
 		return
 	}
-	b.intervals = append(b.intervals, iv)
+	if loSet {
+		b.los = append(b.los, keyed[K]{lo, withOpen(slot, s.lo.open)})
+	}
+	if s.hi.set {
+		b.his = append(b.his, keyed[K]{hi, withOpen(slot, s.hi.open)})
+	}
+}
+
+func withOpen(slot uint32, open bool) uint32 {
+	if open {
+		return slot | openBit
+	}
+	return slot
 }
 
 // build turns the collected constraints into a dimension over n slots.
@@ -80,8 +89,8 @@ func (b *dimBuilder[K]) build(n int, cfg *FastConfig) *dim[K] {
 	if len(b.ne) > 0 {
 		d.ne = groupKeyed(b.ne)
 	}
-	if len(b.intervals) > 0 {
-		d.buildCells(b.intervals, n, cfg)
+	if len(b.los)+len(b.his) > 0 {
+		d.buildCells(b.los, b.his, n, cfg)
 	}
 	return d
 }
@@ -94,65 +103,98 @@ func groupKeyed[K cmp.Ordered](kvs []keyed[K]) map[K][]uint32 {
 	return m
 }
 
-// buildCells chooses cell boundaries at quantiles of the bounds, then files
-// each interval's bounds in their cells and marks the cells it misses.
-func (d *dim[K]) buildCells(ivs []interval[K], n int, cfg *FastConfig) {
-	cells := min(cfg.MaxCells, max(1, len(ivs)/cfg.BoundsPerCell))
-	d.bounds = quantileBounds(ivs, cells)
+// buildCells sorts the bounds, cuts the key range into cells at quantiles of
+// all bounds, gives each cell the (contiguous) bounds inside it, and marks
+// in fail[c] the slots whose interval misses cell c: those whose lower bound
+// lies in a later cell or whose upper bound lies in an earlier one.
+func (d *dim[K]) buildCells(los, his []keyed[K], n int, cfg *FastConfig) {
+	loList, hiList := sortedBounds(los), sortedBounds(his)
+	cells := min(cfg.MaxCells, max(1, (len(los)+len(his))/cfg.BoundsPerCell))
+	d.bounds = quantiles(loList.keys, hiList.keys, cells)
 	cells = len(d.bounds) + 1
-	d.lo = make([]boundList[K], cells)
-	d.hi = make([]boundList[K], cells)
-	// Slots whose interval starts above cell c fail there, as do slots whose
-	// interval ends below it: bucket slots by the cell of each bound, then
-	// accumulate the buckets from both ends, a bitset OR per cell.
-	above := make([][]uint32, cells) // bucket by the cell of the lower bound
-	below := make([][]uint32, cells) // bucket by the cell of the upper bound
-	for _, iv := range ivs {
-		if iv.loSet {
-			c := d.cellOf(iv.lo)
-			d.lo[c].add(iv.lo, iv.slot, iv.loOpen)
-			above[c] = append(above[c], iv.slot)
-		}
-		if iv.hiSet {
-			c := d.cellOf(iv.hi)
-			d.hi[c].add(iv.hi, iv.slot, iv.hiOpen)
-			below[c] = append(below[c], iv.slot)
-		}
+	d.lo, d.hi = loList.split(d.bounds), hiList.split(d.bounds)
+	if cells == 1 {
+		return
 	}
-	if cells > 1 {
-		d.fail = make([]*bitset.BitSet, cells)
-		for c := range d.fail {
-			d.fail[c] = bitset.New(uint(n))
-		}
-		acc := make([]uint64, (n+63)/64)
-		for c := cells - 1; c > 0; c-- {
-			setSlots(acc, above[c])
-			orWords(d.fail[c-1].Words(), acc)
-		}
-		clear(acc)
-		for c := 0; c < cells-1; c++ {
-			setSlots(acc, below[c])
-			orWords(d.fail[c+1].Words(), acc)
-		}
+	d.fail = make([]*bitset.BitSet, cells)
+	for c := range d.fail {
+		d.fail[c] = bitset.New(uint(n))
 	}
-	for c := range d.lo {
-		sortBoundList(&d.lo[c])
-		sortBoundList(&d.hi[c])
+	acc := make([]uint64, (n+63)/64)
+	for c := cells - 1; c > 0; c-- {
+		setSlots(acc, d.lo[c].slots)
+		orWords(d.fail[c-1].Words(), acc)
+	}
+	clear(acc)
+	for c := 0; c < cells-1; c++ {
+		setSlots(acc, d.hi[c].slots)
+		orWords(d.fail[c+1].Words(), acc)
 	}
 }
 
+// setSlots sets the bits of slots (ignoring their open marks).
 func setSlots(words []uint64, slots []uint32) {
 	for _, s := range slots {
+		s &^= openBit
 		words[s>>6] |= 1 << (s & 63)
 	}
 }
 
-func (b *boundList[K]) add(k K, slot uint32, open bool) {
-	if open {
-		slot |= openBit
+// sortedBounds sorts bounds by key into one list.
+func sortedBounds[K cmp.Ordered](kvs []keyed[K]) boundList[K] {
+	b := boundList[K]{keys: make([]K, len(kvs)), slots: make([]uint32, len(kvs))}
+	for i, kv := range kvs {
+		b.keys[i], b.slots[i] = kv.key, kv.slot
 	}
-	b.keys = append(b.keys, k)
-	b.slots = append(b.slots, slot)
+	sortBoundList(&b)
+	return b
+}
+
+// split cuts a sorted list into one sublist per cell; cell c holds the keys
+// k with bounds[c-1] <= k < bounds[c]. The sublists share the list's arrays.
+func (b boundList[K]) split(bounds []K) []boundList[K] {
+	out := make([]boundList[K], len(bounds)+1)
+	start := 0
+	for c := range out {
+		end := len(b.keys)
+		if c < len(bounds) {
+			end = start + sort.Search(len(b.keys)-start, func(i int) bool { return b.keys[start+i] >= bounds[c] })
+		}
+		out[c] = boundList[K]{keys: b.keys[start:end:end], slots: b.slots[start:end:end]}
+		start = end
+	}
+	return out
+}
+
+// quantiles picks up to cells-1 distinct boundaries at quantiles of the
+// union of two sorted key lists.
+func quantiles[K cmp.Ordered](a, b []K, cells int) []K {
+	total := len(a) + len(b)
+	if cells <= 1 || total == 0 {
+		return nil
+	}
+	var bounds []K
+	i, j := 0, 0
+	for c := 1; c < cells; c++ {
+		// Advance the merge to position c*total/cells.
+		for target := c * total / cells; i+j < target; {
+			if j >= len(b) || i < len(a) && a[i] <= b[j] {
+				i++
+			} else {
+				j++
+			}
+		}
+		var k K
+		if j >= len(b) || i < len(a) && a[i] <= b[j] {
+			k = a[i]
+		} else {
+			k = b[j]
+		}
+		if len(bounds) == 0 || bounds[len(bounds)-1] < k {
+			bounds = append(bounds, k)
+		}
+	}
+	return bounds
 }
 
 // cellOf returns the cell holding key k: the number of boundaries <= k.
@@ -169,61 +211,24 @@ func (d *dim[K]) cellOf(k K) int {
 	return lo
 }
 
-// quantileBounds picks up to cells-1 distinct boundaries at quantiles of all
-// interval bounds.
-func quantileBounds[K cmp.Ordered](ivs []interval[K], cells int) []K {
-	if cells <= 1 {
-		return nil
-	}
-	keys := make([]K, 0, 2*len(ivs))
-	for _, iv := range ivs {
-		if iv.loSet {
-			keys = append(keys, iv.lo)
-		}
-		if iv.hiSet {
-			keys = append(keys, iv.hi)
-		}
-	}
-	if len(keys) == 0 {
-		return nil
-	}
-	slices.Sort(keys)
-	var bounds []K
-	for c := 1; c < cells; c++ {
-		k := keys[c*len(keys)/cells]
-		if len(bounds) == 0 || bounds[len(bounds)-1] < k {
-			bounds = append(bounds, k)
-		}
-	}
-	return bounds
-}
-
 // narrowKeys converts a numeric dimension's keys to float32 when every one
 // of them is a float32 exactly, halving the memory of its bounds.
 func narrowKeys(b *dimBuilder[float64]) (*dimBuilder[float32], bool) {
-	fits := func(k float64) bool { return float64(float32(k)) == k }
-	for _, iv := range b.intervals {
-		if iv.loSet && !fits(iv.lo) || iv.hiSet && !fits(iv.hi) {
-			return nil, false
-		}
-	}
-	for _, kvs := range [][]keyed[float64]{b.eq, b.ne} {
+	lists := [][]keyed[float64]{b.los, b.his, b.eq, b.ne}
+	for _, kvs := range lists {
 		for _, kv := range kvs {
-			if !fits(kv.key) {
+			if float64(float32(kv.key)) != kv.key {
 				return nil, false
 			}
 		}
 	}
-	n := &dimBuilder[float32]{has: b.has, extras: b.extras}
-	for _, iv := range b.intervals {
-		n.intervals = append(n.intervals, interval[float32]{slot: iv.slot, lo: float32(iv.lo), hi: float32(iv.hi),
-			loSet: iv.loSet, hiSet: iv.hiSet, loOpen: iv.loOpen, hiOpen: iv.hiOpen})
+	conv := func(kvs []keyed[float64]) []keyed[float32] {
+		out := make([]keyed[float32], len(kvs))
+		for i, kv := range kvs {
+			out[i] = keyed[float32]{float32(kv.key), kv.slot}
+		}
+		return out
 	}
-	for _, kv := range b.eq {
-		n.eq = append(n.eq, keyed[float32]{float32(kv.key), kv.slot})
-	}
-	for _, kv := range b.ne {
-		n.ne = append(n.ne, keyed[float32]{float32(kv.key), kv.slot})
-	}
-	return n, true
+	return &dimBuilder[float32]{has: b.has, extras: b.extras,
+		los: conv(b.los), his: conv(b.his), eq: conv(b.eq), ne: conv(b.ne)}, true
 }

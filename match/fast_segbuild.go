@@ -111,9 +111,10 @@ func (b *segBuilder) addSegment(s *segment) {
 	}
 }
 
-// readDim adds a built dimension's live constraints to a builder. Intervals
-// without any bound (a string interval from `prefix ""`, or `!=` alone) need
-// no entry: the has set keeps their type and ne their excluded values.
+// readDim adds a built dimension's live constraints to a builder. An
+// interval without any bound (a string interval from `prefix ""`, or `!=`
+// alone) needs no entry: the has set keeps its type and ne its excluded
+// values.
 func readDim[K, J cmp.Ordered](dst *dimBuilder[K], d *dim[J], remap []int32, conv func(J) K) {
 	d.has.each(func(slot uint32) {
 		if r := remap[slot]; r >= 0 {
@@ -140,26 +141,17 @@ func readDim[K, J cmp.Ordered](dst *dimBuilder[K], d *dim[J], remap []int32, con
 			dst.extras = append(dst.extras, x)
 		}
 	}
-	at := make([]int32, len(remap)) // old slot -> 1 + index in dst.intervals
-	iv := func(slot uint32) *interval[K] {
-		if at[slot] == 0 {
-			dst.intervals = append(dst.intervals, interval[K]{slot: uint32(remap[slot])})
-			at[slot] = int32(len(dst.intervals))
-		}
-		return &dst.intervals[at[slot]-1]
-	}
 	for c := range d.lo {
-		for i, s := range d.lo[c].slots {
-			if remap[s&^openBit] >= 0 {
-				v := iv(s &^ openBit)
-				v.lo, v.loSet, v.loOpen = conv(d.lo[c].keys[i]), true, s&openBit != 0
-			}
-		}
-		for i, s := range d.hi[c].slots {
-			if remap[s&^openBit] >= 0 {
-				v := iv(s &^ openBit)
-				v.hi, v.hiSet, v.hiOpen = conv(d.hi[c].keys[i]), true, s&openBit != 0
-			}
+		readBounds(&dst.los, &d.lo[c], remap, conv)
+		readBounds(&dst.his, &d.hi[c], remap, conv)
+	}
+}
+
+// readBounds adds the live bounds of a list, renumbered, keeping open marks.
+func readBounds[K, J cmp.Ordered](dst *[]keyed[K], b *boundList[J], remap []int32, conv func(J) K) {
+	for i, s := range b.slots {
+		if r := remap[s&^openBit]; r >= 0 {
+			*dst = append(*dst, keyed[K]{conv(b.keys[i]), uint32(r) | s&openBit})
 		}
 	}
 }
