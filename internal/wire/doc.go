@@ -21,6 +21,13 @@
 // Deliver (router to client, batched) on the data stream, so control never
 // waits behind data.
 //
+// Router links (routing.md) use the same frames: the dialling and the
+// accepting router each send LinkHello (versions, router name, the names
+// reachable through it) first on the control stream; then Reach (the
+// reachable set changed), Routes (a change to the filters forwarded on the
+// link, or a Snapshot replacing them, numbered by session Gen and Seq) and
+// RoutesAck (installed everywhere downstream, cumulative) travel on it.
+//
 // # Promises
 //
 // Every decoder returns an error, never panics, on any input: truncated,

@@ -22,6 +22,11 @@ const (
 	TypeDeliver     Type = 7
 	TypeAck         Type = 8
 	TypeError       Type = 9
+	// Router links (link.go).
+	TypeLinkHello Type = 10
+	TypeReach     Type = 11
+	TypeRoutes    Type = 12
+	TypeRoutesAck Type = 13
 )
 
 var typeNames = [...]string{
@@ -34,6 +39,10 @@ var typeNames = [...]string{
 	TypeDeliver:     "deliver",
 	TypeAck:         "ack",
 	TypeError:       "error",
+	TypeLinkHello:   "link-hello",
+	TypeReach:       "reach",
+	TypeRoutes:      "routes",
+	TypeRoutesAck:   "routes-ack",
 }
 
 // String returns the type's name, e.g. "publish".
@@ -45,7 +54,7 @@ func (t Type) String() string {
 }
 
 // Known reports whether t is a message type of this protocol version.
-func (t Type) Known() bool { return t >= TypeHello && t <= TypeError }
+func (t Type) Known() bool { return t >= TypeHello && t <= TypeRoutesAck }
 
 const (
 	// HeaderLen is the length prefix: 4 bytes, big-endian.

@@ -47,6 +47,14 @@ func (d *EventDecoder) Decode(t Type, body []byte) (Message, error) {
 		m = decodeAck(&r)
 	case TypeError:
 		m = decodeError(&r)
+	case TypeLinkHello:
+		m = decodeLinkHello(&r)
+	case TypeReach:
+		m = decodeReach(&r)
+	case TypeRoutes:
+		m = decodeRoutes(&r)
+	case TypeRoutesAck:
+		m = decodeRoutesAck(&r)
 	default:
 		return nil, Errorf(CodeUnknownType, "unknown frame type %d", byte(t))
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,7 +43,7 @@ func genEvent(t *rapid.T, label string) match.Event {
 func genMessage(t *rapid.T) Message {
 	id := rapid.Uint64().Draw(t, "id")
 	text := rapid.StringN(0, 40, -1).Draw(t, "text")
-	switch rapid.IntRange(0, 8).Draw(t, "type") {
+	switch rapid.IntRange(0, 12).Draw(t, "type") {
 	case 0:
 		lo := rapid.Uint64Range(1, 10).Draw(t, "lo")
 		return &Hello{MinVersion: lo, MaxVersion: lo + rapid.Uint64Range(0, 5).Draw(t, "span"), Role: RoleClient, Name: text}
@@ -66,10 +67,32 @@ func genMessage(t *rapid.T) Message {
 			items[i] = DeliverItem{Subs: rapid.SliceOfN(rapid.Uint64(), 1, 4).Draw(t, "subs"), Event: genEvent(t, "ev")}
 		}
 		return &Deliver{Items: items}
+	case 9:
+		reach := genNames(t, "reach")
+		return &LinkHello{MinVersion: 1, MaxVersion: 1, Name: reach[0], Reach: reach}
+	case 10:
+		return &Reach{Names: genNames(t, "names")}
+	case 11:
+		snap := rapid.Bool().Draw(t, "snapshot")
+		var remove []string
+		if !snap {
+			remove = rapid.SliceOfN(rapid.StringN(0, 20, -1), 0, 4).Draw(t, "remove")
+		}
+		return &Routes{Gen: id, Seq: 1 + id%1000, Snapshot: snap, Remove: remove,
+			Add: rapid.SliceOfN(rapid.StringN(0, 20, -1), 0, 4).Draw(t, "add")}
+	case 12:
+		return &RoutesAck{Gen: id, Seq: 1 + id%1000}
 	case 7:
 		return &Ack{About: rapid.SampledFrom([]Type{TypeSubscribe, TypeUnsubscribe, TypePublish}).Draw(t, "about"), ID: id}
 	}
 	return &Error{Code: CodeBadFilter, About: TypeSubscribe, Ref: id, Msg: text}
+}
+
+// genNames draws a sorted, duplicate-free, non-empty set of router names.
+func genNames(t *rapid.T, label string) []string {
+	names := rapid.SliceOfNDistinct(rapid.StringMatching(`[a-z][a-z0-9-]{0,8}`), 1, 6, rapid.ID[string]).Draw(t, label)
+	slices.Sort(names)
+	return names
 }
 
 // TestRoundTrip checks that every message decodes to what was encoded:
@@ -169,6 +192,16 @@ func TestBadInput(t *testing.T) {
 		{"bad bool", frameOf(TypePublish, []byte{1, 1, 1, 1, 'a', tagBool, 2}), CodeMalformed, "bool"},
 		{"deliver without subs", frameOf(TypeDeliver, append([]byte{1, 0}, ev...)), CodeMalformed, "subscription ids"},
 		{"bad ack", frameOf(TypeAck, []byte{byte(TypeHello), 1}), CodeMalformed, "cannot acknowledge"},
+		{"link hello without self", frameOf(TypeLinkHello, []byte{1, 1, 1, 'b', 1, 1, 'a'}), CodeMalformed, "does not name the sender"},
+		{"link hello empty name", frameOf(TypeLinkHello, []byte{1, 1, 0, 0}), CodeMalformed, "router name of 0 bytes"},
+		{"reach unsorted", frameOf(TypeReach, []byte{2, 1, 'b', 1, 'a'}), CodeMalformed, "not sorted"},
+		{"reach duplicate", frameOf(TypeReach, []byte{2, 1, 'a', 1, 'a'}), CodeMalformed, "not sorted"},
+		{"reach empty", frameOf(TypeReach, []byte{0}), CodeMalformed, "empty set"},
+		{"routes seq 0", frameOf(TypeRoutes, []byte{1, 0, 0, 0, 0}), CodeMalformed, "seq 0"},
+		{"routes bad flag", frameOf(TypeRoutes, []byte{1, 1, 2, 0, 0}), CodeMalformed, "snapshot flag"},
+		{"snapshot removes", frameOf(TypeRoutes, []byte{1, 1, 1, 1, 1, 'x', 0}), CodeMalformed, "removes nothing"},
+		{"routes huge count", frameOf(TypeRoutes, []byte{1, 1, 0, 0xff, 0xff, 0x03}), CodeMalformed, "could hold"},
+		{"routes ack seq 0", frameOf(TypeRoutesAck, []byte{1, 0}), CodeMalformed, "seq 0"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

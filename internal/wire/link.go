@@ -1,0 +1,200 @@
+package wire
+
+import (
+	"encoding/binary"
+	"slices"
+)
+
+// MaxReach bounds the router names in a LinkHello or Reach message.
+const MaxReach = 4096
+
+// MaxRoutes bounds the filters in one Routes message.
+const MaxRoutes = 1 << 20
+
+// LinkHello opens a router link (routing.md, "Links"): the sender's
+// protocol versions, its router name, and the names of the routers
+// reachable through the sender without this link (the sender's own name
+// included), sorted, without duplicates. The receiver refuses a link that
+// would close a cycle.
+type LinkHello struct {
+	MinVersion, MaxVersion uint64
+	Name                   string
+	Reach                  []string
+}
+
+// Type returns TypeLinkHello.
+func (*LinkHello) Type() Type { return TypeLinkHello }
+
+// AppendBody appends min, max, name and the reachable names.
+func (m *LinkHello) AppendBody(b []byte) []byte {
+	b = binary.AppendUvarint(b, m.MinVersion)
+	b = binary.AppendUvarint(b, m.MaxVersion)
+	b = appendString(b, m.Name)
+	return appendNames(b, m.Reach)
+}
+
+func decodeLinkHello(r *reader) *LinkHello {
+	m := &LinkHello{MinVersion: r.uvarint("link hello min version"), MaxVersion: r.uvarint("link hello max version")}
+	m.Name = r.utf8String("link hello name")
+	m.Reach = readNames(r, "link hello reach")
+	switch {
+	case r.err != nil:
+	case m.MinVersion == 0 || m.MinVersion > m.MaxVersion:
+		r.fail("link hello: invalid version range %d-%d", m.MinVersion, m.MaxVersion)
+	case m.Name == "" || len(m.Name) > MaxNameLen:
+		r.fail("link hello: router name of %d bytes (want 1-%d)", len(m.Name), MaxNameLen)
+	case !slices.Contains(m.Reach, m.Name):
+		r.fail("link hello: reachable set does not name the sender %q", m.Name)
+	}
+	return m
+}
+
+// Reach replaces the set of router names reachable through the sender
+// without this link (the sender's own name included), sorted, without
+// duplicates. Routers send it whenever the set changes.
+type Reach struct {
+	Names []string
+}
+
+// Type returns TypeReach.
+func (*Reach) Type() Type { return TypeReach }
+
+// AppendBody appends the names.
+func (m *Reach) AppendBody(b []byte) []byte { return appendNames(b, m.Names) }
+
+func decodeReach(r *reader) *Reach {
+	m := &Reach{Names: readNames(r, "reach")}
+	if r.err == nil && len(m.Names) == 0 {
+		r.fail("reach: empty set (it always holds the sender)")
+	}
+	return m
+}
+
+// Routes changes the filters the sender forwards to the receiver on a
+// link: remove every filter in Remove, then add every filter in Add,
+// atomically (a multiset: a filter may be held twice). A Snapshot replaces
+// everything the receiver holds from the sender by Add (Remove is then
+// empty). Gen numbers the link session and Seq the message within it,
+// from 1; the receiver acknowledges with RoutesAck once the change is
+// installed everywhere downstream.
+type Routes struct {
+	Gen, Seq uint64
+	Snapshot bool
+	Remove   []string
+	Add      []string
+}
+
+// Type returns TypeRoutes.
+func (*Routes) Type() Type { return TypeRoutes }
+
+// AppendBody appends gen, seq, the snapshot flag and both filter lists.
+func (m *Routes) AppendBody(b []byte) []byte {
+	b = binary.AppendUvarint(b, m.Gen)
+	b = binary.AppendUvarint(b, m.Seq)
+	b = append(b, boolByte(m.Snapshot))
+	b = appendStrings(b, m.Remove)
+	return appendStrings(b, m.Add)
+}
+
+func decodeRoutes(r *reader) *Routes {
+	m := &Routes{Gen: r.uvarint("routes gen"), Seq: r.uvarint("routes seq")}
+	switch r.byte("routes snapshot") {
+	case 0:
+	case 1:
+		m.Snapshot = true
+	default:
+		r.fail("routes: snapshot flag is not 0 or 1")
+	}
+	m.Remove = readFilters(r, "routes remove")
+	m.Add = readFilters(r, "routes add")
+	switch {
+	case r.err != nil:
+	case m.Seq == 0:
+		r.fail("routes: seq 0 (sequence numbers start at 1)")
+	case m.Snapshot && len(m.Remove) > 0:
+		r.fail("routes: a snapshot removes nothing (%d removals)", len(m.Remove))
+	}
+	return m
+}
+
+// RoutesAck acknowledges every Routes message of session Gen up to Seq:
+// their changes are installed at the sender and every router beyond it.
+type RoutesAck struct {
+	Gen, Seq uint64
+}
+
+// Type returns TypeRoutesAck.
+func (*RoutesAck) Type() Type { return TypeRoutesAck }
+
+// AppendBody appends gen and seq.
+func (m *RoutesAck) AppendBody(b []byte) []byte {
+	b = binary.AppendUvarint(b, m.Gen)
+	return binary.AppendUvarint(b, m.Seq)
+}
+
+func decodeRoutesAck(r *reader) *RoutesAck {
+	m := &RoutesAck{Gen: r.uvarint("routes ack gen"), Seq: r.uvarint("routes ack seq")}
+	if r.err == nil && m.Seq == 0 {
+		r.fail("routes ack: seq 0 (sequence numbers start at 1)")
+	}
+	return m
+}
+
+func boolByte(v bool) byte {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+func appendStrings(b []byte, ss []string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(ss)))
+	for _, s := range ss {
+		b = appendString(b, s)
+	}
+	return b
+}
+
+// appendNames appends router names; encoders trust callers to pass a
+// sorted set, decoders check it.
+func appendNames(b []byte, names []string) []byte { return appendStrings(b, names) }
+
+// readNames reads a sorted, duplicate-free set of non-empty router names.
+func readNames(r *reader, what string) []string {
+	n := r.count(what+" count", 2)
+	if n > MaxReach {
+		r.fail("%s: %d names exceed %d", what, n, MaxReach)
+		return nil
+	}
+	out := make([]string, 0, n)
+	for i := 0; i < n && r.err == nil; i++ {
+		s := r.utf8String(what + " name")
+		switch {
+		case r.err != nil:
+		case s == "" || len(s) > MaxNameLen:
+			r.fail("%s: name of %d bytes (want 1-%d)", what, len(s), MaxNameLen)
+		case i > 0 && s <= out[i-1]:
+			r.fail("%s: names not sorted or duplicated at %q", what, s)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// readFilters reads a list of filter texts (parsed by the receiver).
+func readFilters(r *reader, what string) []string {
+	n := r.count(what+" count", 1)
+	if n > MaxRoutes {
+		r.fail("%s: %d filters exceed %d", what, n, MaxRoutes)
+		return nil
+	}
+	out := make([]string, 0, n)
+	for i := 0; i < n && r.err == nil; i++ {
+		s := r.utf8String(what + " filter")
+		if r.err == nil && len(s) > MaxFilterLen {
+			r.fail("%s: filter of %d bytes exceeds %d", what, len(s), MaxFilterLen)
+		}
+		out = append(out, s)
+	}
+	return out
+}
