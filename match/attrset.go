@@ -259,6 +259,13 @@ func (s attrSets) get(attr string) (*attrSet, bool) {
 // filterSets summarises a filter per attribute. empty reports that some
 // attribute's constraints are unsatisfiable, so the filter matches nothing.
 func filterSets(f Filter) (sets attrSets, empty bool) {
+	n := 0
+	for i := range f.cs {
+		if i == 0 || f.cs[i].Attr != f.cs[i-1].Attr {
+			n++
+		}
+	}
+	sets = make(attrSets, 0, n)
 	for i := 0; i < len(f.cs); {
 		attr := f.cs[i].Attr
 		j := i

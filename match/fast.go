@@ -79,8 +79,9 @@ func loc(seg, slot uint32) uint64       { return uint64(seg)<<32 | uint64(slot) 
 func unloc(l uint64) (seg, slot uint32) { return uint32(l >> 32), uint32(l) }
 
 type tailSub struct {
-	id ID
-	f  Filter
+	id   ID
+	f    Filter
+	sets attrSets // f summarised per attribute, for the build
 }
 
 // NewFast returns an empty Fast index.
@@ -97,12 +98,13 @@ func (x *Fast) Insert(id ID, f Filter) error {
 	if _, dup := x.loc.get(id); dup {
 		return fmt.Errorf("fast: subscription %d already present", id)
 	}
-	if !Satisfiable(f) {
+	sets, empty := filterSets(f)
+	if empty {
 		x.loc.set(id, loc(0, neverSlot))
 		return nil
 	}
 	x.loc.set(id, loc(0, uint32(len(x.tail))))
-	x.tail = append(x.tail, tailSub{id: id, f: f})
+	x.tail = append(x.tail, tailSub{id: id, f: f, sets: sets})
 	x.tailScans = 0
 	if len(x.tail) >= x.cfg.TailSize {
 		x.flushTail()
@@ -123,18 +125,17 @@ func (x *Fast) Load(ids []ID, filters []Filter) error {
 		}
 		seen[id] = true
 	}
-	var segIDs []ID
-	var segFilters []Filter
+	b := newSegBuilder()
 	for i, id := range ids {
-		if !Satisfiable(filters[i]) {
+		sets, empty := filterSets(filters[i])
+		if empty {
 			x.loc.set(id, loc(0, neverSlot))
 			continue
 		}
-		segIDs = append(segIDs, id)
-		segFilters = append(segFilters, filters[i])
+		b.addFilter(id, filters[i], sets)
 	}
-	if len(segIDs) > 0 {
-		x.addSegment(buildSegment(segIDs, segFilters, &x.cfg))
+	if len(b.ids) > 0 {
+		x.addSegment(b.build(&x.cfg))
 	}
 	return nil
 }
@@ -213,13 +214,13 @@ func (x *Fast) Compact() {
 // flushTail indexes the tail as a new segment.
 func (x *Fast) flushTail() {
 	x.tailScans = 0
-	ids := make([]ID, len(x.tail))
-	filters := make([]Filter, len(x.tail))
-	for i, t := range x.tail {
-		ids[i], filters[i] = t.id, t.f
+	b := newSegBuilder()
+	for _, t := range x.tail {
+		b.addFilter(t.id, t.f, t.sets)
 	}
+	clear(x.tail) // drop the references to filters
 	x.tail = x.tail[:0]
-	x.addSegment(buildSegment(ids, filters, &x.cfg))
+	x.addSegment(b.build(&x.cfg))
 }
 
 // addSegment appends a segment and merges segments, size-tiered: whenever

@@ -34,20 +34,11 @@ func (b *segBuilder) attr(name string) *attrBuilder {
 	return a
 }
 
-// buildSegment indexes satisfiable filters; slot i holds ids[i].
-func buildSegment(ids []ID, filters []Filter, cfg *FastConfig) *segment {
-	b := newSegBuilder()
-	for i, f := range filters {
-		b.addFilter(ids[i], f)
-	}
-	return b.build(cfg)
-}
-
-// addFilter files a satisfiable filter's constraints under the next slot.
-func (b *segBuilder) addFilter(id ID, f Filter) {
+// addFilter files a satisfiable filter's constraints, summarised in sets,
+// under the next slot.
+func (b *segBuilder) addFilter(id ID, f Filter, sets attrSets) {
 	slot := uint32(len(b.ids))
 	b.ids = append(b.ids, id)
-	sets, _ := filterSets(f)
 	i := 0
 	for k := range sets {
 		attr, set := sets[k].attr, sets[k].set
