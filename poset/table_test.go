@@ -1,7 +1,6 @@
 package poset
 
 import (
-	"fmt"
 	"slices"
 	"testing"
 
@@ -41,12 +40,18 @@ func TestTableForwardingProperty(t *testing.T) {
 	events := allEvents()
 	neighbours := []Iface{1, 2, 3}
 	for _, structure := range []string{"poset", "forest"} {
-		for _, merge := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/merge=%v", structure, merge), func(t *testing.T) {
+		for _, mode := range []string{"plain", "merge", "ff"} {
+			merge, ff := mode == "merge", mode == "ff"
+			t.Run(structure+"/"+mode, func(t *testing.T) {
 				rapid.Check(t, func(t *rapid.T) {
 					tab, err := NewTable(TableConfig{Structure: structure, Neighbours: neighbours, Merge: merge})
 					if err != nil {
 						t.Fatal(err)
+					}
+					if ff {
+						if err := tab.Pin(fixedFilters); err != nil {
+							t.Fatal(err)
+						}
 					}
 					view := neighbourView{}
 					var live []tableSubRec
@@ -54,7 +59,12 @@ func TestTableForwardingProperty(t *testing.T) {
 						var us []Update
 						if len(live) == 0 || rapid.IntRange(0, 2).Draw(t, "op") > 0 {
 							s := tableSubRec{Iface(rapid.IntRange(0, 3).Draw(t, "from")), genFilter().Draw(t, "f")}
-							us, err = tab.Subscribe(s.from, s.f)
+							if ff {
+								claim := FixedCovering(tab.Fixed(), s.f)
+								us, _, err = tab.SubscribeFF(s.from, s.f, []Bits{claim}, Verify)
+							} else {
+								us, err = tab.Subscribe(s.from, s.f)
+							}
 							live = append(live, s)
 						} else {
 							i := rapid.IntRange(0, len(live)-1).Draw(t, "victim")
@@ -66,7 +76,7 @@ func TestTableForwardingProperty(t *testing.T) {
 						}
 						checkUpdatesWellFormed(t, us, neighbours)
 						view.apply(t, us)
-						checkTable(t, tab, view, live, neighbours, events, structure == "poset" && !merge)
+						checkTable(t, tab, view, live, neighbours, events, structure == "poset" && mode == "plain")
 					}
 					for _, s := range live {
 						us, err := tab.Unsubscribe(s.from, s.f)
@@ -80,7 +90,7 @@ func TestTableForwardingProperty(t *testing.T) {
 							t.Fatalf("neighbour %d still holds %v (table: %v)", nb, view[nb], tab.Forwarded(nb))
 						}
 					}
-					if tab.Len() != 0 || tab.s.Nodes() != 0 {
+					if tab.Len() != 0 || tab.s.Nodes() != len(tab.s.fixed) { // only the fixed filters stay
 						t.Fatalf("table not empty:\n%s", tab.Structure())
 					}
 				})
