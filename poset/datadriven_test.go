@@ -89,6 +89,8 @@ func (env *ddEnv) run(t *testing.T, d *datadriven.TestData) (string, error) {
 		return fmt.Sprintf("inserts=%d insert-tests=%d deletes=%d delete-tests=%d\n", k.Inserts, k.InsertTests, k.Deletes, k.DeleteTests), nil
 	case "match":
 		return env.match(d)
+	case "rto":
+		return env.rto(d)
 	case "table":
 		return env.newTable(d)
 	case "sub", "unsub":
@@ -199,4 +201,58 @@ func (env *ddEnv) subscribe(d *datadriven.TestData) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// rto places one filter (`rto id=N policy=P size=S` with the filter as
+// input) with honest clients, printing each layer's vectors with the
+// answers and then the structure.
+func (env *ddEnv) rto(d *datadriven.TestData) (string, error) {
+	var id uint64
+	cfg := RTOConfig{}
+	for _, a := range d.CmdArgs {
+		switch a.Key {
+		case "id":
+			id, _ = strconv.ParseUint(a.Vals[0], 10, 64)
+		case "size":
+			cfg.VectorSize, _ = strconv.Atoi(a.Vals[0])
+		case "policy":
+			p, err := ParsePolicy(a.Vals[0])
+			if err != nil {
+				return "", err
+			}
+			cfg.Policy = p
+		}
+	}
+	f, err := match.Parse(strings.TrimSpace(d.Input))
+	if err != nil {
+		return "", err
+	}
+	pl, err := env.s.StartRTO(match.ID(id), 0, f, cfg)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for !pl.Done() {
+		var answers [][]Answer
+		for _, q := range pl.Queries() {
+			a := Evaluate(q)
+			for i, g := range q.Filters {
+				fmt.Fprintf(&b, "layer %d: %s:%s%s%s\n", q.Layer, g, mark(a.Up.Get(i), " covers"), mark(a.Down.Get(i), " covered"), mark(a.Overlap.Get(i), " overlaps"))
+			}
+			answers = append(answers, []Answer{a})
+		}
+		if _, err := pl.Answer(answers); err != nil {
+			return "", err
+		}
+	}
+	st := pl.Stats()
+	fmt.Fprintf(&b, "rounds=%d vectors=%d verified=%v fallback=%v\n", st.Rounds, st.Vectors, st.Verified, st.Fallback)
+	return b.String() + env.s.String(), nil
+}
+
+func mark(ok bool, s string) string {
+	if ok {
+		return s
+	}
+	return ""
 }
