@@ -39,7 +39,6 @@ type node struct {
 	mark                  uint64
 	upDone, up, downDone  bool
 	down, queued, visited bool
-	sent, ansUp, ansDown  bool
 }
 
 // filter returns the node's representative filter.
@@ -58,7 +57,7 @@ func (n *node) ifaces(dst []Iface) []Iface {
 	return dst
 }
 
-// addChild links n above c, keeping n.children in seq order.
+// addEdge links p above c, keeping both lists in seq order.
 func addEdge(p, c *node) {
 	p.children = insertBySeq(p.children, c)
 	c.parents = insertBySeq(c.parents, p)
