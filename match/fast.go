@@ -17,8 +17,10 @@ func init() {
 // FastConfig tunes the Fast index. The zero value selects the defaults.
 type FastConfig struct {
 	// MaxCells bounds the cells an attribute's value range is cut into
-	// (default 32). More cells mean fewer bounds compared per event and one
-	// more bitset per cell in memory.
+	// (default 24). More cells mean fewer bounds compared per event and one
+	// more bitset per cell in memory: on the HEM workload at 10^6
+	// subscriptions, 20, 24 and 32 cells hold 228, 239 and 260 bytes per
+	// subscription and match in 0.86, 0.83 and 0.77 ms.
 	MaxCells int
 	// BoundsPerCell is the number of interval bounds a cell should hold
 	// before the range is cut further (default 1024).
@@ -34,7 +36,7 @@ type FastConfig struct {
 
 func (c *FastConfig) populate() {
 	if c.MaxCells <= 0 {
-		c.MaxCells = 32
+		c.MaxCells = 24
 	}
 	if c.BoundsPerCell <= 0 {
 		c.BoundsPerCell = 1024
