@@ -1,0 +1,47 @@
+// Package mesh owns one router's side of the mesh protocol of
+// ../../shared/routing.md as a pure, deterministic state machine: router
+// links (hello with reachable sets, loop refusal), subscription
+// propagation through a poset.Table with covering, snapshot
+// resynchronisation when a link comes up, and install acknowledgements hop
+// by hop.
+//
+// Inputs are method calls (a link came up with the peer's hello, went
+// down, a message arrived on it, a local client subscribed or
+// unsubscribed); outputs are returned as an Output: messages to send on
+// links, client subscriptions now installed everywhere (Ready), and links
+// to close. Mesh does no I/O, starts no goroutine and reads no clock; it is
+// not safe for concurrent use (the router's matching loop owns it).
+//
+// # Promises
+//
+//   - A subscription reaches a neighbour only if no filter already
+//     forwarded there covers it (poset table; with the forest, possibly
+//     more filters, never fewer events); unsubscribing forwards, in the
+//     same Routes message, every filter that becomes uncovered.
+//   - Every Routes message is acknowledged (RoutesAck, cumulative per link
+//     session) only once the neighbours it caused messages to have
+//     acknowledged those; a client subscription is Ready likewise. A link
+//     that goes down stops being waited for: Ready means installed on
+//     every router reachable when it was acknowledged.
+//   - When a link comes up each side sends a Snapshot of the filters it
+//     forwards to the other; the receiver replaces what it held from that
+//     neighbour by it and propagates only the difference.
+//   - A link whose peer's reachable set meets this router's name or the
+//     set of another link is refused (LinkUp returns an error naming both
+//     paths). A cycle noticed later, from a Reach update (two links raced),
+//     closes the link with the lexically largest pair of router names among
+//     those involved; see Mesh.Receive.
+//   - Bad input (an unparsable filter, an unknown removal, a sequence gap)
+//     returns an error and changes no state; the caller closes the link.
+//
+// # Caveats
+//
+// poset.Table fixes its neighbours when created, so a Mesh reserves
+// Config.MaxLinks neighbour slots up front and the table keeps computing
+// forwarding sets for slots with no link up; those are exactly the
+// snapshots to send when a link takes the slot. Each free slot costs
+// table work per subscription, so MaxLinks should stay small (default 8).
+//
+// Events are routed with the table's own exact matching (Route); the
+// router's per-event path uses its fast index for local clients.
+package mesh

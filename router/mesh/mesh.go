@@ -1,0 +1,130 @@
+package mesh
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/match"
+	"github.com/sift-pubsub/sift/poset"
+)
+
+// DefaultMaxLinks is Config.MaxLinks when zero.
+const DefaultMaxLinks = 8
+
+// Config configures a Mesh.
+type Config struct {
+	// Name is this router's name, unique in the mesh. Required.
+	Name string
+	// Table is the routing structure: "poset" (default when empty) or
+	// "forest".
+	Table string
+	// MaxLinks bounds the links up at once (DefaultMaxLinks when zero).
+	MaxLinks int
+}
+
+// Link identifies one session of a router link: a new value every time a
+// link comes up, so a late call about a link that has gone is harmless.
+type Link uint64
+
+// Client identifies a local client connection.
+type Client uint32
+
+// Send is a message to send on a link.
+type Send struct {
+	Link Link
+	Msg  wire.Message
+}
+
+// Ready says a client subscription is installed on every router reachable.
+type Ready struct {
+	Client Client
+	Ref    uint64
+}
+
+// Close asks the caller to close a link the Mesh has already dropped.
+type Close struct {
+	Link   Link
+	Reason string
+}
+
+// Output is what one input produced, in order within each list.
+type Output struct {
+	Sends []Send
+	Ready []Ready
+	Close []Close
+}
+
+func (o *Output) send(l Link, m wire.Message) { o.Sends = append(o.Sends, Send{l, m}) }
+
+// Mesh is one router's mesh state. See the package doc.
+type Mesh struct {
+	name     string
+	maxLinks int
+	table    *poset.Table
+	nextLink Link
+	links    map[Link]*link
+	bySlot   map[poset.Iface]*link
+	clients  map[Client]map[uint64]match.Filter
+	pending  []pending
+}
+
+// New returns a Mesh with no links and no subscriptions.
+func New(cfg Config) (*Mesh, error) {
+	if cfg.Name == "" || len(cfg.Name) > wire.MaxNameLen {
+		return nil, fmt.Errorf("mesh: router name of %d bytes (want 1-%d)", len(cfg.Name), wire.MaxNameLen)
+	}
+	if cfg.MaxLinks == 0 {
+		cfg.MaxLinks = DefaultMaxLinks
+	}
+	if cfg.MaxLinks < 0 || cfg.MaxLinks > 1<<16 {
+		return nil, fmt.Errorf("mesh: max links %d out of range 1-%d", cfg.MaxLinks, 1<<16)
+	}
+	slots := make([]poset.Iface, cfg.MaxLinks)
+	for i := range slots {
+		slots[i] = poset.Iface(i + 1)
+	}
+	t, err := poset.NewTable(poset.TableConfig{Structure: cfg.Table, Neighbours: slots})
+	if err != nil {
+		return nil, fmt.Errorf("mesh: %w", err)
+	}
+	return &Mesh{
+		name: cfg.Name, maxLinks: cfg.MaxLinks, table: t,
+		links:   make(map[Link]*link),
+		bySlot:  make(map[poset.Iface]*link),
+		clients: make(map[Client]map[uint64]match.Filter),
+	}, nil
+}
+
+// Name returns the router's name.
+func (m *Mesh) Name() string { return m.name }
+
+// Len returns the number of distinct (interface, filter) subscriptions in
+// the routing table, from clients and neighbours.
+func (m *Mesh) Len() int { return m.table.Len() }
+
+// clientIface maps a client to its table interface, above every link slot.
+func (m *Mesh) clientIface(c Client) poset.Iface { return poset.Iface(m.maxLinks+1) + poset.Iface(c) }
+
+// Route returns where an event that arrived on link from (0: from a local
+// client) goes: the links, in increasing order, and the local clients
+// holding a matching subscription, in increasing order.
+func (m *Mesh) Route(e match.Event, from Link) ([]Link, []Client) {
+	var fromIface poset.Iface
+	if l := m.links[from]; l != nil {
+		fromIface = l.slot
+	}
+	var links []Link
+	var clients []Client
+	for _, i := range m.table.Route(e, fromIface) {
+		switch {
+		case i > poset.Iface(m.maxLinks):
+			clients = append(clients, Client(i-poset.Iface(m.maxLinks+1)))
+		case m.bySlot[i] != nil && i != fromIface:
+			links = append(links, m.bySlot[i].id)
+		}
+	}
+	slices.Sort(links)
+	slices.Sort(clients)
+	return links, clients
+}

@@ -1,0 +1,280 @@
+package mesh
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/match"
+	"github.com/sift-pubsub/sift/poset"
+)
+
+// Receive handles a message that arrived on link id: Routes (installed,
+// propagated, acknowledged once downstream acknowledged), RoutesAck, or
+// Reach (which may close a cycle, see breakCycles). Messages on a link
+// that has gone are ignored. A malformed or out-of-order message returns
+// an error and changes no state: the caller closes the link and calls
+// LinkDown.
+func (m *Mesh) Receive(id Link, msg wire.Message) (Output, error) {
+	var out Output
+	l := m.links[id]
+	if l == nil {
+		return out, nil
+	}
+	switch msg := msg.(type) {
+	case *wire.Routes:
+		return out, m.receiveRoutes(l, msg, &out)
+	case *wire.RoutesAck:
+		if msg.Gen != uint64(l.id) {
+			return out, nil // for an earlier session of this link
+		}
+		if msg.Seq > l.sentSeq {
+			return out, fmt.Errorf("routes ack from %s: seq %d never sent (last %d)", l.peer, msg.Seq, l.sentSeq)
+		}
+		l.ackedSeq = max(l.ackedSeq, msg.Seq)
+		m.release(&out)
+		return out, nil
+	case *wire.Reach:
+		if err := m.receiveReach(l, msg); err != nil {
+			return out, err
+		}
+		m.breakCycles(l, &out)
+		m.propagateReach(&out)
+		return out, nil
+	}
+	return out, fmt.Errorf("link to %s: unexpected %s message", l.peer, msg.Type())
+}
+
+// receiveRoutes validates a Routes message completely, then applies it:
+// additions first, so nothing the neighbours hold is uncovered in between.
+func (m *Mesh) receiveRoutes(l *link, r *wire.Routes, out *Output) error {
+	if l.recvSeq > 0 && r.Gen != l.peerGen {
+		return fmt.Errorf("routes from %s: session %d, expected %d", l.peer, r.Gen, l.peerGen)
+	}
+	if r.Seq != l.recvSeq+1 {
+		return fmt.Errorf("routes from %s: seq %d after %d", l.peer, r.Seq, l.recvSeq)
+	}
+	add, remove, err := l.change(r)
+	if err != nil {
+		return fmt.Errorf("routes from %s seq %d: %w", l.peer, r.Seq, err)
+	}
+	l.peerGen, l.recvSeq = r.Gen, r.Seq
+	d := delta{}
+	for _, f := range add {
+		m.subscribe(d, l.slot, f)
+		l.hold(f, 1)
+	}
+	for _, f := range remove {
+		m.unsubscribe(d, l.slot, f)
+		l.hold(f, -1)
+	}
+	m.flush(d, out)
+	m.wait(pending{link: l.id, gen: r.Gen, seq: r.Seq}, l.id)
+	m.release(out)
+	return nil
+}
+
+// change parses r into the filters to add and to remove against what l
+// holds, without changing anything. For a snapshot it is the difference
+// between what l holds and r.Add.
+func (l *link) change(r *wire.Routes) (add, remove []match.Filter, err error) {
+	target := make(map[string]*heldFilter)
+	if !r.Snapshot {
+		for t, h := range l.held {
+			target[t] = &heldFilter{h.f, h.n}
+		}
+		for _, text := range r.Remove {
+			h := target[text]
+			if h == nil || h.n == 0 {
+				return nil, nil, fmt.Errorf("removes %q, which it never sent", text)
+			}
+			h.n--
+		}
+	}
+	for _, text := range r.Add {
+		h := target[text]
+		if h == nil {
+			f, err := match.Parse(text)
+			if err != nil {
+				return nil, nil, fmt.Errorf("filter %q: %w", text, err)
+			}
+			h = &heldFilter{f: f}
+			target[text] = h
+		}
+		h.n++
+	}
+	for _, text := range sortedKeys(target) {
+		h, n := target[text], 0
+		if old := l.held[text]; old != nil {
+			n = old.n
+		}
+		for ; n < h.n; n++ {
+			add = append(add, h.f)
+		}
+		for ; n > h.n; n-- {
+			remove = append(remove, h.f)
+		}
+	}
+	for _, text := range sortedKeys(l.held) {
+		if target[text] == nil {
+			for range l.held[text].n {
+				remove = append(remove, l.held[text].f)
+			}
+		}
+	}
+	return add, remove, nil
+}
+
+func (l *link) hold(f match.Filter, n int) {
+	text := f.String()
+	h := l.held[text]
+	if h == nil {
+		h = &heldFilter{f: f}
+		l.held[text] = h
+	}
+	if h.n += n; h.n == 0 {
+		delete(l.held, text)
+	}
+}
+
+// Subscribe installs a local client's subscription ref to f. The output's
+// Ready names it once every link it was propagated on (directly or behind
+// a covering filter still being installed) has acknowledged. A ref the
+// client already uses is an error.
+func (m *Mesh) Subscribe(c Client, ref uint64, f match.Filter) (Output, error) {
+	var out Output
+	subs := m.clients[c]
+	if _, dup := subs[ref]; dup {
+		return out, fmt.Errorf("client %d: subscription %d exists", c, ref)
+	}
+	if subs == nil {
+		subs = make(map[uint64]match.Filter)
+		m.clients[c] = subs
+	}
+	subs[ref] = f
+	d := delta{}
+	m.subscribe(d, m.clientIface(c), f)
+	m.flush(d, &out)
+	m.wait(pending{client: c, ref: ref}, 0)
+	m.release(&out)
+	return out, nil
+}
+
+// Unsubscribe removes a local client's subscription ref; unknown refs are
+// an error and change nothing.
+func (m *Mesh) Unsubscribe(c Client, ref uint64) (Output, error) {
+	var out Output
+	f, ok := m.clients[c][ref]
+	if !ok {
+		return out, fmt.Errorf("client %d: no subscription %d", c, ref)
+	}
+	delete(m.clients[c], ref)
+	if len(m.clients[c]) == 0 {
+		delete(m.clients, c)
+	}
+	d := delta{}
+	m.unsubscribe(d, m.clientIface(c), f)
+	m.flush(d, &out)
+	return out, nil
+}
+
+// DropClient removes every subscription of a client that went away.
+func (m *Mesh) DropClient(c Client) Output {
+	var out Output
+	for _, ref := range sortedKeys(m.clients[c]) {
+		o, _ := m.Unsubscribe(c, ref) // refs come from the map: cannot fail
+		out.Sends = append(out.Sends, o.Sends...)
+	}
+	m.dropWaits(c)
+	return out
+}
+
+// delta accumulates, per link slot, the net change of forwarded filters
+// over one input, so each neighbour gets at most one Routes message.
+type delta map[poset.Iface]map[string]*heldFilter
+
+func (d delta) apply(us []poset.Update) {
+	for _, u := range us {
+		at := d[u.To]
+		if at == nil {
+			at = make(map[string]*heldFilter)
+			d[u.To] = at
+		}
+		for _, f := range u.Remove {
+			bump(at, f, -1)
+		}
+		for _, f := range u.Add {
+			bump(at, f, 1)
+		}
+	}
+}
+
+func bump(at map[string]*heldFilter, f match.Filter, n int) {
+	text := f.String()
+	h := at[text]
+	if h == nil {
+		h = &heldFilter{f: f}
+		at[text] = h
+	}
+	h.n += n
+}
+
+// subscribe and unsubscribe apply one table operation. The table cannot
+// refuse a parsed filter or a subscription it holds, so an error here is a
+// broken invariant.
+func (m *Mesh) subscribe(d delta, from poset.Iface, f match.Filter) {
+	us, err := m.table.Subscribe(from, f)
+	if err != nil {
+		panic(fmt.Sprintf("mesh: routing table refused %s: %v", f, err))
+	}
+	d.apply(us)
+}
+
+func (m *Mesh) unsubscribe(d delta, from poset.Iface, f match.Filter) {
+	us, err := m.table.Unsubscribe(from, f)
+	if err != nil {
+		panic(fmt.Sprintf("mesh: routing table lost %s: %v", f, err))
+	}
+	d.apply(us)
+}
+
+// flush sends each link with a net change one Routes message. Slots with
+// no link up are skipped: the table keeps their forwarding set, which is
+// the snapshot a future link on the slot gets.
+func (m *Mesh) flush(d delta, out *Output) {
+	for _, slot := range sortedKeys(d) {
+		l := m.bySlot[slot]
+		if l == nil {
+			continue
+		}
+		var r wire.Routes
+		for _, text := range sortedKeys(d[slot]) {
+			h := d[slot][text]
+			for i := 0; i < -h.n; i++ {
+				r.Remove = append(r.Remove, text)
+			}
+			for i := 0; i < h.n; i++ {
+				r.Add = append(r.Add, text)
+			}
+		}
+		if len(r.Remove)+len(r.Add) == 0 {
+			continue
+		}
+		l.sentSeq++
+		r.Gen, r.Seq = uint64(l.id), l.sentSeq
+		out.send(l.id, &r)
+	}
+}
+
+func texts(fs []match.Filter) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.String()
+	}
+	return out
+}
+
+func sortedKeys[K ~string | ~uint32 | ~uint64, V any](m map[K]V) []K {
+	return slices.Sorted(maps.Keys(m))
+}

@@ -1,0 +1,374 @@
+package mesh
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/match"
+)
+
+// fataler is what the simulation needs of *testing.T and *rapid.T.
+type fataler interface {
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
+// sim runs several Meshes in one process, linked by in-memory FIFO
+// connections that carry every message through the wire encoding. There
+// are no sockets, goroutines or clocks: the test decides which message is
+// delivered next.
+type sim struct {
+	t       fataler
+	routers []*Mesh
+	byName  map[string]int
+	conns   []*conn
+	subs    map[subKey]match.Filter // live client subscriptions
+	ready   map[subKey]bool
+	topo    int            // bumped on every link change
+	subTopo map[subKey]int // topo when each subscription was made, -1 if unsettled
+	trace   *strings.Builder
+}
+
+type subKey struct {
+	router int
+	client Client
+	ref    uint64
+}
+
+type end struct {
+	router int
+	link   Link
+}
+
+// conn is a link between two routers: q[0] flows toward ends[0], q[1]
+// toward ends[1].
+type conn struct {
+	ends [2]end
+	q    [2][]wire.Message
+}
+
+func newSim(t fataler, names []string, table string) *sim {
+	s := &sim{t: t, byName: map[string]int{}, subs: map[subKey]match.Filter{},
+		ready: map[subKey]bool{}, subTopo: map[subKey]int{}}
+	for i, n := range names {
+		m, err := New(Config{Name: n, Table: table, MaxLinks: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.routers = append(s.routers, m)
+		s.byName[n] = i
+	}
+	return s
+}
+
+func (s *sim) logf(format string, args ...any) {
+	if s.trace != nil {
+		fmt.Fprintf(s.trace, format+"\n", args...)
+	}
+}
+
+func (s *sim) name(i int) string { return s.routers[i].Name() }
+
+// connect exchanges hellos between routers i and j; either may refuse.
+func (s *sim) connect(i, j int) error {
+	hi, hj := s.routers[i].Hello(), s.routers[j].Hello()
+	li, oi, err := s.routers[i].LinkUp(roundTrip(s.t, hj).(*wire.LinkHello))
+	if err != nil {
+		return err
+	}
+	lj, oj, err := s.routers[j].LinkUp(roundTrip(s.t, hi).(*wire.LinkHello))
+	if err != nil {
+		s.dispatch(i, s.routers[i].LinkDown(li))
+		return err
+	}
+	s.topo++
+	s.conns = append(s.conns, &conn{ends: [2]end{{i, li}, {j, lj}}})
+	s.dispatch(i, oi)
+	s.dispatch(j, oj)
+	return nil
+}
+
+// disconnect drops connection c: in-flight messages are lost and both
+// sides see the link go down.
+func (s *sim) disconnect(c *conn) {
+	s.conns = slices.DeleteFunc(s.conns, func(o *conn) bool { return o == c })
+	s.topo++
+	for _, e := range c.ends {
+		s.dispatch(e.router, s.routers[e.router].LinkDown(e.link))
+	}
+}
+
+func (s *sim) find(r int, l Link) (*conn, int) {
+	for _, c := range s.conns {
+		for k, e := range c.ends {
+			if e.router == r && e.link == l {
+				return c, k
+			}
+		}
+	}
+	return nil, 0
+}
+
+func (s *sim) dispatch(r int, out Output) {
+	for _, sd := range out.Sends {
+		c, k := s.find(r, sd.Link)
+		if c == nil {
+			s.t.Fatalf("%s sent on link %d, which is not connected", s.name(r), sd.Link)
+		}
+		c.q[1-k] = append(c.q[1-k], sd.Msg)
+	}
+	for _, rd := range out.Ready {
+		k := subKey{r, rd.Client, rd.Ref}
+		s.logf("ready %s client=%d ref=%d", s.name(r), rd.Client, rd.Ref)
+		if _, live := s.subs[k]; live {
+			s.ready[k] = true
+			if s.subTopo[k] == s.topo {
+				s.checkInstalled(k)
+			}
+		}
+	}
+	for _, cl := range out.Close {
+		s.logf("close %s: %s", s.name(r), cl.Reason)
+		if c, _ := s.find(r, cl.Link); c != nil {
+			s.disconnect(c)
+		}
+	}
+}
+
+// deliver hands the first message queued toward end k of c to its router.
+func (s *sim) deliver(c *conn, k int) {
+	msg := c.q[k][0]
+	c.q[k] = c.q[k][1:]
+	e := c.ends[k]
+	s.logf("%s -> %s: %s", s.name(c.ends[1-k].router), s.name(e.router), describe(msg))
+	out, err := s.routers[e.router].Receive(e.link, roundTrip(s.t, msg))
+	if err != nil {
+		s.t.Fatalf("%s: %v", s.name(e.router), err)
+	}
+	s.dispatch(e.router, out)
+}
+
+// queued returns the (connection, direction) pairs with messages waiting.
+func (s *sim) queued() [][2]int {
+	var out [][2]int
+	for i, c := range s.conns {
+		for k := range c.q {
+			if len(c.q[k]) > 0 {
+				out = append(out, [2]int{i, k})
+			}
+		}
+	}
+	return out
+}
+
+// quiesce delivers messages, first queue first, until none is left.
+func (s *sim) quiesce() {
+	for n := 0; ; n++ {
+		q := s.queued()
+		if len(q) == 0 {
+			return
+		}
+		if n > 100_000 {
+			s.t.Fatal("messages never stop")
+		}
+		s.deliver(s.conns[q[0][0]], q[0][1])
+	}
+}
+
+func (s *sim) subscribe(k subKey, f match.Filter) {
+	out, err := s.routers[k.router].Subscribe(k.client, k.ref, f)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.subs[k] = f
+	s.subTopo[k] = -1
+	if s.settled() {
+		s.subTopo[k] = s.topo
+	}
+	s.dispatch(k.router, out)
+}
+
+func (s *sim) unsubscribe(k subKey) {
+	out, err := s.routers[k.router].Unsubscribe(k.client, k.ref)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	delete(s.subs, k)
+	delete(s.ready, k)
+	s.dispatch(k.router, out)
+}
+
+// settled reports whether every link's snapshot has been acknowledged:
+// Ready promises installation only on routers whose links had settled
+// (see the package doc).
+func (s *sim) settled() bool {
+	for _, m := range s.routers {
+		for _, l := range m.links {
+			if l.ackedSeq == 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// publish routes e hop by hop from router p over the routers' current
+// tables and returns how many times each subscription got it.
+func (s *sim) publish(p int, e match.Event) map[subKey]int {
+	got := map[subKey]int{}
+	type visit struct {
+		router int
+		from   Link
+	}
+	todo := []visit{{p, 0}}
+	for steps := 0; len(todo) > 0; steps++ {
+		if steps > 10*len(s.routers) {
+			s.t.Fatalf("event %s loops", e)
+		}
+		v := todo[0]
+		todo = todo[1:]
+		links, clients := s.routers[v.router].Route(e, v.from)
+		for _, c := range clients {
+			for k, f := range s.subs {
+				if k.router == v.router && k.client == c && f.Matches(e) {
+					got[k]++
+				}
+			}
+		}
+		for _, l := range links {
+			c, k := s.find(v.router, l)
+			if c == nil {
+				s.t.Fatalf("%s routes to link %d, which is not connected", s.name(v.router), l)
+			}
+			todo = append(todo, visit{c.ends[1-k].router, c.ends[1-k].link})
+		}
+	}
+	return got
+}
+
+// components labels each router with its connected component.
+func (s *sim) components() []int {
+	comp := make([]int, len(s.routers))
+	for i := range comp {
+		comp[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for comp[i] != i {
+			i = comp[i]
+		}
+		return i
+	}
+	for _, c := range s.conns {
+		a, b := find(c.ends[0].router), find(c.ends[1].router)
+		if a == b {
+			s.t.Fatalf("the links form a cycle through %s-%s", s.name(c.ends[0].router), s.name(c.ends[1].router))
+		}
+		comp[a] = b
+	}
+	for i := range comp {
+		comp[i] = find(i)
+	}
+	return comp
+}
+
+// checkInstalled checks that subscription k, just Ready, gets every
+// matching grid event published at any router of its component.
+func (s *sim) checkInstalled(k subKey) {
+	comp := s.components()
+	for p := range s.routers {
+		if comp[p] != comp[k.router] {
+			continue
+		}
+		for _, e := range gridEvents {
+			if s.subs[k].Matches(e) && s.publish(p, e)[k] == 0 {
+				s.t.Fatalf("ready %v (%s) but %s published at %s misses it", k, s.subs[k], e, s.name(p))
+			}
+		}
+	}
+}
+
+// checkQuiet checks, with no message in flight: the links form a forest,
+// every subscription is ready, every grid event published anywhere reaches
+// exactly the matching subscriptions of its component once, and with no
+// subscription left every table is empty.
+func (s *sim) checkQuiet() {
+	comp := s.components()
+	for k := range s.subs {
+		if !s.ready[k] {
+			s.t.Fatalf("subscription %v (%s) never became ready", k, s.subs[k])
+		}
+	}
+	for p := range s.routers {
+		for _, e := range gridEvents {
+			got := s.publish(p, e)
+			for k, f := range s.subs {
+				want := 0
+				if comp[k.router] == comp[p] && f.Matches(e) {
+					want = 1
+				}
+				if got[k] != want {
+					s.t.Fatalf("%s published at %s: %v (%s) got it %d times, want %d", e, s.name(p), k, f, got[k], want)
+				}
+			}
+		}
+	}
+	if len(s.subs) == 0 {
+		for _, m := range s.routers {
+			if m.Len() != 0 {
+				s.t.Fatalf("no subscription left but %s's table holds %d", m.Name(), m.Len())
+			}
+		}
+	}
+}
+
+// gridEvents covers every combination of the attributes the test filters
+// use.
+var gridEvents = func() []match.Event {
+	var out []match.Event
+	for x := range 8 {
+		for _, sym := range []string{"a", "b", "c"} {
+			out = append(out, match.MustEvent(match.Attr{Name: "s", Value: match.Str(sym)}, match.Attr{Name: "x", Value: match.Int(int64(x))}))
+		}
+	}
+	return out
+}()
+
+// roundTrip encodes and decodes m, so the simulation exercises the codec.
+func roundTrip(t fataler, m wire.Message) wire.Message {
+	typ, body, _, err := wire.SplitFrame(wire.AppendFrame(nil, m), wire.HardMaxFrame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := wire.Decode(typ, body)
+	if err != nil {
+		t.Fatalf("decode %s: %v", typ, err)
+	}
+	return out
+}
+
+// describe renders a link message for traces.
+func describe(m wire.Message) string {
+	switch m := m.(type) {
+	case *wire.Routes:
+		var b strings.Builder
+		fmt.Fprintf(&b, "routes seq=%d", m.Seq)
+		if m.Snapshot {
+			b.WriteString(" snapshot")
+		}
+		for _, f := range m.Remove {
+			b.WriteString(" -(" + f + ")")
+		}
+		for _, f := range m.Add {
+			b.WriteString(" +(" + f + ")")
+		}
+		return b.String()
+	case *wire.RoutesAck:
+		return fmt.Sprintf("ack seq=%d", m.Seq)
+	case *wire.Reach:
+		return "reach " + strings.Join(m.Names, ",")
+	}
+	return m.Type().String()
+}
