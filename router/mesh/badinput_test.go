@@ -1,0 +1,100 @@
+package mesh
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/match"
+)
+
+// TestBadRoutesChangeNothing sends malformed Routes on a link: each is an
+// error naming the problem, and the table and what the link holds are
+// unchanged.
+func TestBadRoutesChangeNothing(t *testing.T) {
+	s := newSim(t, []string{"a", "b"}, "")
+	if err := s.connect(0, 1); err != nil {
+		t.Fatal(err)
+	}
+	s.subscribe(subKey{1, 1, 1}, match.MustParse("x > 1"))
+	s.quiesce()
+	a := s.routers[0]
+	l := a.sortedLinks()[0]
+	before := a.table.Structure()
+	cases := []struct {
+		msg  *wire.Routes
+		want string
+	}{
+		{&wire.Routes{Gen: l.peerGen, Seq: l.recvSeq + 2, Add: []string{"x > 5"}}, "seq"},
+		{&wire.Routes{Gen: l.peerGen + 1, Seq: l.recvSeq + 1, Add: []string{"x > 5"}}, "session"},
+		{&wire.Routes{Gen: l.peerGen, Seq: l.recvSeq + 1, Add: []string{"x > 5", "x >"}}, `filter "x >"`},
+		{&wire.Routes{Gen: l.peerGen, Seq: l.recvSeq + 1, Remove: []string{"x > 1", "x > 1"}}, "never sent"},
+		{&wire.Routes{Gen: l.peerGen, Seq: l.recvSeq + 1, Remove: []string{"y == 1"}, Add: []string{"x > 0"}}, "never sent"},
+	}
+	for _, c := range cases {
+		out, err := a.Receive(l.id, c.msg)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", describe(c.msg), err, c.want)
+		}
+		if len(out.Sends)+len(out.Ready)+len(out.Close) != 0 {
+			t.Errorf("%s: output %+v after an error", describe(c.msg), out)
+		}
+		if got := a.table.Structure(); got != before || len(l.held) != 1 || l.held["x > 1"].n != 1 {
+			t.Fatalf("%s changed the state:\n%s\nheld %v", describe(c.msg), got, l.held)
+		}
+	}
+	if _, err := a.Receive(l.id, &wire.RoutesAck{Gen: uint64(l.id), Seq: l.sentSeq + 1}); err == nil {
+		t.Error("an ack for a message never sent was accepted")
+	}
+	if _, err := a.Receive(l.id, &wire.Reach{Names: []string{"z"}}); err == nil {
+		t.Error("a reach without the peer's name was accepted")
+	}
+	if _, err := a.Receive(l.id, &wire.Subscribe{ID: 1, Filter: "x > 1"}); err == nil {
+		t.Error("a client message on a link was accepted")
+	}
+	if out, err := a.Receive(l.id+100, &wire.Routes{Seq: 9}); err != nil || len(out.Sends) != 0 {
+		t.Errorf("a message on a link that has gone: %v, %+v", err, out)
+	}
+}
+
+// TestLinkUpRefusals checks LinkUp's refusals and that they change
+// nothing.
+func TestLinkUpRefusals(t *testing.T) {
+	m, err := New(Config{Name: "a", MaxLinks: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hello := func(name string, reach ...string) *wire.LinkHello {
+		return &wire.LinkHello{MinVersion: 1, MaxVersion: 1, Name: name, Reach: append(reach, name)}
+	}
+	for _, c := range []struct {
+		h    *wire.LinkHello
+		want string
+	}{
+		{&wire.LinkHello{MinVersion: 2, MaxVersion: 3, Name: "b", Reach: []string{"b"}}, "versions 2-3"},
+		{hello("a"), "cycle: a reaches this router"},
+		{hello("c", "a"), "cycle"},
+	} {
+		if _, _, err := m.LinkUp(c.h); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("hello %+v: error %v, want %q", c.h, err, c.want)
+		}
+	}
+	if _, _, err := m.LinkUp(hello("b", "d")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		h    *wire.LinkHello
+		want string
+	}{
+		{hello("b"), "already linked to b"},
+		{hello("e", "d"), "d is reachable through e and through b"},
+		{hello("f"), "1 links up already"},
+	} {
+		if _, _, err := m.LinkUp(c.h); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("hello %+v: error %v, want %q", c.h, err, c.want)
+		}
+	}
+	if len(m.links) != 1 {
+		t.Errorf("%d links up after refusals, want 1", len(m.links))
+	}
+}
