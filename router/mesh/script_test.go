@@ -1,7 +1,6 @@
 package mesh
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -94,13 +93,9 @@ func runScriptCmd(t *testing.T, s *sim, d *datadriven.TestData) {
 func show(s *sim, r int) {
 	m := s.routers[r]
 	s.logf("%s: %d subscriptions in the table", m.Name(), m.Len())
-	for _, l := range m.sortedLinks() {
-		var held []string
-		for _, text := range sortedKeys(l.held) {
-			held = append(held, fmt.Sprintf("%s x%d", text, l.held[text].n))
-		}
-		s.logf("  link %s reach=%s", l.peer, strings.Join(l.reach, ","))
-		s.logf("    forwarded: %s", strings.Join(texts(m.table.Forwarded(l.slot)), " | "))
-		s.logf("    held: %s", strings.Join(held, " | "))
+	for _, l := range m.Routes() {
+		s.logf("  link %s reach=%s unacked=%d", l.Peer, strings.Join(l.Reach, ","), l.Unacked)
+		s.logf("    forwarded: %s", strings.Join(l.Forwarded, " | "))
+		s.logf("    received: %s", strings.Join(l.Received, " | "))
 	}
 }

@@ -1,0 +1,34 @@
+package mesh
+
+// LinkRoutes describes one link for /debug/routes: the peer, the routers
+// reachable through it, and the filters forwarded to and received from it
+// (received ones repeated by multiplicity), in canonical order.
+type LinkRoutes struct {
+	Link      Link     `json:"link"`
+	Peer      string   `json:"peer"`
+	Reach     []string `json:"reach"`
+	Forwarded []string `json:"forwarded"`
+	Received  []string `json:"received"`
+	// Unacked counts Routes messages sent on the link and not yet
+	// acknowledged.
+	Unacked uint64 `json:"unacked"`
+}
+
+// Routes describes every link up, in the order they came up.
+func (m *Mesh) Routes() []LinkRoutes {
+	var out []LinkRoutes
+	for _, l := range m.sortedLinks() {
+		var recv []string
+		for _, text := range sortedKeys(l.held) {
+			for range l.held[text].n {
+				recv = append(recv, text)
+			}
+		}
+		out = append(out, LinkRoutes{
+			Link: l.id, Peer: l.peer, Reach: append([]string(nil), l.reach...),
+			Forwarded: texts(m.table.Forwarded(l.slot)), Received: recv,
+			Unacked: l.sentSeq - l.ackedSeq,
+		})
+	}
+	return out
+}
