@@ -21,8 +21,9 @@
 //   - Every Routes message is acknowledged (RoutesAck, cumulative per link
 //     session) only once the neighbours it caused messages to have
 //     acknowledged those; a client subscription is Ready likewise. A link
-//     that goes down stops being waited for: Ready means installed on
-//     every router reachable when it was acknowledged.
+//     that goes down stops being waited for. Ready means installed on
+//     every router reachable, provided every link's snapshot had been
+//     acknowledged when the client subscribed (see Caveats).
 //   - When a link comes up each side sends a Snapshot of the filters it
 //     forwards to the other; the receiver replaces what it held from that
 //     neighbour by it and propagates only the difference.
@@ -41,6 +42,14 @@
 // forwarding sets for slots with no link up; those are exactly the
 // snapshots to send when a link takes the slot. Each free slot costs
 // table work per subscription, so MaxLinks should stay small (default 8).
+//
+// Ready is weaker while a link is settling: if router B acknowledged a
+// filter f before B linked to a new router C, a subscription at A that f
+// covers is Ready at once, possibly before B's snapshot (holding f) has
+// reached C. The property test checks Ready only from settled states. A
+// fix: make Reach sequenced and acknowledged, B owing the ack of the Reach
+// announcing C only once C acknowledged B's snapshot, and have Subscribe
+// wait for those acks too.
 //
 // Events are routed with the table's own exact matching (Route); the
 // router's per-event path uses its fast index for local clients.
