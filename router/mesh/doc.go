@@ -47,9 +47,10 @@
 // filter f before B linked to a new router C, a subscription at A that f
 // covers is Ready at once, possibly before B's snapshot (holding f) has
 // reached C. The property test checks Ready only from settled states. A
-// fix: make Reach sequenced and acknowledged, B owing the ack of the Reach
-// announcing C only once C acknowledged B's snapshot, and have Subscribe
-// wait for those acks too.
+// fix (not built): a router tells each neighbour whether it is settled
+// toward it (every other link's snapshot acknowledged and every other
+// neighbour settled toward it), and Subscribe and RoutesAck also wait
+// until every link they depend on is settled.
 //
 // Events are routed with the table's own exact matching (Route); the
 // router's per-event path uses its fast index for local clients.
