@@ -46,11 +46,14 @@
 // Ready is weaker while a link is settling: if router B acknowledged a
 // filter f before B linked to a new router C, a subscription at A that f
 // covers is Ready at once, possibly before B's snapshot (holding f) has
-// reached C. The property test checks Ready only from settled states. A
-// fix (not built): a router tells each neighbour whether it is settled
-// toward it (every other link's snapshot acknowledged and every other
-// neighbour settled toward it), and Subscribe and RoutesAck also wait
-// until every link they depend on is settled.
+// reached C. This is routing.md's rule ("immediately if it forwarded
+// nowhere"); the property test checks Ready only when every link's
+// snapshot had been acknowledged at subscribe time. A complete fix (not
+// built): on every link where an input sent nothing, send an empty Routes
+// as a barrier, which the receiver acknowledges like any Routes and
+// forwards likewise; it costs one small message per link of the tree per
+// subscription (filters stay pruned). Flags announcing "not settled" can
+// not replace it: they race with the subscription.
 //
 // Events are routed with the table's own exact matching (Route); the
 // router's per-event path uses its fast index for local clients.
