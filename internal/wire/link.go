@@ -76,7 +76,9 @@ func decodeReach(r *reader) *Reach {
 // everything the receiver holds from the sender by Add (Remove is then
 // empty). Gen numbers the link session and Seq the message within it,
 // from 1; the receiver acknowledges with RoutesAck once the change is
-// installed everywhere downstream.
+// installed everywhere downstream. A Routes that changes nothing is a
+// barrier: its acknowledgement says everything sent before it on the link
+// is installed downstream.
 type Routes struct {
 	Gen, Seq uint64
 	Snapshot bool

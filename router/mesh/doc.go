@@ -20,10 +20,12 @@
 //     same Routes message, every filter that becomes uncovered.
 //   - Every Routes message is acknowledged (RoutesAck, cumulative per link
 //     session) only once the neighbours it caused messages to have
-//     acknowledged those; a client subscription is Ready likewise. A link
-//     that goes down stops being waited for. Ready means installed on
-//     every router reachable, provided every link's snapshot had been
-//     acknowledged when the client subscribed (see Caveats).
+//     acknowledged those; a client subscription is Ready likewise. A
+//     subscription, snapshot or addition sends an empty Routes (a barrier)
+//     on every link where covering pruned everything, so Ready also covers
+//     routers behind links that are still installing a snapshot. A link
+//     that goes down stops being waited for. Ready thus means: installed on
+//     every router reachable over the links that stayed up.
 //   - When a link comes up each side sends a Snapshot of the filters it
 //     forwards to the other; the receiver replaces what it held from that
 //     neighbour by it and propagates only the difference.
@@ -43,17 +45,13 @@
 // snapshots to send when a link takes the slot. Each free slot costs
 // table work per subscription, so MaxLinks should stay small (default 8).
 //
-// Ready is weaker while a link is settling: if router B acknowledged a
-// filter f before B linked to a new router C, a subscription at A that f
-// covers is Ready at once, possibly before B's snapshot (holding f) has
-// reached C. This is routing.md's rule ("immediately if it forwarded
-// nowhere"); the property test checks Ready only when every link's
-// snapshot had been acknowledged at subscribe time. A complete fix (not
-// built): on every link where an input sent nothing, send an empty Routes
-// as a barrier, which the receiver acknowledges like any Routes and
-// forwards likewise; it costs one small message per link of the tree per
-// subscription (filters stay pruned). Flags announcing "not settled" can
-// not replace it: they race with the subscription.
+// Barriers cost one small message per tree link per subscription (the
+// filters themselves stay pruned). routing.md's rule ("immediately if it
+// forwarded nowhere") would make Ready premature when a router behind a
+// covering filter has just linked to a new router whose snapshot is still
+// in flight; flags announcing "not settled" cannot replace the barrier,
+// since they race with the subscription. A client that does not wait for
+// Ready could skip its barrier (not built).
 //
 // Events are routed with the table's own exact matching (Route); the
 // router's per-event path uses its fast index for local clients.

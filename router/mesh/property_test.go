@@ -13,7 +13,8 @@ import (
 // TestMeshProperty drives 2-6 routers through random link changes (some
 // refused because they would close a cycle, some racing past the check),
 // subscriptions, unsubscriptions and partial message delivery. Whenever a
-// subscription becomes ready with the topology unchanged, every matching
+// subscription becomes ready with the topology unchanged since it was made
+// (and no racing cycle waiting to be broken), every matching
 // event published anywhere in its component reaches it; whenever no
 // message is in flight, the links form a forest, every subscription is
 // ready, every event reaches exactly the matching subscriptions once; and

@@ -70,6 +70,9 @@ func (m *Mesh) receiveRoutes(l *link, r *wire.Routes, out *Output) error {
 		l.hold(f, -1)
 	}
 	m.flush(d, out)
+	if r.Snapshot || len(r.Add) > 0 || len(r.Remove) == 0 {
+		m.barrier(out, l.id)
+	}
 	m.wait(pending{link: l.id, gen: r.Gen, seq: r.Seq}, l.id)
 	m.release(out)
 	return nil
@@ -156,6 +159,7 @@ func (m *Mesh) Subscribe(c Client, ref uint64, f match.Filter) (Output, error) {
 	d := delta{}
 	m.subscribe(d, m.clientIface(c), f)
 	m.flush(d, &out)
+	m.barrier(&out, 0)
 	m.wait(pending{client: c, ref: ref}, 0)
 	m.release(&out)
 	return out, nil
@@ -264,6 +268,28 @@ func (m *Mesh) flush(d delta, out *Output) {
 		l.sentSeq++
 		r.Gen, r.Seq = uint64(l.id), l.sentSeq
 		out.send(l.id, &r)
+	}
+}
+
+// barrier sends an empty Routes on every link except from that got nothing
+// from this input. Its acknowledgement, like any, comes back only once
+// everything sent beyond is installed, so an input whose filters covering
+// pruned still learns when the routers behind each link have settled
+// (a link that just came up may not have installed its snapshot yet).
+// Receivers forward barriers likewise. Removals need none: nobody waits
+// for them.
+func (m *Mesh) barrier(out *Output, from Link) {
+	sent := map[Link]bool{}
+	for _, sd := range out.Sends {
+		if _, ok := sd.Msg.(*wire.Routes); ok {
+			sent[sd.Link] = true
+		}
+	}
+	for _, l := range m.sortedLinks() {
+		if l.id != from && !sent[l.id] {
+			l.sentSeq++
+			out.send(l.id, &wire.Routes{Gen: uint64(l.id), Seq: l.sentSeq})
+		}
 	}
 }
 
