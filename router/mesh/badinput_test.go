@@ -98,3 +98,31 @@ func TestLinkUpRefusals(t *testing.T) {
 		t.Errorf("%d links up after refusals, want 1", len(m.links))
 	}
 }
+
+// TestRoutesCanonicalText checks that a neighbour may spell a filter any
+// way: removals and snapshots match what it holds by canonical text.
+func TestRoutesCanonicalText(t *testing.T) {
+	s := newSim(t, []string{"a", "b"}, "")
+	if err := s.connect(0, 1); err != nil {
+		t.Fatal(err)
+	}
+	s.quiesce()
+	a := s.routers[0]
+	l := a.sortedLinks()[0]
+	steps := []*wire.Routes{
+		{Gen: l.peerGen, Seq: 2, Add: []string{"x>1", "x > 1"}},
+		{Gen: l.peerGen, Seq: 3, Remove: []string{"x >1"}},
+		{Gen: l.peerGen, Seq: 4, Snapshot: true, Add: []string{"x  >  1"}},
+	}
+	for _, r := range steps {
+		if _, err := a.Receive(l.id, r); err != nil {
+			t.Fatalf("%s: %v", describe(r), err)
+		}
+	}
+	if got := a.Routes()[0].Received; len(got) != 1 || got[0] != "x > 1" {
+		t.Fatalf("received %q, want [x > 1]", got)
+	}
+	if a.Len() != 1 {
+		t.Fatalf("table holds %d subscriptions, want 1", a.Len())
+	}
+}

@@ -82,13 +82,17 @@ func (m *Mesh) receiveRoutes(l *link, r *wire.Routes, out *Output) error {
 // holds, without changing anything. For a snapshot it is the difference
 // between what l holds and r.Add.
 func (l *link) change(r *wire.Routes) (add, remove []match.Filter, err error) {
-	target := make(map[string]*heldFilter)
+	target := make(map[string]*heldFilter) // by canonical text
 	if !r.Snapshot {
 		for t, h := range l.held {
 			target[t] = &heldFilter{h.f, h.n}
 		}
 		for _, text := range r.Remove {
-			h := target[text]
+			f, err := match.Parse(text)
+			if err != nil {
+				return nil, nil, fmt.Errorf("removed filter %q: %w", text, err)
+			}
+			h := target[f.String()]
 			if h == nil || h.n == 0 {
 				return nil, nil, fmt.Errorf("removes %q, which it never sent", text)
 			}
@@ -96,14 +100,14 @@ func (l *link) change(r *wire.Routes) (add, remove []match.Filter, err error) {
 		}
 	}
 	for _, text := range r.Add {
-		h := target[text]
+		f, err := match.Parse(text)
+		if err != nil {
+			return nil, nil, fmt.Errorf("filter %q: %w", text, err)
+		}
+		h := target[f.String()]
 		if h == nil {
-			f, err := match.Parse(text)
-			if err != nil {
-				return nil, nil, fmt.Errorf("filter %q: %w", text, err)
-			}
 			h = &heldFilter{f: f}
-			target[text] = h
+			target[f.String()] = h
 		}
 		h.n++
 	}
