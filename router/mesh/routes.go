@@ -79,58 +79,87 @@ func (m *Mesh) receiveRoutes(l *link, r *wire.Routes, out *Output) error {
 }
 
 // change parses r into the filters to add and to remove against what l
-// holds, without changing anything. For a snapshot it is the difference
-// between what l holds and r.Add.
+// holds, without changing anything. An incremental message costs its own
+// size; a snapshot is the difference between what l holds and r.Add.
 func (l *link) change(r *wire.Routes) (add, remove []match.Filter, err error) {
-	target := make(map[string]*heldFilter) // by canonical text
-	if !r.Snapshot {
-		for t, h := range l.held {
-			target[t] = &heldFilter{h.f, h.n}
+	if r.Snapshot {
+		return l.snapshotChange(r)
+	}
+	net := make(map[string]*heldFilter) // by canonical text: net change
+	for _, text := range r.Remove {
+		h, err := parseInto(net, text)
+		if err != nil {
+			return nil, nil, fmt.Errorf("removed %w", err)
 		}
-		for _, text := range r.Remove {
-			f, err := match.Parse(text)
-			if err != nil {
-				return nil, nil, fmt.Errorf("removed filter %q: %w", text, err)
-			}
-			h := target[f.String()]
-			if h == nil || h.n == 0 {
-				return nil, nil, fmt.Errorf("removes %q, which it never sent", text)
-			}
-			h.n--
+		if l.count(h.f.String())+h.n <= 0 {
+			return nil, nil, fmt.Errorf("removes %q, which it never sent", text)
 		}
+		h.n--
 	}
 	for _, text := range r.Add {
-		f, err := match.Parse(text)
+		h, err := parseInto(net, text)
 		if err != nil {
-			return nil, nil, fmt.Errorf("filter %q: %w", text, err)
-		}
-		h := target[f.String()]
-		if h == nil {
-			h = &heldFilter{f: f}
-			target[f.String()] = h
+			return nil, nil, err
 		}
 		h.n++
 	}
-	for _, text := range sortedKeys(target) {
-		h, n := target[text], 0
-		if old := l.held[text]; old != nil {
-			n = old.n
+	add, remove = expand(net)
+	return add, remove, nil
+}
+
+// snapshotChange is change for a snapshot: the difference between what l
+// holds and r.Add.
+func (l *link) snapshotChange(r *wire.Routes) (add, remove []match.Filter, err error) {
+	net := make(map[string]*heldFilter)
+	for text, h := range l.held {
+		net[text] = &heldFilter{h.f, -h.n}
+	}
+	for _, text := range r.Add {
+		h, err := parseInto(net, text)
+		if err != nil {
+			return nil, nil, err
 		}
-		for ; n < h.n; n++ {
+		h.n++
+	}
+	add, remove = expand(net)
+	return add, remove, nil
+}
+
+// parseInto parses text and returns its entry in net, created at zero.
+func parseInto(net map[string]*heldFilter, text string) (*heldFilter, error) {
+	f, err := match.Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("filter %q: %w", text, err)
+	}
+	key := f.String()
+	h := net[key]
+	if h == nil {
+		h = &heldFilter{f: f}
+		net[key] = h
+	}
+	return h, nil
+}
+
+// expand lists each net change as filters to add and to remove, in
+// canonical order.
+func expand(net map[string]*heldFilter) (add, remove []match.Filter) {
+	for _, text := range sortedKeys(net) {
+		h := net[text]
+		for range max(h.n, 0) {
 			add = append(add, h.f)
 		}
-		for ; n > h.n; n-- {
+		for range max(-h.n, 0) {
 			remove = append(remove, h.f)
 		}
 	}
-	for _, text := range sortedKeys(l.held) {
-		if target[text] == nil {
-			for range l.held[text].n {
-				remove = append(remove, l.held[text].f)
-			}
-		}
+	return add, remove
+}
+
+func (l *link) count(text string) int {
+	if h := l.held[text]; h != nil {
+		return h.n
 	}
-	return add, remove, nil
+	return 0
 }
 
 func (l *link) hold(f match.Filter, n int) {
