@@ -34,14 +34,39 @@ func (m *Mesh) wait(p pending, from Link) {
 	m.pending = append(m.pending, p)
 }
 
+// releaseNew is release after wait alone: nothing older can have become
+// due, so only the item just added is looked at, unless an older one is
+// owed to the same link (acks go out in order).
+func (m *Mesh) releaseNew(out *Output) {
+	p := m.pending[len(m.pending)-1]
+	if !m.met(p) {
+		return
+	}
+	if p.link != 0 {
+		for _, q := range m.pending[:len(m.pending)-1] {
+			if q.link == p.link {
+				m.release(out)
+				return
+			}
+		}
+		out.send(p.link, &wire.RoutesAck{Gen: p.gen, Seq: p.seq})
+	} else {
+		out.Ready = append(out.Ready, Ready{p.client, p.ref})
+	}
+	m.pending = m.pending[:len(m.pending)-1]
+}
+
 // release emits every pending acknowledgement whose needs are met (a link
 // that went down is no longer needed), one RoutesAck per link (the latest:
 // acks are cumulative, so one owed to a link waits behind every earlier
 // one owed to the same link), and forgets those owed to links that went
 // down.
 func (m *Mesh) release(out *Output) {
+	if len(m.pending) == 0 {
+		return
+	}
 	keep := m.pending[:0]
-	acks := map[Link]*wire.RoutesAck{}
+	var acks map[Link]*wire.RoutesAck
 	blocked := map[Link]bool{}
 	var order []Link
 	for _, p := range m.pending {
@@ -56,6 +81,9 @@ func (m *Mesh) release(out *Output) {
 		if p.link == 0 {
 			out.Ready = append(out.Ready, Ready{p.client, p.ref})
 			continue
+		}
+		if acks == nil {
+			acks = make(map[Link]*wire.RoutesAck)
 		}
 		if acks[p.link] == nil {
 			order = append(order, p.link)

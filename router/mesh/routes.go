@@ -74,7 +74,7 @@ func (m *Mesh) receiveRoutes(l *link, r *wire.Routes, out *Output) error {
 		m.barrier(out, l.id)
 	}
 	m.wait(pending{link: l.id, gen: r.Gen, seq: r.Seq}, l.id)
-	m.release(out)
+	m.releaseNew(out)
 	return nil
 }
 
@@ -194,7 +194,7 @@ func (m *Mesh) Subscribe(c Client, ref uint64, f match.Filter) (Output, error) {
 	m.flush(d, &out)
 	m.barrier(&out, 0)
 	m.wait(pending{client: c, ref: ref}, 0)
-	m.release(&out)
+	m.releaseNew(&out)
 	return out, nil
 }
 
