@@ -23,12 +23,18 @@ type dimBuilder[K cmp.Ordered] struct {
 	los, his []keyed[K]
 	eq, ne   []keyed[K]
 	extras   []extraPred
+	// Bounds read from built segments come as sorted runs starting at
+	// loRuns and hiRuns, which the build merges instead of sorting, unless
+	// fresh bounds (from filters, unsorted) were added too.
+	loRuns, hiRuns []int
+	fresh          bool
 }
 
 // add records one subscription's constraints on the dimension. keyOf maps a
 // value of the dimension's class to its key, reporting false when the key
 // would not be exact.
 func (b *dimBuilder[K]) add(slot uint32, s *attrSet, cs []Constraint, keyOf func(Value) (K, bool)) {
+	b.fresh = true
 	b.has = append(b.has, slot)
 	ne := make([]K, 0, len(s.ne))
 	exact := len(s.suffixes) == 0 && len(s.contains) == 0
@@ -90,7 +96,10 @@ func (b *dimBuilder[K]) build(n int, cfg *FastConfig) *dim[K] {
 		d.ne = groupKeyed(b.ne)
 	}
 	if len(b.los)+len(b.his) > 0 {
-		d.buildCells(b.los, b.his, n, cfg)
+		if b.fresh {
+			b.loRuns, b.hiRuns = nil, nil
+		}
+		d.buildCells(b.los, b.his, b.loRuns, b.hiRuns, n, cfg)
 	}
 	return d
 }
@@ -107,8 +116,8 @@ func groupKeyed[K cmp.Ordered](kvs []keyed[K]) map[K][]uint32 {
 // all bounds, gives each cell the (contiguous) bounds inside it, and marks
 // in fail[c] the slots whose interval misses cell c: those whose lower bound
 // lies in a later cell or whose upper bound lies in an earlier one.
-func (d *dim[K]) buildCells(los, his []keyed[K], n int, cfg *FastConfig) {
-	loList, hiList := sortedBounds(los), sortedBounds(his)
+func (d *dim[K]) buildCells(los, his []keyed[K], loRuns, hiRuns []int, n int, cfg *FastConfig) {
+	loList, hiList := sortedBounds(los, loRuns), sortedBounds(his, hiRuns)
 	cells := min(cfg.MaxCells, max(1, (len(los)+len(his))/cfg.BoundsPerCell))
 	d.bounds = quantiles(loList.keys, hiList.keys, cells)
 	cells = len(d.bounds) + 1
@@ -140,14 +149,58 @@ func setSlots(words []uint64, slots []uint32) {
 	}
 }
 
-// sortedBounds sorts bounds by key into one list.
-func sortedBounds[K cmp.Ordered](kvs []keyed[K]) boundList[K] {
+// sortedBounds sorts bounds by key into one list. runs, when not nil,
+// gives the starts of sorted runs that kvs is made of; they are merged.
+func sortedBounds[K cmp.Ordered](kvs []keyed[K], runs []int) boundList[K] {
+	if runs != nil {
+		kvs = mergeRuns(kvs, runs)
+	}
 	b := boundList[K]{keys: make([]K, len(kvs)), slots: make([]uint32, len(kvs))}
 	for i, kv := range kvs {
 		b.keys[i], b.slots[i] = kv.key, kv.slot
 	}
-	sortBoundList(&b)
+	if runs == nil {
+		sortBoundList(&b)
+	}
 	return b
+}
+
+// mergeRuns merges the sorted runs of kvs (starting at runs[i]) pairwise
+// until one is left, in O(n log runs).
+func mergeRuns[K cmp.Ordered](kvs []keyed[K], runs []int) []keyed[K] {
+	bounds := append(slices.Clone(runs), len(kvs))
+	src, dst := kvs, make([]keyed[K], len(kvs))
+	for len(bounds) > 2 {
+		next := []int{0}
+		for i := 0; i+1 < len(bounds); i += 2 {
+			lo, mid := bounds[i], bounds[i+1]
+			hi := mid
+			if i+2 < len(bounds) {
+				hi = bounds[i+2]
+			}
+			mergeTwo(dst[lo:hi], src[lo:mid], src[mid:hi])
+			next = append(next, hi)
+		}
+		bounds = next
+		src, dst = dst, src
+	}
+	return src
+}
+
+func mergeTwo[K cmp.Ordered](dst, a, b []keyed[K]) {
+	i, j, k := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		if b[j].key < a[i].key {
+			dst[k] = b[j]
+			j++
+		} else {
+			dst[k] = a[i]
+			i++
+		}
+		k++
+	}
+	k += copy(dst[k:], a[i:])
+	copy(dst[k:], b[j:])
 }
 
 // split cuts a sorted list into one sublist per cell; cell c holds the keys
@@ -230,5 +283,6 @@ func narrowKeys(b *dimBuilder[float64]) (*dimBuilder[float32], bool) {
 		return out
 	}
 	return &dimBuilder[float32]{has: b.has, extras: b.extras,
-		los: conv(b.los), his: conv(b.his), eq: conv(b.eq), ne: conv(b.ne)}, true
+		los: conv(b.los), his: conv(b.his), eq: conv(b.eq), ne: conv(b.ne),
+		loRuns: b.loRuns, hiRuns: b.hiRuns, fresh: b.fresh}, true
 }

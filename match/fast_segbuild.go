@@ -132,6 +132,9 @@ func readDim[K, J cmp.Ordered](dst *dimBuilder[K], d *dim[J], remap []int32, con
 			dst.extras = append(dst.extras, x)
 		}
 	}
+	// A dimension's cells hold its bounds in key order: one sorted run each.
+	dst.loRuns = append(dst.loRuns, len(dst.los))
+	dst.hiRuns = append(dst.hiRuns, len(dst.his))
 	for c := range d.lo {
 		readBounds(&dst.los, &d.lo[c], remap, conv)
 		readBounds(&dst.his, &d.hi[c], remap, conv)
