@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -231,18 +232,8 @@ func (s *SHB) sortedSubs() []*durableSub {
 	for _, d := range s.subs {
 		ss = append(ss, d)
 	}
-	slices.SortFunc(ss, func(a, b *durableSub) int { return cmpU64(a.sid, b.sid) })
+	slices.SortFunc(ss, func(a, b *durableSub) int { return cmp.Compare(a.sid, b.sid) })
 	return ss
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // LD returns latestDelivered of pubend p.

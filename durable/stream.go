@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -261,7 +262,7 @@ func (s *Stream) trimRuns(n int) {
 
 // mergeRanges sorts ranges and merges overlapping or adjacent ones.
 func mergeRanges(rs []Range) []Range {
-	slices.SortFunc(rs, func(a, b Range) int { return cmpTick(a.From, b.From) })
+	slices.SortFunc(rs, func(a, b Range) int { return cmp.Compare(a.From, b.From) })
 	var out []Range
 	for _, r := range rs {
 		if r.Empty() {
@@ -274,14 +275,4 @@ func mergeRanges(rs []Range) []Range {
 		out = append(out, r)
 	}
 	return out
-}
-
-func cmpTick(a, b Tick) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -1,6 +1,7 @@
 package match
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 )
@@ -99,10 +100,10 @@ func compareConstraints(a, b Constraint) int {
 		return c
 	}
 	if a.Op != b.Op {
-		return cmpUint(uint64(a.Op), uint64(b.Op))
+		return cmp.Compare(uint64(a.Op), uint64(b.Op))
 	}
 	if a.Val.kind != b.Val.kind {
-		return cmpUint(uint64(a.Val.kind), uint64(b.Val.kind))
+		return cmp.Compare(uint64(a.Val.kind), uint64(b.Val.kind))
 	}
 	if a.Val.kind == KindString {
 		return strings.Compare(a.Val.str, b.Val.str)

@@ -1,39 +1,22 @@
 package match
 
-import "math"
+import (
+	"cmp"
+	"math"
+)
 
 // compareNumbers orders two numeric Values (int or float) by exact value.
 func compareNumbers(a, b Value) int {
 	switch {
 	case a.kind == KindInt && b.kind == KindInt:
-		return cmpInt(int64(a.bits), int64(b.bits))
+		return cmp.Compare(int64(a.bits), int64(b.bits))
 	case a.kind == KindFloat && b.kind == KindFloat:
-		return cmpFloat(math.Float64frombits(a.bits), math.Float64frombits(b.bits))
+		return cmp.Compare(math.Float64frombits(a.bits), math.Float64frombits(b.bits))
 	case a.kind == KindInt:
 		return cmpIntFloat(int64(a.bits), math.Float64frombits(b.bits))
 	default:
 		return -cmpIntFloat(int64(b.bits), math.Float64frombits(a.bits))
 	}
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // cmpIntFloat compares an int64 with a finite float64 exactly, without
@@ -48,7 +31,7 @@ func cmpIntFloat(i int64, f float64) int {
 		return 1
 	}
 	t := math.Trunc(f)
-	if c := cmpInt(i, int64(t)); c != 0 {
+	if c := cmp.Compare(i, int64(t)); c != 0 {
 		return c
 	}
 	// Integer parts are equal; the fraction f-t decides.

@@ -1,6 +1,7 @@
 package match
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -148,7 +149,7 @@ func Compare(a, b Value) (c int, ok bool) {
 	case classString:
 		return strings.Compare(a.str, b.str), true
 	case classBool:
-		return cmpUint(a.bits, b.bits), true
+		return cmp.Compare(a.bits, b.bits), true
 	}
 	return compareNumbers(a, b), true
 }
@@ -179,14 +180,4 @@ func formatFloat(f float64) string {
 		s += ".0"
 	}
 	return s
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -1,6 +1,7 @@
 package router
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -178,7 +179,7 @@ func (e *engine) route(from ifaceID, ev match.Event) []hit {
 	for i := range e.hits {
 		slices.Sort(e.hits[i].subs)
 	}
-	slices.SortFunc(e.hits, func(a, b hit) int { return cmpIface(a.iface, b.iface) })
+	slices.SortFunc(e.hits, func(a, b hit) int { return cmp.Compare(a.iface, b.iface) })
 	for i := range e.hits {
 		e.ifaces[e.hits[i].iface].hitIdx = -1
 	}
@@ -195,16 +196,6 @@ func (e *engine) grow() []hit {
 		return e.hits
 	}
 	return append(e.hits, hit{})
-}
-
-func cmpIface(a, b ifaceID) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // InterfaceSummary describes one interface of a router (a client
@@ -234,7 +225,7 @@ func (e *engine) summary(withFilters bool) []InterfaceSummary {
 		}
 		out = append(out, s)
 	}
-	slices.SortFunc(out, func(a, b InterfaceSummary) int { return cmpIface(ifaceID(a.ID), ifaceID(b.ID)) })
+	slices.SortFunc(out, func(a, b InterfaceSummary) int { return cmp.Compare(ifaceID(a.ID), ifaceID(b.ID)) })
 	return out
 }
 
