@@ -110,29 +110,26 @@ func appendMatchLine(b []byte, n int, ids []match.ID) []byte {
 }
 
 func readSubscriptionsFile(path string) ([]match.Filter, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("match: %w", err)
-	}
-	defer f.Close()
-	filters, err := match.ReadSubscriptions(f)
-	if err != nil {
-		return nil, fileError(path, err)
-	}
-	return filters, nil
+	return readFile(path, match.ReadSubscriptions)
 }
 
 func readEventsFile(path string) ([]match.Event, error) {
+	return readFile(path, match.ReadEvents)
+}
+
+// readFile opens path and reads it with read, locating errors in the file.
+func readFile[T any](path string, read func(io.Reader) (T, error)) (T, error) {
+	var zero T
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("match: %w", err)
+		return zero, fmt.Errorf("match: %w", err)
 	}
 	defer f.Close()
-	events, err := match.ReadEvents(f)
+	v, err := read(f)
 	if err != nil {
-		return nil, fileError(path, err)
+		return zero, fileError(path, err)
 	}
-	return events, nil
+	return v, nil
 }
 
 // fileError prefixes a located error with the file name: FILE:LINE:COL: msg.
