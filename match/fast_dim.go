@@ -82,7 +82,7 @@ func keyFloat[K cmp.Ordered](k K) float64 {
 // failInto marks in fail the subscriptions of the dimension that the event
 // value p fails; pass is a zeroed scratch bitset, left zeroed.
 func (d *dim[K]) failInto(p *probe[K], fail, pass []uint64) {
-	if len(d.eq) > 0 || d.eqAll.bits != nil || len(d.eqAll.list) > 0 {
+	if len(d.eq) > 0 {
 		d.failEq(p, fail, pass)
 	}
 	if len(d.ne) > 0 && !p.inexact {
