@@ -38,9 +38,15 @@
 // chopped at the L prefix announced by the PHB, not at the SHB's own release
 // point, so that a gap only ever covers ticks that are L at the pubend.
 // Install acknowledgements cover one router hop between PHB and SHB. Not
-// yet built: moving a slow up-to-date subscriber to catch-up when its queue
-// overflows, dropping an SHB absent too long, adaptive silence intervals
+// yet built: dropping an SHB absent too long, adaptive silence intervals
 // and nack backoff (retries use a fixed interval).
+//
+// Flow control to subscribers: each session holds at most SubQueue events
+// per pubend sent and not yet acknowledged, so subscribers must
+// acknowledge. An up-to-date subscriber whose queue is full moves to
+// catch-up (the PFS holds everything it has not been sent); a catch-up
+// stream pauses while the queue is full and rejoins the constream once it
+// has conveyed everything up to latestDelivered.
 //
 // A router stamps each silence it made by filtering a D tick with its
 // incarnation and the link's filter-set generation; an SHB ignores such

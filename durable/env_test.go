@@ -29,11 +29,12 @@ type env struct {
 	dedupEx Tick
 	viaRout bool
 	inc     uint64
+	subQ    int // the SHB's SubQueue (0: the default)
 }
 
-func newEnv(t *testing.T, viaRouter bool, maxRetain, dedupExpiry Tick) *env {
+func newEnv(t *testing.T, viaRouter bool, maxRetain, dedupExpiry Tick, subQueue int) *env {
 	e := &env{t: t, phbSt: newMapStore(), shbSt: newMapStore(), drops: map[MsgKind]int{},
-		maxRet: maxRetain, dedupEx: dedupExpiry, viaRout: viaRouter}
+		maxRet: maxRetain, dedupEx: dedupExpiry, viaRout: viaRouter, subQ: subQueue}
 	e.bootPHB()
 	e.bootRouter()
 	e.bootSHB()
@@ -74,7 +75,7 @@ func (e *env) bootRouter() {
 }
 
 func (e *env) bootSHB() {
-	s, err := NewSHB(SHBConfig{Node: "shb", Upstream: e.up(), Pubends: []string{"p"}}, e.shbSt)
+	s, err := NewSHB(SHBConfig{Node: "shb", Upstream: e.up(), Pubends: []string{"p"}, SubQueue: e.subQ}, e.shbSt)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -160,6 +161,9 @@ func (e *env) state() string {
 				mode = "catching up"
 			}
 			mode += fmt.Sprintf(" pos=%d", c.streams["p"].pos)
+			if q := c.streams["p"].unacked; len(q) > 0 {
+				mode += fmt.Sprintf(" unacked=%v", q)
+			}
 		}
 		fmt.Fprintf(&b, "  %s: start=%d released=%d %s\n", d.id, d.start["p"], d.released["p"], mode)
 	}
@@ -180,9 +184,11 @@ func (e *env) handle(t *testing.T, d *datadriven.TestData, ep **env) string {
 	switch d.Cmd {
 	case "new":
 		var maxRet, dedupEx int64
+		var subQueue int
 		d.MaybeScanArgs(t, "max-retain", &maxRet)
 		d.MaybeScanArgs(t, "dedup-expiry", &dedupEx)
-		*ep = newEnv(t, d.HasArg("router"), Tick(maxRet), Tick(dedupEx))
+		d.MaybeScanArgs(t, "queue", &subQueue)
+		*ep = newEnv(t, d.HasArg("router"), Tick(maxRet), Tick(dedupEx), subQueue)
 		return ""
 	case "trace":
 		e.trace = !e.trace

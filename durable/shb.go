@@ -24,6 +24,11 @@ type SHBConfig struct {
 	// CatchupWindow is the most ticks a catch-up stream has nacked and
 	// waiting at once: its flow control (default 16).
 	CatchupWindow int
+	// SubQueue bounds each session's queue on one pubend: the most events
+	// sent to the subscriber and not yet acknowledged (default 1024). An
+	// up-to-date subscriber whose queue is full moves to catch-up (rule
+	// SHB 4), and a catch-up stream pauses while the queue is full.
+	SubQueue int
 	// TailSize is how many recent matched events the constream keeps in
 	// memory for catch-up streams (default 1024).
 	TailSize int
@@ -50,6 +55,9 @@ func (c *SHBConfig) populate() error {
 	def(&c.InstallRetry, 20_000)
 	if c.CatchupWindow <= 0 {
 		c.CatchupWindow = 16
+	}
+	if c.SubQueue <= 0 {
+		c.SubQueue = 1024
 	}
 	if c.TailSize <= 0 {
 		c.TailSize = 1024
@@ -86,10 +94,12 @@ type conn struct {
 
 // connStream is a session's position on one pubend: pos is the last tick
 // conveyed to the subscriber (its CT as far as the SHB knows); catchup is
-// nil when the subscriber is up to date (served by the constream).
+// nil when the subscriber is up to date (served by the constream); unacked
+// holds the ticks of the events sent and not yet acknowledged, ascending.
 type connStream struct {
 	pos     Tick
 	catchup *catchup
+	unacked []Tick
 }
 
 // SHB is the subscriber hosting broker's state machine: per pubend an
@@ -122,6 +132,7 @@ type SHBStats struct {
 	Gaps        int // gap messages
 	CatchupNack int // ticks nacked by catch-up streams
 	StreamNacks int // nack messages sent by istreams
+	Overflows   int // up-to-date sessions moved to catch-up by a full queue
 	PFSRecords  int // PFS records appended
 	// StaleIgnored counts filtered silences ignored because they were
 	// filtered before a registered subscription's filter was installed.

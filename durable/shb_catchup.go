@@ -70,7 +70,8 @@ func (s *SHB) gapToLost(c *conn, p string) {
 }
 
 // deliverReady delivers the pending ticks whose events are at hand, in
-// order, re-applying the subscriber's filter.
+// order, re-applying the subscriber's filter, while the session's queue
+// has room.
 func (s *SHB) deliverReady(c *conn, p string) {
 	cs, pb := c.streams[p], s.pubs[p]
 	cu := cs.catchup
@@ -84,7 +85,10 @@ func (s *SHB) deliverReady(c *conn, p string) {
 			return
 		}
 		if c.sub.filter.Matches(e) {
-			s.toSub(c, Msg{Kind: MsgEvent, Pubend: p, Tick: t, Event: e})
+			if s.queueFull(cs) {
+				return // paused until the subscriber acknowledges
+			}
+			s.sendEvent(c, p, t, e)
 		}
 		cs.pos = t
 		delete(cu.events, t)

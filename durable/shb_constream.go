@@ -92,8 +92,15 @@ func (s *SHB) deliver(pb *shbPubend, t Tick, e match.Event) {
 	for _, c := range s.sortedConns() {
 		cs := c.streams[pb.id]
 		if cs.catchup == nil && t > cs.pos && c.sub.filter.Matches(e) {
-			s.toSub(c, Msg{Kind: MsgEvent, Pubend: pb.id, Tick: t, Event: e})
-			cs.pos = t
+			if s.queueFull(cs) {
+				// Rule SHB 4: the subscriber is slow. The PFS holds t
+				// and everything after it, so catch-up serves it from
+				// pos at its own pace.
+				cs.catchup = newCatchup(cs.pos)
+				s.Stats.Overflows++
+				continue
+			}
+			s.sendEvent(c, pb.id, t, e)
 		}
 	}
 }
@@ -172,6 +179,19 @@ func (s *SHB) idleSilences() {
 			}
 		}
 	}
+}
+
+// queueFull reports whether a session's queue on one pubend is full.
+func (s *SHB) queueFull(cs *connStream) bool {
+	return len(cs.unacked) >= s.cfg.SubQueue
+}
+
+// sendEvent sends an event to a session and queues it until acknowledged.
+func (s *SHB) sendEvent(c *conn, p string, t Tick, e match.Event) {
+	cs := c.streams[p]
+	s.toSub(c, Msg{Kind: MsgEvent, Pubend: p, Tick: t, Event: e})
+	cs.pos = t
+	cs.unacked = append(cs.unacked, t)
 }
 
 // toSub sends a message on a subscriber's session.

@@ -112,15 +112,26 @@ func (s *SHB) open(d *durableSub, node string, session uint64, start CT) {
 	s.toSub(c, Msg{Kind: MsgStart, CT: start})
 }
 
-// ack records a subscriber's acknowledged CT: released(s,p) only grows.
+// ack records a subscriber's acknowledged CT: released(s,p) only grows,
+// and the acknowledged events leave the session's queue.
 func (s *SHB) ack(m Msg) {
 	d, ok := s.subs[m.Sub]
 	if !ok {
 		return
 	}
+	c := s.conns[m.Sub]
 	for _, p := range s.cfg.Pubends {
-		if t, ok := m.CT[p]; ok && t > d.released[p] {
+		t, ok := m.CT[p]
+		if !ok {
+			continue
+		}
+		if t > d.released[p] {
 			s.setReleased(d, p, t)
+		}
+		if c != nil {
+			cs := c.streams[p]
+			n, _ := slices.BinarySearch(cs.unacked, t+1)
+			cs.unacked = cs.unacked[n:]
 		}
 	}
 }

@@ -137,10 +137,10 @@ func runDurableSims(w io.Writer, from, to uint64, events int, fs []dsim.Fault, a
 	wg.Wait()
 	if !asJSON {
 		fmt.Fprintf(w, "published=%d delivered=%d gaps=%d crashes=%d partitions=%d reconnects=%d "+
-			"publisher-cuts=%d dropped=%d duplicated=%d nacks-from-below=%d nacks-upstream=%d catchup-nacks=%d\n",
+			"publisher-cuts=%d dropped=%d duplicated=%d nacks-from-below=%d nacks-upstream=%d catchup-nacks=%d overflows=%d\n",
 			total.Published, total.Delivered, total.Gaps, total.Crashes, total.Partitions, total.Reconnects,
 			total.PublisherCuts, total.Dropped, total.Duplicated, total.NacksFromBelow, total.NacksUpstream,
-			total.CatchupNacks)
+			total.CatchupNacks, total.Overflows)
 	}
 	return violations
 }
@@ -158,4 +158,5 @@ func addStats(t *dsim.Stats, s dsim.Stats) {
 	t.NacksFromBelow += s.NacksFromBelow
 	t.NacksUpstream += s.NacksUpstream
 	t.CatchupNacks += s.CatchupNacks
+	t.Overflows += s.Overflows
 }

@@ -29,6 +29,7 @@ type Stats struct {
 	NacksFromBelow int          `json:"nacks_from_below"` // nack ranges the router received
 	NacksUpstream  int          `json:"nacks_upstream"`   // nack ranges the router sent up
 	CatchupNacks   int          `json:"catchup_nacks"`
+	Overflows      int          `json:"overflows"` // up-to-date sessions moved to catch-up by a full queue
 	PFSRecords     int          `json:"pfs_records"`
 	EndTime        durable.Tick `json:"end_time_us"`
 }
@@ -229,6 +230,7 @@ func (w *world) collectStats() {
 			w.stats.NacksUpstream += n.router.Stats.NacksUpstream
 		case n.shb != nil:
 			w.stats.CatchupNacks += n.shb.Stats.CatchupNack
+			w.stats.Overflows += n.shb.Stats.Overflows
 			w.stats.PFSRecords += n.shb.Stats.PFSRecords
 		}
 	}

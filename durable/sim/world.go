@@ -97,8 +97,15 @@ func (w *world) routerConfig() durable.RouterConfig {
 	return durable.RouterConfig{Node: routerName, Upstream: up, Downstream: w.shbNames()}
 }
 
+// shbConfig gives half of the seeds tiny subscriber queues (1 to 4
+// unacknowledged events), so slow subscribers overflow to catch-up and
+// catch-up streams pause on their acknowledgements.
 func (w *world) shbConfig(name string) durable.SHBConfig {
-	return durable.SHBConfig{Node: name, Upstream: routerName, Pubends: w.pubendNames()}
+	cfg := durable.SHBConfig{Node: name, Upstream: routerName, Pubends: w.pubendNames()}
+	if w.cfg.Seed%2 == 1 {
+		cfg.SubQueue = 1 + int(w.cfg.Seed/2%4)
+	}
+	return cfg
 }
 
 func (w *world) isSubscriber(name string) bool { _, ok := w.subByID[name]; return ok }
