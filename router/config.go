@@ -9,6 +9,7 @@ import (
 
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
+	"github.com/sift-pubsub/sift/router/mesh"
 )
 
 // Config configures a Router. Zero fields take the defaults documented on
@@ -51,6 +52,21 @@ type Config struct {
 	// ShutdownGrace bounds how long Serve, once its context is done, waits
 	// for queued deliveries to drain before closing connections; default 2s.
 	ShutdownGrace time.Duration
+	// MaxLinks bounds the router links up at once. Zero (the default)
+	// means this router takes no links: a LinkHello is refused and
+	// subscriptions are acknowledged at once. It defaults to
+	// mesh.DefaultMaxLinks when Peers is set.
+	MaxLinks int
+	// Table is the mesh routing structure, "poset" (default) or "forest";
+	// used only when MaxLinks > 0.
+	Table string
+	// Peers are the UDP addresses of neighbour routers this router dials
+	// and keeps linked (redialling with backoff after a loss).
+	Peers []string
+	// PeerTLS is the client TLS configuration used to dial Peers, normally
+	// certs.Loaded's ClientConfig with the node certificate; required
+	// when Peers is set.
+	PeerTLS *tls.Config
 	// Logger receives structured logs; default slog.Default().
 	Logger *slog.Logger
 	// Metrics receives the router's metrics; default NewMetrics(nil).
@@ -69,7 +85,9 @@ func (c Config) withDefaults() (Config, error) {
 		return c, errors.New("router config: DataDir is required")
 	case c.MaxFrame > wire.HardMaxFrame:
 		return c, fmt.Errorf("router config: MaxFrame %d exceeds %d", c.MaxFrame, wire.HardMaxFrame)
-	case c.MaxSubscriptionsPerConn < 0 || c.SendQueue < 0 || c.ControlQueue < 0:
+	case len(c.Peers) > 0 && c.PeerTLS == nil:
+		return c, errors.New("router config: PeerTLS is required to dial Peers")
+	case c.MaxSubscriptionsPerConn < 0 || c.SendQueue < 0 || c.ControlQueue < 0 || c.MaxLinks < 0:
 		return c, errors.New("router config: limits must not be negative")
 	}
 	if c.Listen == "" {
@@ -80,6 +98,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if _, err := match.NewIndex(c.Index); err != nil {
 		return c, fmt.Errorf("router config: %w", err)
+	}
+	if len(c.Peers) > 0 {
+		setDefault(&c.MaxLinks, mesh.DefaultMaxLinks)
 	}
 	setDefault(&c.MaxSubscriptionsPerConn, 100000)
 	setDefault(&c.MaxFrame, wire.DefaultMaxFrame)

@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/quic-go/quic-go"
 	"github.com/sift-pubsub/sift/internal/wire"
-	"github.com/sift-pubsub/sift/router/certs"
 )
 
 // conn is one accepted client connection: its QUIC connection, streams,
@@ -42,26 +40,23 @@ func (c *conn) fail(code wire.Code, msg string) {
 	})
 }
 
-// handle runs one connection from handshake to close.
+// handle runs one accepted connection from handshake to close: a client,
+// or a neighbour router when its first control frame is a LinkHello.
 func (r *Router) handle(ctx context.Context, qc *quic.Conn) {
-	id := ifaceID(r.nextIface.Add(1))
-	c := &conn{
-		id:   id,
-		qc:   qc,
-		peer: certs.PeerName(qc.ConnectionState().TLS),
-		q:    newSendQueue(r.cfg.ControlQueue, r.cfg.SendQueue),
-	}
-	c.log = r.log.With("conn", uint64(id), "peer", c.peer, "remote", qc.RemoteAddr().String())
-	c.cm = r.metrics.forConn(strconv.FormatUint(uint64(id), 10), c.peer)
+	c := r.newConn(qc)
 	defer r.metrics.dropConn(c.cm)
 
-	ctrl, data, err := r.handshake(ctx, c)
+	ctrl, data, link, err := r.handshake(ctx, c)
 	if err != nil {
 		r.countError(err)
 		c.fail(wire.CodeOf(err), err.Error())
 		return
 	}
-	if !r.send(ctx, loopMsg{kind: msgAttach, iface: id, conn: c}) {
+	if link != nil {
+		r.runLink(ctx, c, ctrl, link, true)
+		return
+	}
+	if !r.send(ctx, loopMsg{kind: msgAttach, iface: c.id, conn: c}) {
 		c.fail(wire.CodeShutdown, "router shutting down")
 		return
 	}
@@ -69,7 +64,7 @@ func (r *Router) handle(ctx context.Context, qc *quic.Conn) {
 	c.log.Info("client connected")
 	defer func() {
 		r.metrics.Connections.Dec()
-		r.sendDetach(id)
+		r.sendDetach(c.id)
 	}()
 	r.runConn(ctx, c, ctrl, data)
 }
@@ -117,40 +112,44 @@ type streamReader struct {
 	fr *wire.FrameReader
 }
 
-// handshake accepts the control stream, reads Hello, negotiates the
-// version, answers Welcome, then accepts the data stream and reads Attach,
-// all within the handshake timeout.
-func (r *Router) handshake(ctx context.Context, c *conn) (ctrl, data *streamReader, err error) {
+// handshake accepts the control stream and reads its first frame. A
+// LinkHello ends the handshake there (the link is returned). A Hello is
+// negotiated and answered with Welcome, then the data stream is accepted
+// and its Attach read, all within the handshake timeout.
+func (r *Router) handshake(ctx context.Context, c *conn) (ctrl, data *streamReader, link *wire.LinkHello, err error) {
 	hctx, cancel := context.WithTimeout(ctx, r.cfg.HandshakeTimeout)
 	defer cancel()
 	ctrl, first, err := r.acceptStream(hctx, c)
 	if err != nil {
-		return nil, nil, fmt.Errorf("control stream: %w", err)
+		return nil, nil, nil, fmt.Errorf("control stream: %w", err)
+	}
+	if lh, ok := first.(*wire.LinkHello); ok {
+		return ctrl, nil, lh, nil
 	}
 	hello, ok := first.(*wire.Hello)
 	if !ok {
-		return nil, nil, wire.Errorf(wire.CodeUnexpected, "first control frame is %s, want hello", first.Type())
+		return nil, nil, nil, wire.Errorf(wire.CodeUnexpected, "first control frame is %s, want hello or link-hello", first.Type())
 	}
 	if hello.Role != wire.RoleClient {
-		return nil, nil, wire.Errorf(wire.CodeUnexpected, "peer %q says it is a %s; router links are not supported yet", hello.Name, hello.Role)
+		return nil, nil, nil, wire.Errorf(wire.CodeUnexpected, "peer %q says it is a %s: routers link with a link-hello", hello.Name, hello.Role)
 	}
 	v, err := wire.Negotiate(hello, wire.Version, wire.Version)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	welcome := &wire.Welcome{Version: v, Name: r.cfg.Name, MaxFrame: uint64(r.cfg.MaxFrame), MaxSubscriptions: uint64(r.cfg.MaxSubscriptionsPerConn)}
 	if _, err := ctrl.s.Write(wire.AppendFrame(nil, welcome)); err != nil {
-		return nil, nil, fmt.Errorf("write welcome: %w", err)
+		return nil, nil, nil, fmt.Errorf("write welcome: %w", err)
 	}
 	data, first, err = r.acceptStream(hctx, c)
 	if err != nil {
-		return nil, nil, fmt.Errorf("data stream: %w", err)
+		return nil, nil, nil, fmt.Errorf("data stream: %w", err)
 	}
 	if a, ok := first.(*wire.Attach); !ok || a.Version != v {
-		return nil, nil, wire.Errorf(wire.CodeUnexpected, "first data frame is %s, want attach version %d", first.Type(), v)
+		return nil, nil, nil, wire.Errorf(wire.CodeUnexpected, "first data frame is %s, want attach version %d", first.Type(), v)
 	}
 	c.log = c.log.With("client", hello.Name)
-	return ctrl, data, nil
+	return ctrl, data, nil, nil
 }
 
 // acceptStream accepts the next stream and reads its first message.
@@ -160,22 +159,11 @@ func (r *Router) acceptStream(ctx context.Context, c *conn) (*streamReader, wire
 		return nil, nil, err
 	}
 	sr := &streamReader{s: s, fr: wire.NewFrameReader(s, r.cfg.MaxFrame)}
-	type result struct {
-		m   wire.Message
-		err error
+	m, err := readFirst(ctx, sr)
+	if err != nil {
+		return nil, nil, err
 	}
-	done := make(chan result, 1)
-	go func() {
-		m, err := sr.fr.ReadMessage()
-		done <- result{m, err}
-	}()
-	select {
-	case res := <-done:
-		return sr, res.m, res.err
-	case <-ctx.Done():
-		s.CancelRead(quic.StreamErrorCode(wire.CodeUnexpected))
-		return nil, nil, fmt.Errorf("waiting for the first frame: %w", ctx.Err())
-	}
+	return sr, m, nil
 }
 
 // readControl reads Subscribe and Unsubscribe frames and hands them to the

@@ -17,6 +17,8 @@ const (
 	msgUnsubscribe
 	msgPublish
 	msgQuery
+	msgLinkUp
+	msgLinkFrame
 )
 
 // loopMsg is one input to the matching loop. Readers of every connection
@@ -25,12 +27,18 @@ const (
 type loopMsg struct {
 	kind   msgKind
 	iface  ifaceID
-	conn   *conn         // msgAttach
-	sub    uint64        // msgSubscribe, msgUnsubscribe
-	filter string        // msgSubscribe
-	pub    *wire.Publish // msgPublish
-	at     time.Time     // msgPublish: when the frame was read
-	query  func(*engine) // msgQuery: runs inside the loop
+	conn   *conn            // msgAttach
+	sub    uint64           // msgSubscribe, msgUnsubscribe
+	filter string           // msgSubscribe
+	pub    *wire.Publish    // msgPublish
+	at     time.Time        // msgPublish: when the frame was read
+	query  func(*matchLoop) // msgQuery: runs inside the loop
+	hello  *wire.LinkHello  // msgLinkUp: the peer's hello
+	// sendHello (msgLinkUp) makes the loop queue this router's hello
+	// before anything else on the link: the accepting side answers.
+	sendHello bool
+	linkErr   chan<- error // msgLinkUp: the verdict
+	frame     wire.Message // msgLinkFrame
 }
 
 // matchLoop owns the engine (and so the index) and the map of attached
@@ -41,6 +49,7 @@ type matchLoop struct {
 	eng     *engine
 	conns   map[ifaceID]*conn
 	metrics *Metrics
+	links   // nil mesh: no router links
 }
 
 // run processes inputs until in is closed.
@@ -61,13 +70,17 @@ func (l *matchLoop) step(m loopMsg) {
 	case msgDetach:
 		l.detach(m.iface)
 	case msgSubscribe:
-		l.reply(m.iface, wire.TypeSubscribe, m.sub, l.eng.subscribe(m.iface, m.sub, m.filter))
+		l.subscribe(m)
 	case msgUnsubscribe:
-		l.reply(m.iface, wire.TypeUnsubscribe, m.sub, l.eng.unsubscribe(m.iface, m.sub))
+		l.unsubscribe(m)
 	case msgPublish:
 		l.publish(m)
 	case msgQuery:
-		m.query(l.eng)
+		m.query(l)
+	case msgLinkUp:
+		l.linkUp(m)
+	case msgLinkFrame:
+		l.linkFrame(m)
 	}
 }
 
@@ -78,6 +91,7 @@ func (l *matchLoop) detach(id ifaceID) {
 	l.eng.detach(id)
 	delete(l.conns, id)
 	l.metrics.Subscriptions.Set(float64(l.eng.subscriptions()))
+	l.meshDetach(id)
 }
 
 // reply acknowledges a subscribe or unsubscribe, or sends its error frame

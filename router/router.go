@@ -79,7 +79,13 @@ func New(cfg Config) (*Router, error) {
 		stopInput: make(chan struct{}),
 		ready:     make(chan struct{}),
 	}
-	r.loop = &matchLoop{eng: newEngine(idx, cfg.MaxSubscriptionsPerConn), conns: make(map[ifaceID]*conn), metrics: r.metrics}
+	lk, err := newLinks(cfg)
+	if err != nil {
+		ln.Close()
+		udp.Close()
+		return nil, fmt.Errorf("router: %w", err)
+	}
+	r.loop = &matchLoop{eng: newEngine(idx, cfg.MaxSubscriptionsPerConn), conns: make(map[ifaceID]*conn), metrics: r.metrics, links: lk}
 	return r, nil
 }
 
@@ -128,8 +134,17 @@ func (r *Router) Serve(ctx context.Context) error {
 	connCtx, cancelConns := context.WithCancel(context.Background())
 	defer cancelConns()
 	var wg sync.WaitGroup
-	r.log.Info("router ready", "addr", r.Addr().String(), "index", r.cfg.Index)
+	r.log.Info("router ready", "addr", r.Addr().String(), "index", r.cfg.Index, "max_links", r.cfg.MaxLinks)
 	close(r.ready)
+	dialCtx, stopDialling := context.WithCancel(ctx)
+	defer stopDialling()
+	for _, peer := range r.cfg.Peers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.keepLinked(dialCtx, connCtx, peer)
+		}()
+	}
 	go func() {
 		<-ctx.Done()
 		r.ln.Close()
@@ -145,6 +160,7 @@ func (r *Router) Serve(ctx context.Context) error {
 			r.handle(connCtx, qc)
 		}()
 	}
+	stopDialling()
 	r.shutdown(loopDone)
 	cancelConns()
 	wg.Wait()
@@ -189,9 +205,9 @@ func (r *Router) shutdown(loopDone <-chan struct{}) {
 
 // query runs f inside the matching loop with read access to the
 // subscription table, and waits for it; it fails once the router stops.
-func (r *Router) query(ctx context.Context, f func(*engine)) error {
+func (r *Router) query(ctx context.Context, f func(*matchLoop)) error {
 	done := make(chan struct{})
-	if !r.send(ctx, loopMsg{kind: msgQuery, query: func(e *engine) { f(e); close(done) }}) {
+	if !r.send(ctx, loopMsg{kind: msgQuery, query: func(l *matchLoop) { f(l); close(done) }}) {
 		return errors.New("router is not running")
 	}
 	select {
@@ -215,9 +231,9 @@ type SubscriptionSummary struct {
 // every filter when withFilters is set.
 func (r *Router) Subscriptions(ctx context.Context, withFilters bool) (SubscriptionSummary, error) {
 	s := SubscriptionSummary{Router: r.cfg.Name, Index: r.cfg.Index}
-	err := r.query(ctx, func(e *engine) {
-		s.Subscriptions = e.subscriptions()
-		s.Interfaces = e.summary(withFilters)
+	err := r.query(ctx, func(l *matchLoop) {
+		s.Subscriptions = l.eng.subscriptions()
+		s.Interfaces = l.eng.summary(withFilters)
 	})
 	return s, err
 }

@@ -1,0 +1,215 @@
+package router
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/quic-go/quic-go"
+	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/router/certs"
+	"github.com/sift-pubsub/sift/router/mesh"
+)
+
+// Redial backoff bounds: the delay doubles from minRedial up to maxRedial
+// (with jitter), and starts over after a link that stayed up longer than
+// maxRedial.
+const (
+	minRedial = 100 * time.Millisecond
+	maxRedial = 10 * time.Second
+)
+
+// newConn wraps a QUIC connection (accepted or dialled) with its send
+// queue, logger and metrics; the caller drops the metrics when done.
+func (r *Router) newConn(qc *quic.Conn) *conn {
+	id := ifaceID(r.nextIface.Add(1))
+	c := &conn{
+		id:   id,
+		qc:   qc,
+		peer: certs.PeerName(qc.ConnectionState().TLS),
+		q:    newSendQueue(r.cfg.ControlQueue, r.cfg.SendQueue),
+	}
+	c.log = r.log.With("conn", uint64(id), "peer", c.peer, "remote", qc.RemoteAddr().String())
+	c.cm = r.metrics.forConn(strconv.FormatUint(uint64(id), 10), c.peer)
+	return c
+}
+
+// runLink brings up a link whose peer sent h on the control stream ctrl
+// (the accepting side's hello is queued by the loop), then carries the
+// link's control messages both ways until it ends, and closes it.
+func (r *Router) runLink(ctx context.Context, c *conn, ctrl *streamReader, h *wire.LinkHello, accepted bool) error {
+	verdict := make(chan error, 1)
+	if !r.send(ctx, loopMsg{kind: msgLinkUp, iface: c.id, conn: c, hello: h, sendHello: accepted, linkErr: verdict}) {
+		c.fail(wire.CodeShutdown, "router shutting down")
+		return errStopped
+	}
+	if err := <-verdict; err != nil {
+		c.log.Warn("link refused", "link", h.Name, "err", err)
+		r.countError(err)
+		c.fail(wire.CodeOf(err), err.Error())
+		return err
+	}
+	c.log = c.log.With("link", h.Name)
+	c.log.Info("link up")
+	defer r.sendDetach(c.id)
+	w := &connWriter{q: c.q, maxFrame: r.cfg.MaxFrame, metrics: r.metrics, cm: c.cm}
+	errc := make(chan error, 2)
+	go func() { errc <- w.runControl(ctrl.s) }()
+	go func() { errc <- r.readLink(ctx, c, ctrl) }()
+	err := <-errc
+	for errors.Is(err, errStopped) || errors.Is(err, errFinished) {
+		err = <-errc // shutdown: closing the connection ends the reader
+	}
+	switch {
+	case err == nil:
+		c.fail(wire.CodeNone, "link closed")
+	case isPeerClose(err):
+		c.fail(wire.CodeNone, "link closed by peer: "+err.Error())
+	default:
+		r.countError(err)
+		c.fail(wire.CodeOf(err), err.Error())
+	}
+	c.log.Info("link down", "err", err)
+	return err
+}
+
+// readLink reads a link's control messages and hands them to the loop
+// (the mesh refuses the ones that do not belong on a link).
+func (r *Router) readLink(ctx context.Context, c *conn, sr *streamReader) error {
+	for {
+		t, body, err := sr.fr.ReadFrame()
+		if err != nil {
+			return err
+		}
+		c.cm.framesIn.Inc()
+		c.cm.bytesIn.Add(float64(len(body) + wire.HeaderLen + 1))
+		m, err := wire.Decode(t, body)
+		if err != nil {
+			return err
+		}
+		if !r.send(ctx, loopMsg{kind: msgLinkFrame, iface: c.id, frame: m}) {
+			return errStopped
+		}
+	}
+}
+
+// keepLinked dials peer and runs the link, and redials with exponential
+// backoff and jitter whenever it fails or ends, until ctx is done. Links
+// run under connCtx, which ends after the router's shutdown.
+func (r *Router) keepLinked(ctx, connCtx context.Context, peer string) {
+	backoff := minRedial
+	for ctx.Err() == nil {
+		began := time.Now()
+		err := r.dialLink(ctx, connCtx, peer)
+		if ctx.Err() != nil {
+			return
+		}
+		if time.Since(began) > maxRedial {
+			backoff = minRedial
+		}
+		wait := backoff/2 + rand.N(backoff/2+1)
+		r.log.Info("redialling peer", "addr", peer, "in", wait, "after", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		backoff = min(2*backoff, maxRedial)
+	}
+}
+
+// dialLink dials peer, opens the link's control stream, sends this
+// router's hello, reads the peer's and runs the link until it ends.
+func (r *Router) dialLink(ctx, connCtx context.Context, peer string) error {
+	addr, err := net.ResolveUDPAddr("udp", peer)
+	if err != nil {
+		return fmt.Errorf("peer %s: %w", peer, err)
+	}
+	hctx, cancel := context.WithTimeout(ctx, r.cfg.HandshakeTimeout)
+	defer cancel()
+	tlsConf := r.cfg.PeerTLS.Clone()
+	if host, _, err := net.SplitHostPort(peer); err == nil && tlsConf.ServerName == "" {
+		tlsConf.ServerName = host
+	}
+	qc, err := r.tr.Dial(hctx, addr, tlsConf, quicConfig(r.cfg))
+	if err != nil {
+		return fmt.Errorf("dial peer %s: %w", peer, err)
+	}
+	c := r.newConn(qc)
+	defer r.metrics.dropConn(c.cm)
+	ctrl, h, err := r.openLink(hctx, c)
+	switch {
+	case err != nil && isPeerClose(err):
+		c.log.Warn("link refused", "addr", peer, "err", err)
+		c.fail(wire.CodeNone, "refused by peer")
+		return fmt.Errorf("peer %s: %w", peer, err)
+	case err != nil:
+		r.countError(err)
+		c.fail(wire.CodeOf(err), err.Error())
+		return fmt.Errorf("peer %s: %w", peer, err)
+	}
+	return r.runLink(connCtx, c, ctrl, h, false)
+}
+
+// openLink opens the control stream of a dialled link, sends this
+// router's hello and reads the peer's.
+func (r *Router) openLink(ctx context.Context, c *conn) (*streamReader, *wire.LinkHello, error) {
+	s, err := c.qc.OpenStreamSync(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open control stream: %w", err)
+	}
+	var hello *wire.LinkHello
+	if err := r.query(ctx, func(l *matchLoop) { hello = l.mesh.Hello() }); err != nil {
+		return nil, nil, err
+	}
+	if _, err := s.Write(wire.AppendFrame(nil, hello)); err != nil {
+		return nil, nil, fmt.Errorf("write link hello: %w", err)
+	}
+	sr := &streamReader{s: s, fr: wire.NewFrameReader(s, r.cfg.MaxFrame)}
+	first, err := readFirst(ctx, sr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("link hello: %w", err)
+	}
+	h, ok := first.(*wire.LinkHello)
+	if !ok {
+		return nil, nil, wire.Errorf(wire.CodeUnexpected, "first frame on a link is %s, want link-hello", first.Type())
+	}
+	return sr, h, nil
+}
+
+// readFirst reads a stream's first message, giving up when ctx ends.
+func readFirst(ctx context.Context, sr *streamReader) (wire.Message, error) {
+	type result struct {
+		m   wire.Message
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		m, err := sr.fr.ReadMessage()
+		done <- result{m, err}
+	}()
+	select {
+	case res := <-done:
+		return res.m, res.err
+	case <-ctx.Done():
+		sr.s.CancelRead(quic.StreamErrorCode(wire.CodeUnexpected))
+		return nil, fmt.Errorf("waiting for the first frame: %w", ctx.Err())
+	}
+}
+
+// Routes describes the router's links for /debug/routes: per link, the
+// peer, the routers behind it and the filters forwarded and received. It
+// is empty when the router takes no links.
+func (r *Router) Routes(ctx context.Context) ([]mesh.LinkRoutes, error) {
+	var out []mesh.LinkRoutes
+	err := r.query(ctx, func(l *matchLoop) {
+		if l.mesh != nil {
+			out = l.mesh.Routes()
+		}
+	})
+	return out, err
+}
