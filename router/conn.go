@@ -53,7 +53,7 @@ func (r *Router) handle(ctx context.Context, qc *quic.Conn) {
 		return
 	}
 	if link != nil {
-		r.runLink(ctx, c, ctrl, link, true)
+		r.runLink(ctx, c, ctrl, nil, link)
 		return
 	}
 	if !r.send(ctx, loopMsg{kind: msgAttach, iface: c.id, conn: c}) {

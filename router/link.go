@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"strconv"
@@ -41,7 +42,8 @@ func (r *Router) newConn(qc *quic.Conn) *conn {
 // runLink brings up a link whose peer sent h on the control stream ctrl
 // (the accepting side's hello is queued by the loop), then carries the
 // link's control messages both ways until it ends, and closes it.
-func (r *Router) runLink(ctx context.Context, c *conn, ctrl *streamReader, h *wire.LinkHello, accepted bool) error {
+func (r *Router) runLink(ctx context.Context, c *conn, ctrl, data *streamReader, h *wire.LinkHello) error {
+	accepted := data == nil
 	verdict := make(chan error, 1)
 	if !r.send(ctx, loopMsg{kind: msgLinkUp, iface: c.id, conn: c, hello: h, sendHello: accepted, linkErr: verdict}) {
 		c.fail(wire.CodeShutdown, "router shutting down")
@@ -54,12 +56,22 @@ func (r *Router) runLink(ctx context.Context, c *conn, ctrl *streamReader, h *wi
 		return err
 	}
 	c.log = c.log.With("link", h.Name)
-	c.log.Info("link up")
 	defer r.sendDetach(c.id)
+	if accepted {
+		var err error
+		if data, err = r.acceptLinkData(ctx, c); err != nil {
+			r.countError(err)
+			c.fail(wire.CodeOf(err), err.Error())
+			return err
+		}
+	}
+	c.log.Info("link up")
 	w := &connWriter{q: c.q, maxFrame: r.cfg.MaxFrame, metrics: r.metrics, cm: c.cm}
-	errc := make(chan error, 2)
+	errc := make(chan error, 4)
 	go func() { errc <- w.runControl(ctrl.s) }()
+	go func() { errc <- w.runForward(data.s) }()
 	go func() { errc <- r.readLink(ctx, c, ctrl) }()
+	go func() { errc <- r.readData(ctx, c, data) }()
 	err := <-errc
 	for errors.Is(err, errStopped) || errors.Is(err, errFinished) {
 		err = <-errc // shutdown: closing the connection ends the reader
@@ -90,6 +102,9 @@ func (r *Router) readLink(ctx context.Context, c *conn, sr *streamReader) error 
 		m, err := wire.Decode(t, body)
 		if err != nil {
 			return err
+		}
+		if e, ok := m.(*wire.Error); ok && e.Code == wire.CodeShutdown {
+			return fmt.Errorf("peer shutting down: %w", io.EOF)
 		}
 		if !r.send(ctx, loopMsg{kind: msgLinkFrame, iface: c.id, frame: m}) {
 			return errStopped
@@ -141,7 +156,7 @@ func (r *Router) dialLink(ctx, connCtx context.Context, peer string) error {
 	}
 	c := r.newConn(qc)
 	defer r.metrics.dropConn(c.cm)
-	ctrl, h, err := r.openLink(hctx, c)
+	ctrl, data, h, err := r.openLink(hctx, c)
 	switch {
 	case err != nil && isPeerClose(err):
 		c.log.Warn("link refused", "addr", peer, "err", err)
@@ -152,33 +167,65 @@ func (r *Router) dialLink(ctx, connCtx context.Context, peer string) error {
 		c.fail(wire.CodeOf(err), err.Error())
 		return fmt.Errorf("peer %s: %w", peer, err)
 	}
-	return r.runLink(connCtx, c, ctrl, h, false)
+	return r.runLink(connCtx, c, ctrl, data, h)
 }
 
-// openLink opens the control stream of a dialled link, sends this
-// router's hello and reads the peer's.
-func (r *Router) openLink(ctx context.Context, c *conn) (*streamReader, *wire.LinkHello, error) {
+// openLinkData opens a dialled link's data stream, which carries Publish
+// frames both ways, and sends its Attach preamble.
+func (r *Router) openLinkData(ctx context.Context, c *conn) (*streamReader, error) {
 	s, err := c.qc.OpenStreamSync(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open control stream: %w", err)
+		return nil, fmt.Errorf("open link data stream: %w", err)
+	}
+	if _, err := s.Write(wire.AppendFrame(nil, &wire.Attach{Version: wire.Version})); err != nil {
+		return nil, fmt.Errorf("write attach: %w", err)
+	}
+	return &streamReader{s: s, fr: wire.NewFrameReader(s, r.cfg.MaxFrame)}, nil
+}
+
+// acceptLinkData accepts an accepted link's data stream and reads its
+// Attach preamble, within the handshake timeout.
+func (r *Router) acceptLinkData(ctx context.Context, c *conn) (*streamReader, error) {
+	hctx, cancel := context.WithTimeout(ctx, r.cfg.HandshakeTimeout)
+	defer cancel()
+	data, first, err := r.acceptStream(hctx, c)
+	if err != nil {
+		return nil, fmt.Errorf("link data stream: %w", err)
+	}
+	if a, ok := first.(*wire.Attach); !ok || a.Version != wire.Version {
+		return nil, wire.Errorf(wire.CodeUnexpected, "first frame on a link's data stream is %s, want attach version %d", first.Type(), wire.Version)
+	}
+	return data, nil
+}
+
+// openLink opens the control stream of a dialled link and sends this
+// router's hello, opens the data stream (the peer accepts it before it
+// answers), and reads the peer's hello.
+func (r *Router) openLink(ctx context.Context, c *conn) (ctrl, data *streamReader, h *wire.LinkHello, err error) {
+	s, err := c.qc.OpenStreamSync(ctx)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("open control stream: %w", err)
 	}
 	var hello *wire.LinkHello
 	if err := r.query(ctx, func(l *matchLoop) { hello = l.mesh.Hello() }); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if _, err := s.Write(wire.AppendFrame(nil, hello)); err != nil {
-		return nil, nil, fmt.Errorf("write link hello: %w", err)
+		return nil, nil, nil, fmt.Errorf("write link hello: %w", err)
 	}
-	sr := &streamReader{s: s, fr: wire.NewFrameReader(s, r.cfg.MaxFrame)}
-	first, err := readFirst(ctx, sr)
+	ctrl = &streamReader{s: s, fr: wire.NewFrameReader(s, r.cfg.MaxFrame)}
+	if data, err = r.openLinkData(ctx, c); err != nil {
+		return nil, nil, nil, err
+	}
+	first, err := readFirst(ctx, ctrl)
 	if err != nil {
-		return nil, nil, fmt.Errorf("link hello: %w", err)
+		return nil, nil, nil, fmt.Errorf("link hello: %w", err)
 	}
 	h, ok := first.(*wire.LinkHello)
 	if !ok {
-		return nil, nil, wire.Errorf(wire.CodeUnexpected, "first frame on a link is %s, want link-hello", first.Type())
+		return nil, nil, nil, wire.Errorf(wire.CodeUnexpected, "first frame on a link is %s, want link-hello", first.Type())
 	}
-	return sr, h, nil
+	return ctrl, data, h, nil
 }
 
 // readFirst reads a stream's first message, giving up when ctx ends.

@@ -118,8 +118,11 @@ func (l *matchLoop) reply(id ifaceID, about wire.Type, sub uint64, err error) {
 	l.pushControl(c, frame)
 }
 
-// publish routes a batch and acknowledges it to its publisher.
+// publish routes a batch: to local clients by the engine, to links by the
+// mesh (never back to the link it came from). It acknowledges a client's
+// batch; links do not acknowledge events.
 func (l *matchLoop) publish(m loopMsg) {
+	from, fromLink := l.linkOf[m.iface]
 	for i, ev := range m.pub.Events {
 		hits := l.eng.route(m.iface, ev)
 		for _, h := range hits {
@@ -128,9 +131,10 @@ func (l *matchLoop) publish(m loopMsg) {
 				l.deliver(c, h.subs, m.pub.Raw[i], m.at)
 			}
 		}
+		l.forward(ev, from, m.pub.Raw[i], m.at)
 	}
 	l.metrics.EventsIn.Add(float64(len(m.pub.Events)))
-	if c, ok := l.conns[m.iface]; ok {
+	if c, ok := l.conns[m.iface]; ok && !fromLink {
 		l.pushControl(c, wire.AppendFrame(nil, &wire.Ack{About: wire.TypePublish, ID: m.pub.Seq}))
 	}
 }

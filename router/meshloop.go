@@ -2,6 +2,7 @@ package router
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
@@ -107,6 +108,21 @@ func (l *matchLoop) linkFrame(m loopMsg) {
 		return
 	}
 	l.apply(out)
+}
+
+// forward queues an event for every link the mesh routes it to (a link
+// whose peer holds a matching filter, never the one it came from); a full
+// queue closes the link as a slow consumer.
+func (l *matchLoop) forward(ev match.Event, from mesh.Link, raw []byte, at time.Time) {
+	if l.mesh == nil || len(l.byLink) == 0 {
+		return
+	}
+	to, _ := l.mesh.Route(ev, from)
+	for _, id := range to {
+		if c, ok := l.byLink[id]; ok && !c.q.pushData(delivery{raw: raw, at: at}) {
+			l.slowConsumer(c)
+		}
+	}
 }
 
 // meshDetach tells the mesh an interface went away: a link is down, or a

@@ -108,3 +108,46 @@ func (w *connWriter) account(items []delivery, bytes int) {
 	w.cm.framesOut.Inc()
 	w.cm.bytesOut.Add(float64(bytes))
 }
+
+// runForward writes the events queued for a neighbour router as Publish
+// frames on the link's data stream, as many events per frame as fit,
+// until the queue closes or a write fails. The sequence numbers only
+// number the frames: links do not acknowledge events.
+func (w *connWriter) runForward(s io.WriteCloser) error {
+	var items []delivery
+	var batch wire.PublishBatch
+	var buf []byte
+	var seq uint64
+	for finished := false; ; {
+		select {
+		case <-w.q.dataReady:
+		case <-w.q.done:
+			return nil
+		case <-w.q.finish:
+			finished = true
+		}
+		items = w.q.takeData(items)
+		for start := 0; start < len(items); {
+			batch.Reset()
+			end := start
+			for ; end < len(items); end++ {
+				if end > start && batch.Size()+len(items[end].raw)+10 > w.maxFrame-64 {
+					break
+				}
+				batch.AddRaw(items[end].raw)
+			}
+			seq++
+			buf = batch.AppendFrame(buf[:0], seq)
+			if _, err := s.Write(buf); err != nil {
+				return fmt.Errorf("link data stream: %w", err)
+			}
+			w.cm.framesOut.Inc()
+			w.cm.bytesOut.Add(float64(len(buf)))
+			start = end
+		}
+		if finished {
+			s.Close()
+			return errFinished
+		}
+	}
+}

@@ -1,0 +1,74 @@
+package router_test
+
+import (
+	"testing"
+
+	"github.com/sift-pubsub/sift/match"
+	"github.com/sift-pubsub/sift/router/client"
+	"github.com/sift-pubsub/sift/router/local"
+)
+
+// TestChainForwarding links three routers a - b - c over QUIC (c dials b,
+// b dials a), subscribes at c and at b, publishes at a, and checks that
+// each subscriber gets exactly the events its filter matches, in order,
+// with nothing extra before a final marker event that matches every
+// filter; the publisher's own router delivers to a local subscriber too.
+func TestChainForwarding(t *testing.T) {
+	shared, err := local.Start(t.TempDir(), nil) // only for its deployment certificates
+	if err != nil {
+		t.Fatal(err)
+	}
+	certDir := shared.CertsDir
+	if err := shared.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	wa, wb, wc := newLinkWatch(), newLinkWatch(), newLinkWatch()
+	a := startAt(t, t.TempDir(), certDir, linkedRouter(t, "a", certDir, "", wa))
+	defer a.Stop()
+	b := startAt(t, t.TempDir(), certDir, linkedRouter(t, "b", certDir, "", wb, a.Addr))
+	defer b.Stop()
+	c := startAt(t, t.TempDir(), certDir, linkedRouter(t, "c", certDir, "", wc, b.Addr))
+	defer c.Stop()
+	wa.waitUp(t)
+	wb.waitUp(t)
+	wb.waitUp(t)
+	wc.waitUp(t)
+
+	filters := map[*local.Env]string{
+		c: `symbol == "IBM" && price > 50`,
+		b: `volume < 2000`,
+		a: `exchange == "XETRA"`,
+	}
+	subs := map[*local.Env]*client.Subscription{}
+	for env, f := range filters {
+		s, err := dial(t, env, "sub-"+env.Router.Name(), client.Options{}).Subscribe(testCtx(t), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		subs[env] = s // acknowledged: installed on every router of the chain
+	}
+	evs := stockEvents(7, 3000)
+	marker := match.MustEvent(
+		match.Attr{Name: "seq", Value: match.Int(-1)},
+		match.Attr{Name: "symbol", Value: match.Str("IBM")},
+		match.Attr{Name: "price", Value: match.MustFloat(1000)},
+		match.Attr{Name: "volume", Value: match.Int(1)},
+		match.Attr{Name: "exchange", Value: match.Str("XETRA")},
+	)
+	pub := dial(t, a, "pub", client.Options{})
+	if err := pub.Publish(testCtx(t), append(evs, marker)...); err != nil {
+		t.Fatal(err)
+	}
+	if err := pub.Flush(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	for env, f := range filters {
+		want := append(expected(f, evs), marker)
+		if err := sameEvents(collect(t, subs[env], len(want)), want); err != nil {
+			t.Fatalf("subscriber at %s (%s): %v", env.Router.Name(), f, err)
+		}
+		if len(want) < 10 {
+			t.Fatalf("filter %s matched only %d events: weak test", f, len(want))
+		}
+	}
+}
