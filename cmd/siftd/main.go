@@ -4,11 +4,17 @@
 // a subscription summary.
 //
 //	siftd --name NAME --listen HOST:PORT --certs DIR --data DIR
-//	      [--metrics HOST:PORT] [--peer HOST:PORT ...] [--config FILE]
+//	      [--metrics HOST:PORT] [--peer HOST:PORT ...] [--table poset|forest]
+//	      [--config FILE]
 //
 // It logs with log/slog (text, to stderr); the line `msg="router ready"`
-// carries the bound address, so scripts can wait for it. SIGINT or SIGTERM
-// shut it down gracefully.
+// carries the bound address, so scripts can wait for it. Each --peer is
+// dialled and kept linked (redialled with backoff); a link logs
+// `msg="link up"` with `link=PEERNAME` on both sides, or `msg="link
+// refused"` with the reason. Subscriptions travel over links pruned by
+// covering (--table poset|forest), events are filtered at every hop, and
+// a client's subscribe is acknowledged once every router it must reach
+// installed it. SIGINT or SIGTERM shut it down gracefully.
 package main
 
 import (
@@ -40,7 +46,7 @@ func main() {
 func newCommand() *cobra.Command {
 	var flags options
 	cmd := &cobra.Command{
-		Use:           "siftd --name NAME --listen HOST:PORT --certs DIR --data DIR [--metrics HOST:PORT] [--peer HOST:PORT ...] [--config FILE]",
+		Use:           "siftd --name NAME --listen HOST:PORT --certs DIR --data DIR [--metrics HOST:PORT] [--peer HOST:PORT ...] [--table poset|forest] [--config FILE]",
 		Short:         "Run a Sift router",
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
@@ -61,7 +67,8 @@ func newCommand() *cobra.Command {
 	f.StringVar(&flags.Certs, "certs", "", "certificates folder, as written by sift certs init (required)")
 	f.StringVar(&flags.Data, "data", "", "data folder for persistent state (required)")
 	f.StringVar(&flags.Metrics, "metrics", "", "HTTP address for /metrics, /healthz and /debug/subscriptions")
-	f.StringArrayVar(&flags.Peers, "peer", nil, "a router to link with (repeatable; not supported yet)")
+	f.StringArrayVar(&flags.Peers, "peer", nil, "a router to link with, HOST:PORT (repeatable); redialled with backoff")
+	f.StringVar(&flags.Table, "table", "poset", "routing table structure for links: poset or forest")
 	f.StringVar(&flags.configFile, "config", "", "JSON configuration file; flags override it")
 	return cmd
 }
@@ -80,6 +87,7 @@ func run(ctx context.Context, opts options) error {
 	cfg.TLS = node.ServerConfig(func(err error) {
 		log.Warn("refused a client certificate", "err", err)
 	})
+	cfg.PeerTLS = node.ClientConfig()
 	r, err := router.New(cfg)
 	if err != nil {
 		return err

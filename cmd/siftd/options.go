@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sift-pubsub/sift/router"
+	"github.com/sift-pubsub/sift/router/mesh"
 )
 
 // options are siftd's settings: from the --config file, then flags.
@@ -18,9 +19,11 @@ type options struct {
 	Data    string   `json:"data"`
 	Metrics string   `json:"metrics"`
 	Peers   []string `json:"peers"`
+	Table   string   `json:"table"`
 
 	// Tuning, only in the config file; zero takes the router's default.
 	Index                   string   `json:"index"`
+	MaxLinks                int      `json:"max_links"`
 	MaxSubscriptionsPerConn int      `json:"max_subscriptions_per_conn"`
 	MaxFrame                int      `json:"max_frame"`
 	SendQueue               int      `json:"send_queue"`
@@ -72,6 +75,7 @@ func resolve(flags options, changed func(string) bool) (options, error) {
 	override("certs", &opts.Certs, flags.Certs)
 	override("data", &opts.Data, flags.Data)
 	override("metrics", &opts.Metrics, flags.Metrics)
+	override("table", &opts.Table, flags.Table)
 	if changed("peer") {
 		opts.Peers = flags.Peers
 	}
@@ -82,16 +86,24 @@ func resolve(flags options, changed func(string) bool) (options, error) {
 		return opts, errors.New("--certs is required")
 	case opts.Data == "":
 		return opts, errors.New("--data is required")
-	case len(opts.Peers) > 0:
-		return opts, fmt.Errorf("--peer %s: linking routers into a mesh is not implemented yet", opts.Peers[0])
+	case opts.MaxLinks < 0:
+		return opts, fmt.Errorf("max_links %d is negative", opts.MaxLinks)
 	}
 	return opts, nil
 }
 
-// routerConfig maps the options onto router.Config (TLS and Logger are set
-// by the caller).
+// routerConfig maps the options onto router.Config (TLS, PeerTLS and
+// Logger are set by the caller). siftd always takes router links: up to
+// max_links (default mesh.DefaultMaxLinks).
 func (o options) routerConfig() router.Config {
+	maxLinks := o.MaxLinks
+	if maxLinks == 0 {
+		maxLinks = mesh.DefaultMaxLinks
+	}
 	return router.Config{
+		MaxLinks:                maxLinks,
+		Table:                   o.Table,
+		Peers:                   o.Peers,
 		Name:                    o.Name,
 		Listen:                  o.Listen,
 		DataDir:                 o.Data,

@@ -9,7 +9,7 @@ import (
 )
 
 // TestResolve: the config file supplies settings, set flags override them,
-// required settings and --peer are checked.
+// required settings are checked; --peer and --table reach the router.
 func TestResolve(t *testing.T) {
 	cfgFile := filepath.Join(t.TempDir(), "siftd.json")
 	os.WriteFile(cfgFile, []byte(`{"name":"from-file","listen":"127.0.0.1:9000","certs":"c","data":"d",
@@ -37,9 +37,12 @@ func TestResolve(t *testing.T) {
 			t.Errorf("%+v: %v, want %q", c.flags, err, c.want)
 		}
 	}
-	_, err = resolve(options{Name: "n", Certs: "c", Data: "d", Peers: []string{"h:1"}}, func(n string) bool { return n == "peer" })
-	if err == nil || !strings.Contains(err.Error(), "not implemented") {
-		t.Errorf("--peer: %v", err)
+	opts, err = resolve(options{Name: "n", Certs: "c", Data: "d", Peers: []string{"h:1"}, Table: "forest"}, func(n string) bool { return n == "peer" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg := opts.routerConfig(); len(cfg.Peers) != 1 || cfg.Peers[0] != "h:1" || cfg.Table != "forest" || cfg.MaxLinks != 8 {
+		t.Errorf("--peer h:1 --table forest: %+v", cfg)
 	}
 	os.WriteFile(cfgFile, []byte(`{"idle_timeout": 30}`), 0o644)
 	if _, err := resolve(options{configFile: cfgFile}, none); err == nil || !strings.Contains(err.Error(), "duration") {
