@@ -27,7 +27,10 @@ type SHBConfig struct {
 	// SubQueue bounds each session's queue on one pubend: the most events
 	// sent to the subscriber and not yet acknowledged (default 1024). An
 	// up-to-date subscriber whose queue is full moves to catch-up (rule
-	// SHB 4), and a catch-up stream pauses while the queue is full.
+	// SHB 4), and a catch-up stream pauses while the queue is full. A
+	// subscriber must therefore acknowledge the events each session
+	// received, even when its CT is one it acknowledged before (after
+	// resuming with an older CT).
 	SubQueue int
 	// TailSize is how many recent matched events the constream keeps in
 	// memory for catch-up streams (default 1024).

@@ -85,3 +85,12 @@ func TestSimulatorSlowSubscribers(t *testing.T) {
 		t.Logf("faults %s: %d overflows to catch-up", FaultList(fs), overflows)
 	}
 }
+
+// TestSimulatorRegressions replays seeds that once found a bug.
+func TestSimulatorRegressions(t *testing.T) {
+	noRelease := slices.DeleteFunc(slices.Clone(AllFaults), func(f Fault) bool { return f == FaultRelease })
+	// Seed 693: a subscriber resumed with an older CT, its queue filled with
+	// events that took its CT back to the one it last acknowledged, and it
+	// never acknowledged again (its queue never drained).
+	runSeeds(t, 693, 1, 40, noRelease)
+}

@@ -23,6 +23,10 @@ type subscriber struct {
 	lastAcked   durable.CT
 	lastMsgTime durable.Tick
 	connectedAt durable.Tick
+	// received is set by an event received since the last acknowledgement:
+	// the SHB queues it until acknowledged, even when it took the CT back
+	// to the last acknowledged one (after resuming with an older CT).
+	received bool
 }
 
 const subAckPeriod = 25_000
@@ -32,7 +36,7 @@ const subAckPeriod = 25_000
 // none.
 func (s *subscriber) connect(w *world) {
 	s.session++
-	s.connected, s.live = true, false
+	s.connected, s.live, s.received = true, false, false
 	s.connectedAt = w.now
 	m := durable.Msg{Kind: durable.MsgResume, Sub: s.id, Filter: s.filter, Session: s.session}
 	if s.registered {
@@ -63,9 +67,10 @@ func (s *subscriber) timer(w *world) {
 		s.connect(w) // no answer (the SHB was down): try a new session
 		return
 	}
-	if !s.live || ctEqual(s.ct, s.lastAcked) {
+	if !s.live || (ctEqual(s.ct, s.lastAcked) && !s.received) {
 		return
 	}
+	s.received = false
 	s.lastAcked = s.ct.Clone()
 	for p, t := range s.ct {
 		s.maxAcked[p] = max(s.maxAcked[p], t)
@@ -93,6 +98,7 @@ func (s *subscriber) receive(w *world, m durable.Msg) {
 			return
 		}
 		w.oracle.check(w, s, m)
+		s.received = s.received || m.Kind == durable.MsgEvent
 	default:
 		w.violate("subscriber %s: unexpected %v", s.id, m)
 	}
