@@ -1,11 +1,16 @@
 package router_test
 
 import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"testing"
 
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router/client"
 	"github.com/sift-pubsub/sift/router/local"
+	"github.com/sift-pubsub/sift/router/mesh"
 )
 
 // TestChainForwarding links three routers a - b - c over QUIC (c dials b,
@@ -70,5 +75,38 @@ func TestChainForwarding(t *testing.T) {
 		if len(want) < 10 {
 			t.Fatalf("filter %s matched only %d events: weak test", f, len(want))
 		}
+	}
+	checkDebugRoutes(t, b)
+}
+
+// checkDebugRoutes reads b's /debug/routes: b links to a and to c, holds
+// the filter c forwarded, and forwards to a the filters of c's and its own
+// subscriber.
+func checkDebugRoutes(t *testing.T, b *local.Env) {
+	t.Helper()
+	srv := httptest.NewServer(b.Router.Handler())
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/debug/routes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got struct {
+		Router string            `json:"router"`
+		Links  []mesh.LinkRoutes `json:"links"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	peers := map[string]mesh.LinkRoutes{}
+	for _, l := range got.Links {
+		peers[l.Peer] = l
+	}
+	if got.Router != "b" || len(got.Links) != 2 {
+		t.Fatalf("/debug/routes of b: %+v", got)
+	}
+	wantToA := canonical([]string{`symbol == "IBM" && price > 50`, `volume < 2000`})
+	if !slices.Equal(peers["a"].Forwarded, wantToA) || !slices.Equal(peers["c"].Received, canonical([]string{`symbol == "IBM" && price > 50`})) {
+		t.Fatalf("/debug/routes of b: to a %q (want %q), from c %q", peers["a"].Forwarded, wantToA, peers["c"].Received)
 	}
 }

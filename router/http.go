@@ -5,12 +5,14 @@ import (
 	"net/http"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/sift-pubsub/sift/router/mesh"
 )
 
 // Handler serves the router's operational endpoints: /metrics
 // (Prometheus), /healthz (200 once the router accepts clients, 503
-// before) and /debug/subscriptions (a JSON summary; ?filters=1 lists every
-// filter).
+// before), /debug/subscriptions (a JSON summary; ?filters=1 lists every
+// filter) and /debug/routes (per router link: peer, routers behind it,
+// filters forwarded and received, unacknowledged Routes; JSON).
 func (r *Router) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(r.metrics.Registry, promhttp.HandlerOpts{}))
@@ -28,10 +30,26 @@ func (r *Router) Handler() http.Handler {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.Encode(s)
+		writeJSON(w, s)
+	})
+	mux.HandleFunc("GET /debug/routes", func(w http.ResponseWriter, req *http.Request) {
+		routes, err := r.Routes(req.Context())
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		writeJSON(w, struct {
+			Router string            `json:"router"`
+			Links  []mesh.LinkRoutes `json:"links"`
+		}{r.cfg.Name, routes})
 	})
 	return mux
+}
+
+// writeJSON answers with v as indented JSON.
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
 }
