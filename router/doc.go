@@ -16,6 +16,17 @@
 // outputs on each connection's bounded send queue, drained by that
 // connection's writer.
 //
+// Routers link into an acyclic mesh (Config.MaxLinks, Peers): a link is a
+// QUIC connection whose first control frame is a LinkHello; its control
+// stream carries the router/mesh protocol (Reach, Routes, RoutesAck) and
+// its data stream Publish batches both ways. The matching loop owns the
+// router/mesh state machine next to the engine: client subscriptions are
+// propagated over links (pruned by covering) and acknowledged once mesh
+// reports them Ready; each event goes to the local clients the engine
+// matches and to the links mesh.Route picks, never back where it came
+// from. Dialled peers are redialled with backoff; every (re)connect
+// resynchronises both sides by snapshot.
+//
 // # Promises
 //
 // A plain subscriber receives every event that matches one of its
@@ -34,7 +45,8 @@
 // # Caveats
 //
 // Delivery is at most once: a disconnected subscriber loses what was queued
-// for it (durable subscriptions are a later issue). Routers do not yet
-// link into a mesh: the engine already distinguishes client and neighbour
-// interfaces so that they can.
+// for it (durable subscriptions are a later issue), and so do routers cut
+// off while a link is down. Links forward exactly (no Bloom summaries
+// yet), and the link decision uses the mesh's routing table, not the
+// engine's index.
 package router
