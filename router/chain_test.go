@@ -77,6 +77,34 @@ func TestChainForwarding(t *testing.T) {
 		}
 	}
 	checkDebugRoutes(t, b)
+	checkLinkEvents(t, b, evs, filters[c], filters[b])
+}
+
+// checkLinkEvents: b received from a exactly the events matching b's or
+// c's filter (plus the marker) and forwarded to c exactly those matching
+// c's: filtering happened at a and again at b.
+func checkLinkEvents(t *testing.T, b *local.Env, evs []match.Event, fc, fb string) {
+	t.Helper()
+	scan := match.NewScan()
+	scan.Insert(1, match.MustParse(fc))
+	scan.Insert(2, match.MustParse(fb))
+	var toB, toC float64 = 1, 1 // the marker
+	for _, e := range evs {
+		ids := scan.Match(e, nil)
+		if len(ids) > 0 {
+			toB++
+		}
+		if slices.Contains(ids, 1) {
+			toC++
+		}
+	}
+	m := b.Router.Metrics().LinkEvents
+	if in, out := metricValue(m.WithLabelValues("a", "in")), metricValue(m.WithLabelValues("c", "out")); in != toB || out != toC {
+		t.Fatalf("b: %v events in from a, %v out to c; want %v and %v (of %d published)", in, out, toB, toC, len(evs)+1)
+	}
+	if toB >= float64(len(evs)) || toC >= toB {
+		t.Fatalf("weak test: %v of %d events reach b, %v reach c", toB, len(evs), toC)
+	}
 }
 
 // checkDebugRoutes reads b's /debug/routes: b links to a and to c, holds

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/quic-go/quic-go"
 	"github.com/sift-pubsub/sift/internal/wire"
 )
@@ -24,6 +25,9 @@ type conn struct {
 	q      *sendQueue
 	cm     *connMetrics
 	closed sync.Once
+	// linkIn and linkOut count a router link's events (set by the loop
+	// when the link comes up; nil for clients).
+	linkIn, linkOut prometheus.Counter
 }
 
 // fail closes the connection with a protocol error code and message, once,

@@ -134,7 +134,9 @@ func (l *matchLoop) publish(m loopMsg) {
 		l.forward(ev, from, m.pub.Raw[i], m.at)
 	}
 	l.metrics.EventsIn.Add(float64(len(m.pub.Events)))
-	if c, ok := l.conns[m.iface]; ok && !fromLink {
+	if c, ok := l.conns[m.iface]; ok && fromLink {
+		c.linkIn.Add(float64(len(m.pub.Events)))
+	} else if ok {
 		l.pushControl(c, wire.AppendFrame(nil, &wire.Ack{About: wire.TypePublish, ID: m.pub.Seq}))
 	}
 }

@@ -82,6 +82,8 @@ func (l *matchLoop) linkUp(m loopMsg) {
 		m.linkErr <- fmt.Errorf("link %s: %w", m.hello.Name, err)
 		return
 	}
+	m.conn.linkIn = l.metrics.LinkEvents.WithLabelValues(m.hello.Name, "in")
+	m.conn.linkOut = l.metrics.LinkEvents.WithLabelValues(m.hello.Name, "out")
 	l.conns[m.iface] = m.conn
 	l.byLink[id] = m.conn
 	l.linkOf[m.iface] = id
@@ -119,9 +121,15 @@ func (l *matchLoop) forward(ev match.Event, from mesh.Link, raw []byte, at time.
 	}
 	to, _ := l.mesh.Route(ev, from)
 	for _, id := range to {
-		if c, ok := l.byLink[id]; ok && !c.q.pushData(delivery{raw: raw, at: at}) {
-			l.slowConsumer(c)
+		c, ok := l.byLink[id]
+		if !ok {
+			continue
 		}
+		if !c.q.pushData(delivery{raw: raw, at: at}) {
+			l.slowConsumer(c)
+			continue
+		}
+		c.linkOut.Inc()
 	}
 }
 

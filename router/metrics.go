@@ -33,6 +33,10 @@ type Metrics struct {
 	// peer, dir), removed when the connection closes.
 	ConnBytes  *prometheus.CounterVec
 	ConnFrames *prometheus.CounterVec
+	// LinkEvents counts events received from and forwarded to each
+	// neighbour router (labels link = the peer's name, dir = in|out), kept
+	// across reconnects, so filtering at intermediate hops is visible.
+	LinkEvents *prometheus.CounterVec
 }
 
 // NewMetrics creates the metrics in reg, or in a new registry with the Go
@@ -68,9 +72,12 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 		ConnFrames: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sift_router_conn_frames_total", Help: "Frames per connection and direction."},
 			[]string{"conn", "peer", "dir"}),
+		LinkEvents: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sift_router_link_events_total", Help: "Events per neighbour router and direction."},
+			[]string{"link", "dir"}),
 	}
 	reg.MustRegister(m.EventsIn, m.EventsOut, m.Matches, m.Subscriptions, m.Connections,
-		m.SlowConsumers, m.Errors, m.Latency, m.ConnBytes, m.ConnFrames)
+		m.SlowConsumers, m.Errors, m.Latency, m.ConnBytes, m.ConnFrames, m.LinkEvents)
 	return m
 }
 
