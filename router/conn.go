@@ -170,17 +170,31 @@ func (r *Router) acceptStream(ctx context.Context, c *conn) (*streamReader, wire
 	return sr, m, nil
 }
 
+// readFrame reads one frame from a stream of c and counts it.
+func (c *conn) readFrame(sr *streamReader) (wire.Type, []byte, error) {
+	t, body, err := sr.fr.ReadFrame()
+	if err != nil {
+		return 0, nil, err
+	}
+	c.cm.framesIn.Inc()
+	c.cm.bytesIn.Add(float64(len(body) + wire.HeaderLen + 1))
+	return t, body, nil
+}
+
+// readMessage reads, counts and decodes one frame from a stream of c.
+func (c *conn) readMessage(sr *streamReader) (wire.Message, error) {
+	t, body, err := c.readFrame(sr)
+	if err != nil {
+		return nil, err
+	}
+	return wire.Decode(t, body)
+}
+
 // readControl reads Subscribe and Unsubscribe frames and hands them to the
 // matching loop; anything else is a protocol error.
 func (r *Router) readControl(ctx context.Context, c *conn, sr *streamReader) error {
 	for {
-		t, body, err := sr.fr.ReadFrame()
-		if err != nil {
-			return err
-		}
-		c.cm.framesIn.Inc()
-		c.cm.bytesIn.Add(float64(len(body) + wire.HeaderLen + 1))
-		m, err := wire.Decode(t, body)
+		m, err := c.readMessage(sr)
 		if err != nil {
 			return err
 		}
@@ -191,7 +205,7 @@ func (r *Router) readControl(ctx context.Context, c *conn, sr *streamReader) err
 		case *wire.Unsubscribe:
 			msg = loopMsg{kind: msgUnsubscribe, iface: c.id, sub: m.ID}
 		default:
-			return wire.Errorf(wire.CodeUnexpected, "%s frame on the control stream", t)
+			return wire.Errorf(wire.CodeUnexpected, "%s frame on the control stream", m.Type())
 		}
 		if !r.send(ctx, msg) {
 			return errStopped
@@ -204,13 +218,11 @@ func (r *Router) readControl(ctx context.Context, c *conn, sr *streamReader) err
 func (r *Router) readData(ctx context.Context, c *conn, sr *streamReader) error {
 	dec := wire.EventDecoder{ShareStrings: true} // events live until delivered
 	for {
-		t, body, err := sr.fr.ReadFrame()
+		t, body, err := c.readFrame(sr)
 		if err != nil {
 			return err
 		}
 		at := time.Now()
-		c.cm.framesIn.Inc()
-		c.cm.bytesIn.Add(float64(len(body) + wire.HeaderLen + 1))
 		if t != wire.TypePublish {
 			if !t.Known() {
 				return wire.Errorf(wire.CodeUnknownType, "unknown frame type %d", byte(t))

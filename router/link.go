@@ -93,13 +93,7 @@ func (r *Router) runLink(ctx context.Context, c *conn, ctrl, data *streamReader,
 // (the mesh refuses the ones that do not belong on a link).
 func (r *Router) readLink(ctx context.Context, c *conn, sr *streamReader) error {
 	for {
-		t, body, err := sr.fr.ReadFrame()
-		if err != nil {
-			return err
-		}
-		c.cm.framesIn.Inc()
-		c.cm.bytesIn.Add(float64(len(body) + wire.HeaderLen + 1))
-		m, err := wire.Decode(t, body)
+		m, err := c.readMessage(sr)
 		if err != nil {
 			return err
 		}
