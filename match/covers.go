@@ -23,11 +23,6 @@ func Covers(a, b Filter) bool {
 	return true
 }
 
-// CoversConstraint reports whether every event matching f satisfies c.
-func CoversConstraint(f Filter, c Constraint) bool {
-	return Covers(Filter{cs: []Constraint{c}}, f)
-}
-
 // implies reports whether every value admitted by the (non-empty) set s
 // satisfies the constraint c on the same attribute.
 func (s *attrSet) implies(c Constraint) bool {

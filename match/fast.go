@@ -302,12 +302,3 @@ func (x *Fast) adopt(s *segment) {
 		x.pass = make([]uint64, w)
 	}
 }
-
-// Bytes estimates the memory held by the index.
-func (x *Fast) Bytes() int {
-	n := len(x.tail)*48 + x.loc.bytes()
-	for _, s := range x.segs {
-		n += s.bytes()
-	}
-	return n
-}

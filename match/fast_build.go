@@ -250,20 +250,6 @@ func quantiles[K cmp.Ordered](a, b []K, cells int) []K {
 	return bounds
 }
 
-// cellOf returns the cell holding key k: the number of boundaries <= k.
-func (d *dim[K]) cellOf(k K) int {
-	lo, hi := 0, len(d.bounds)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if d.bounds[m] <= k {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
-}
-
 // narrowKeys converts a numeric dimension's keys to float32 when every one
 // of them is a float32 exactly, halving the memory of its bounds.
 func narrowKeys(b *dimBuilder[float64]) (*dimBuilder[float32], bool) {

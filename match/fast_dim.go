@@ -167,33 +167,6 @@ func (b *boundList[K]) failAbove(p *probe[K], fail []uint64) {
 // value returns the probed value (for exact checks).
 func (p *probe[K]) value() Value { return p.v }
 
-// bytes estimates the memory the dimension holds.
-func (d *dim[K]) bytes() int {
-	var keySize int
-	var zero K
-	switch any(zero).(type) {
-	case string:
-		keySize = 16
-	case float32:
-		keySize = 4
-	default:
-		keySize = 8
-	}
-	n := d.has.bytes() + d.eqAll.bytes() + len(d.bounds)*keySize
-	for _, f := range d.fail {
-		n += len(f.Words()) * 8
-	}
-	for i := range d.lo {
-		n += (cap(d.lo[i].keys)+cap(d.hi[i].keys))*keySize + (cap(d.lo[i].slots)+cap(d.hi[i].slots))*4
-	}
-	for _, m := range []map[K][]uint32{d.eq, d.ne} {
-		for _, s := range m {
-			n += keySize + 24 + cap(s)*4 + 16
-		}
-	}
-	return n + len(d.extras)*64
-}
-
 // sortBoundList sorts a bound list by key.
 func sortBoundList[K cmp.Ordered](b *boundList[K]) {
 	if keys, ok := any(b.keys).([]float32); ok {

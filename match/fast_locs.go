@@ -64,6 +64,3 @@ func (t *locTable) remove(id ID) {
 	}
 	delete(t.sparse, id)
 }
-
-// bytes estimates the table's memory.
-func (t *locTable) bytes() int { return cap(t.dense)*8 + len(t.sparse)*24 }

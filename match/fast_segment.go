@@ -147,28 +147,6 @@ func (s *segment) delete(slot uint32) bool {
 	return true
 }
 
-// bytes estimates the memory the segment holds.
-func (s *segment) bytes() int {
-	n := cap(s.ids)*8 + cap(s.ids32)*4 + len(s.live.Words())*8
-	for i := range s.attrs {
-		a := &s.attrs[i]
-		n += len(a.name) + 64 + a.has.bytes()
-		if a.num != nil {
-			n += a.num.bytes()
-		}
-		if a.num32 != nil {
-			n += a.num32.bytes()
-		}
-		if a.str != nil {
-			n += a.str.bytes()
-		}
-		if a.bool != nil {
-			n += a.bool.bytes()
-		}
-	}
-	return n
-}
-
 // shareHas lets the attribute's only dimension share the attribute's has set
 // when both hold the same subscriptions (one type, no bare `exists`).
 func (a *segAttr) shareHas(n int) {

@@ -46,14 +46,6 @@ func (s slotSet) each(fn func(slot uint32)) {
 	}
 }
 
-// bytes estimates the memory the set holds.
-func (s slotSet) bytes() int {
-	if s.bits != nil {
-		return len(s.bits.Words()) * 8
-	}
-	return cap(s.list) * 4
-}
-
 // orWords ORs src into dst (len(src) <= len(dst)). It is the inner loop of
 // matching; unrolled by four it runs about 1.5x faster than the plain loop
 // (bounds checks hoisted, more loads in flight).
