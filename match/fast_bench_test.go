@@ -39,7 +39,11 @@ func stockWorkload(b *testing.B, subs int) workload.Workload {
 }
 
 func loadFast(b *testing.B, filters []match.Filter) *match.Fast {
-	idx := match.NewFast(match.FastConfig{})
+	return loadFastConfig(b, filters, match.FastConfig{})
+}
+
+func loadFastConfig(b *testing.B, filters []match.Filter, cfg match.FastConfig) *match.Fast {
+	idx := match.NewFast(cfg)
 	ids := make([]match.ID, len(filters))
 	for i := range ids {
 		ids[i] = match.ID(i)
@@ -51,10 +55,14 @@ func loadFast(b *testing.B, filters []match.Filter) *match.Fast {
 }
 
 func benchMatch(b *testing.B, w workload.Workload) {
+	benchMatchConfig(b, w, match.FastConfig{})
+}
+
+func benchMatchConfig(b *testing.B, w workload.Workload, cfg match.FastConfig) {
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
-	idx := loadFast(b, w.Filters)
+	idx := loadFastConfig(b, w.Filters, cfg)
 	runtime.GC()
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
@@ -82,6 +90,17 @@ func BenchmarkFastMatchHEM(b *testing.B) {
 func BenchmarkFastMatchStock(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("subs=%d", n), func(b *testing.B) { benchMatch(b, stockWorkload(b, n)) })
+	}
+}
+
+// BenchmarkFastCellsHEM trades memory for time: the cells per attribute at
+// 10^6 HEM subscriptions.
+func BenchmarkFastCellsHEM(b *testing.B) {
+	w := hemWorkload(b, 1_000_000)
+	for _, cells := range []int{20, 24, 32} {
+		b.Run(fmt.Sprintf("cells=%d", cells), func(b *testing.B) {
+			benchMatchConfig(b, w, match.FastConfig{MaxCells: cells})
+		})
 	}
 }
 
