@@ -124,6 +124,13 @@ func (s *attrSet) finish() {
 	s.empty = !s.suffixesCompatible()
 }
 
+// loConstrains reports whether the lower bound excludes any value of the
+// class: finish gives every string set the bound >= "", which excludes
+// nothing and need not be written out or indexed.
+func (s *attrSet) loConstrains() bool {
+	return s.lo.set && !(s.cls == classString && s.lo.v.str == "" && !s.lo.open)
+}
+
 // point returns the single value of a set whose interval is one point.
 func (s *attrSet) point() (Value, bool) {
 	if s.lo.set && s.hi.set && !s.lo.open && !s.hi.open {

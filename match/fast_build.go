@@ -43,8 +43,7 @@ func (b *dimBuilder[K]) add(slot uint32, s *attrSet, cs []Constraint, keyOf func
 		exact = exact && ok
 		ne = append(ne, k)
 	}
-	// The least string "" as a closed lower bound constrains nothing.
-	loSet := s.lo.set && !(s.cls == classString && s.lo.v.str == "" && !s.lo.open)
+	loSet := s.loConstrains()
 	var lo, hi K
 	if loSet {
 		k, ok := keyOf(s.lo.v)

@@ -173,7 +173,7 @@ func (s *attrSet) intervalConstraints(attr string) []Constraint {
 		return []Constraint{{Attr: attr, Op: OpEq, Val: p}}
 	}
 	var cs []Constraint
-	if s.lo.set && !(s.cls == classString && s.lo.v.str == "" && !s.lo.open) {
+	if s.loConstrains() {
 		op := OpGe
 		if s.lo.open {
 			op = OpGt
