@@ -22,7 +22,10 @@ events (strings and numbers mixed: symbols, prices, volumes, venues, prefixes,
 brute-force scan, and prints a few deliveries and the match rate. Then it
 starts a router on loopback (QUIC, mutual TLS with fresh certificates),
 connects publishing and subscribing clients, and checks every delivery
-against the scan.`,
+against the scan. Last, it links four routers into a small tree, publishes
+at two of them and subscribes at the others, checks every subscriber got
+exactly its matching events once in publisher order, and prints how many
+events crossed each link.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := runDemo(cmd.OutOrStdout(), opts); err != nil {
@@ -31,15 +34,20 @@ against the scan.`,
 			if opts.noRouter {
 				return nil
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), "\n== the same workload through a router on loopback")
-			return local.Demo(cmd.OutOrStdout(), local.DemoOptions{Seed: opts.seed})
+			out := cmd.OutOrStdout()
+			fmt.Fprintln(out, "\n== the same workload through a router on loopback")
+			if err := local.Demo(out, local.DemoOptions{Seed: opts.seed}); err != nil {
+				return err
+			}
+			fmt.Fprintln(out, "\n== a live mesh of four routers: events are filtered at every hop")
+			return local.MeshDemo(out, local.MeshDemoOptions{Seed: opts.seed})
 		},
 	}
 	cmd.Flags().IntVar(&opts.subs, "subs", 10_000, "number of subscriptions")
 	cmd.Flags().IntVar(&opts.events, "events", 1_000, "number of events")
 	cmd.Flags().Uint64Var(&opts.seed, "seed", 1, "workload seed")
 	cmd.Flags().IntVar(&opts.show, "show", 5, "deliveries to print")
-	cmd.Flags().BoolVar(&opts.noRouter, "no-router", false, "skip the router part")
+	cmd.Flags().BoolVar(&opts.noRouter, "no-router", false, "skip the router and mesh parts")
 	rootCmd.AddCommand(cmd)
 }
 

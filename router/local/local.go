@@ -35,6 +35,14 @@ func Start(dir string, mod func(*router.Config)) (*Env, error) {
 	if err := certs.Init(certDir, nil); err != nil {
 		return nil, err
 	}
+	return StartIn(certDir, filepath.Join(dir, "data"), mod)
+}
+
+// StartIn starts a router like Start, with the deployment's existing
+// certificates in certDir (so several routers share one CA) and its data
+// in dataDir. The router presents the node certificate both to clients
+// and, as PeerTLS, to the neighbours it dials.
+func StartIn(certDir, dataDir string, mod func(*router.Config)) (*Env, error) {
 	node, err := certs.Load(certDir, certs.Node)
 	if err != nil {
 		return nil, err
@@ -47,7 +55,8 @@ func Start(dir string, mod func(*router.Config)) (*Env, error) {
 		Name:    "local",
 		Listen:  "127.0.0.1:0",
 		TLS:     node.ServerConfig(nil),
-		DataDir: filepath.Join(dir, "data"),
+		PeerTLS: node.ClientConfig(),
+		DataDir: dataDir,
 		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 	if mod != nil {
