@@ -55,9 +55,12 @@ func TestTableForwardingProperty(t *testing.T) {
 					}
 					view := neighbourView{}
 					var live []tableSubRec
+					cur := slices.Clone(neighbours)
 					for range rapid.IntRange(1, 30).Draw(t, "steps") {
 						var us []Update
-						if len(live) == 0 || rapid.IntRange(0, 2).Draw(t, "op") > 0 {
+						if rapid.IntRange(0, 7).Draw(t, "toggle") == 0 {
+							cur = toggleNeighbour(t, tab, view, cur, rapid.SampledFrom(neighbours).Draw(t, "nb"))
+						} else if len(live) == 0 || rapid.IntRange(0, 2).Draw(t, "op") > 0 {
 							s := tableSubRec{Iface(rapid.IntRange(0, 3).Draw(t, "from")), genFilter().Draw(t, "f")}
 							if ff {
 								claim := FixedCovering(tab.Fixed(), s.f)
@@ -74,9 +77,9 @@ func TestTableForwardingProperty(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						checkUpdatesWellFormed(t, us, neighbours)
+						checkUpdatesWellFormed(t, us, cur)
 						view.apply(t, us)
-						checkTable(t, tab, view, live, neighbours, events, structure == "poset" && mode == "plain")
+						checkTable(t, tab, view, live, cur, events, structure == "poset" && mode == "plain")
 					}
 					for _, s := range live {
 						us, err := tab.Unsubscribe(s.from, s.f)
@@ -85,7 +88,7 @@ func TestTableForwardingProperty(t *testing.T) {
 						}
 						view.apply(t, us)
 					}
-					for _, nb := range neighbours {
+					for _, nb := range cur {
 						if len(view[nb]) != 0 || len(tab.Forwarded(nb)) != 0 {
 							t.Fatalf("neighbour %d still holds %v (table: %v)", nb, view[nb], tab.Forwarded(nb))
 						}
@@ -97,6 +100,39 @@ func TestTableForwardingProperty(t *testing.T) {
 			})
 		}
 	}
+}
+
+// toggleNeighbour removes nb from the table's neighbours if it is one
+// (the neighbour forgets what it held) and adds it otherwise (it holds the
+// update AddNeighbour returns); it returns the new neighbour list.
+func toggleNeighbour(t *rapid.T, tab *Table, view neighbourView, cur []Iface, nb Iface) []Iface {
+	if slices.Contains(cur, nb) {
+		if err := tab.RemoveNeighbour(nb); err != nil {
+			t.Fatal(err)
+		}
+		if err := tab.RemoveNeighbour(nb); err == nil {
+			t.Fatalf("neighbour %d removed twice", nb)
+		}
+		delete(view, nb)
+		return slices.DeleteFunc(cur, func(i Iface) bool { return i == nb })
+	}
+	u, err := tab.AddNeighbour(nb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.AddNeighbour(nb); err == nil {
+		t.Fatalf("neighbour %d added twice", nb)
+	}
+	if u.To != nb || len(u.Remove) != 0 {
+		t.Fatalf("AddNeighbour(%d) returned %s", nb, u)
+	}
+	view[nb] = slices.Clone(u.Add)
+	cur = append(cur, nb)
+	slices.Sort(cur)
+	if !slices.Equal(tab.Neighbours(), cur) {
+		t.Fatalf("neighbours %v, want %v", tab.Neighbours(), cur)
+	}
+	return cur
 }
 
 func checkUpdatesWellFormed(t *rapid.T, us []Update, neighbours []Iface) {
