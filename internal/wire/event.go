@@ -143,7 +143,7 @@ func (d *EventDecoder) event(r *reader) match.Event {
 }
 
 func (d *EventDecoder) name(r *reader) string {
-	p := r.bytes("attribute name")
+	p := r.field("attribute name length", "attribute name")
 	if r.err != nil {
 		return ""
 	}
@@ -164,32 +164,85 @@ func (d *EventDecoder) name(r *reader) string {
 	return s
 }
 
+// readValue reads a tagged value. Its error messages name the attribute
+// (they are built only on failure: this is the per-value hot path).
 func readValue(r *reader, name string) match.Value {
-	switch tag := r.byte("attribute " + name + " tag"); tag {
+	if r.err != nil {
+		return match.Value{}
+	}
+	v := readTagged(r)
+	if r.err != nil {
+		if pe, ok := r.err.(*ProtocolError); ok {
+			pe.Msg = "attribute " + name + ": " + pe.Msg
+		}
+	}
+	return v
+}
+
+func readTagged(r *reader) match.Value {
+	switch tag := r.byte("tag"); tag {
 	case tagString:
-		return match.Str(r.utf8String("attribute " + name))
+		p := r.field("string length", "string")
+		if r.err != nil {
+			return match.Value{}
+		}
+		if !utf8.Valid(p) {
+			r.fail("invalid UTF-8")
+			return match.Value{}
+		}
+		return match.Str(r.str(p))
 	case tagInt:
-		return match.Int(r.varint("attribute " + name))
+		return match.Int(r.varint("int"))
 	case tagFloat:
-		bits := r.fixed64("attribute " + name)
+		bits := r.fixed64("float")
 		if r.err != nil {
 			return match.Value{}
 		}
 		v, err := match.Float(math.Float64frombits(bits))
 		if err != nil {
-			r.fail("attribute %s: %v", name, err)
+			r.fail("%v", err)
 		}
 		return v
 	case tagBool:
-		switch r.byte("attribute " + name) {
+		switch r.byte("bool") {
 		case 0:
 			return match.Bool(false)
 		case 1:
 			return match.Bool(true)
 		}
-		r.fail("attribute %s: bool byte is neither 0 nor 1", name)
+		if r.err == nil {
+			r.fail("bool byte is neither 0 nor 1")
+		}
 	default:
-		r.fail("attribute %s: unknown value tag %d", name, tag)
+		if r.err == nil {
+			r.fail("unknown value tag %d", tag)
+		}
 	}
 	return match.Value{}
+}
+
+// field is reader.bytes with both error contexts given as constants, so
+// that the per-attribute hot path builds no strings.
+func (r *reader) field(lenWhat, what string) []byte {
+	n := r.uvarint(lenWhat)
+	if r.err != nil {
+		return nil
+	}
+	if n > uint64(len(r.b)) {
+		r.fail("%s: length %d exceeds the %d bytes left", what, n, len(r.b))
+		return nil
+	}
+	p := r.b[:n:n]
+	r.b = r.b[n:]
+	return p
+}
+
+// str returns p, just read from r, as a string: a substring of the shared
+// body when there is one, else a copy.
+func (r *reader) str(p []byte) string {
+	if r.shared != "" {
+		end := len(r.shared) - len(r.b)
+		return r.shared[end-len(p) : end]
+	}
+	return string(p)
 }
