@@ -1,0 +1,202 @@
+package sublog
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/sift-pubsub/sift/durable"
+	"github.com/sift-pubsub/sift/match"
+)
+
+// Log is an open log file being appended to. It is not safe for
+// concurrent use.
+type Log struct {
+	f      *os.File
+	path   string
+	ct     durable.CT // everything appended, synced or not
+	synced durable.CT // what the file holds durably
+	buf    []byte     // lines appended since the last Sync
+	silent bool       // ct advanced by silence since the last line
+	err    error      // a failed write: the log is unusable
+}
+
+// Recovery says what Open found.
+type Recovery struct {
+	Lines int   // complete lines
+	Torn  int64 // bytes of a torn last line, truncated
+}
+
+// Open opens (or creates) the log at path and rebuilds its checkpoint. A
+// torn last line is truncated and the truncation synced; a corrupt line
+// is an error and the file is left as it was.
+func Open(path string) (*Log, Recovery, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, Recovery{}, fmt.Errorf("open log: %w", err)
+	}
+	l, rec, err := recoverFile(f, path)
+	if err != nil {
+		f.Close()
+		return nil, Recovery{}, err
+	}
+	return l, rec, nil
+}
+
+func recoverFile(f *os.File, path string) (*Log, Recovery, error) {
+	c, err := Read(f)
+	if err != nil {
+		return nil, Recovery{}, fmt.Errorf("log %s: %w", path, err)
+	}
+	if c.Torn > 0 {
+		if err := f.Truncate(c.Size); err != nil {
+			return nil, Recovery{}, fmt.Errorf("log %s: truncate torn line: %w", path, err)
+		}
+	}
+	if _, err := f.Seek(c.Size, 0); err != nil {
+		return nil, Recovery{}, fmt.Errorf("log %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return nil, Recovery{}, fmt.Errorf("log %s: sync: %w", path, err)
+	}
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		return nil, Recovery{}, fmt.Errorf("log %s: %w", path, err)
+	}
+	l := &Log{f: f, path: path, ct: c.CT, synced: c.CT.Clone()}
+	return l, Recovery{Lines: len(c.Entries), Torn: c.Torn}, nil
+}
+
+// syncDir makes a newly created file's directory entry durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// CT returns the checkpoint of everything appended, synced or not. The
+// caller must not modify it.
+func (l *Log) CT() durable.CT { return l.ct }
+
+// Synced returns the checkpoint the file holds durably: the one to
+// acknowledge. The caller must not modify it.
+func (l *Log) Synced() durable.CT { return l.synced }
+
+// Event appends an event line unless tick is at or below the checkpoint of
+// pubend (a repeat); it reports whether it appended.
+func (l *Log) Event(pubend string, tick durable.Tick, e match.Event) (bool, error) {
+	return l.append(Entry{Kind: KindEvent, Pubend: pubend, Tick: tick, Event: e})
+}
+
+// Gap appends a gap line for [from, to] less the ticks at or below the
+// checkpoint of pubend; it reports whether anything was left to append.
+func (l *Log) Gap(pubend string, from, to durable.Tick) (bool, error) {
+	from = max(from, l.ct[pubend]+1)
+	if from > to {
+		return false, l.err
+	}
+	return l.append(Entry{Kind: KindGap, Pubend: pubend, Gap: durable.Range{From: from, To: to}})
+}
+
+// Silence raises the checkpoint of pubend to tick (no event up to it);
+// the next Sync writes a ct line if any silence raised it. It reports
+// whether the checkpoint moved.
+func (l *Log) Silence(pubend string, tick durable.Tick) (bool, error) {
+	if l.err != nil || tick <= l.ct[pubend] {
+		return false, l.err
+	}
+	if pubend == "" {
+		return false, errors.New("silence: empty pubend name")
+	}
+	l.ct[pubend] = tick
+	l.silent = true
+	return true, nil
+}
+
+// Advance raises the checkpoint to ct where it is higher, as silences do
+// (a session's start token names where delivery begins).
+func (l *Log) Advance(ct durable.CT) error {
+	for _, p := range ct.Pubends() {
+		if _, err := l.Silence(p, ct[p]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// append validates e against the checkpoint and buffers its line.
+func (l *Log) append(e Entry) (bool, error) {
+	if l.err != nil {
+		return false, l.err
+	}
+	if e.Kind == KindEvent && e.Tick <= l.ct[e.Pubend] {
+		return false, nil
+	}
+	if e.Pubend == "" {
+		return false, fmt.Errorf("%v: empty pubend name", e.Kind)
+	}
+	if err := apply(l.ct, e); err != nil {
+		return false, err
+	}
+	l.buf = AppendLine(l.buf, e)
+	return true, nil
+}
+
+// Pending reports whether lines or a silence await Sync.
+func (l *Log) Pending() bool { return len(l.buf) > 0 || l.silent }
+
+// Sync writes the appended lines (and a ct line if silence raised the
+// checkpoint since the last line), fsyncs the file, and returns the
+// checkpoint now durable. After a failed write the log refuses further
+// use; reopening it truncates the torn line.
+func (l *Log) Sync() (durable.CT, error) {
+	if l.err != nil {
+		return nil, l.err
+	}
+	if !l.Pending() {
+		return l.synced, nil
+	}
+	if l.silent {
+		l.buf = AppendLine(l.buf, Entry{Kind: KindCT, CT: l.ct})
+		l.silent = false
+	}
+	if _, err := l.f.Write(l.buf); err != nil {
+		l.err = fmt.Errorf("log %s: write: %w", l.path, err)
+		return nil, l.err
+	}
+	if err := l.f.Sync(); err != nil {
+		l.err = fmt.Errorf("log %s: sync: %w", l.path, err)
+		return nil, l.err
+	}
+	l.buf = l.buf[:0]
+	l.synced = l.ct.Clone()
+	return l.synced, nil
+}
+
+// Close syncs what is pending and closes the file.
+func (l *Log) Close() error {
+	_, err := l.Sync()
+	if cerr := l.f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("log %s: close: %w", l.path, cerr)
+	}
+	return err
+}
+
+// String names a kind.
+func (k Kind) String() string {
+	switch k {
+	case KindEvent:
+		return "event"
+	case KindGap:
+		return "gap"
+	case KindCT:
+		return "ct"
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
