@@ -27,22 +27,27 @@ const (
 	TypeReach     Type = 11
 	TypeRoutes    Type = 12
 	TypeRoutesAck Type = 13
+	// Bloom forwarding on router links (bloom.go).
+	TypeBloomTerms   Type = 14
+	TypeBloomPublish Type = 15
 )
 
 var typeNames = [...]string{
-	TypeHello:       "hello",
-	TypeWelcome:     "welcome",
-	TypeAttach:      "attach",
-	TypeSubscribe:   "subscribe",
-	TypeUnsubscribe: "unsubscribe",
-	TypePublish:     "publish",
-	TypeDeliver:     "deliver",
-	TypeAck:         "ack",
-	TypeError:       "error",
-	TypeLinkHello:   "link-hello",
-	TypeReach:       "reach",
-	TypeRoutes:      "routes",
-	TypeRoutesAck:   "routes-ack",
+	TypeHello:        "hello",
+	TypeWelcome:      "welcome",
+	TypeAttach:       "attach",
+	TypeSubscribe:    "subscribe",
+	TypeUnsubscribe:  "unsubscribe",
+	TypePublish:      "publish",
+	TypeDeliver:      "deliver",
+	TypeAck:          "ack",
+	TypeError:        "error",
+	TypeLinkHello:    "link-hello",
+	TypeReach:        "reach",
+	TypeRoutes:       "routes",
+	TypeRoutesAck:    "routes-ack",
+	TypeBloomTerms:   "bloom-terms",
+	TypeBloomPublish: "bloom-publish",
 }
 
 // String returns the type's name, e.g. "publish".
@@ -54,7 +59,7 @@ func (t Type) String() string {
 }
 
 // Known reports whether t is a message type of this protocol version.
-func (t Type) Known() bool { return t >= TypeHello && t <= TypeRoutesAck }
+func (t Type) Known() bool { return t >= TypeHello && t <= TypeBloomPublish }
 
 const (
 	// HeaderLen is the length prefix: 4 bytes, big-endian.

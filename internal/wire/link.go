@@ -15,22 +15,26 @@ const MaxRoutes = 1 << 20
 // protocol versions, its router name, and the names of the routers
 // reachable through the sender without this link (the sender's own name
 // included), sorted, without duplicates. The receiver refuses a link that
-// would close a cycle.
+// would close a cycle. Bloom is the sender's Bloom forwarding parameters,
+// nil when it forwards exactly; linked routers must agree on it.
 type LinkHello struct {
 	MinVersion, MaxVersion uint64
 	Name                   string
 	Reach                  []string
+	Bloom                  *BloomParams
 }
 
 // Type returns TypeLinkHello.
 func (*LinkHello) Type() Type { return TypeLinkHello }
 
-// AppendBody appends min, max, name and the reachable names.
+// AppendBody appends min, max, name, the reachable names and the
+// forwarding mode (0: exact; 1: bloom, then m, k, seed, flat, hash family).
 func (m *LinkHello) AppendBody(b []byte) []byte {
 	b = binary.AppendUvarint(b, m.MinVersion)
 	b = binary.AppendUvarint(b, m.MaxVersion)
 	b = appendString(b, m.Name)
-	return appendNames(b, m.Reach)
+	b = appendNames(b, m.Reach)
+	return appendBloomParams(b, m.Bloom)
 }
 
 func decodeLinkHello(r *reader) *LinkHello {
@@ -46,6 +50,7 @@ func decodeLinkHello(r *reader) *LinkHello {
 	case !slices.Contains(m.Reach, m.Name):
 		r.fail("link hello: reachable set does not name the sender %q", m.Name)
 	}
+	m.Bloom = readBloomParams(r)
 	return m
 }
 

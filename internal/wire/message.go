@@ -55,6 +55,10 @@ func (d *EventDecoder) Decode(t Type, body []byte) (Message, error) {
 		m = decodeRoutes(&r)
 	case TypeRoutesAck:
 		m = decodeRoutesAck(&r)
+	case TypeBloomTerms:
+		m = decodeBloomTerms(&r)
+	case TypeBloomPublish:
+		m = decodeBloomPublish(&r)
 	default:
 		return nil, Errorf(CodeUnknownType, "unknown frame type %d", byte(t))
 	}

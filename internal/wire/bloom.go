@@ -1,0 +1,366 @@
+package wire
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// Bloom forwarding on router links (routing.md, "Bloom forwarding"): the
+// parameters routers announce in LinkHello, the dictionary terms they
+// flood on the control stream (BloomTerms), and events carried with their
+// summaries on the data stream (BloomPublish).
+
+// Bounds of the Bloom parameters a LinkHello may carry.
+const (
+	// MaxBloomM bounds the bits of a summary (and so its words).
+	MaxBloomM = 1 << 16
+	// MaxBloomK bounds the bits set per term.
+	MaxBloomK = 64
+	// MaxHashName bounds the hash family's name.
+	MaxHashName = 64
+	// MaxBloomTerms bounds the terms of one BloomTerms message.
+	MaxBloomTerms = 1 << 20
+)
+
+// BloomParams are the Bloom forwarding parameters of a router: summaries of
+// M bits, K bits per dictionary term, hashes of family Hash seeded with
+// Seed, and flat (unqualified) terms when Flat is set. Linked routers must
+// announce equal parameters.
+type BloomParams struct {
+	M, K uint64
+	Seed uint64
+	Flat bool
+	Hash string
+}
+
+func appendBloomParams(b []byte, p *BloomParams) []byte {
+	if p == nil {
+		return append(b, 0)
+	}
+	b = append(b, 1)
+	b = binary.AppendUvarint(b, p.M)
+	b = binary.AppendUvarint(b, p.K)
+	b = binary.AppendUvarint(b, p.Seed)
+	b = append(b, boolByte(p.Flat))
+	return appendString(b, p.Hash)
+}
+
+// readBloomParams reads the forwarding mode of a LinkHello: nil for exact
+// forwarding, the parameters for Bloom forwarding.
+func readBloomParams(r *reader) *BloomParams {
+	switch r.byte("link hello forwarding mode") {
+	case 0:
+		return nil
+	case 1:
+	default:
+		r.fail("link hello: forwarding mode is not 0 (exact) or 1 (bloom)")
+		return nil
+	}
+	p := &BloomParams{M: r.uvarint("bloom m"), K: r.uvarint("bloom k"), Seed: r.uvarint("bloom seed")}
+	switch r.byte("bloom flat") {
+	case 0:
+	case 1:
+		p.Flat = true
+	default:
+		r.fail("bloom params: flat flag is not 0 or 1")
+	}
+	p.Hash = r.utf8String("bloom hash family")
+	switch {
+	case r.err != nil:
+	case p.M < 64 || p.M > MaxBloomM || p.M%64 != 0:
+		r.fail("bloom params: m = %d is not a multiple of 64 in [64, %d]", p.M, MaxBloomM)
+	case p.K == 0 || p.K > MaxBloomK:
+		r.fail("bloom params: k = %d is not in [1, %d]", p.K, MaxBloomK)
+	case p.Hash == "" || len(p.Hash) > MaxHashName:
+		r.fail("bloom params: hash family name of %d bytes (want 1-%d)", len(p.Hash), MaxHashName)
+	}
+	return p
+}
+
+// BloomTerm is one dictionary term on the wire: Qual, the filter text of
+// the qualifying equalities (empty for an unqualified term), and C, the
+// text of the term's one constraint. The receiver parses both.
+type BloomTerm struct {
+	Qual, C string
+}
+
+// BloomTerms changes the set of dictionary terms the sender has, on its
+// side of the link, in use by some subscription: remove every term in
+// Remove, then add every term in Add. A Snapshot replaces the whole set by
+// Add (Remove is then empty); each side sends one when the link comes up.
+// The sets are sets: adding a term the receiver already holds from the
+// sender, or removing one it does not, is a protocol error.
+type BloomTerms struct {
+	Snapshot bool
+	Remove   []BloomTerm
+	Add      []BloomTerm
+}
+
+// Type returns TypeBloomTerms.
+func (*BloomTerms) Type() Type { return TypeBloomTerms }
+
+// AppendBody appends the snapshot flag and both term lists.
+func (m *BloomTerms) AppendBody(b []byte) []byte {
+	b = append(b, boolByte(m.Snapshot))
+	b = appendTerms(b, m.Remove)
+	return appendTerms(b, m.Add)
+}
+
+func appendTerms(b []byte, ts []BloomTerm) []byte {
+	b = binary.AppendUvarint(b, uint64(len(ts)))
+	for _, t := range ts {
+		b = appendString(b, t.Qual)
+		b = appendString(b, t.C)
+	}
+	return b
+}
+
+func decodeBloomTerms(r *reader) *BloomTerms {
+	m := &BloomTerms{}
+	switch r.byte("bloom terms snapshot") {
+	case 0:
+	case 1:
+		m.Snapshot = true
+	default:
+		r.fail("bloom terms: snapshot flag is not 0 or 1")
+	}
+	m.Remove = readTerms(r, "bloom terms remove")
+	m.Add = readTerms(r, "bloom terms add")
+	if r.err == nil && m.Snapshot && len(m.Remove) > 0 {
+		r.fail("bloom terms: a snapshot removes nothing (%d removals)", len(m.Remove))
+	}
+	return m
+}
+
+func readTerms(r *reader, what string) []BloomTerm {
+	n := r.count(what+" count", 2)
+	if n > MaxBloomTerms {
+		r.fail("%s: %d terms exceed %d", what, n, MaxBloomTerms)
+		return nil
+	}
+	out := make([]BloomTerm, 0, n)
+	for i := 0; i < n && r.err == nil; i++ {
+		t := BloomTerm{Qual: r.utf8String(what + " qualifier"), C: r.utf8String(what + " constraint")}
+		if r.err == nil && (len(t.Qual) > MaxFilterLen || len(t.C) > MaxFilterLen || t.C == "") {
+			r.fail("%s: term of %d+%d bytes (constraint 1-%d bytes, qualifier at most %d)", what, len(t.Qual), len(t.C), MaxFilterLen, MaxFilterLen)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// Summary encodings of a BloomPublish entry.
+const (
+	summaryExact  byte = 0 // no summary: routers decide exactly
+	summaryDense  byte = 1 // word count, then the words, 8 bytes each
+	summarySparse byte = 2 // word count, bit count, then positions as varint gaps
+)
+
+// MaxSummaryWords bounds the 64-bit words of a summary.
+const MaxSummaryWords = MaxBloomM / 64
+
+// BloomEvent is one event of a BloomPublish: the encoded event (as
+// AppendEvent writes it; the decoder does not decode it, so routers that
+// only forward never parse events) and either its summary or Exact, which
+// says the first router found the summary too full to be useful and
+// routers must match the event exactly.
+type BloomEvent struct {
+	Exact   bool
+	Summary []uint64 // the summary's words; empty when Exact
+	Event   []byte   // the encoded event
+	// Entry is the entry's whole encoding as received (aliasing the frame
+	// body), so routers forward it without encoding it again. AppendBody
+	// ignores it.
+	Entry []byte
+}
+
+// AppendBloomEvent appends one BloomPublish entry: the summary (nil when
+// exact), in whichever of the dense and sparse encodings is shorter, then
+// the encoded event with its length.
+func AppendBloomEvent(b []byte, exact bool, summary []uint64, event []byte) []byte {
+	switch {
+	case exact:
+		b = append(b, summaryExact)
+	case sparseLen(summary) < 8*len(summary):
+		b = append(b, summarySparse)
+		b = binary.AppendUvarint(b, uint64(len(summary)))
+		b = appendSparse(b, summary)
+	default:
+		b = append(b, summaryDense)
+		b = binary.AppendUvarint(b, uint64(len(summary)))
+		for _, w := range summary {
+			b = binary.LittleEndian.AppendUint64(b, w)
+		}
+	}
+	return appendBytes(b, event)
+}
+
+// sparseLen returns the bytes of the sparse encoding's bit count and gaps.
+func sparseLen(words []uint64) int {
+	n, prev := 0, -1
+	count := 0
+	for i, w := range words {
+		for w != 0 {
+			pos := 64*i + bits.TrailingZeros64(w)
+			n += uvarintLen(uint64(pos - prev - 1))
+			prev = pos
+			w &= w - 1
+			count++
+		}
+	}
+	return n + uvarintLen(uint64(count))
+}
+
+func uvarintLen(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
+
+// appendSparse appends the set bits' count, then each position as the gap
+// from the previous position plus one (so the first is its position).
+func appendSparse(b []byte, words []uint64) []byte {
+	count := 0
+	for _, w := range words {
+		count += bits.OnesCount64(w)
+	}
+	b = binary.AppendUvarint(b, uint64(count))
+	prev := -1
+	for i, w := range words {
+		for w != 0 {
+			pos := 64*i + bits.TrailingZeros64(w)
+			b = binary.AppendUvarint(b, uint64(pos-prev-1))
+			prev = pos
+			w &= w - 1
+		}
+	}
+	return b
+}
+
+// BloomPublish carries a batch of events with their summaries on a router
+// link's data stream, in Bloom forwarding mode. Seq numbers the frames
+// only: links do not acknowledge events.
+type BloomPublish struct {
+	Seq    uint64
+	Events []BloomEvent
+}
+
+// Type returns TypeBloomPublish.
+func (*BloomPublish) Type() Type { return TypeBloomPublish }
+
+// AppendBody appends seq, the entry count and the entries.
+func (m *BloomPublish) AppendBody(b []byte) []byte {
+	b = binary.AppendUvarint(b, m.Seq)
+	b = binary.AppendUvarint(b, uint64(len(m.Events)))
+	for _, e := range m.Events {
+		b = AppendBloomEvent(b, e.Exact, e.Summary, e.Event)
+	}
+	return b
+}
+
+func decodeBloomPublish(r *reader) *BloomPublish {
+	m := &BloomPublish{Seq: r.uvarint("bloom publish seq")}
+	n := r.count("bloom publish event count", 2)
+	if r.err != nil {
+		return m
+	}
+	m.Events = make([]BloomEvent, 0, n)
+	for range n {
+		start := r.b
+		e := readBloomEvent(r)
+		if r.err != nil {
+			return m
+		}
+		used := len(start) - len(r.b)
+		e.Entry = start[:used:used]
+		m.Events = append(m.Events, e)
+	}
+	return m
+}
+
+func readBloomEvent(r *reader) BloomEvent {
+	var e BloomEvent
+	switch enc := r.byte("bloom event summary encoding"); enc {
+	case summaryExact:
+		e.Exact = true
+	case summaryDense, summarySparse:
+		nw := r.uvarint("bloom event summary words")
+		if r.err == nil && (nw == 0 || nw > MaxSummaryWords) {
+			r.fail("bloom event: summary of %d words (want 1-%d)", nw, MaxSummaryWords)
+		}
+		if r.err != nil {
+			return e
+		}
+		e.Summary = make([]uint64, nw)
+		if enc == summaryDense {
+			for i := range e.Summary {
+				e.Summary[i] = r.fixed64("bloom event summary word")
+			}
+		} else {
+			readSparse(r, e.Summary)
+		}
+	default:
+		r.fail("bloom event: unknown summary encoding %d", enc)
+	}
+	e.Event = r.bytes("bloom event")
+	if r.err == nil && len(e.Event) == 0 {
+		r.fail("bloom event: empty event encoding")
+	}
+	return e
+}
+
+// readSparse sets the bits a sparse summary lists into words, which must
+// hold every position.
+func readSparse(r *reader, words []uint64) {
+	n := r.count("bloom event summary bit count", 1)
+	limit := uint64(64 * len(words))
+	pos := uint64(0)
+	for i := 0; i < n && r.err == nil; i++ {
+		gap := r.uvarint("bloom event summary gap")
+		if r.err == nil && gap >= limit {
+			r.fail("bloom event: summary bit beyond %d", limit)
+			return
+		}
+		if i > 0 {
+			gap++ // positions strictly increase
+		}
+		if pos+gap >= limit {
+			r.fail("bloom event: summary bit beyond %d", limit)
+			return
+		}
+		pos += gap
+		words[pos>>6] |= 1 << (pos & 63)
+	}
+}
+
+// BloomBatch accumulates BloomPublish entries (from AppendBloomEvent or a
+// received BloomEvent.Entry) for one frame.
+type BloomBatch struct {
+	buf []byte
+	n   int
+}
+
+// AddEntry adds one encoded entry.
+func (p *BloomBatch) AddEntry(entry []byte) {
+	p.buf = append(p.buf, entry...)
+	p.n++
+}
+
+// Len returns the number of entries.
+func (p *BloomBatch) Len() int { return p.n }
+
+// Size returns the encoded size of the entries so far.
+func (p *BloomBatch) Size() int { return len(p.buf) }
+
+// AppendFrame appends the entries as a BloomPublish frame numbered seq.
+func (p *BloomBatch) AppendFrame(b []byte, seq uint64) []byte {
+	start := len(b)
+	b = append(b, 0, 0, 0, 0, byte(TypeBloomPublish))
+	b = binary.AppendUvarint(b, seq)
+	b = binary.AppendUvarint(b, uint64(p.n))
+	b = append(b, p.buf...)
+	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start-HeaderLen))
+	return b
+}
+
+// Reset empties the batch, keeping its buffer.
+func (p *BloomBatch) Reset() {
+	p.buf = p.buf[:0]
+	p.n = 0
+}

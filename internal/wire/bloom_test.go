@@ -1,0 +1,253 @@
+package wire
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/sift-pubsub/sift/match"
+	"pgregory.net/rapid"
+)
+
+func genBloomParams(t *rapid.T) *BloomParams {
+	if rapid.Bool().Draw(t, "exact") {
+		return nil
+	}
+	return &BloomParams{
+		M:    64 * rapid.Uint64Range(1, MaxSummaryWords).Draw(t, "words"),
+		K:    rapid.Uint64Range(1, MaxBloomK).Draw(t, "k"),
+		Seed: rapid.Uint64().Draw(t, "seed"),
+		Flat: rapid.Bool().Draw(t, "flat"),
+		Hash: rapid.StringMatching(`[a-z0-9/-]{1,20}`).Draw(t, "hash"),
+	}
+}
+
+// genSummary draws summaries from empty to full, sparse and dense.
+func genSummary(t *rapid.T) []uint64 {
+	words := make([]uint64, rapid.IntRange(1, 32).Draw(t, "words"))
+	fill := rapid.IntRange(0, 64).Draw(t, "fill")
+	for i := range words {
+		for b := range 64 {
+			if rapid.IntRange(0, 63).Draw(t, "bit") < fill {
+				words[i] |= 1 << b
+			}
+		}
+	}
+	return words
+}
+
+func genBloomMessage(t *rapid.T) Message {
+	switch rapid.IntRange(0, 2).Draw(t, "type") {
+	case 0:
+		return &LinkHello{MinVersion: 1, MaxVersion: 1, Name: "b", Reach: []string{"a", "b"}, Bloom: genBloomParams(t)}
+	case 1:
+		term := rapid.Custom(func(t *rapid.T) BloomTerm {
+			return BloomTerm{Qual: rapid.StringN(0, 20, -1).Draw(t, "qual"), C: rapid.StringN(1, 20, -1).Draw(t, "c")}
+		})
+		m := &BloomTerms{Snapshot: rapid.Bool().Draw(t, "snapshot"), Add: rapid.SliceOfN(term, 0, 4).Draw(t, "add")}
+		if !m.Snapshot {
+			m.Remove = rapid.SliceOfN(term, 0, 4).Draw(t, "remove")
+		}
+		return m
+	}
+	m := &BloomPublish{Seq: rapid.Uint64().Draw(t, "seq")}
+	for range rapid.IntRange(0, 4).Draw(t, "n") {
+		e := BloomEvent{Event: AppendEvent(nil, genEvent(t, "ev"))}
+		if e.Exact = rapid.Bool().Draw(t, "exact"); !e.Exact {
+			e.Summary = genSummary(t)
+		}
+		m.Events = append(m.Events, e)
+	}
+	return m
+}
+
+// TestBloomRoundTrip: every Bloom message decodes to what was encoded, and
+// a BloomPublish entry's Entry is exactly its encoding, so forwarding it
+// unchanged is forwarding the same event and summary.
+func TestBloomRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		m := genBloomMessage(t)
+		frame := AppendFrame(nil, m)
+		typ, body, rest, err := SplitFrame(frame, HardMaxFrame)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("split: %v (%d left)", err, len(rest))
+		}
+		got, err := Decode(typ, body)
+		if err != nil {
+			t.Fatalf("decode %T: %v", m, err)
+		}
+		if p, ok := got.(*BloomPublish); ok {
+			var batch BloomBatch
+			for i := range p.Events {
+				if want := AppendBloomEvent(nil, p.Events[i].Exact, p.Events[i].Summary, p.Events[i].Event); !bytes.Equal(p.Events[i].Entry, want) {
+					t.Fatalf("entry %d: %x, want %x", i, p.Events[i].Entry, want)
+				}
+				batch.AddEntry(p.Events[i].Entry)
+				p.Events[i].Entry = nil
+			}
+			if again := batch.AppendFrame(nil, p.Seq); !bytes.Equal(again, frame) {
+				t.Fatalf("batch of received entries:\n%x\nwant\n%x", again, frame)
+			}
+		}
+		if !reflect.DeepEqual(normalizeBloom(got), normalizeBloom(m)) {
+			t.Fatalf("round trip:\n got %#v\nwant %#v", got, m)
+		}
+	})
+}
+
+// normalizeBloom makes empty and nil slices compare equal.
+func normalizeBloom(m Message) Message {
+	switch m := m.(type) {
+	case *BloomTerms:
+		c := *m
+		if len(c.Add) == 0 {
+			c.Add = nil
+		}
+		if len(c.Remove) == 0 {
+			c.Remove = nil
+		}
+		return &c
+	case *BloomPublish:
+		c := *m
+		if len(c.Events) == 0 {
+			c.Events = nil
+		}
+		return &c
+	}
+	return m
+}
+
+// TestSummaryEncodings: the entry picks the shorter of dense and sparse,
+// and both decode to the same words.
+func TestSummaryEncodings(t *testing.T) {
+	ev := AppendEvent(nil, match.MustEvent(match.Attr{Name: "a", Value: match.Int(1)}))
+	for _, tc := range []struct {
+		name  string
+		words []uint64
+		enc   byte
+	}{
+		{"empty", make([]uint64, 16), summarySparse},
+		{"few bits", []uint64{1, 0, 1 << 63, 0, 0, 0, 0, 0x100}, summarySparse},
+		{"full", []uint64{^uint64(0), ^uint64(0)}, summaryDense},
+	} {
+		entry := AppendBloomEvent(nil, false, tc.words, ev)
+		if entry[0] != tc.enc {
+			t.Errorf("%s: encoding %d, want %d", tc.name, entry[0], tc.enc)
+		}
+		frame := AppendFrame(nil, &BloomPublish{Seq: 1, Events: []BloomEvent{{Summary: tc.words, Event: ev}}})
+		typ, body, _, _ := SplitFrame(frame, 0)
+		m, err := Decode(typ, body)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := m.(*BloomPublish).Events[0].Summary; !reflect.DeepEqual(got, tc.words) {
+			t.Errorf("%s: summary %x, want %x", tc.name, got, tc.words)
+		}
+		dense := 1 + 1 + 8*len(tc.words)
+		if len(entry)-len(ev)-1 > dense {
+			t.Errorf("%s: summary took %d bytes, dense would take %d", tc.name, len(entry)-len(ev)-1, dense)
+		}
+	}
+}
+
+func TestBloomBadInput(t *testing.T) {
+	hello := func(mode ...byte) []byte {
+		return append([]byte{1, 1, 1, 'a', 1, 1, 'a'}, mode...)
+	}
+	ev := AppendEvent(nil, match.MustEvent(match.Attr{Name: "a", Value: match.Int(1)}))
+	entry := func(head ...byte) []byte {
+		b := append([]byte{1, 1}, head...)
+		return appendBytes(b, ev)
+	}
+	for _, tc := range []struct {
+		name string
+		typ  Type
+		body []byte
+		want string
+	}{
+		{"hello without mode", TypeLinkHello, hello(), "forwarding mode: truncated"},
+		{"hello bad mode", TypeLinkHello, hello(2), "not 0 (exact) or 1 (bloom)"},
+		{"hello m not multiple of 64", TypeLinkHello, hello(1, 100, 3, 0, 0, 1, 'h'), "m = 100"},
+		{"hello m too large", TypeLinkHello, hello(1, 0x80, 0x80, 0x08, 3, 0, 0, 1, 'h'), "m = 131072"},
+		{"hello k zero", TypeLinkHello, hello(1, 64, 0, 0, 0, 1, 'h'), "k = 0"},
+		{"hello bad flat", TypeLinkHello, hello(1, 64, 3, 0, 7, 1, 'h'), "flat flag"},
+		{"hello no hash", TypeLinkHello, hello(1, 64, 3, 0, 0, 0), "hash family name of 0 bytes"},
+		{"terms bad flag", TypeBloomTerms, []byte{2, 0, 0}, "snapshot flag"},
+		{"terms snapshot removes", TypeBloomTerms, []byte{1, 1, 0, 1, 'x', 0}, "a snapshot removes nothing"},
+		{"terms empty constraint", TypeBloomTerms, []byte{0, 0, 1, 0, 0}, "constraint 1-"},
+		{"terms forged count", TypeBloomTerms, []byte{0, 0, 0x80, 0x80, 0x04}, "exceeds what"},
+		{"publish unknown encoding", TypeBloomPublish, entry(9), "unknown summary encoding 9"},
+		{"publish zero words", TypeBloomPublish, entry(1, 0), "summary of 0 words"},
+		{"publish too many words", TypeBloomPublish, entry(1, 0x81, 0x08), "summary of 1025 words"},
+		{"publish dense truncated", TypeBloomPublish, []byte{1, 1, 1, 2, 0, 0}, "truncated"},
+		{"publish sparse beyond", TypeBloomPublish, entry(2, 1, 1, 64), "beyond 64"},
+		{"publish sparse gap overflow", TypeBloomPublish, entry(2, 1, 2, 3, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 1), "beyond 64"},
+		{"publish sparse second beyond", TypeBloomPublish, entry(2, 1, 2, 60, 3), "beyond 64"},
+		{"publish empty event", TypeBloomPublish, []byte{1, 1, 0, 0}, "empty event"},
+		{"publish trailing", TypeBloomPublish, append(entry(0), 7), "trailing"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Decode(tc.typ, tc.body)
+			if CodeOf(err) != CodeMalformed || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want malformed with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func bloomSeedFrames() [][]byte {
+	ev := AppendEvent(nil, match.MustEvent(
+		match.Attr{Name: "price", Value: match.MustFloat(9.5)},
+		match.Attr{Name: "symbol", Value: match.Str("IBM")},
+	))
+	msgs := []Message{
+		&LinkHello{MinVersion: 1, MaxVersion: 1, Name: "b", Reach: []string{"a", "b"}, Bloom: &BloomParams{M: 1024, K: 3, Hash: "bloom/v3-murmur3-double"}},
+		&LinkHello{MinVersion: 1, MaxVersion: 1, Name: "b", Reach: []string{"b"}},
+		&BloomTerms{Snapshot: true, Add: []BloomTerm{{C: `symbol == "IBM"`}, {Qual: `symbol == "IBM"`, C: `price < 10`}}},
+		&BloomTerms{Remove: []BloomTerm{{C: `x == 1`}}, Add: []BloomTerm{{C: `y > 2`}}},
+		&BloomPublish{Seq: 1, Events: []BloomEvent{
+			{Summary: []uint64{5, 0, 1 << 40, 0}, Event: ev},
+			{Exact: true, Event: ev},
+			{Summary: []uint64{^uint64(0), 3}, Event: ev},
+		}},
+	}
+	var out [][]byte
+	for _, m := range msgs {
+		out = append(out, AppendFrame(nil, m))
+	}
+	return out
+}
+
+// FuzzBloomFrame is FuzzFrame seeded with the Bloom messages: never a
+// panic, and whatever decodes re-encodes to a fixed point.
+func FuzzBloomFrame(f *testing.F) {
+	for _, s := range bloomSeedFrames() {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		typ, body, _, err := SplitFrame(data, 1<<16)
+		if err != nil {
+			return
+		}
+		m, err := Decode(typ, body)
+		if err != nil {
+			if CodeOf(err) == CodeInternal {
+				t.Fatalf("decode error without a protocol code: %v", err)
+			}
+			return
+		}
+		once := AppendFrame(nil, m)
+		typ2, body2, _, err := SplitFrame(once, HardMaxFrame)
+		if err != nil {
+			t.Fatalf("re-split: %v", err)
+		}
+		m2, err := Decode(typ2, body2)
+		if err != nil {
+			t.Fatalf("re-decode %T: %v", m, err)
+		}
+		if twice := AppendFrame(nil, m2); !bytes.Equal(once, twice) {
+			t.Fatalf("not stable:\n%x\n%x", once, twice)
+		}
+	})
+}
