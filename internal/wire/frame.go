@@ -30,6 +30,8 @@ const (
 	// Bloom forwarding on router links (bloom.go).
 	TypeBloomTerms   Type = 14
 	TypeBloomPublish Type = 15
+	// Durable delivery, client and link control streams (durable.go).
+	TypeDurable Type = 16
 )
 
 var typeNames = [...]string{
@@ -48,6 +50,7 @@ var typeNames = [...]string{
 	TypeRoutesAck:    "routes-ack",
 	TypeBloomTerms:   "bloom-terms",
 	TypeBloomPublish: "bloom-publish",
+	TypeDurable:      "durable",
 }
 
 // String returns the type's name, e.g. "publish".
@@ -59,7 +62,7 @@ func (t Type) String() string {
 }
 
 // Known reports whether t is a message type of this protocol version.
-func (t Type) Known() bool { return t >= TypeHello && t <= TypeBloomPublish }
+func (t Type) Known() bool { return t >= TypeHello && t <= TypeDurable }
 
 const (
 	// HeaderLen is the length prefix: 4 bytes, big-endian.

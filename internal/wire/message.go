@@ -59,6 +59,8 @@ func (d *EventDecoder) Decode(t Type, body []byte) (Message, error) {
 		m = decodeBloomTerms(&r)
 	case TypeBloomPublish:
 		m = decodeBloomPublish(&r)
+	case TypeDurable:
+		m = d.decodeDurable(&r)
 	default:
 		return nil, Errorf(CodeUnknownType, "unknown frame type %d", byte(t))
 	}
