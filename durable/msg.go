@@ -18,8 +18,8 @@ const (
 	MsgData MsgKind = iota + 1
 	// MsgSilence (knowledge): Pubend, From, To: ticks [From, To] are S.
 	// A router that turned a D tick into S for a link sets Filtered and
-	// stamps the message with its incarnation (Epoch) and the generation of
-	// the link's filter set (Version).
+	// Origin (its node id) and stamps the message with its incarnation
+	// (Epoch) and the generation of the link's filter set (Version).
 	MsgSilence
 	// MsgLost (knowledge): Pubend, Tick: every tick <= Tick is L.
 	MsgLost
@@ -30,8 +30,9 @@ const (
 	// MsgInstall (SHB to hop): Sub, Filter, Epoch, Version.
 	MsgInstall
 	// MsgInstallAck (hop to SHB): Sub, CT = per pubend the highest tick
-	// already forwarded toward the SHB; Epoch, Version = the stamp from
-	// which filtered silences include the new filter.
+	// already forwarded toward the SHB by any hop on the way; Stamps = per
+	// filtering router on the way, the stamp from which its filtered
+	// silences include the new filter.
 	MsgInstallAck
 	// MsgResync (hop to SHB): Nonce: send your whole filter set.
 	MsgResync
@@ -72,6 +73,13 @@ const (
 	MsgUnsubscribe
 	// MsgUninstall (SHB to hop): Sub, Epoch, Version.
 	MsgUninstall
+	// MsgClaim (SHB to every other SHB, flooded through the routers):
+	// Claims: subscriptions registered at the sender by a reconnection
+	// from elsewhere, each with the CT its registration holds release at.
+	// A receiver drops its own registration of such a subscription when
+	// it is not connected and holds release no higher (reconnect
+	// anywhere).
+	MsgClaim
 )
 
 var kindNames = [...]string{
@@ -82,7 +90,7 @@ var kindNames = [...]string{
 	MsgPubRefused: "pub-refused", MsgResume: "resume", MsgStart: "start",
 	MsgEvent: "event", MsgSubSilence: "sub-silence", MsgGap: "gap", MsgAck: "ack",
 	MsgRefused: "refused", MsgDisconnect: "disconnect", MsgUnsubscribe: "unsubscribe",
-	MsgUninstall: "uninstall",
+	MsgUninstall: "uninstall", MsgClaim: "claim",
 }
 
 // String returns the kind's name.
@@ -105,6 +113,22 @@ type Report struct {
 type SubFilter struct {
 	Sub    string
 	Filter match.Filter
+}
+
+// Stamp identifies the filter set a router used for a link: the router's
+// node id, its incarnation (Epoch) and the link's filter-set generation
+// (Version). Stamps of one router are ordered by (Epoch, Version); stamps of
+// different routers are not comparable.
+type Stamp struct {
+	Node           string
+	Epoch, Version uint64
+}
+
+// Claim says that subscription Sub is registered at the claiming SHB and
+// holds release there at CT (reconnect anywhere).
+type Claim struct {
+	Sub string
+	CT  CT
 }
 
 // CT is a checkpoint token: per pubend, the tick up to which a subscriber
@@ -168,6 +192,13 @@ type Msg struct {
 	Nonce     uint64
 	Filtered  bool
 	Reason    string
+	// Origin is the router that filtered a silence (with Filtered).
+	Origin string
+	// Stamps are the filtering routers' stamps of an install
+	// acknowledgement.
+	Stamps []Stamp
+	// Claims are the subscriptions of a claim message.
+	Claims []Claim
 }
 
 // Envelope is a message with its sender and receiver node ids.
@@ -200,6 +231,10 @@ func (m Msg) String() string {
 		fmt.Fprintf(&b, " %s %q v=%d.%d", m.Sub, m.Filter.String(), m.Epoch, m.Version)
 	case MsgInstallAck, MsgAck, MsgStart:
 		fmt.Fprintf(&b, " %s %v", m.Sub, m.CT)
+	case MsgClaim:
+		for _, c := range m.Claims {
+			fmt.Fprintf(&b, " %s@%v", c.Sub, c.CT)
+		}
 	case MsgFilters:
 		fmt.Fprintf(&b, " v=%d.%d n=%d", m.Epoch, m.Version, len(m.Subs))
 	case MsgHello, MsgHelloAck, MsgPublish, MsgPubAck, MsgPubRefused:
