@@ -12,10 +12,12 @@ import (
 	"github.com/sift-pubsub/sift/poset"
 )
 
-// Benchmarks. Workloads come from bench/workload with a fixed seed: "stock"
-// (covering-heavy: nested price limits and bands per symbol, prefixes over
-// block trades) and "hem" (the REIN/TAMA/HEM synthetic workload: 20
-// attributes, 10 range predicates of width 0.3, almost no covering).
+// Benchmarks. Workloads come from bench/workload with a fixed seed:
+// "nested" (workload.Nested: covering-heavy, a few broad filters over many
+// nested per-symbol price bands), "stock" (workload.Stock defaults: 2,000
+// symbols, little covering) and "hem" (the REIN/TAMA/HEM synthetic
+// workload: 20 attributes, 10 range predicates of width 0.3, almost no
+// covering).
 //
 //	go test -bench . -run '^$' -count 5 ./poset/
 
@@ -31,7 +33,13 @@ type wl struct {
 }
 
 var workloads = []wl{
-	{"nested", func(n int) workload.Workload { return nestedWorkload(n + spare) }},
+	{"nested", func(n int) workload.Workload {
+		w, err := workload.Nested(workload.NestedConfig{Subscriptions: n + spare, Events: 200}, benchSeed)
+		if err != nil {
+			panic(err)
+		}
+		return w
+	}},
 	{"stock", func(n int) workload.Workload {
 		w, err := workload.Stock(workload.StockConfig{Subscriptions: n + spare, Events: 200}, benchSeed)
 		if err != nil {

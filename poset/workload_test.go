@@ -11,9 +11,9 @@ import (
 )
 
 // TestRegisteredIndexesAgreeWithScan builds the registered poset and forest
-// indexes (as `sift match --index` does) from the stock and HEM workloads
-// and compares every event's matches with Scan, then again after deleting
-// a random half of the subscriptions.
+// indexes (as `sift match --index` does) from the stock, HEM and nested
+// (covering-heavy) workloads and compares every event's matches with Scan,
+// then again after deleting a random half of the subscriptions.
 func TestRegisteredIndexesAgreeWithScan(t *testing.T) {
 	const seed = 7
 	t.Logf("seed %d", seed)
@@ -25,10 +25,14 @@ func TestRegisteredIndexesAgreeWithScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	nested, err := workload.Nested(workload.NestedConfig{Subscriptions: 3000, Events: 300}, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, w := range []struct {
 		name string
 		w    workload.Workload
-	}{{"stock", stock}, {"hem", hem}} {
+	}{{"stock", stock}, {"hem", hem}, {"nested", nested}} {
 		for _, name := range []string{"poset", "forest"} {
 			idx, err := match.NewIndex(name)
 			if err != nil {

@@ -13,6 +13,10 @@
 //     venues, sides, sectors and bool flags; subscriptions mix equality,
 //     nested price ranges, prefixes and `!=`, and match a realistic share
 //     (about 0.1-1%) of subscriptions per event.
+//   - Nested is a covering-heavy trade workload for covering-based routing
+//     tables: a few broad filters (`symbol == X`, wide symbol-less price
+//     bands) cover many narrow ones, and narrow per-symbol price bands of
+//     log-uniform width nest inside each other.
 //
 // # Promises
 //
