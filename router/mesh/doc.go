@@ -39,11 +39,11 @@
 //
 // # Caveats
 //
-// poset.Table fixes its neighbours when created, so a Mesh reserves
-// Config.MaxLinks neighbour slots up front and the table keeps computing
-// forwarding sets for slots with no link up; those are exactly the
-// snapshots to send when a link takes the slot. Each free slot costs
-// table work per subscription, so MaxLinks should stay small (default 8).
+// Each link up is a neighbour of the poset.Table (AddNeighbour when it
+// comes up: its forwarding set is the snapshot; RemoveNeighbour when it
+// goes), so links that are down cost nothing per subscription.
+// Acknowledgements owed are indexed per link, so a RoutesAck costs what it
+// releases, not the number of acknowledgements pending.
 //
 // Barriers cost one small message per tree link per subscription (the
 // filters themselves stay pruned). routing.md's rule ("immediately if it

@@ -61,13 +61,17 @@ func (m *Mesh) LinkUp(h *wire.LinkHello) (Link, Output, error) {
 	if !ok {
 		return 0, Output{}, fmt.Errorf("link to %s refused: %d links up already (the maximum)", h.Name, m.maxLinks)
 	}
+	fwd, err := m.table.AddNeighbour(slot)
+	if err != nil {
+		panic(fmt.Sprintf("mesh: routing table refused free slot %d: %v", slot, err))
+	}
 	m.nextLink++
 	l := &link{id: m.nextLink, slot: slot, peer: h.Name, reach: slices.Clone(h.Reach), held: make(map[string]*heldFilter)}
 	m.links[l.id] = l
 	m.bySlot[slot] = l
 	var out Output
 	l.sentSeq = 1
-	out.send(l.id, &wire.Routes{Gen: uint64(l.id), Seq: 1, Snapshot: true, Add: texts(m.table.Forwarded(slot))})
+	out.send(l.id, &wire.Routes{Gen: uint64(l.id), Seq: 1, Snapshot: true, Add: texts(fwd.Add)})
 	m.propagateReach(&out)
 	return l.id, out, nil
 }
@@ -96,9 +100,12 @@ func (m *Mesh) drop(id Link, out *Output) {
 	}
 	delete(m.links, id)
 	delete(m.bySlot, l.slot)
+	if err := m.table.RemoveNeighbour(l.slot); err != nil {
+		panic(fmt.Sprintf("mesh: routing table lost neighbour slot %d: %v", l.slot, err))
+	}
 	m.flush(d, out)
 	m.propagateReach(out)
-	m.release(out)
+	m.linkGone(id, out)
 }
 
 func (m *Mesh) freeSlot() (poset.Iface, bool) {

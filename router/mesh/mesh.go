@@ -66,7 +66,7 @@ type Mesh struct {
 	links    map[Link]*link
 	bySlot   map[poset.Iface]*link
 	clients  map[Client]map[uint64]match.Filter
-	pending  []pending
+	acks     acks
 }
 
 // New returns a Mesh with no links and no subscriptions.
@@ -80,11 +80,7 @@ func New(cfg Config) (*Mesh, error) {
 	if cfg.MaxLinks < 0 || cfg.MaxLinks > 1<<16 {
 		return nil, fmt.Errorf("mesh: max links %d out of range 1-%d", cfg.MaxLinks, 1<<16)
 	}
-	slots := make([]poset.Iface, cfg.MaxLinks)
-	for i := range slots {
-		slots[i] = poset.Iface(i + 1)
-	}
-	t, err := poset.NewTable(poset.TableConfig{Structure: cfg.Table, Neighbours: slots})
+	t, err := poset.NewTable(poset.TableConfig{Structure: cfg.Table})
 	if err != nil {
 		return nil, fmt.Errorf("mesh: %w", err)
 	}
@@ -93,6 +89,7 @@ func New(cfg Config) (*Mesh, error) {
 		links:   make(map[Link]*link),
 		bySlot:  make(map[poset.Iface]*link),
 		clients: make(map[Client]map[uint64]match.Filter),
+		acks:    newAcks(),
 	}, nil
 }
 

@@ -52,7 +52,11 @@ func runMeshProperty(rt *rapid.T, table string) {
 			s.subscribe(k, genFilter(rt))
 		case 6:
 			if len(s.subs) > 0 {
-				s.unsubscribe(rapid.SampledFrom(sortedSubs(s.subs)).Draw(rt, "unsub"))
+				k := rapid.SampledFrom(sortedSubs(s.subs)).Draw(rt, "unsub")
+				s.unsubscribe(k)
+				if rapid.Bool().Draw(rt, "reuse ref") { // a late Ready of the old one would be early for this one
+					s.subscribe(k, genFilter(rt))
+				}
 			}
 		case 7, 8:
 			for range rapid.IntRange(1, 10).Draw(rt, "steps") {

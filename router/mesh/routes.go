@@ -33,7 +33,7 @@ func (m *Mesh) Receive(id Link, msg wire.Message) (Output, error) {
 			return out, fmt.Errorf("routes ack from %s: seq %d never sent (last %d)", l.peer, msg.Seq, l.sentSeq)
 		}
 		l.ackedSeq = max(l.ackedSeq, msg.Seq)
-		m.release(&out)
+		m.acked(l, &out)
 		return out, nil
 	case *wire.Reach:
 		if err := m.receiveReach(l, msg); err != nil {
@@ -73,8 +73,7 @@ func (m *Mesh) receiveRoutes(l *link, r *wire.Routes, out *Output) error {
 	if r.Snapshot || len(r.Add) > 0 || len(r.Remove) == 0 {
 		m.barrier(out, l.id)
 	}
-	m.wait(pending{link: l.id, gen: r.Gen, seq: r.Seq}, l.id)
-	m.releaseNew(out)
+	m.wait(pending{link: l.id, gen: r.Gen, seq: r.Seq}, l.id, out)
 	return nil
 }
 
@@ -193,13 +192,13 @@ func (m *Mesh) Subscribe(c Client, ref uint64, f match.Filter) (Output, error) {
 	m.subscribe(d, m.clientIface(c), f)
 	m.flush(d, &out)
 	m.barrier(&out, 0)
-	m.wait(pending{client: c, ref: ref}, 0)
-	m.releaseNew(&out)
+	m.wait(pending{client: c, ref: ref}, 0, &out)
 	return out, nil
 }
 
 // Unsubscribe removes a local client's subscription ref; unknown refs are
-// an error and change nothing.
+// an error and change nothing. A subscription not Ready yet never will be:
+// its Ready is forgotten (the ref may be used again).
 func (m *Mesh) Unsubscribe(c Client, ref uint64) (Output, error) {
 	var out Output
 	f, ok := m.clients[c][ref]
@@ -207,6 +206,7 @@ func (m *Mesh) Unsubscribe(c Client, ref uint64) (Output, error) {
 		return out, fmt.Errorf("client %d: no subscription %d", c, ref)
 	}
 	delete(m.clients[c], ref)
+	m.cancelReady(c, ref)
 	if len(m.clients[c]) == 0 {
 		delete(m.clients, c)
 	}
@@ -276,9 +276,8 @@ func (m *Mesh) unsubscribe(d delta, from poset.Iface, f match.Filter) {
 	d.apply(us)
 }
 
-// flush sends each link with a net change one Routes message. Slots with
-// no link up are skipped: the table keeps their forwarding set, which is
-// the snapshot a future link on the slot gets.
+// flush sends each link with a net change one Routes message. A slot whose
+// link has just gone (LinkDown unsubscribing what it held) is skipped.
 func (m *Mesh) flush(d delta, out *Output) {
 	for _, slot := range sortedKeys(d) {
 		l := m.bySlot[slot]

@@ -123,11 +123,15 @@ func (s *sim) dispatch(r int, out Output) {
 	for _, rd := range out.Ready {
 		k := subKey{r, rd.Client, rd.Ref}
 		s.logf("ready %s client=%d ref=%d", s.name(r), rd.Client, rd.Ref)
-		if _, live := s.subs[k]; live {
-			s.ready[k] = true
-			if s.subTopo[k] == s.topo && !s.noCheck {
-				s.checkInstalled(k)
-			}
+		if _, live := s.subs[k]; !live {
+			s.t.Fatalf("%s: Ready for client %d ref %d, which is not subscribed", s.name(r), rd.Client, rd.Ref)
+		}
+		if s.ready[k] {
+			s.t.Fatalf("%s: Ready twice for client %d ref %d", s.name(r), rd.Client, rd.Ref)
+		}
+		s.ready[k] = true
+		if s.subTopo[k] == s.topo && !s.noCheck {
+			s.checkInstalled(k)
 		}
 	}
 	for _, cl := range out.Close {
@@ -297,6 +301,11 @@ func (s *sim) checkQuiet() {
 	for k := range s.subs {
 		if !s.ready[k] {
 			s.t.Fatalf("subscription %v (%s) never became ready", k, s.subs[k])
+		}
+	}
+	for i, m := range s.routers {
+		if n := m.pendingCount(); n != 0 {
+			s.t.Fatalf("%s: %d acknowledgements still owed when quiet", s.name(i), n)
 		}
 	}
 	for p := range s.routers {
