@@ -15,24 +15,38 @@ import (
 
 func init() {
 	var conn routerFlags
+	var dur durablePubFlags
 	cmd := &cobra.Command{
-		Use:   "pub --router HOST:PORT --certs DIR [FILE|-]",
+		Use:   "pub --router HOST:PORT --certs DIR [--durable [--pubend NAME] [--timeout DUR] [--rate N]] [FILE|-]",
 		Short: "Publish JSON Lines events to a router",
 		Long: `Pub reads events (JSON Lines, one flat object per line) from FILE or
 standard input, publishes them to the router in batches, and exits once the
 router has accepted them all, printing "published N events". Every line is
-checked before anything is sent: a malformed event publishes nothing.`,
+checked before anything is sent: a malformed event publishes nothing.
+
+With --durable it waits until the pubend has logged every event, riding out
+router restarts (it resends what was not acknowledged; nothing is logged
+twice), and fails only when no router answered for --timeout.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := "-"
 			if len(args) == 1 {
 				path = args[0]
 			}
+			if err := dur.check(cmd.Flags().Changed); err != nil {
+				return fmt.Errorf("pub: %w", err)
+			}
 			events, err := readEventsArg(cmd.InOrStdin(), path)
 			if err != nil {
 				return err
 			}
-			n, err := publish(cmd.Context(), conn, events)
+			publishFn := publish
+			if dur.on {
+				publishFn = func(ctx context.Context, conn routerFlags, events []match.Event) (int, error) {
+					return publishDurable(ctx, conn, dur, events)
+				}
+			}
+			n, err := publishFn(cmd.Context(), conn, events)
 			if err != nil {
 				return fmt.Errorf("pub: %w", err)
 			}
@@ -41,6 +55,10 @@ checked before anything is sent: a malformed event publishes nothing.`,
 		},
 	}
 	conn.register(cmd)
+	cmd.Flags().BoolVar(&dur.on, "durable", false, "publish durably: wait until the pubend logged every event (pub_durable.go)")
+	cmd.Flags().StringVar(&dur.pubend, "pubend", "", "with --durable: the pubend (default: the router's own)")
+	cmd.Flags().DurationVar(&dur.timeout, "timeout", 30*time.Second, "with --durable: give up after this long without a working router")
+	cmd.Flags().Float64Var(&dur.rate, "rate", 0, "with --durable: publish at most this many events per second (0: no limit)")
 	rootCmd.AddCommand(cmd)
 }
 

@@ -14,6 +14,7 @@ import (
 func init() {
 	var conn routerFlags
 	var opts subOptions
+	var dur durableSubFlags
 	cmd := &cobra.Command{
 		Use:   "sub --router HOST:PORT --certs DIR [--count N] [--timeout DUR] 'FILTER'",
 		Short: "Subscribe to a router and print matching events",
@@ -21,12 +22,23 @@ func init() {
 the router has acknowledged it, and prints each delivered event as one JSON
 line {"event":{...}}, flushed per line. It exits after --count events, or
 when --timeout has passed (an error if --count was given and not reached),
-or on Ctrl-C. A filter the router refuses is an error naming the column.`,
+or on Ctrl-C. A filter the router refuses is an error naming the column.
+
+With --durable ID --out FILE the subscription is durable: FILE is its
+transaction log ({"pubend":P,"tick":T,"event":{...}}, {"pubend":P,"gap":[A,B]},
+{"ct":{...}} lines), synced before each acknowledgement; a restart resumes
+exactly where FILE ends. --router may list several routers, comma-separated.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			if ctx == nil {
 				ctx = context.Background()
+			}
+			if dur.enabled() {
+				if err := subscribeDurable(ctx, conn, opts, dur, args[0], cmd.ErrOrStderr()); err != nil {
+					return fmt.Errorf("sub: %w", err)
+				}
+				return nil
 			}
 			if err := subscribe(ctx, conn, opts, args[0], cmd.OutOrStdout(), cmd.ErrOrStderr()); err != nil {
 				return fmt.Errorf("sub: %w", err)
@@ -37,6 +49,8 @@ or on Ctrl-C. A filter the router refuses is an error naming the column.`,
 	conn.register(cmd)
 	cmd.Flags().IntVar(&opts.count, "count", 0, "exit after this many events (0: no limit)")
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", 0, "exit after this long (0: no limit)")
+	cmd.Flags().StringVar(&dur.id, "durable", "", "durable subscription ID: exactly-once delivery logged to --out (sub_durable.go)")
+	cmd.Flags().StringVar(&dur.out, "out", "", "with --durable: the subscriber's log, one JSON line per event, gap or checkpoint")
 	rootCmd.AddCommand(cmd)
 }
 
