@@ -47,9 +47,9 @@ type sim struct {
 	links    []*simLink
 	dictLast bool
 	nextRef  uint64
-	epoch    int               // bumped by every link change
-	madeAt   map[uint64]int    // subscription ref -> epoch when made
-	owner    map[uint64]int    // ref -> router index
+	epoch    int            // bumped by every link change
+	madeAt   map[uint64]int // subscription ref -> epoch when made
+	owner    map[uint64]int // ref -> router index
 	filters  map[uint64]match.Filter
 	ready    map[uint64]bool
 	checked  int // Ready subscriptions whose terms were checked
