@@ -10,15 +10,18 @@ import (
 	"github.com/sift-pubsub/sift/match"
 )
 
-// env wires one pubend "p" at node "phb", optionally a router "r", and an
-// SHB "shb" with a reliable FIFO network, for datadriven scenarios. Node
+// env wires one pubend "p" at node "phb", optionally a router "r" (or a
+// chain of routers "r1" - "r2" - ..., r1 nearest the PHB), and an SHB
+// "shb" with a reliable FIFO network, for datadriven scenarios. Node
 // names starting with "s" followed by a digit are subscribers, "pub"
 // publishers; their messages are printed.
 type env struct {
 	t       *testing.T
 	now     Tick
 	phb     *Pubend
-	router  *Router
+	routers map[string]*Router
+	rnames  []string // the router chain, from the PHB down
+	rincs   map[string]uint64
 	shb     *SHB
 	phbSt   *mapStore
 	shbSt   *mapStore
@@ -27,32 +30,58 @@ type env struct {
 	trace   bool
 	maxRet  Tick
 	dedupEx Tick
-	viaRout bool
-	inc     uint64
 	subQ    int // the SHB's SubQueue (0: the default)
 }
 
-func newEnv(t *testing.T, viaRouter bool, maxRetain, dedupExpiry Tick, subQueue int) *env {
+// newEnv builds an env with a chain of nRouters routers (one is named
+// "r", more "r1", "r2", ...).
+func newEnv(t *testing.T, nRouters int, maxRetain, dedupExpiry Tick, subQueue int) *env {
 	e := &env{t: t, phbSt: newMapStore(), shbSt: newMapStore(), drops: map[MsgKind]int{},
-		maxRet: maxRetain, dedupEx: dedupExpiry, viaRout: viaRouter, subQ: subQueue}
+		maxRet: maxRetain, dedupEx: dedupExpiry, subQ: subQueue,
+		routers: map[string]*Router{}, rincs: map[string]uint64{}}
+	for i := range nRouters {
+		name := "r"
+		if nRouters > 1 {
+			name = fmt.Sprintf("r%d", i+1)
+		}
+		e.rnames = append(e.rnames, name)
+	}
 	e.bootPHB()
-	e.bootRouter()
+	for _, name := range e.rnames {
+		e.bootRouter(name)
+	}
 	e.bootSHB()
 	return e
 }
 
-func (e *env) up() string {
-	if e.viaRout {
-		return "r"
+// chain returns the node list PHB, routers..., SHB.
+func (e *env) chain() []string {
+	return append(append([]string{"phb"}, e.rnames...), "shb")
+}
+
+// neighbours returns the nodes above and below a node of the chain.
+func (e *env) neighbours(name string) (up, down string) {
+	c := e.chain()
+	for i, n := range c {
+		if n == name {
+			if i > 0 {
+				up = c[i-1]
+			}
+			if i+1 < len(c) {
+				down = c[i+1]
+			}
+		}
 	}
-	return "phb"
+	return up, down
+}
+
+func (e *env) up() string {
+	up, _ := e.neighbours("shb")
+	return up
 }
 
 func (e *env) bootPHB() {
-	down := "shb"
-	if e.viaRout {
-		down = "r"
-	}
+	_, down := e.neighbours("phb")
 	p, err := NewPubend(PubendConfig{ID: "p", Node: "phb", Downstream: []string{down},
 		SHBs: []string{"shb"}, MaxRetain: e.maxRet, DedupExpiry: e.dedupEx}, e.phbSt)
 	if err != nil {
@@ -61,17 +90,15 @@ func (e *env) bootPHB() {
 	e.phb = p
 }
 
-func (e *env) bootRouter() {
-	if !e.viaRout {
-		return
-	}
-	e.inc++
-	r, err := NewRouter(RouterConfig{Node: "r", Upstream: map[string]string{"p": "phb"},
-		Downstream: []string{"shb"}, Incarnation: e.inc})
+func (e *env) bootRouter(name string) {
+	e.rincs[name]++
+	up, down := e.neighbours(name)
+	r, err := NewRouter(RouterConfig{Node: name, Upstream: map[string]string{"p": up},
+		Downstream: []string{down}, Incarnation: e.rincs[name]})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	e.router = r
+	e.routers[name] = r
 }
 
 func (e *env) bootSHB() {
@@ -109,15 +136,17 @@ func (e *env) deliver() string {
 		case "phb":
 			err = e.phb.Step(e.now, env)
 			e.flush(e.phb.Ready(), e.phbSt)
-		case "r":
-			err = e.router.Step(e.now, env)
-			e.flush(e.router.Ready(), nil)
 		case "shb":
 			err = e.shb.Step(e.now, env)
 			e.flush(e.shb.Ready(), e.shbSt)
 		default:
-			fmt.Fprintf(&b, "%v\n", env)
-			continue
+			r, ok := e.routers[env.To]
+			if !ok {
+				fmt.Fprintf(&b, "%v\n", env)
+				continue
+			}
+			err = r.Step(e.now, env)
+			e.flush(r.Ready(), nil)
 		}
 		if err != nil {
 			fmt.Fprintf(&b, "error: %v\n", err)
@@ -132,9 +161,9 @@ func (e *env) deliver() string {
 func (e *env) tick() {
 	e.phb.Tick(e.now)
 	e.flush(e.phb.Ready(), e.phbSt)
-	if e.router != nil {
-		e.router.Tick(e.now)
-		e.flush(e.router.Ready(), nil)
+	for _, name := range e.rnames {
+		e.routers[name].Tick(e.now)
+		e.flush(e.routers[name].Ready(), nil)
 	}
 	if err := e.shb.Tick(e.now); err != nil {
 		e.t.Fatal(err)
@@ -184,11 +213,15 @@ func (e *env) handle(t *testing.T, d *datadriven.TestData, ep **env) string {
 	switch d.Cmd {
 	case "new":
 		var maxRet, dedupEx int64
-		var subQueue int
+		var subQueue, routers int
 		d.MaybeScanArgs(t, "max-retain", &maxRet)
 		d.MaybeScanArgs(t, "dedup-expiry", &dedupEx)
 		d.MaybeScanArgs(t, "queue", &subQueue)
-		*ep = newEnv(t, d.HasArg("router"), Tick(maxRet), Tick(dedupEx), subQueue)
+		d.MaybeScanArgs(t, "routers", &routers)
+		if d.HasArg("router") {
+			routers = 1
+		}
+		*ep = newEnv(t, routers, Tick(maxRet), Tick(dedupEx), subQueue)
 		return ""
 	case "trace":
 		e.trace = !e.trace
@@ -229,13 +262,13 @@ func (e *env) handle(t *testing.T, d *datadriven.TestData, ep **env) string {
 		}
 		return ""
 	case "restart":
-		switch argStr(t, d, "node") {
+		switch node := argStr(t, d, "node"); node {
 		case "phb":
 			e.bootPHB()
 		case "shb":
 			e.bootSHB()
-		case "r":
-			e.bootRouter()
+		default:
+			e.bootRouter(node)
 		}
 		return e.deliver()
 	case "state":

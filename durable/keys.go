@@ -14,6 +14,7 @@ import (
 //	'P' 'd' p pub      PHB dedup: highest sequence and its tick
 //	'P' 'r' p shb      PHB release report of one SHB
 //	'S' 'e'            SHB epoch and filter-set version
+//	'S' 't' node       SHB: a filtering router's stamp
 //	'S' 'g' sid        SHB registry: subscriber id, filter, start CT
 //	'S' 'm' p          SHB meta: LD, L prefix, PFS lastTimestamp/next index
 //	'S' 'x' p index    PFS record
@@ -63,6 +64,8 @@ func phbLogKey(p string, t Tick) []byte       { return keyNum(rolePHB, 'l', p, u
 func phbDedupKey(p, pub string) []byte        { return keyStr(rolePHB, 'd', p, pub) }
 func phbReportKey(p, shb string) []byte       { return keyStr(rolePHB, 'r', p, shb) }
 func shbEpochKey() []byte                     { return []byte{roleSHB, 'e'} }
+func shbStampPrefix() []byte                  { return []byte{roleSHB, 't'} }
+func shbStampKey(node string) []byte          { return append(shbStampPrefix(), node...) }
 func shbRegKey(sid uint64) []byte             { return keyNum(roleSHB, 'g', "", sid) }
 func shbMetaKey(p string) []byte              { return keyPrefix(roleSHB, 'm', p) }
 func pfsRecordKey(p string, i uint64) []byte  { return keyNum(roleSHB, 'x', p, i) }

@@ -216,6 +216,9 @@ func (m Msg) String() string {
 		fmt.Fprintf(&b, " %s t=%d prev=%d %s", m.Pubend, m.Tick, m.Prev, m.Event)
 	case MsgSilence, MsgGap:
 		fmt.Fprintf(&b, " %s [%d,%d]", m.Pubend, m.From, m.To)
+		if m.Filtered {
+			fmt.Fprintf(&b, " filtered by %s v=%d.%d", m.Origin, m.Epoch, m.Version)
+		}
 	case MsgLost, MsgSubSilence:
 		fmt.Fprintf(&b, " %s t=%d", m.Pubend, m.Tick)
 	case MsgEvent:
@@ -231,6 +234,9 @@ func (m Msg) String() string {
 		fmt.Fprintf(&b, " %s %q v=%d.%d", m.Sub, m.Filter.String(), m.Epoch, m.Version)
 	case MsgInstallAck, MsgAck, MsgStart:
 		fmt.Fprintf(&b, " %s %v", m.Sub, m.CT)
+		for _, st := range m.Stamps {
+			fmt.Fprintf(&b, " %s=%d.%d", st.Node, st.Epoch, st.Version)
+		}
 	case MsgClaim:
 		for _, c := range m.Claims {
 			fmt.Fprintf(&b, " %s@%v", c.Sub, c.CT)

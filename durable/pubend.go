@@ -153,8 +153,8 @@ func (p *Pubend) Step(now Tick, env Envelope) error {
 	case MsgRelease:
 		p.report(m.Reports)
 		p.release(now)
-	case MsgFilters, MsgUninstall:
-		// A PHB does not filter: nothing to record.
+	case MsgFilters, MsgUninstall, MsgClaim, MsgInstallAck:
+		// A PHB does not filter and hosts no subscriber: nothing to do.
 	case MsgInstall:
 		p.send(env.From, Msg{Kind: MsgInstallAck, Sub: m.Sub, CT: CT{p.cfg.ID: p.ticker.LastAnnounced()}})
 	default:

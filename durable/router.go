@@ -70,6 +70,13 @@ type outstanding struct {
 	expires Tick
 }
 
+// upInstall is an install from a link waiting for the acknowledgements of
+// every upstream neighbour before it is acknowledged down the link.
+type upInstall struct {
+	link, sub string
+	acks      map[string]Msg // per upstream neighbour, its acknowledgement
+}
+
 // routerPubend is a router's soft state for one pubend.
 type routerPubend struct {
 	stream  *Stream
@@ -89,10 +96,19 @@ type RouterStats struct {
 // recent knowledge to answer nacks, and consolidates nacks for the same
 // ticks into one upstream nack. It keeps only soft state: after a restart
 // it forwards unfiltered until each link has sent its filter set again.
+//
+// Routers stack: the filters of every link are installed at each upstream
+// neighbour as this router's own filters, and an install is acknowledged
+// down only once every upstream neighbour has acknowledged it, with the
+// highest tick any hop had forwarded and every hop's stamp (multi-hop
+// install acknowledgements).
 type Router struct {
 	cfg     RouterConfig
 	links   map[string]*link
 	pubends map[string]*routerPubend
+	ups     []string              // the distinct upstream neighbours, sorted
+	pending map[string]*upInstall // by upstream key (see upKey)
+	ver     uint64                // version of this router's own filter messages upstream
 	out     []Envelope
 	now     Tick
 	Stats   RouterStats
@@ -104,13 +120,18 @@ func NewRouter(cfg RouterConfig) (*Router, error) {
 	if err := cfg.populate(); err != nil {
 		return nil, err
 	}
-	r := &Router{cfg: cfg, links: map[string]*link{}, pubends: map[string]*routerPubend{}}
+	r := &Router{cfg: cfg, links: map[string]*link{}, pubends: map[string]*routerPubend{},
+		pending: map[string]*upInstall{}}
 	for _, d := range cfg.Downstream {
 		r.links[d] = &link{filters: map[string]linkFilter{}, lastFwd: map[string]Tick{}, lastResync: -1 << 62}
 	}
-	for p := range cfg.Upstream {
+	for p, up := range cfg.Upstream {
 		r.pubends[p] = &routerPubend{stream: NewStream(0)}
+		if !contains(r.ups, up) {
+			r.ups = append(r.ups, up)
+		}
 	}
+	slices.Sort(r.ups)
 	return r, nil
 }
 
@@ -131,6 +152,12 @@ func (r *Router) Step(now Tick, env Envelope) error {
 		r.send(up, m) // passed up per SHB, not merged (rule Intermediate 4)
 	case MsgInstall, MsgUninstall, MsgFilters:
 		return r.filters(env)
+	case MsgInstallAck:
+		r.upstreamAck(env)
+	case MsgResync:
+		r.answerResync(env)
+	case MsgClaim:
+		r.flood(env)
 	default:
 		return fmt.Errorf("router %s: unexpected %v from %s", r.cfg.Node, m.Kind, env.From)
 	}

@@ -2,7 +2,6 @@ package durable
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/sift-pubsub/sift/match"
 )
@@ -33,11 +32,12 @@ func (r *Router) filters(env Envelope) error {
 			l.filters[m.Sub] = linkFilter{filter: m.Filter, epoch: m.Epoch, ver: m.Version}
 			l.gen++
 		}
-		r.installAck(env.From, l, m.Sub)
+		r.installUp(env.From, m.Sub, m)
 	case MsgUninstall:
 		if old, ok := l.filters[m.Sub]; ok && older(old.epoch, old.ver, m.Epoch, m.Version) {
 			delete(l.filters, m.Sub)
 			l.gen++
+			r.uninstallUp(env.From, m.Sub)
 		}
 	case MsgFilters:
 		r.fullSet(l, m)
@@ -62,16 +62,6 @@ func (r *Router) fullSet(l *link, m Msg) {
 	}
 	l.filters, l.epoch, l.ver, l.complete = fs, m.Epoch, m.Version, true
 	l.gen++
-}
-
-// installAck tells the SHB, per pubend, the highest tick already forwarded
-// on its link: every later tick is filtered with the new filter included.
-func (r *Router) installAck(to string, l *link, sub string) {
-	ct := CT{}
-	for _, p := range slices.Sorted(mapKeys(r.cfg.Upstream)) {
-		ct[p] = l.lastFwd[p]
-	}
-	r.send(to, Msg{Kind: MsgInstallAck, Sub: sub, CT: ct, Epoch: r.cfg.Incarnation, Version: l.gen})
 }
 
 // older reports whether (e1, v1) comes before (e2, v2).

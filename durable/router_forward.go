@@ -32,6 +32,12 @@ func (r *Router) learn(p *routerPubend, m Msg) (Range, bool) {
 		fresh = p.stream.AddData(m.Tick, m.Event) || fresh
 		return Range{m.Prev + 1, m.Tick}, fresh
 	case MsgSilence:
+		if m.Filtered {
+			// Filtered above for this router's link, with the filters of
+			// that moment: not knowledge to cache or to answer nacks
+			// with. It is passed down as it is, stamp and all.
+			return Range{m.From, m.To}, true
+		}
 		return Range{m.From, m.To}, len(p.stream.AddSilence(m.From, m.To)) > 0
 	default: // MsgLost
 		return Range{0, m.Tick}, p.stream.AddLost(m.Tick)
@@ -59,7 +65,7 @@ func (r *Router) forward(name string, m Msg) {
 	l := r.links[name]
 	if m.Kind == MsgData && l.complete && !l.matches(m) {
 		m = Msg{Kind: MsgSilence, Pubend: m.Pubend, From: m.Prev + 1, To: m.Tick,
-			Filtered: true, Epoch: r.cfg.Incarnation, Version: l.gen}
+			Filtered: true, Origin: r.cfg.Node, Epoch: r.cfg.Incarnation, Version: l.gen}
 	}
 	switch m.Kind {
 	case MsgData:

@@ -47,7 +47,7 @@ func TestRouterConsolidatesNacks(t *testing.T) {
 	}
 	want := map[string][]string{
 		"shb1": {`data p t=5 prev=0 {"sym":"IBM"}`, "silence p [6,10]"},
-		"shb2": {"silence p [1,5]", "silence p [6,10]"},
+		"shb2": {"silence p [1,5] filtered by r v=1.1", "silence p [6,10]"},
 	}
 	for to, w := range want {
 		if len(got[to]) != len(w) || got[to][0] != w[0] || got[to][1] != w[1] {
@@ -86,5 +86,43 @@ func TestRouterUnfilteredUntilComplete(t *testing.T) {
 	out := stepRouter(t, r, 0, data(3))
 	if len(out) != 1 || out[0].Msg.Kind != MsgSilence || !out[0].Msg.Filtered || out[0].Msg.Epoch != 2 {
 		t.Fatalf("complete link with no matching filter must send a stamped silence: %v", out)
+	}
+}
+
+// TestRouterInstallAckWaitsForEveryUpstream checks multi-hop install
+// acknowledgements: a router with two upstream neighbours acknowledges an
+// install down only once both have acknowledged it, with per pubend the
+// higher of its own last forwarded tick and the tick the pubend's upstream
+// acknowledged, and every stamp on the way.
+func TestRouterInstallAckWaitsForEveryUpstream(t *testing.T) {
+	r, err := NewRouter(RouterConfig{Node: "r2", Upstream: map[string]string{"p": "r1", "q": "phbq"},
+		Downstream: []string{"shb"}, Incarnation: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := match.MustEvent(match.Attr{Name: "k", Value: match.Int(1)})
+	stepRouter(t, r, 0, Envelope{From: "r1", To: "r2", Msg: Msg{Kind: MsgData, Pubend: "p", Tick: 50, Event: ev}})
+	up := stepRouter(t, r, 0, Envelope{From: "shb", To: "r2", Msg: Msg{Kind: MsgInstall, Sub: "s1",
+		Filter: match.MustParse(`k < 4`), Epoch: 1, Version: 1}})
+	if len(up) != 2 || up[0].To != "phbq" || up[1].To != "r1" || up[0].Msg.Sub != "shb|s1" {
+		t.Fatalf("install must go to both upstream neighbours as shb|s1: %v", up)
+	}
+	ackR1 := Msg{Kind: MsgInstallAck, Sub: "shb|s1", CT: CT{"p": 40, "q": 99},
+		Stamps: []Stamp{{Node: "r1", Epoch: 7, Version: 2}}}
+	if out := stepRouter(t, r, 0, Envelope{From: "r1", To: "r2", Msg: ackR1}); len(out) != 0 {
+		t.Fatalf("acknowledged before every upstream did: %v", out)
+	}
+	out := stepRouter(t, r, 0, Envelope{From: "phbq", To: "r2", Msg: Msg{Kind: MsgInstallAck, Sub: "shb|s1", CT: CT{"q": 70}}})
+	if len(out) != 1 || out[0].To != "shb" {
+		t.Fatalf("want one acknowledgement down: %v", out)
+	}
+	got := out[0].Msg
+	// p: own lastFwd 50 beats r1's 40; q: phbq's 70 (r1's 99 is not for q).
+	if got.Sub != "s1" || got.CT["p"] != 50 || got.CT["q"] != 70 || len(got.Stamps) != 2 ||
+		got.Stamps[0].Node != "r2" || got.Stamps[0].Epoch != 3 || got.Stamps[1] != ackR1.Stamps[0] {
+		t.Fatalf("acknowledgement %v", got)
+	}
+	if out := stepRouter(t, r, 0, Envelope{From: "phbq", To: "r2", Msg: Msg{Kind: MsgInstallAck, Sub: "shb|s1"}}); len(out) != 0 {
+		t.Fatalf("a duplicate upstream acknowledgement was passed down: %v", out)
 	}
 }

@@ -116,9 +116,10 @@ type SHB struct {
 	version    uint64
 	nextSID    uint64
 	epochDirty bool
-	// stampInc, stampGen: filtered silences stamped before this were
-	// produced without some registered filter and are ignored.
-	stampInc, stampGen uint64
+	// stamps: per filtering router, filtered silences stamped before its
+	// stamp here were produced without some registered filter and are
+	// ignored.
+	stamps             map[string]Stamp
 	subs               map[string]*durableSub
 	pending            map[string]*pendingSub
 	pubs               map[string]*shbPubend
@@ -150,7 +151,7 @@ func NewSHB(cfg SHBConfig, store Store) (*SHB, error) {
 	}
 	s := &SHB{cfg: cfg, w: newPendingWrites(store), subs: map[string]*durableSub{},
 		pending: map[string]*pendingSub{}, pubs: map[string]*shbPubend{}, conns: map[string]*conn{},
-		lastReport: -1 << 62}
+		stamps: map[string]Stamp{}, lastReport: -1 << 62}
 	if err := s.recover(); err != nil {
 		return nil, fmt.Errorf("shb %s: recover: %w", cfg.Node, err)
 	}
@@ -214,8 +215,7 @@ func (s *SHB) Tick(now Tick) error {
 // send after them.
 func (s *SHB) Ready() Ready {
 	if s.epochDirty {
-		s.w.set(shbEpochKey(), encodeTicks(Tick(s.epoch), Tick(s.version), Tick(s.nextSID),
-			Tick(s.stampInc), Tick(s.stampGen)))
+		s.w.set(shbEpochKey(), encodeTicks(Tick(s.epoch), Tick(s.version), Tick(s.nextSID)))
 		s.epochDirty = false
 	}
 	for _, p := range s.cfg.Pubends {

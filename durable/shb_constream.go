@@ -23,7 +23,7 @@ func (s *SHB) knowledge(m Msg) error {
 		pb.in.AddSilence(m.Prev+1, m.Tick-1)
 		pb.in.AddData(m.Tick, m.Event)
 	case MsgSilence:
-		if m.Filtered && older(m.Epoch, m.Version, s.stampInc, s.stampGen) {
+		if s.staleFiltered(m) {
 			s.Stats.StaleIgnored++ // filtered without a registered filter
 			return nil
 		}
@@ -32,6 +32,17 @@ func (s *SHB) knowledge(m Msg) error {
 		return s.lost(pb, m.Tick)
 	}
 	return nil
+}
+
+// staleFiltered reports whether m is a silence a router made by filtering
+// before it had every registered filter: stamped before that router's
+// stamp in the newest install acknowledgement.
+func (s *SHB) staleFiltered(m Msg) bool {
+	if !m.Filtered {
+		return false
+	}
+	th, ok := s.stamps[m.Origin]
+	return ok && older(m.Epoch, m.Version, th.Epoch, th.Version)
 }
 
 // progress advances every constream to its doubt horizon and then every

@@ -47,13 +47,15 @@ func decodeRegistry(sid uint64, b []byte) (*durableSub, error) {
 // released values, and starts a new epoch.
 func (s *SHB) recover() error {
 	st := s.w.store
-	ev, err := getTicks(st.Get, shbEpochKey(), 5)
+	ev, err := getTicks(st.Get, shbEpochKey(), 3)
 	if err != nil {
 		return err
 	}
 	s.epoch, s.version, s.nextSID = uint64(ev[0])+1, uint64(ev[1]), max(uint64(ev[2]), 1)
-	s.stampInc, s.stampGen = uint64(ev[3]), uint64(ev[4])
 	s.epochDirty = true
+	if err := s.recoverStamps(); err != nil {
+		return err
+	}
 	bySID := map[uint64]*durableSub{}
 	pre := keyPrefix(roleSHB, 'g', "")
 	if err := scanNum(st, pre, func(sid uint64, v []byte) error {
@@ -99,6 +101,26 @@ func (s *SHB) recoverPubend(id string, bySID map[uint64]*durableSub) error {
 		}
 		return err
 	})
+}
+
+// recoverStamps loads the filtering routers' stamps.
+func (s *SHB) recoverStamps() error {
+	pre := shbStampPrefix()
+	var derr error
+	err := s.w.store.Scan(pre, prefixEnd(pre), func(k, v []byte) bool {
+		ts, err := decodeTicks(v, 2)
+		if err != nil {
+			derr = fmt.Errorf("stamp key %x: %w", k, err)
+			return false
+		}
+		node := string(k[len(pre):])
+		s.stamps[node] = Stamp{Node: node, Epoch: uint64(ts[0]), Version: uint64(ts[1])}
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	return err
 }
 
 // scanNum scans a table keyed by a trailing big-endian number.

@@ -66,8 +66,9 @@ func (s *SHB) sendInstall(ps *pendingSub) {
 // max(LD, the tick the hop acknowledged, the highest tick already known),
 // and from now on filtered silences stamped before the acknowledgement's
 // stamp are ignored (they may be in flight from before the install, or
-// from an earlier incarnation of the router), so every tick above the start
-// CT is judged with the new filter included. The registry and
+// from an earlier incarnation of the router), for every filtering router
+// on the path, so every tick above the start CT is judged with the new
+// filter included. The registry and
 // released(s,p) are synced before anything reaches the subscriber.
 func (s *SHB) installAck(m Msg) error {
 	ps, ok := s.pending[m.Sub]
@@ -83,8 +84,11 @@ func (s *SHB) installAck(m Msg) error {
 		// new filter: start above all of it.
 		d.start[p] = max(s.pubs[p].ld, m.CT[p], s.pubs[p].in.Highest())
 	}
-	if older(s.stampInc, s.stampGen, m.Epoch, m.Version) {
-		s.stampInc, s.stampGen = m.Epoch, m.Version
+	for _, st := range m.Stamps {
+		if old, ok := s.stamps[st.Node]; !ok || older(old.Epoch, old.Version, st.Epoch, st.Version) {
+			s.stamps[st.Node] = st
+			s.w.set(shbStampKey(st.Node), encodeTicks(Tick(st.Epoch), Tick(st.Version)))
+		}
 	}
 	s.subs[d.id] = d
 	s.w.set(shbRegKey(d.sid), encodeRegistry(d))

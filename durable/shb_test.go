@@ -33,11 +33,11 @@ func TestStaleFilteredSilenceIgnored(t *testing.T) {
 	_ = s.Ready()
 	stepSHB(t, s, st, Envelope{From: "s1", To: "shb", Msg: Msg{Kind: MsgResume, Sub: "s1", Session: 1}})
 	out := stepSHB(t, s, st, Envelope{From: "r", To: "shb", Msg: Msg{Kind: MsgInstallAck, Sub: "s1",
-		CT: CT{"p": 0}, Epoch: 2, Version: 1}})
+		CT: CT{"p": 0}, Stamps: []Stamp{{Node: "r", Epoch: 2, Version: 1}, {Node: "top", Epoch: 5, Version: 9}}}})
 	if len(out) != 1 || out[0].Msg.Kind != MsgStart || out[0].Msg.CT["p"] != 0 {
 		t.Fatalf("registration: %v", out)
 	}
-	stale := Msg{Kind: MsgSilence, Pubend: "p", From: 1, To: 10, Filtered: true, Epoch: 1, Version: 7}
+	stale := Msg{Kind: MsgSilence, Pubend: "p", From: 1, To: 10, Filtered: true, Origin: "r", Epoch: 1, Version: 7}
 	stepSHB(t, s, st, Envelope{From: "r", To: "shb", Msg: stale})
 	if s.LD("p") != 0 || s.Stats.StaleIgnored != 1 {
 		t.Fatalf("stale filtered silence accepted: LD=%d ignored=%d", s.LD("p"), s.Stats.StaleIgnored)
@@ -47,7 +47,14 @@ func TestStaleFilteredSilenceIgnored(t *testing.T) {
 	if len(out) != 1 || out[0].Msg.Kind != MsgEvent || out[0].Msg.Tick != 5 {
 		t.Fatalf("event at tick 5 not delivered: %v", out)
 	}
-	fresh := Msg{Kind: MsgSilence, Pubend: "p", From: 6, To: 10, Filtered: true, Epoch: 2, Version: 1}
+	// Stamps of different routers are not compared: a silence filtered by
+	// "top" is judged by top's stamp only.
+	staleTop := Msg{Kind: MsgSilence, Pubend: "p", From: 6, To: 10, Filtered: true, Origin: "top", Epoch: 5, Version: 8}
+	stepSHB(t, s, st, Envelope{From: "r", To: "shb", Msg: staleTop})
+	if s.LD("p") != 5 || s.Stats.StaleIgnored != 2 {
+		t.Fatalf("silence filtered by top before its stamp accepted: LD=%d ignored=%d", s.LD("p"), s.Stats.StaleIgnored)
+	}
+	fresh := Msg{Kind: MsgSilence, Pubend: "p", From: 6, To: 10, Filtered: true, Origin: "r", Epoch: 2, Version: 1}
 	stepSHB(t, s, st, Envelope{From: "r", To: "shb", Msg: fresh})
 	if s.LD("p") != 10 {
 		t.Fatalf("filtered silence stamped at the install not accepted: LD=%d", s.LD("p"))
@@ -57,7 +64,7 @@ func TestStaleFilteredSilenceIgnored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s2.stampInc != 2 || s2.stampGen != 1 {
-		t.Fatalf("stamp after restart: %d.%d", s2.stampInc, s2.stampGen)
+	if s2.stamps["r"] != (Stamp{Node: "r", Epoch: 2, Version: 1}) || s2.stamps["top"].Version != 9 {
+		t.Fatalf("stamps after restart: %v", s2.stamps)
 	}
 }
