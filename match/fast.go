@@ -24,7 +24,11 @@ type FastConfig struct {
 	// go test -run '^$' -bench FastCellsHEM -benchtime 1000x ./match/).
 	MaxCells int
 	// BoundsPerCell is the number of interval bounds a cell should hold
-	// before the range is cut further (default 1024).
+	// before the range is cut further (default 128). It only matters while
+	// MaxCells does not bind, i.e. for segments of up to a few 10^4
+	// subscriptions: there fewer bounds per cell mean fewer bounds compared
+	// per event (10^4 stock subscriptions, compacted: 1024 per cell 7.4 µs,
+	// 128 per cell 5.8 µs per event; the bitsets are small at that size).
 	BoundsPerCell int
 	// TailSize is the number of new subscriptions kept unindexed, matched
 	// one by one, before they are indexed as a segment (default 512).
@@ -40,7 +44,7 @@ func (c *FastConfig) populate() {
 		c.MaxCells = 24
 	}
 	if c.BoundsPerCell <= 0 {
-		c.BoundsPerCell = 1024
+		c.BoundsPerCell = 128
 	}
 	if c.TailSize <= 0 {
 		c.TailSize = 512
