@@ -67,6 +67,9 @@ type Config struct {
 	// certs.Loaded's ClientConfig with the node certificate; required
 	// when Peers is set.
 	PeerTLS *tls.Config
+	// Durable, if set, turns on durable delivery (durable.go): pubends,
+	// the intermediate broker and the SHB, stored under DataDir/durable.
+	Durable *DurableConfig
 	// Logger receives structured logs; default slog.Default().
 	Logger *slog.Logger
 	// Metrics receives the router's metrics; default NewMetrics(nil).

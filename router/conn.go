@@ -69,6 +69,7 @@ func (r *Router) handle(ctx context.Context, qc *quic.Conn) {
 	defer func() {
 		r.metrics.Connections.Dec()
 		r.sendDetach(c.id)
+		r.durableDetach(c.id)
 	}()
 	r.runConn(ctx, c, ctrl, data)
 }
@@ -204,6 +205,11 @@ func (r *Router) readControl(ctx context.Context, c *conn, sr *streamReader) err
 			msg = loopMsg{kind: msgSubscribe, iface: c.id, sub: m.ID, filter: m.Filter}
 		case *wire.Unsubscribe:
 			msg = loopMsg{kind: msgUnsubscribe, iface: c.id, sub: m.ID}
+		case *wire.Durable:
+			if err := r.durableFromClient(c, m); err != nil {
+				return err
+			}
+			continue
 		default:
 			return wire.Errorf(wire.CodeUnexpected, "%s frame on the control stream", m.Type())
 		}

@@ -66,11 +66,13 @@ func (r *Router) runLink(ctx context.Context, c *conn, ctrl, data *streamReader,
 		}
 	}
 	c.log.Info("link up")
+	r.durableLinkUp(h.Name, c, h.Reach)
+	defer r.durableLinkDown(h.Name, c)
 	w := &connWriter{q: c.q, maxFrame: r.cfg.MaxFrame, metrics: r.metrics, cm: c.cm}
 	errc := make(chan error, 4)
 	go func() { errc <- w.runControl(ctrl.s) }()
 	go func() { errc <- w.runForward(data.s) }()
-	go func() { errc <- r.readLink(ctx, c, ctrl) }()
+	go func() { errc <- r.readLink(ctx, c, ctrl, h.Name) }()
 	go func() { errc <- r.readData(ctx, c, data) }()
 	err := <-errc
 	for errors.Is(err, errStopped) || errors.Is(err, errFinished) {
@@ -90,8 +92,9 @@ func (r *Router) runLink(ctx context.Context, c *conn, ctrl, data *streamReader,
 }
 
 // readLink reads a link's control messages and hands them to the loop
-// (the mesh refuses the ones that do not belong on a link).
-func (r *Router) readLink(ctx context.Context, c *conn, sr *streamReader) error {
+// (the mesh refuses the ones that do not belong on a link); durable
+// frames go to the durable side instead.
+func (r *Router) readLink(ctx context.Context, c *conn, sr *streamReader, peer string) error {
 	for {
 		m, err := c.readMessage(sr)
 		if err != nil {
@@ -99,6 +102,11 @@ func (r *Router) readLink(ctx context.Context, c *conn, sr *streamReader) error 
 		}
 		if e, ok := m.(*wire.Error); ok && e.Code == wire.CodeShutdown {
 			return fmt.Errorf("peer shutting down: %w", io.EOF)
+		}
+		if handled, ok := r.durableLinkFrame(peer, c, m); !ok {
+			return errStopped
+		} else if handled {
+			continue
 		}
 		if !r.send(ctx, loopMsg{kind: msgLinkFrame, iface: c.id, frame: m}) {
 			return errStopped

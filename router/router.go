@@ -26,6 +26,7 @@ type Router struct {
 	tr      *quic.Transport
 	ln      *quic.Listener
 	loop    *matchLoop
+	durable *durableNode // nil: durable delivery off
 
 	in        chan loopMsg
 	inMu      sync.RWMutex
@@ -85,6 +86,13 @@ func New(cfg Config) (*Router, error) {
 		udp.Close()
 		return nil, fmt.Errorf("router: %w", err)
 	}
+	if cfg.Durable != nil {
+		if r.durable, err = newDurableNode(cfg, r.metrics); err != nil {
+			ln.Close()
+			udp.Close()
+			return nil, fmt.Errorf("router: %w", err)
+		}
+	}
 	r.loop = &matchLoop{eng: newEngine(idx, cfg.MaxSubscriptionsPerConn), conns: make(map[ifaceID]*conn), metrics: r.metrics, links: lk}
 	return r, nil
 }
@@ -131,6 +139,7 @@ func (r *Router) Serve(ctx context.Context) error {
 		r.loop.run(r.in)
 		close(loopDone)
 	}()
+	stopDurable := r.startDurable()
 	connCtx, cancelConns := context.WithCancel(context.Background())
 	defer cancelConns()
 	var wg sync.WaitGroup
@@ -164,6 +173,7 @@ func (r *Router) Serve(ctx context.Context) error {
 	r.shutdown(loopDone)
 	cancelConns()
 	wg.Wait()
+	stopDurable()
 	r.tr.Close()
 	r.udp.Close()
 	r.log.Info("router stopped")

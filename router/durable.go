@@ -1,0 +1,192 @@
+package router
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sift-pubsub/sift/durable"
+	"github.com/sift-pubsub/sift/durable/pebblestore"
+	"github.com/sift-pubsub/sift/internal/wire"
+)
+
+// DurableConfig turns on durable delivery (package durable) in a router:
+// it hosts pubends (the PHB role), forwards knowledge between its links
+// (the intermediate role) and serves durable subscribers (the SHB role).
+// All of it is stored in Pebble under Config.DataDir/durable.
+//
+// Every router of a durable mesh should be given the same Pubends and
+// Members, so that each knows where every pubend lives and which SHBs a
+// pubend waits for before it releases anything.
+type DurableConfig struct {
+	// Pubends maps every pubend of the mesh to the router that hosts it.
+	// The entries naming this router are hosted here.
+	Pubends map[string]string
+	// Members lists every router of the durable mesh (each runs an SHB).
+	// A pubend releases a tick once every member's SHB has released it;
+	// with no members, nothing is ever released (the log only grows).
+	Members []string
+	// MaxRetain turns on early release: ticks older than this, delivered
+	// to every up-to-date subscriber, are released even if a disconnected
+	// subscriber has not acknowledged them (it gets a gap). Zero: off.
+	MaxRetain time.Duration
+	// SubQueue bounds each subscriber session's unacknowledged events per
+	// pubend (durable.SHBConfig.SubQueue; default 1024).
+	SubQueue int
+}
+
+// validate checks the configuration of router name.
+func (c *DurableConfig) validate(name string) error {
+	for p, host := range c.Pubends {
+		if p == "" || host == "" || len(p) > wire.MaxNameLen {
+			return fmt.Errorf("durable: pubend %q at %q: names must be 1-%d bytes", p, host, wire.MaxNameLen)
+		}
+		if strings.Contains(host, "/") || strings.Contains(name, "/") {
+			return fmt.Errorf("durable: router names must not contain '/' (%q, %q)", host, name)
+		}
+	}
+	if c.MaxRetain < 0 || c.SubQueue < 0 {
+		return errors.New("durable: MaxRetain and SubQueue must not be negative")
+	}
+	return nil
+}
+
+// local returns the pubends hosted by router name, sorted.
+func (c *DurableConfig) local(name string) []string {
+	var ps []string
+	for p, host := range c.Pubends {
+		if host == name {
+			ps = append(ps, p)
+		}
+	}
+	slices.Sort(ps)
+	return ps
+}
+
+// Durable node ids. A router's durable machines are addressed as: its
+// intermediate broker by the router name N, its SHB as N/shb, the PHB of
+// its pubend P as N/pubend/P, and a client connection as client/ID. Only
+// the intermediate brokers of neighbour routers talk over links, so a
+// message for another router always lands on that router's intermediate
+// broker.
+func shbID(router string) string            { return router + "/shb" }
+func pubendNode(router, p string) string    { return router + "/pubend/" + p }
+func clientNode(id ifaceID) string          { return fmt.Sprintf("client/%d", uint64(id)) }
+func isClientNode(node string) bool         { return strings.HasPrefix(node, "client/") }
+func microsOf(d time.Duration) durable.Tick { return durable.Tick(d / time.Microsecond) }
+
+// durableNode is a router's durable side: the state machines, their
+// Pebble store, and the driver goroutine that steps them (see
+// durable_loop.go). Connection goroutines hand it input through in; it
+// sends on connections' control lanes without ever blocking.
+type durableNode struct {
+	name    string
+	cfg     DurableConfig
+	log     *slog.Logger
+	store   *pebblestore.Store
+	pubends map[string]*durable.Pubend // by pubend id
+	router  *durable.Router
+	shb     *durable.SHB
+	in      chan durableInput
+	met     *durableMetrics
+
+	mu      sync.Mutex // guards links and clients
+	links   map[string]*durableLink
+	clients map[ifaceID]*durableClient
+
+	view   durableView // positions for /debug/durable, owned by the driver
+	viewMu sync.Mutex  // guards snapshot
+	snap   DurableStatus
+}
+
+// durableLink is a router link as the durable side sees it: the
+// neighbour's connection and the routers reachable through it.
+type durableLink struct {
+	c     *conn
+	reach []string
+}
+
+// durableClient is a client connection that spoke durable: its sessions
+// (subscription id to session number) to close when it goes away.
+type durableClient struct {
+	c        *conn
+	sessions map[string]uint64
+}
+
+// newDurableNode opens the store and recovers the state machines.
+func newDurableNode(cfg Config, met *Metrics) (*durableNode, error) {
+	dc := *cfg.Durable
+	if err := dc.validate(cfg.Name); err != nil {
+		return nil, err
+	}
+	st, err := pebblestore.Open(filepath.Join(cfg.DataDir, "durable"), nil)
+	if err != nil {
+		return nil, fmt.Errorf("durable: %w", err)
+	}
+	d := &durableNode{name: cfg.Name, cfg: dc, log: cfg.Logger.With("router", cfg.Name, "part", "durable"),
+		store: st, pubends: map[string]*durable.Pubend{}, in: make(chan durableInput, 4096),
+		links: map[string]*durableLink{}, clients: map[ifaceID]*durableClient{}}
+	if err := d.boot(); err != nil {
+		st.Close()
+		return nil, err
+	}
+	d.met = newDurableMetrics(met.Registry)
+	d.view.init()
+	return d, nil
+}
+
+// boot creates the state machines from the store.
+func (d *durableNode) boot() error {
+	var shbs []string
+	for _, m := range d.cfg.Members {
+		shbs = append(shbs, shbID(m))
+	}
+	for _, p := range d.cfg.local(d.name) {
+		pe, err := durable.NewPubend(durable.PubendConfig{ID: p, Node: pubendNode(d.name, p),
+			Downstream: []string{d.name}, SHBs: shbs, MaxRetain: microsOf(d.cfg.MaxRetain)}, d.store)
+		if err != nil {
+			return fmt.Errorf("durable: %w", err)
+		}
+		d.pubends[p] = pe
+	}
+	up := map[string]string{}
+	all := make([]string, 0, len(d.cfg.Pubends))
+	down := []string{shbID(d.name)}
+	for p, host := range d.cfg.Pubends {
+		all = append(all, p)
+		if host == d.name {
+			up[p] = pubendNode(d.name, p)
+		} else {
+			up[p] = host
+			down = append(down, host)
+		}
+	}
+	for _, m := range d.cfg.Members {
+		down = append(down, m)
+	}
+	down = slices.Compact(slices.Sorted(slices.Values(slices.DeleteFunc(down, func(s string) bool { return s == d.name }))))
+	var err error
+	d.router, err = durable.NewRouter(durable.RouterConfig{Node: d.name, Upstream: up, Downstream: down,
+		Incarnation: uint64(time.Now().UnixMicro())})
+	if err != nil {
+		return fmt.Errorf("durable: %w", err)
+	}
+	d.shb, err = durable.NewSHB(durable.SHBConfig{Node: shbID(d.name), Upstream: d.name, Pubends: all,
+		SubQueue: d.cfg.SubQueue}, d.store)
+	if err != nil {
+		return fmt.Errorf("durable: %w", err)
+	}
+	return nil
+}
+
+// durableInput is one input to the driver: a message for a local
+// machine, or a client connection that went away.
+type durableInput struct {
+	env    durable.Envelope
+	detach ifaceID // non-zero: the client connection closed
+}

@@ -1,0 +1,191 @@
+package router
+
+import (
+	"time"
+
+	"github.com/sift-pubsub/sift/durable"
+)
+
+// tickPeriod is how often the durable machines' timers fire.
+const tickPeriod = 5 * time.Millisecond
+
+// viewEvery is how many timer periods pass between updates of the gauges
+// and of /debug/durable.
+const viewEvery = 20
+
+// maxDrain bounds the inputs stepped before the driver looks at its timer
+// and its sync again.
+const maxDrain = 4096
+
+// syncResult is the end of one background sync: its error and the
+// messages it held back.
+type syncResult struct {
+	err  error
+	msgs []durable.Envelope
+	dur  time.Duration
+}
+
+// run is the driver: it steps the machines with every input and timer,
+// and carries out their Ready the way the durable package asks (group
+// commit, as durable/sim's driver does). Writes are applied to the store at
+// once (reads see them); one background sync makes them durable, while
+// input keeps accumulating in the machines; the messages of a batch leave
+// only once its sync completed, and the next Ready is taken only then. It
+// returns when stop is closed, after the running sync ends.
+func (d *durableNode) run(stop <-chan struct{}) {
+	tick := time.NewTicker(tickPeriod)
+	defer tick.Stop()
+	var syncing chan syncResult
+	ticks := 0
+	var local []durable.Envelope // messages between this router's machines
+	for {
+		select {
+		case in := <-d.in:
+			d.stepInput(in)
+			d.drain()
+		case <-tick.C:
+			d.tick(now())
+			if ticks++; ticks%viewEvery == 0 {
+				d.publishView()
+			}
+		case res := <-syncing:
+			syncing = nil
+			if res.err != nil {
+				d.log.Error("durable sync failed: durable delivery stops", "err", res.err)
+				<-stop
+				return
+			}
+			d.met.syncs.Inc()
+			d.met.syncSeconds.Observe(res.dur.Seconds())
+			local = d.send(res.msgs, local)
+		case <-stop:
+			if syncing != nil {
+				<-syncing
+			}
+			return
+		}
+		for {
+			for _, env := range local {
+				d.stepLocal(env)
+			}
+			local = nil
+			if syncing != nil {
+				break
+			}
+			if syncing, local = d.flush(nil); len(local) == 0 {
+				break
+			}
+		}
+	}
+}
+
+// now is the durable clock: wall time in microseconds.
+func now() durable.Tick { return durable.Tick(time.Now().UnixMicro()) }
+
+// flush takes every machine's Ready. Without writes, the messages go at
+// once (appended to local when they are for this router's machines).
+// With writes, the batch is applied and a background sync starts; its
+// messages wait for it.
+func (d *durableNode) flush(local []durable.Envelope) (chan syncResult, []durable.Envelope) {
+	var writes durable.Batch
+	var msgs []durable.Envelope
+	take := func(rd durable.Ready) {
+		if rd.Writes != nil {
+			writes.Ops = append(writes.Ops, rd.Writes.Ops...)
+		}
+		msgs = append(msgs, rd.Msgs...)
+	}
+	for _, p := range sortedNames(d.pubends) {
+		take(d.pubends[p].Ready())
+	}
+	take(d.router.Ready())
+	take(d.shb.Ready())
+	if writes.Empty() {
+		return nil, d.send(msgs, local)
+	}
+	if err := d.store.Apply(&writes, false); err != nil {
+		d.log.Error("durable apply failed: durable delivery stops", "err", err)
+		ch := make(chan syncResult, 1)
+		ch <- syncResult{err: err}
+		return ch, local
+	}
+	d.met.writes.Add(float64(len(writes.Ops)))
+	ch := make(chan syncResult, 1)
+	go func() {
+		began := time.Now()
+		err := d.store.Flush()
+		ch <- syncResult{err: err, msgs: msgs, dur: time.Since(began)}
+	}()
+	return ch, local
+}
+
+// drain steps the inputs already queued, up to maxDrain of them.
+func (d *durableNode) drain() {
+	for range maxDrain {
+		select {
+		case in := <-d.in:
+			d.stepInput(in)
+		default:
+			return
+		}
+	}
+}
+
+// stepInput steps the machine an input is for.
+func (d *durableNode) stepInput(in durableInput) {
+	if in.detach != 0 {
+		d.clientGone(in.detach)
+		return
+	}
+	d.stepLocal(in.env)
+}
+
+// stepLocal steps the local machine env is addressed to. Errors are the
+// machines refusing a message (unknown pubend, unexpected kind): they
+// change nothing and are logged at debug level.
+func (d *durableNode) stepLocal(env durable.Envelope) {
+	t := now()
+	var err error
+	switch {
+	case env.To == d.name:
+		err = d.router.Step(t, env)
+	case env.To == shbID(d.name):
+		d.view.fromClient(env)
+		err = d.shb.Step(t, env)
+	default:
+		pe := d.pubendOf(env.To)
+		if pe == nil {
+			d.log.Debug("durable message for an unknown node dropped", "msg", env.String())
+			return
+		}
+		if env.Msg.Kind == durable.MsgPublish {
+			d.met.published.Inc()
+		}
+		err = pe.Step(t, env)
+	}
+	if err != nil {
+		d.met.refused.Inc()
+		d.log.Debug("durable message refused", "msg", env.String(), "err", err)
+	}
+}
+
+// pubendOf returns the local pubend whose node id is node, or nil.
+func (d *durableNode) pubendOf(node string) *durable.Pubend {
+	for p, pe := range d.pubends {
+		if node == pubendNode(d.name, p) {
+			return pe
+		}
+	}
+	return nil
+}
+
+// tick fires every machine's timer.
+func (d *durableNode) tick(t durable.Tick) {
+	for _, p := range sortedNames(d.pubends) {
+		d.pubends[p].Tick(t)
+	}
+	d.router.Tick(t)
+	if err := d.shb.Tick(t); err != nil {
+		d.log.Warn("durable shb tick", "err", err)
+	}
+}

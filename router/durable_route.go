@@ -1,0 +1,167 @@
+package router
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sift-pubsub/sift/durable"
+	"github.com/sift-pubsub/sift/internal/wire"
+)
+
+// send carries out messages the machines emitted: those for this router's
+// machines are appended to local (the driver steps them next), the others
+// go to a client connection or over a router link. Nothing blocks: a full
+// link lane drops the message (the protocol asks again), a full client
+// lane closes the client as a slow consumer.
+func (d *durableNode) send(msgs []durable.Envelope, local []durable.Envelope) []durable.Envelope {
+	for _, env := range msgs {
+		switch {
+		case d.isLocal(env.To):
+			local = append(local, env)
+		case isClientNode(env.To):
+			d.toClient(env)
+		default:
+			d.toLink(env)
+		}
+	}
+	return local
+}
+
+// isLocal reports whether node is one of this router's machines.
+func (d *durableNode) isLocal(node string) bool {
+	return node == d.name || strings.HasPrefix(node, d.name+"/")
+}
+
+// toClient sends a message to a client connection.
+func (d *durableNode) toClient(env durable.Envelope) {
+	id, err := strconv.ParseUint(strings.TrimPrefix(env.To, "client/"), 10, 64)
+	if err != nil {
+		return
+	}
+	d.mu.Lock()
+	cl := d.clients[ifaceID(id)]
+	d.mu.Unlock()
+	if cl == nil {
+		return // gone: the SHB hears of it through its detach
+	}
+	d.view.toClient(env)
+	d.met.countToClient(env.Msg)
+	if !cl.c.q.pushControl(wire.AppendFrame(nil, &wire.Durable{Msg: env.Msg})) {
+		d.met.slowClients.Inc()
+		cl.c.fail(wire.CodeSlowConsumer, "durable messages not read")
+	}
+}
+
+// toLink sends a message to the intermediate broker of a neighbour: the
+// router it names if it is a neighbour, else (for messages going upstream
+// to a pubend's router) the neighbour it is reachable through. Knowledge
+// goes only to neighbours, never back toward the pubend's router.
+func (d *durableNode) toLink(env durable.Envelope) {
+	m := env.Msg
+	d.mu.Lock()
+	l := d.links[env.To]
+	if l == nil && !isKnowledge(m.Kind) {
+		l = d.linkToward(env.To)
+	}
+	if l != nil && isKnowledge(m.Kind) {
+		if host := d.cfg.Pubends[m.Pubend]; host != d.name && d.linkToward(host) == l {
+			l = nil
+		}
+	}
+	d.mu.Unlock()
+	if l == nil {
+		return
+	}
+	d.met.linkOut.Inc()
+	if !l.c.q.pushControl(wire.AppendFrame(nil, &wire.Durable{Msg: m})) {
+		d.met.linkDropped.Inc()
+	}
+}
+
+func isKnowledge(k durable.MsgKind) bool {
+	return k == durable.MsgData || k == durable.MsgSilence || k == durable.MsgLost
+}
+
+// linkToward returns the link whose side reaches router, or nil; d.mu is
+// held.
+func (d *durableNode) linkToward(router string) *durableLink {
+	if l := d.links[router]; l != nil {
+		return l
+	}
+	for _, peer := range sortedNames(d.links) {
+		if l := d.links[peer]; slices.Contains(l.reach, router) {
+			return l
+		}
+	}
+	return nil
+}
+
+// linkUp records a router link that came up (peer is the neighbour's
+// name, reach the routers behind it).
+func (d *durableNode) linkUp(peer string, c *conn, reach []string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.links[peer] = &durableLink{c: c, reach: slices.Clone(reach)}
+}
+
+// linkDown forgets a link, unless a newer connection replaced it.
+func (d *durableNode) linkDown(peer string, c *conn) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if l := d.links[peer]; l != nil && l.c == c {
+		delete(d.links, peer)
+	}
+}
+
+// linkReach replaces the routers reachable through a link.
+func (d *durableNode) linkReach(peer string, c *conn, reach []string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if l := d.links[peer]; l != nil && l.c == c {
+		l.reach = slices.Clone(reach)
+	}
+}
+
+// routerAccepts lists the kinds an intermediate broker takes from a
+// neighbour; the others (meant for a PHB, an SHB or a client) are dropped.
+func routerAccepts(k durable.MsgKind) bool {
+	switch k {
+	case durable.MsgData, durable.MsgSilence, durable.MsgLost, durable.MsgNack, durable.MsgRelease,
+		durable.MsgInstall, durable.MsgUninstall, durable.MsgFilters:
+		return true
+	}
+	return false
+}
+
+// fromLink hands a durable message from neighbour peer to this router's
+// intermediate broker. It blocks while the driver's input is full, and
+// returns false once the node stopped.
+func (d *durableNode) fromLink(peer string, m durable.Msg, stop <-chan struct{}) bool {
+	if !routerAccepts(m.Kind) {
+		d.met.refused.Inc()
+		return true
+	}
+	d.met.linkIn.Inc()
+	return d.input(durableInput{env: durable.Envelope{From: peer, To: d.name, Msg: m}}, stop)
+}
+
+// input queues an input for the driver, unless stop is closed first.
+func (d *durableNode) input(in durableInput, stop <-chan struct{}) bool {
+	select {
+	case d.in <- in:
+		return true
+	case <-stop:
+		return false
+	}
+}
+
+// sortedNames returns the keys of m, sorted.
+func sortedNames[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}

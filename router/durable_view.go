@@ -1,0 +1,169 @@
+package router
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/sift-pubsub/sift/durable"
+)
+
+// DurableStatus is the durable side of a router for /debug/durable.
+type DurableStatus struct {
+	Router      string                `json:"router"`
+	Pubends     []DurablePubendStatus `json:"pubends"`
+	Subscribers []DurableSubStatus    `json:"subscribers"`
+	// Router counters of the intermediate broker since it started.
+	NacksFromBelow int `json:"nacks_from_below"`
+	NacksUpstream  int `json:"nacks_upstream"`
+	NacksAnswered  int `json:"nacks_answered"`
+}
+
+// DurablePubendStatus is one pubend's positions at this router. Local
+// pubends have their announced tick and L prefix; every pubend has the
+// SHB's latestDelivered and PFS size.
+type DurablePubendStatus struct {
+	Pubend          string       `json:"pubend"`
+	Host            string       `json:"host"`
+	LastAnnounced   durable.Tick `json:"last_announced,omitempty"`
+	Released        durable.Tick `json:"released,omitempty"`
+	LatestDelivered durable.Tick `json:"latest_delivered"`
+	PFSRecords      uint64       `json:"pfs_records"`
+}
+
+// DurableSubStatus is one durable subscriber as this router's SHB saw it
+// since the router started: its session, the CT of what was sent to it
+// and the CT it acknowledged.
+type DurableSubStatus struct {
+	ID        string     `json:"id"`
+	Connected bool       `json:"connected"`
+	Session   uint64     `json:"session"`
+	Sent      durable.CT `json:"sent"`
+	Acked     durable.CT `json:"acked"`
+	Refused   string     `json:"refused,omitempty"`
+}
+
+// durableView follows the subscribers' positions from the messages
+// between the SHB and its clients (driver goroutine only).
+type durableView struct {
+	subs map[string]*DurableSubStatus
+}
+
+func (v *durableView) init() { v.subs = map[string]*DurableSubStatus{} }
+
+func (v *durableView) sub(id string) *DurableSubStatus {
+	s := v.subs[id]
+	if s == nil {
+		s = &DurableSubStatus{ID: id, Sent: durable.CT{}, Acked: durable.CT{}}
+		v.subs[id] = s
+	}
+	return s
+}
+
+// fromClient records a subscriber's message to the SHB.
+func (v *durableView) fromClient(env durable.Envelope) {
+	m := env.Msg
+	switch m.Kind {
+	case durable.MsgResume:
+		s := v.sub(m.Sub)
+		s.Session, s.Connected, s.Refused = m.Session, true, ""
+	case durable.MsgAck:
+		s := v.sub(m.Sub)
+		for p, t := range m.CT {
+			s.Acked[p] = max(s.Acked[p], t)
+		}
+	case durable.MsgDisconnect:
+		if s := v.subs[m.Sub]; s != nil && s.Session == m.Session {
+			s.Connected = false
+		}
+	case durable.MsgUnsubscribe:
+		delete(v.subs, m.Sub)
+	}
+}
+
+// toClient records the SHB's message to a subscriber.
+func (v *durableView) toClient(env durable.Envelope) {
+	m := env.Msg
+	var s *DurableSubStatus
+	if m.Sub != "" {
+		s = v.subs[m.Sub]
+	} else {
+		s = v.bySession(m.Session)
+	}
+	if s == nil {
+		return
+	}
+	switch m.Kind {
+	case durable.MsgStart:
+		s.Sent = m.CT.Clone()
+	case durable.MsgEvent, durable.MsgSubSilence:
+		s.Sent[m.Pubend] = m.Tick
+	case durable.MsgGap:
+		s.Sent[m.Pubend] = m.To
+	case durable.MsgRefused:
+		s.Refused, s.Connected = m.Reason, false
+	}
+}
+
+func (v *durableView) bySession(session uint64) *DurableSubStatus {
+	for _, s := range v.subs {
+		if s.Session == session && s.Connected {
+			return s
+		}
+	}
+	return nil
+}
+
+// publishView updates the gauges and the /debug/durable snapshot (driver
+// goroutine).
+func (d *durableNode) publishView() {
+	st := DurableStatus{Router: d.name}
+	for _, p := range sortedNames(d.cfg.Pubends) {
+		ps := DurablePubendStatus{Pubend: p, Host: d.cfg.Pubends[p], LatestDelivered: d.shb.LD(p), PFSRecords: d.shb.PFSRecords(p)}
+		if pe := d.pubends[p]; pe != nil {
+			ps.LastAnnounced, ps.Released = pe.LastAnnounced(), pe.Lost()
+			d.met.pubendTick.WithLabelValues(p).Set(float64(ps.LastAnnounced))
+			d.met.released.WithLabelValues(p).Set(float64(ps.Released))
+		}
+		d.met.latestDelivered.WithLabelValues(p).Set(float64(ps.LatestDelivered))
+		d.met.pfsRecords.WithLabelValues(p).Set(float64(ps.PFSRecords))
+		st.Pubends = append(st.Pubends, ps)
+	}
+	connected, behind := 0, 0
+	for _, id := range sortedNames(d.view.subs) {
+		s := *d.view.subs[id]
+		s.Sent, s.Acked = s.Sent.Clone(), s.Acked.Clone()
+		st.Subscribers = append(st.Subscribers, s)
+		if !s.Connected {
+			continue
+		}
+		connected++
+		if slices.ContainsFunc(st.Pubends, func(p DurablePubendStatus) bool { return s.Sent[p.Pubend] < p.LatestDelivered }) {
+			behind++
+		}
+	}
+	d.met.subscribers.Set(float64(len(st.Subscribers)))
+	d.met.connected.Set(float64(connected))
+	d.met.catchupSessions.Set(float64(behind))
+	d.met.observeSHB(d.shb.Stats)
+	rs := d.router.Stats
+	st.NacksFromBelow, st.NacksUpstream, st.NacksAnswered = rs.NacksFromBelow, rs.NacksUpstream, rs.NacksAnswered
+	d.viewMu.Lock()
+	d.snap = st
+	d.viewMu.Unlock()
+}
+
+// errNoDurable is the answer of /debug/durable on a router without
+// durable delivery.
+var errNoDurable = errors.New("durable delivery is off on this router")
+
+// Durable returns the durable side's positions (refreshed every few
+// milliseconds by its driver).
+func (r *Router) Durable(context.Context) (DurableStatus, error) {
+	if r.durable == nil {
+		return DurableStatus{}, errNoDurable
+	}
+	r.durable.viewMu.Lock()
+	defer r.durable.viewMu.Unlock()
+	return r.durable.snap, nil
+}
