@@ -19,7 +19,8 @@ import (
 // uniform in [0, 1000) and w uniform in [100, 500] (BroadPricePercent,
 // default 3%), and otherwise `symbol == X && price >= c-w && price <=
 // c+w` with w log-uniform in [0.5, 500], so bands nest often. Symbols are
-// S00, S01, ... drawn uniformly; bounds are rounded to cents. Events are
+// S00, S01, ... drawn uniformly; bounds are rounded to cents (a band may
+// start below zero). Events are
 // trades with a symbol and a price uniform in [0, 1000).
 type NestedConfig struct {
 	// Subscriptions is the number of subscriptions (default 10,000).
@@ -133,10 +134,13 @@ func symbolIs(s string) match.Constraint {
 	return match.Constraint{Attr: "symbol", Op: match.OpEq, Val: match.Str(s)}
 }
 
-// nestedBand is `price >= c-w && price <= c+w`, bounds rounded to cents.
+// nestedBand is `price >= c-w && price <= c+w`, bounds rounded to cents
+// and not clamped at zero: clamping would give many bands the same lower
+// bound and turn them into long chains, which is another workload.
 func nestedBand(c, w float64) []match.Constraint {
+	cents := func(x float64) float64 { return math.Round(x*100) / 100 }
 	return []match.Constraint{
-		{Attr: "price", Op: match.OpGe, Val: match.MustFloat(roundCents(c - w))},
-		{Attr: "price", Op: match.OpLe, Val: match.MustFloat(roundCents(c + w))},
+		{Attr: "price", Op: match.OpGe, Val: match.MustFloat(cents(c - w))},
+		{Attr: "price", Op: match.OpLe, Val: match.MustFloat(cents(c + w))},
 	}
 }
