@@ -9,6 +9,7 @@ import (
 
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
+	"github.com/sift-pubsub/sift/match/bloom"
 	"github.com/sift-pubsub/sift/router/mesh"
 )
 
@@ -63,6 +64,17 @@ type Config struct {
 	// Peers are the UDP addresses of neighbour routers this router dials
 	// and keeps linked (redialling with backoff after a loss).
 	Peers []string
+	// Forward is how events cross links: "exact" (default: each router
+	// matches events exactly) or "bloom" (the first router sends a
+	// summary, inner routers forward on it; see bloom.go). Linked routers
+	// must agree on it and on Bloom.
+	Forward string
+	// BloomIndex is the tree over the filters each link forwarded, in
+	// Bloom mode: "sbstree" (default) or "bftree".
+	BloomIndex string
+	// Bloom are the Bloom parameters in Bloom mode (default bloom.Params{}:
+	// m=1024, k=3, seed 0, qualified terms).
+	Bloom bloom.Params
 	// PeerTLS is the client TLS configuration used to dial Peers, normally
 	// certs.Loaded's ClientConfig with the node certificate; required
 	// when Peers is set.
@@ -104,6 +116,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if len(c.Peers) > 0 {
 		setDefault(&c.MaxLinks, mesh.DefaultMaxLinks)
+	}
+	if err := c.checkForward(); err != nil {
+		return c, err
 	}
 	setDefault(&c.MaxSubscriptionsPerConn, 100000)
 	setDefault(&c.MaxFrame, wire.DefaultMaxFrame)

@@ -71,9 +71,9 @@ func (r *Router) runLink(ctx context.Context, c *conn, ctrl, data *streamReader,
 	w := &connWriter{q: c.q, maxFrame: r.cfg.MaxFrame, metrics: r.metrics, cm: c.cm}
 	errc := make(chan error, 4)
 	go func() { errc <- w.runControl(ctrl.s) }()
-	go func() { errc <- w.runForward(data.s) }()
+	go func() { errc <- r.linkWriter(w)(data.s) }()
 	go func() { errc <- r.readLink(ctx, c, ctrl, h.Name) }()
-	go func() { errc <- r.readData(ctx, c, data) }()
+	go func() { errc <- r.readLinkData(ctx, c, data) }()
 	err := <-errc
 	for errors.Is(err, errStopped) || errors.Is(err, errFinished) {
 		err = <-errc // shutdown: closing the connection ends the reader
@@ -209,7 +209,7 @@ func (r *Router) openLink(ctx context.Context, c *conn) (ctrl, data *streamReade
 		return nil, nil, nil, fmt.Errorf("open control stream: %w", err)
 	}
 	var hello *wire.LinkHello
-	if err := r.query(ctx, func(l *matchLoop) { hello = l.mesh.Hello() }); err != nil {
+	if err := r.query(ctx, func(l *matchLoop) { hello = l.mesh.Hello(); l.bloomHello(hello) }); err != nil {
 		return nil, nil, nil, err
 	}
 	if _, err := s.Write(wire.AppendFrame(nil, hello)); err != nil {

@@ -19,6 +19,7 @@ const (
 	msgQuery
 	msgLinkUp
 	msgLinkFrame
+	msgBloomPublish
 )
 
 // loopMsg is one input to the matching loop. Readers of every connection
@@ -37,8 +38,9 @@ type loopMsg struct {
 	// sendHello (msgLinkUp) makes the loop queue this router's hello
 	// before anything else on the link: the accepting side answers.
 	sendHello bool
-	linkErr   chan<- error // msgLinkUp: the verdict
-	frame     wire.Message // msgLinkFrame
+	linkErr   chan<- error       // msgLinkUp: the verdict
+	frame     wire.Message       // msgLinkFrame
+	bpub      *wire.BloomPublish // msgBloomPublish (forward.go)
 }
 
 // matchLoop owns the engine (and so the index) and the map of attached
@@ -81,6 +83,8 @@ func (l *matchLoop) step(m loopMsg) {
 		l.linkUp(m)
 	case msgLinkFrame:
 		l.linkFrame(m)
+	case msgBloomPublish:
+		l.publishBloom(m)
 	}
 }
 

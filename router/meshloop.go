@@ -19,6 +19,7 @@ type links struct {
 	mesh   *mesh.Mesh
 	byLink map[mesh.Link]*conn
 	linkOf map[ifaceID]mesh.Link
+	bloom  *bloomState // nil: exact forwarding (bloom.go)
 }
 
 // newLinks returns the mesh state cfg asks for.
@@ -30,7 +31,11 @@ func newLinks(cfg Config) (links, error) {
 	if err != nil {
 		return links{}, err
 	}
-	return links{mesh: m, byLink: make(map[mesh.Link]*conn), linkOf: make(map[ifaceID]mesh.Link)}, nil
+	b, err := newBloomState(cfg)
+	if err != nil {
+		return links{}, err
+	}
+	return links{mesh: m, byLink: make(map[mesh.Link]*conn), linkOf: make(map[ifaceID]mesh.Link), bloom: b}, nil
 }
 
 // subscribe installs a client subscription in the engine and, with a
@@ -45,10 +50,12 @@ func (l *matchLoop) subscribe(m loopMsg) {
 	f, err := match.Parse(m.filter)
 	if err == nil {
 		var out mesh.Output
+		l.bloomSubscribe(m.iface, m.sub, f) // terms travel ahead of the mesh's messages
 		if out, err = l.mesh.Subscribe(mesh.Client(m.iface), m.sub, f); err == nil {
 			l.apply(out)
 			return
 		}
+		l.bloomUnsubscribe(m.iface, m.sub)
 	}
 	l.eng.unsubscribe(m.iface, m.sub) // the engine accepted it: cannot fail
 	l.reply(m.iface, wire.TypeSubscribe, m.sub, wire.Errorf(wire.CodeInternal, "mesh refused subscription %d: %v", m.sub, err))
@@ -60,6 +67,7 @@ func (l *matchLoop) unsubscribe(m loopMsg) {
 	if err == nil && l.mesh != nil {
 		out, _ := l.mesh.Unsubscribe(mesh.Client(m.iface), m.sub) // mirrors the engine
 		l.apply(out)
+		l.bloomUnsubscribe(m.iface, m.sub)
 	}
 	l.reply(m.iface, wire.TypeUnsubscribe, m.sub, err)
 }
@@ -71,7 +79,12 @@ func (l *matchLoop) linkUp(m loopMsg) {
 		m.linkErr <- wire.Errorf(wire.CodeUnexpected, "this router takes no router links (its MaxLinks is 0)")
 		return
 	}
+	if err := l.bloomCheckHello(m.hello); err != nil {
+		m.linkErr <- err
+		return
+	}
 	hello := l.mesh.Hello()
+	l.bloomHello(hello)
 	id, out, err := l.mesh.LinkUp(m.hello)
 	if err != nil {
 		m.linkErr <- wire.Errorf(wire.CodeUnexpected, "%v", err)
@@ -91,6 +104,7 @@ func (l *matchLoop) linkUp(m loopMsg) {
 	if m.sendHello {
 		l.pushControl(m.conn, wire.AppendFrame(nil, hello))
 	}
+	l.bloomLinkUp(id, m.hello.Name) // the dictionary snapshot precedes the mesh's
 	l.apply(out)
 }
 
@@ -101,6 +115,10 @@ func (l *matchLoop) linkFrame(m loopMsg) {
 	if !ok {
 		return // detached while the frame was queued
 	}
+	if bt, ok := m.frame.(*wire.BloomTerms); ok {
+		l.bloomTerms(m.iface, id, bt) // applied and forwarded before anything later
+		return
+	}
 	out, err := l.mesh.Receive(id, m.frame)
 	if err != nil {
 		c := l.conns[m.iface]
@@ -109,6 +127,7 @@ func (l *matchLoop) linkFrame(m loopMsg) {
 		l.detach(m.iface)
 		return
 	}
+	l.bloomRoutes(m.iface, id, m.frame)
 	l.apply(out)
 }
 
@@ -117,6 +136,10 @@ func (l *matchLoop) linkFrame(m loopMsg) {
 // queue closes the link as a slow consumer.
 func (l *matchLoop) forward(ev match.Event, from mesh.Link, raw []byte, at time.Time) {
 	if l.mesh == nil || len(l.byLink) == 0 {
+		return
+	}
+	if l.bloom != nil {
+		l.bloomForward(ev, raw, at) // bloom links carry only bloom-publish: from is 0
 		return
 	}
 	to, _ := l.mesh.Route(ev, from)
@@ -142,9 +165,11 @@ func (l *matchLoop) meshDetach(id ifaceID) {
 	if link, ok := l.linkOf[id]; ok {
 		delete(l.linkOf, id)
 		delete(l.byLink, link)
+		l.bloomLinkDown(link)
 		l.apply(l.mesh.LinkDown(link))
 		return
 	}
+	l.bloomDropClient(id)
 	l.apply(l.mesh.DropClient(mesh.Client(id)))
 }
 

@@ -37,6 +37,8 @@ type Metrics struct {
 	// neighbour router (labels link = the peer's name, dir = in|out), kept
 	// across reconnects, so filtering at intermediate hops is visible.
 	LinkEvents *prometheus.CounterVec
+	// Bloom are the Bloom forwarding metrics (bloom_metrics.go).
+	Bloom *BloomMetrics
 }
 
 // NewMetrics creates the metrics in reg, or in a new registry with the Go
@@ -78,6 +80,7 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 	}
 	reg.MustRegister(m.EventsIn, m.EventsOut, m.Matches, m.Subscriptions, m.Connections,
 		m.SlowConsumers, m.Errors, m.Latency, m.ConnBytes, m.ConnFrames, m.LinkEvents)
+	m.Bloom = newBloomMetrics(reg)
 	return m
 }
 

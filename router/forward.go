@@ -1,0 +1,143 @@
+package router
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/match"
+	"github.com/sift-pubsub/sift/router/mesh"
+)
+
+// Bloom forwarding's event path. The first router (where a client
+// published) computes the event's summary and sends it with the raw event
+// bytes; inner routers decide on the summary alone and forward the entry
+// unchanged, decoding the event only when they have local subscriptions
+// (delivery is always exact) or the event is marked exact.
+
+// bloomForward routes an event a local client published to the links
+// whose trees its summary matches (every link the mesh routes it to when
+// the summary is saturated).
+func (l *matchLoop) bloomForward(ev match.Event, raw []byte, at time.Time) {
+	b := l.bloom
+	if len(l.byLink) == 0 {
+		return
+	}
+	sum := b.dict.Summarize(ev)
+	l.metrics.Bloom.Summaries.Inc()
+	l.metrics.Bloom.Fill.Observe(sum.Fill)
+	to := b.to[:0]
+	if sum.Exact {
+		l.metrics.Bloom.Saturated.Inc()
+		to, _ = l.mesh.Route(ev, 0)
+	} else {
+		to, _ = b.trees.Route(sum.Words, 0, to) // our own summary has the right size
+	}
+	b.to = to
+	if len(to) == 0 {
+		return
+	}
+	l.forwardEntry(to, wire.AppendBloomEvent(nil, sum.Exact, sum.Words, raw), at)
+}
+
+// forwardEntry queues a BloomPublish entry for links; a full queue closes
+// the link as a slow consumer.
+func (l *matchLoop) forwardEntry(to []mesh.Link, entry []byte, at time.Time) {
+	for _, id := range to {
+		c, ok := l.byLink[id]
+		if !ok {
+			continue
+		}
+		if !c.q.pushData(delivery{raw: entry, at: at}) {
+			l.slowConsumer(c)
+			continue
+		}
+		c.linkOut.Inc()
+	}
+}
+
+// publishBloom handles a BloomPublish batch from a link: exact delivery
+// to local clients, forwarding on the summary (or exactly, for an event
+// marked exact), never back. An event forwarded on its summary that goes
+// nowhere from here is a false positive of the link it came on. A batch
+// whose event or summary this router cannot use closes the link.
+func (l *matchLoop) publishBloom(m loopMsg) {
+	c, ok := l.conns[m.iface]
+	from, isLink := l.linkOf[m.iface]
+	if !ok || !isLink {
+		return // detached while the batch was queued
+	}
+	lm := l.bloom.links[from]
+	for _, be := range m.bpub.Events {
+		if err := l.routeBloomEvent(m.iface, from, lm, be, m.at); err != nil {
+			l.refuseLink(m.iface, fmt.Errorf("bloom-publish: %w", err))
+			return
+		}
+	}
+	l.metrics.EventsIn.Add(float64(len(m.bpub.Events)))
+	c.linkIn.Add(float64(len(m.bpub.Events)))
+}
+
+func (l *matchLoop) routeBloomEvent(iface ifaceID, from mesh.Link, lm bloomLinkMetrics, be wire.BloomEvent, at time.Time) error {
+	b := l.bloom
+	var ev match.Event
+	delivered := false
+	if be.Exact || l.eng.subscriptions() > 0 {
+		var err error
+		if ev, err = b.dec.DecodeEvent(be.Event); err != nil {
+			return err
+		}
+		for _, h := range l.eng.route(iface, ev) {
+			l.metrics.Matches.Add(float64(len(h.subs)))
+			if c, ok := l.conns[h.iface]; ok {
+				l.deliver(c, h.subs, be.Event, at)
+				delivered = true
+			}
+		}
+	}
+	to := b.to[:0]
+	if be.Exact {
+		lm.exactIn.Inc()
+		to, _ = l.mesh.Route(ev, from)
+	} else {
+		var err error
+		if to, err = b.trees.Route(be.Summary, from, to); err != nil {
+			return err
+		}
+		if !delivered && len(to) == 0 {
+			lm.falseForwards.Inc()
+		}
+	}
+	b.to = to
+	l.forwardEntry(to, be.Entry, at)
+	return nil
+}
+
+// readLinkData reads a link's data stream: Publish batches in exact mode,
+// BloomPublish batches in Bloom mode (the hellos agreed on the mode).
+func (r *Router) readLinkData(ctx context.Context, c *conn, sr *streamReader) error {
+	if r.cfg.Forward != ForwardBloom {
+		return r.readData(ctx, c, sr)
+	}
+	for {
+		t, body, err := c.readFrame(sr)
+		if err != nil {
+			return err
+		}
+		at := time.Now()
+		if t != wire.TypeBloomPublish {
+			if !t.Known() {
+				return wire.Errorf(wire.CodeUnknownType, "unknown frame type %d", byte(t))
+			}
+			return wire.Errorf(wire.CodeUnexpected, "%s frame on a bloom link's data stream", t)
+		}
+		m, err := wire.Decode(t, body)
+		if err != nil {
+			return err
+		}
+		if !r.send(ctx, loopMsg{kind: msgBloomPublish, iface: c.id, bpub: m.(*wire.BloomPublish), at: at}) {
+			return errStopped
+		}
+	}
+}

@@ -1,0 +1,59 @@
+package router
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/sift-pubsub/sift/internal/wire"
+)
+
+// linkWriter returns the writer lane of a link's data stream for the
+// router's forwarding mode.
+func (r *Router) linkWriter(w *connWriter) func(io.WriteCloser) error {
+	if r.cfg.Forward == ForwardBloom {
+		return w.runBloomForward
+	}
+	return w.runForward
+}
+
+// runBloomForward writes the entries queued for a neighbour router (each
+// delivery's raw is a BloomPublish entry) as BloomPublish frames, as many
+// entries per frame as fit, until the queue closes or a write fails.
+func (w *connWriter) runBloomForward(s io.WriteCloser) error {
+	var items []delivery
+	var batch wire.BloomBatch
+	var buf []byte
+	var seq uint64
+	for finished := false; ; {
+		select {
+		case <-w.q.dataReady:
+		case <-w.q.done:
+			return nil
+		case <-w.q.finish:
+			finished = true
+		}
+		items = w.q.takeData(items)
+		for start := 0; start < len(items); {
+			batch.Reset()
+			end := start
+			for ; end < len(items); end++ {
+				if end > start && batch.Size()+len(items[end].raw)+10 > w.maxFrame-64 {
+					break
+				}
+				batch.AddEntry(items[end].raw)
+			}
+			seq++
+			buf = batch.AppendFrame(buf[:0], seq)
+			if _, err := s.Write(buf); err != nil {
+				return fmt.Errorf("link data stream: %w", err)
+			}
+			w.cm.framesOut.Inc()
+			w.cm.bytesOut.Add(float64(len(buf)))
+			start = end
+		}
+		if finished {
+			s.Close()
+			return errFinished
+		}
+	}
+}
