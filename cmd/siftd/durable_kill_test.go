@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/sift-pubsub/sift/durable"
+)
+
+// killConfig sizes the kill test. The default run is bounded (about half
+// a minute on a quiet machine); SIFT_KILL_SOAK=1 runs the long soak.
+type killConfig struct {
+	events int     // published, each with a seq
+	rate   float64 // events per second: the publisher must outlive the kills
+	rounds int     // each round kills a subscriber, its SHB, the middle router and the PHB
+}
+
+func killConfigFromEnv() killConfig {
+	if os.Getenv("SIFT_KILL_SOAK") != "" {
+		return killConfig{events: 120_000, rate: 1500, rounds: 10}
+	}
+	return killConfig{events: 20_000, rate: 1500, rounds: 2}
+}
+
+// publishedRE is the last line of a successful `sift pub`.
+var publishedRE = regexp.MustCompile(`^published (\d+) events\n$`)
+
+// TestDurableKill: routers phb - mid - {shb1, shb2} (pubend "phb" at phb,
+// no early release), durable subscribers s1 at shb1, s2 at shb2, "all"
+// (every event) at shb1, and "mover" that starts at shb1. A durable
+// publisher sends the events, each with a seq, paced so that it is still
+// sending while, round after round, the test SIGKILLs and restarts a
+// subscriber process, that subscriber's SHB, the middle router and the
+// PHB; in the first round the mover is killed at shb1 and restarted at
+// shb2 with its log. At the end every log holds exactly its matching
+// events, each once, in tick order, with no gap (checkSubLog).
+func TestDurableKill(t *testing.T) {
+	needDurableSiftd(t)
+	cfg := killConfigFromEnv()
+	publishFor := time.Duration(float64(cfg.events) / cfg.rate * float64(time.Second))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*publishFor+120*time.Second)
+	defer cancel()
+	t.Logf("events=%d rate=%.0f/s rounds=%d (publishing takes about %v)", cfg.events, cfg.rate, cfg.rounds, publishFor)
+	m := newDurableMesh(t, ctx, nil, map[string][]string{"phb": nil, "mid": {"phb"}, "shb1": {"mid"}, "shb2": {"mid"}})
+	m.startAll()
+	defer m.stopAll()
+
+	events := seqEvents(cfg.events, 1)
+	eventsFile := writeEvents(t, m.dir, events)
+	subs := []*durableSub{
+		m.newSub("s1", `side == "buy"`, "shb1"),
+		m.newSub("s2", `volume >= 5000 && venue != "EDGX"`, "shb2"),
+		m.newSub("all", `seq >= 1`, "shb1"),
+		m.newSub("mover", `venue == "NASDAQ"`, "shb1"),
+	}
+	for _, s := range subs {
+		m.startSub(s)
+	}
+	defer func() {
+		for _, s := range subs {
+			if !s.proc.exited() {
+				s.proc.kill()
+			}
+		}
+	}()
+
+	pub := background("pub", startProc(t, ctx, "sift", "pub", "--durable", "--router", m.nodes["phb"].addr,
+		"--certs", m.certDir, "--rate", fmt.Sprint(cfg.rate), "--timeout", "60s", eventsFile))
+	start := time.Now()
+	kills := runKillRounds(t, m, subs, cfg.rounds, publishFor, pub)
+	err := pub.wait()
+	if out := pub.p.stdout.String(); err != nil || !publishedRE.MatchString(out) {
+		t.Fatalf("durable pub: %v\n%s\n%s\n%s", err, out, pub.stderr(), m.logs())
+	}
+	t.Logf("published %d events in %v with %d kills (%v)", cfg.events, time.Since(start).Round(time.Millisecond), len(kills), kills)
+
+	want := make([]int, len(subs))
+	for i, s := range subs {
+		want[i] = len(matchingSeqs(s.parsed, events))
+	}
+	drainStart := time.Now()
+	got := waitLogs(ctx, subs, want, 60*time.Second)
+	t.Logf("logs complete %v after the publisher: %v of %v events", time.Since(drainStart).Round(time.Millisecond), got, want)
+	for _, s := range subs {
+		if err := s.proc.stop(); err != nil {
+			t.Errorf("sub %s after SIGTERM: %v\n%s", s.id, err, s.proc.stderr())
+		}
+	}
+	for _, s := range subs {
+		c, err := checkSubLog(s.file, s.parsed, events, false, nil, 0)
+		if err != nil {
+			t.Errorf("sub %s (%q, at %s, started %d times): %s: %v", s.id, s.filter, s.at, s.starts, c, err)
+			continue
+		}
+		t.Logf("sub %s (%q, at %s, started %d times): %s", s.id, s.filter, s.at, s.starts, c)
+	}
+	if t.Failed() {
+		t.Logf("router logs:\n%s", m.logs())
+	}
+}
+
+// runKillRounds kills and restarts, in turn, a subscriber, its SHB, the
+// middle router and the PHB, rounds times, spread over the publishing
+// time; the first round also moves the mover to shb2. It fails the test
+// if the publisher had finished before the last kill (the kills must
+// land while it sends). It returns what it killed, in order.
+func runKillRounds(t *testing.T, m *durableMesh, subs []*durableSub, rounds int, publishFor time.Duration, pub *bgProc) []string {
+	t.Helper()
+	type step struct {
+		what string
+		do   func()
+	}
+	var steps []step
+	for r := range rounds {
+		side, victim := "shb1", subs[0]
+		if r%2 == 1 {
+			side, victim = "shb2", subs[1]
+		}
+		steps = append(steps,
+			step{"sub " + victim.id, func() { victim.proc.kill(); m.startSub(victim) }},
+			step{side, func() { m.crash(side, 100*time.Millisecond) }},
+		)
+		if r == 0 {
+			mover := subs[3]
+			steps = append(steps, step{"mover to shb2", func() { mover.proc.kill(); mover.at = "shb2"; m.startSub(mover) }})
+		}
+		steps = append(steps,
+			step{"mid", func() { m.crash("mid", 100*time.Millisecond) }},
+			step{"phb", func() { m.crash("phb", 100*time.Millisecond) }},
+		)
+	}
+	every := publishFor / time.Duration(len(steps)+1)
+	start := time.Now()
+	var done []string
+	for i, s := range steps {
+		time.Sleep(time.Until(start.Add(time.Duration(i+1) * every)))
+		if pub.exited() {
+			t.Errorf("the publisher finished before kill %d of %d (%s): lower the rate", i+1, len(steps), s.what)
+			return done
+		}
+		s.do()
+		done = append(done, s.what)
+	}
+	return done
+}
+
+// TestDurableEarlyRelease: routers phb - mid - shb1 with --max-retain 1s.
+// "ref" (every event) stays connected; "away" (every event) is killed
+// while the publisher sends and kept away for 4 s, longer than the
+// retention, then restarted on its log. ref's log is complete with no
+// gap; away's log has a gap, every event it lacks lies in a gap (ticks
+// from ref's log), no gap ends at a tick younger than the retention when
+// away came back, and nothing is logged twice.
+func TestDurableEarlyRelease(t *testing.T) {
+	needDurableSiftd(t)
+	const n, rate, retain, away = 6000, 1000.0, time.Second, 4 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	m := newDurableMesh(t, ctx, []string{"--max-retain", retain.String()},
+		map[string][]string{"phb": nil, "mid": {"phb"}, "shb1": {"mid"}})
+	m.startAll()
+	defer m.stopAll()
+	events := seqEvents(n, 2)
+	eventsFile := writeEvents(t, m.dir, events)
+	ref, gone := m.newSub("ref", `seq >= 1`, "shb1"), m.newSub("away", `seq >= 1`, "shb1")
+	subs := []*durableSub{ref, gone}
+	for _, s := range subs {
+		m.startSub(s)
+	}
+	pub := background("pub", startProc(t, ctx, "sift", "pub", "--durable", "--router", m.nodes["phb"].addr,
+		"--certs", m.certDir, "--rate", fmt.Sprint(rate), "--timeout", "60s", eventsFile))
+	time.Sleep(time.Second)
+	gone.proc.kill()
+	time.Sleep(away)
+	if pub.exited() {
+		t.Fatalf("the publisher finished while away was away: raise n")
+	}
+	back := time.Now()
+	m.startSub(gone)
+	if err := pub.wait(); err != nil || !publishedRE.MatchString(pub.p.stdout.String()) {
+		t.Fatalf("durable pub: %v\n%s\n%s", err, pub.p.stdout.String(), pub.stderr())
+	}
+	got := waitLogs(ctx, []*durableSub{ref}, []int{n}, 60*time.Second)
+	if got[0] < n {
+		t.Fatalf("ref logged %d of %d events\n%s", got[0], n, m.logs())
+	}
+	ticks, err := ticksOf(ref.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// away is done once its checkpoint reaches the last event's tick.
+	last := ticks[n]
+	if ct := waitCT(ctx, gone.file, last.pubend, last.tick, 60*time.Second); ct < last.tick {
+		t.Fatalf("away reached tick %d of %s, not the last event's %d\n%s", ct, last.pubend, last.tick, m.logs())
+	}
+	t.Logf("away caught up %v after it came back", time.Since(back).Round(time.Millisecond))
+	// Ticks are the PHB's clock in microseconds (Unix time): a released
+	// tick was older than the retention when it was released, before now.
+	maxGapTick := durable.Tick(time.Now().Add(-retain).UnixMicro())
+	for _, s := range subs {
+		if err := s.proc.stop(); err != nil {
+			t.Errorf("sub %s after SIGTERM: %v\n%s", s.id, err, s.proc.stderr())
+		}
+	}
+	c, err := checkSubLog(ref.file, ref.parsed, events, false, nil, 0)
+	if err != nil {
+		t.Fatalf("ref: %s: %v", c, err)
+	}
+	c, err = checkSubLog(gone.file, gone.parsed, events, true, ticks, maxGapTick)
+	if err != nil {
+		t.Fatalf("away: %s: %v\n%s", c, err, m.logs())
+	}
+	if c.gaps == 0 {
+		t.Fatalf("away: %s: no gap although it was away %v with --max-retain %v", c, away, retain)
+	}
+	t.Logf("ref: complete; away (log %s): %s", filepath.Base(gone.file), c)
+}
