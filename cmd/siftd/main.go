@@ -46,7 +46,7 @@ func main() {
 func newCommand() *cobra.Command {
 	var flags options
 	cmd := &cobra.Command{
-		Use:           "siftd --name NAME --listen HOST:PORT --certs DIR --data DIR [--metrics HOST:PORT] [--peer HOST:PORT ...] [--table poset|forest] [--config FILE]",
+		Use:           "siftd --name NAME --listen HOST:PORT --certs DIR --data DIR [--metrics HOST:PORT] [--peer HOST:PORT ...] [--table poset|forest] [--forward exact|bloom] [--bloom-index sbstree|bftree] [--config FILE]",
 		Short:         "Run a Sift router",
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
@@ -69,6 +69,8 @@ func newCommand() *cobra.Command {
 	f.StringVar(&flags.Metrics, "metrics", "", "HTTP address for /metrics, /healthz and /debug/subscriptions")
 	f.StringArrayVar(&flags.Peers, "peer", nil, "a router to link with, HOST:PORT (repeatable); redialled with backoff")
 	f.StringVar(&flags.Table, "table", "poset", "routing table structure for links: poset or forest")
+	f.StringVar(&flags.Forward, "forward", "exact", "event forwarding between routers: exact, or bloom (summaries; linked routers must agree)")
+	f.StringVar(&flags.BloomIndex, "bloom-index", "sbstree", "Bloom forwarding index over each link's filters: sbstree or bftree")
 	f.StringVar(&flags.configFile, "config", "", "JSON configuration file; flags override it")
 	return cmd
 }

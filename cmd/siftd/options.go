@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/sift-pubsub/sift/match/bloom"
 	"github.com/sift-pubsub/sift/router"
 	"github.com/sift-pubsub/sift/router/mesh"
 )
@@ -20,6 +21,9 @@ type options struct {
 	Metrics string   `json:"metrics"`
 	Peers   []string `json:"peers"`
 	Table   string   `json:"table"`
+	// Forward is exact or bloom; BloomIndex sbstree or bftree.
+	Forward    string `json:"forward"`
+	BloomIndex string `json:"bloom_index"`
 
 	// Tuning, only in the config file; zero takes the router's default.
 	Index                   string   `json:"index"`
@@ -32,6 +36,11 @@ type options struct {
 	KeepAlive               duration `json:"keepalive"`
 	HandshakeTimeout        duration `json:"handshake_timeout"`
 	ShutdownGrace           duration `json:"shutdown_grace"`
+	// Bloom parameters (--forward bloom); every linked router must agree.
+	BloomM    uint   `json:"bloom_m"`
+	BloomK    uint   `json:"bloom_k"`
+	BloomSeed uint64 `json:"bloom_seed"`
+	BloomFlat bool   `json:"bloom_flat"`
 
 	configFile string
 }
@@ -76,6 +85,8 @@ func resolve(flags options, changed func(string) bool) (options, error) {
 	override("data", &opts.Data, flags.Data)
 	override("metrics", &opts.Metrics, flags.Metrics)
 	override("table", &opts.Table, flags.Table)
+	override("forward", &opts.Forward, flags.Forward)
+	override("bloom-index", &opts.BloomIndex, flags.BloomIndex)
 	if changed("peer") {
 		opts.Peers = flags.Peers
 	}
@@ -103,6 +114,9 @@ func (o options) routerConfig() router.Config {
 	return router.Config{
 		MaxLinks:                maxLinks,
 		Table:                   o.Table,
+		Forward:                 o.Forward,
+		BloomIndex:              o.BloomIndex,
+		Bloom:                   bloom.Params{M: o.BloomM, K: o.BloomK, Seed: o.BloomSeed, Flat: o.BloomFlat},
 		Peers:                   o.Peers,
 		Name:                    o.Name,
 		Listen:                  o.Listen,
