@@ -137,6 +137,7 @@ func appendSubs(b []byte, subs []uint64) []byte {
 func (d *EventDecoder) decodeDeliver(r *reader) *Deliver {
 	n := r.count("deliver item count", 2)
 	m := &Deliver{Items: make([]DeliverItem, 0, n)}
+	var slab []uint64 // the items' ids, carved from few allocations
 	for range n {
 		k := r.count("deliver subscription count", 1)
 		if r.err == nil && (k == 0 || k > MaxSubsPerItem) {
@@ -145,7 +146,11 @@ func (d *EventDecoder) decodeDeliver(r *reader) *Deliver {
 		if r.err != nil {
 			return m
 		}
-		subs := make([]uint64, k)
+		if k > len(slab) {
+			slab = make([]uint64, max(k, min(4*n, len(r.b)))) // an id takes a byte at least
+		}
+		subs := slab[:k:k]
+		slab = slab[k:]
 		for i := range subs {
 			subs[i] = r.uvarint("deliver subscription id")
 		}
