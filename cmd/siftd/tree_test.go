@@ -1,0 +1,265 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sift-pubsub/sift/bench/workload"
+	"github.com/sift-pubsub/sift/match"
+)
+
+// treeVariant is one way of running TestTree: extra flags for every siftd
+// and every `sift sub`. needs names flags that must exist (in `siftd
+// --help`, or `sift sub --help` for sub flags); until they do, the variant
+// skips saying which flag is missing.
+type treeVariant struct {
+	name      string
+	siftd     []string
+	sub       []string
+	needs     []string // siftd flags
+	needsSub  []string // sift sub flags
+	landsWith string   // who adds the missing flags, for the skip message
+}
+
+// treeVariants: adding a way of routing to the tree test is one line.
+var treeVariants = []treeVariant{
+	{name: "poset", siftd: []string{"--table", "poset"}},
+	{name: "forest", siftd: []string{"--table", "forest"}},
+	{name: "bloom-bftree", siftd: []string{"--forward", "bloom", "--bloom-index", "bftree"},
+		needs: []string{"--forward", "--bloom-index"}, landsWith: "Bloom forwarding (H2)"},
+	{name: "bloom-sbstree", siftd: []string{"--forward", "bloom", "--bloom-index", "sbstree", "--table", "forest"},
+		needs: []string{"--forward", "--bloom-index"}, landsWith: "Bloom forwarding (H2)"},
+}
+
+// TestTree runs five siftd processes in a tree,
+//
+//	      r1
+//	     /  \
+//	   r2    r3        (each child dials its parent)
+//	  /  \
+//	r4    r5
+//
+// with publishers at r4 and r3 and subscribers at r1, r3, r4 and r5
+// (r2 is an inner router only), for each variant in treeVariants:
+//
+//   - before: every subscriber gets exactly the events its filter matches
+//     (match.Scan) from both publishers, once, in per-publisher order;
+//     this includes a subscription at r5 covered by one at r3, which
+//     /debug/routes shows pruned on the link r2 -> r4 (in Bloom mode, the
+//     false-negative trap: r4 must still summarise events for it);
+//   - during: r2 is SIGKILLed and both publishers publish again:
+//     subscribers still joined to a publisher (r1 and r3 to r3's, r4 to
+//     its own) get all its matching events; those cut off may lose some,
+//     but nobody gets a duplicate, a reordered or a non-matching event;
+//   - after: r2 is restarted on the same address and data folder; once
+//     every link is up again (log lines) and a probe subscription at each
+//     router is ready, both publishers publish and every subscriber gets
+//     every matching event again (routing healed by resynchronisation);
+//   - finally every subscriber is closed (killed) and every router's
+//     /debug/routes must become empty: nothing forwarded, nothing held.
+func TestTree(t *testing.T) {
+	for _, v := range treeVariants {
+		t.Run(v.name, func(t *testing.T) {
+			for _, f := range v.needs {
+				if !siftdHas(t, f, false) {
+					t.Skipf("siftd has no %s flag yet (lands with %s)", f, v.landsWith)
+				}
+			}
+			for _, f := range v.needsSub {
+				if !siftdHas(t, f, true) {
+					t.Skipf("sift sub has no %s flag yet (lands with %s)", f, v.landsWith)
+				}
+			}
+			testTree(t, v)
+		})
+	}
+}
+
+// treeEventsPerBatch is how many events each publisher publishes per
+// phase.
+const treeEventsPerBatch = 400
+
+// treeSubscription is one subscriber of the tree test.
+type treeSubscription struct {
+	at     string
+	filter match.Filter
+}
+
+func testTree(t *testing.T, v treeVariant) {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	began := time.Now()
+	c := newCluster(t, ctx, v.siftd)
+	r1 := c.start("r1")
+	r2 := c.start("r2", r1)
+	r3 := c.start("r3", r1)
+	r4 := c.start("r4", r2)
+	r5 := c.start("r5", r2)
+	waitTree(c, r1, r2, r3, r4, r5)
+
+	const seed = 17
+	w, err := workload.Stock(workload.StockConfig{Subscriptions: 300, Events: 2 * 3 * treeEventsPerBatch}, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("workload.Stock seed %d", seed)
+	wide, covered, others := treeFilters(t, w)
+	pubs := []*publisher{{name: "pA", at: r4}, {name: "pB", at: r3}}
+	byName := map[string]*node{"r1": r1, "r3": r3, "r4": r4, "r5": r5}
+
+	// The covering pair first, in order, so that covered is pruned.
+	subs := []*subscriber{c.subscribe("wide", r3, wide, v.sub...)}
+	subs = append(subs, c.subscribe("covered", r5, covered, v.sub...))
+	for i, s := range others {
+		subs = append(subs, c.subscribe(fmt.Sprintf("s%d", i), byName[s.at], s.filter, v.sub...))
+	}
+	checkPruned(t, r2, r4, r5, wide, covered)
+
+	// Component of each router while r2 is down.
+	part := map[*node]string{r1: "r1+r3", r3: "r1+r3", r4: "r4", r5: "r5"}
+	complete := func(s *subscriber, p *publisher, phase string) bool {
+		return phase != "during" || part[s.at] == part[p.at]
+	}
+	batch := func(phase int) map[*publisher][]match.Event {
+		out := map[*publisher][]match.Event{}
+		for i, p := range pubs {
+			k := (phase*len(pubs) + i) * treeEventsPerBatch
+			out[p] = w.Events[k : k+treeEventsPerBatch]
+		}
+		return out
+	}
+
+	publishAll(t, ctx, c, "before", batch(0))
+	waitPhase(t, ctx, subs, pubs, complete)
+	t.Logf("before: delivered (%v since start)", time.Since(began).Round(time.Millisecond))
+
+	r2.p.kill()
+	publishAll(t, ctx, c, "during", batch(1))
+	waitPhase(t, ctx, subs, pubs, complete)
+	t.Logf("during: delivered within components (%v)", time.Since(began).Round(time.Millisecond))
+
+	c.run(r2)
+	c.waitLinks(r2, r1, r4, r5)
+	c.waitLinks(r1, r2)
+	c.waitLinks(r4, r2)
+	c.waitLinks(r5, r2)
+	var probes []*subscriber
+	for _, n := range []*node{r1, r3, r4, r5} {
+		probes = append(probes, c.subscribe("probe", n, match.MustParse(fmt.Sprintf(`zz_probe == %q`, n.name))))
+	}
+	t.Logf("healed: links up, probes ready (%v)", time.Since(began).Round(time.Millisecond))
+	publishAll(t, ctx, c, "after", batch(2))
+	waitPhase(t, ctx, subs, pubs, complete)
+	t.Logf("after: delivered (%v)", time.Since(began).Round(time.Millisecond))
+
+	for _, s := range append(slices.Clone(subs), probes...) {
+		s.p.kill()
+	}
+	for _, s := range subs {
+		rep, err := checkDelivery(s, pubs, complete)
+		if err != nil {
+			t.Error(err)
+		}
+		t.Logf("%-7s at %s %-60s got/matching per phase %v", s.name, s.at.name, s.filter, rep)
+	}
+	for _, n := range []*node{r1, r2, r3, r4, r5} {
+		eventually(t, ctx, n.name+" routing table empty after every subscriber closed", func() error { return emptyRoutes(n) })
+	}
+	t.Logf("tables empty (%v)", time.Since(began).Round(time.Millisecond))
+	c.stopAll()
+}
+
+// waitTree waits for every link of the tree to be up on both sides.
+func waitTree(c *cluster, r1, r2, r3, r4, r5 *node) {
+	c.t.Helper()
+	c.waitLinks(r1, r2, r3)
+	c.waitLinks(r2, r1, r4, r5)
+	c.waitLinks(r3, r1)
+	c.waitLinks(r4, r2)
+	c.waitLinks(r5, r2)
+}
+
+// treeFilters picks the test's filters from the workload: wide (the most
+// traded symbol) at r3, covered (that symbol above its median price, so
+// wide covers it) at r5, and others of different selectivity spread over
+// r1, r3, r4 and r5, including one matching nothing.
+func treeFilters(t *testing.T, w workload.Workload) (wide, covered match.Filter, others []treeSubscription) {
+	t.Helper()
+	count := map[string]int{}
+	for _, e := range w.Events {
+		v, _ := e.Get("symbol")
+		count[v.AsString()]++
+	}
+	symbols := make([]string, 0, len(count))
+	for s := range count {
+		symbols = append(symbols, s)
+	}
+	sort.Slice(symbols, func(i, j int) bool {
+		return count[symbols[i]] > count[symbols[j]] || count[symbols[i]] == count[symbols[j]] && symbols[i] < symbols[j]
+	})
+	top := symbols[0]
+	var prices []float64
+	for _, e := range w.Events {
+		if v, _ := e.Get("symbol"); v.AsString() == top {
+			p, _ := e.Get("price")
+			prices = append(prices, p.AsFloat())
+		}
+	}
+	slices.Sort(prices)
+	wide = match.MustParse(fmt.Sprintf("symbol == %q", top))
+	covered = match.MustParse(fmt.Sprintf("symbol == %q && price > %v", top, prices[len(prices)/2]))
+	if !match.Covers(wide, covered) {
+		t.Fatalf("%s does not cover %s", wide, covered)
+	}
+	picked := pickFilters(w) // four of different selectivity, then one matching nothing
+	ats := []string{"r1", "r3", "r4", "r5", "r4"}
+	for i, f := range picked {
+		others = append(others, treeSubscription{ats[i%len(ats)], f})
+	}
+	others = append(others,
+		treeSubscription{"r1", match.MustParse(`side == "buy" && short == true`)},
+		treeSubscription{"r4", match.MustParse(fmt.Sprintf(`symbol == %q && side == "sell"`, symbols[1]))},
+		treeSubscription{"r5", match.MustParse(fmt.Sprintf(`symbol == %q`, symbols[2]))},
+	)
+	return wide, covered, others
+}
+
+// checkPruned checks in /debug/routes that covering did its work: the
+// covered filter reached r2 from r5 but was not forwarded to r4, which
+// holds the wide filter instead.
+func checkPruned(t *testing.T, r2, r4, r5 *node, wide, covered match.Filter) {
+	t.Helper()
+	atR2, err := r2.routes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	atR4, err := r4.routes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromR5, ok1 := atR2.link(r5.name)
+	toR4, ok2 := atR4.link(r2.name)
+	if !ok1 || !ok2 {
+		t.Fatalf("links missing: r2 has %v, r4 has %v", atR2.peers(), atR4.peers())
+	}
+	has := func(list []string, f match.Filter) bool {
+		for _, s := range list {
+			if g, err := match.Parse(s); err == nil && g.Equal(f) {
+				return true
+			}
+		}
+		return false
+	}
+	if !has(fromR5.Received, covered) {
+		t.Errorf("r2 does not hold %s from r5: %q", covered, fromR5.Received)
+	}
+	if !has(toR4.Received, wide) || has(toR4.Received, covered) {
+		t.Errorf("r4 holds from r2 %q; want %s and not %s (covered by it)", toR4.Received, wide, covered)
+	}
+	t.Logf("covering: r4 holds from r2 [%s]", strings.Join(toR4.Received, "; "))
+}
