@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -91,6 +92,8 @@ type durableNode struct {
 	store   *pebblestore.Store
 	pubends map[string]*durable.Pubend // by pubend id
 	router  *durable.Router
+	up      map[string]string // the router's upstreams, by pubend
+	topo    chan struct{}     // a token when links changed
 	shb     *durable.SHB
 	in      chan durableInput
 	met     *durableMetrics
@@ -105,8 +108,9 @@ type durableNode struct {
 }
 
 // durableLink is a router link as the durable side sees it: the
-// neighbour's connection and the routers reachable through it.
+// neighbour's name and connection, and the routers reachable through it.
 type durableLink struct {
+	peer  string
 	c     *conn
 	reach []string
 }
@@ -129,7 +133,7 @@ func newDurableNode(cfg Config, met *Metrics) (*durableNode, error) {
 		return nil, fmt.Errorf("durable: %w", err)
 	}
 	d := &durableNode{name: cfg.Name, cfg: dc, log: cfg.Logger.With("router", cfg.Name, "part", "durable"),
-		store: st, pubends: map[string]*durable.Pubend{}, in: make(chan durableInput, 4096),
+		store: st, pubends: map[string]*durable.Pubend{}, in: make(chan durableInput, 4096), topo: make(chan struct{}, 1),
 		links: map[string]*durableLink{}, clients: map[ifaceID]*durableClient{}}
 	if err := d.boot(); err != nil {
 		st.Close()
@@ -154,34 +158,76 @@ func (d *durableNode) boot() error {
 		}
 		d.pubends[p] = pe
 	}
-	up := map[string]string{}
-	all := make([]string, 0, len(d.cfg.Pubends))
-	down := []string{shbID(d.name)}
-	for p, host := range d.cfg.Pubends {
-		all = append(all, p)
-		if host == d.name {
-			up[p] = pubendNode(d.name, p)
-		} else {
-			up[p] = host
-			down = append(down, host)
-		}
+	if err := d.newRouter(d.upstreams()); err != nil {
+		return err
 	}
-	for _, m := range d.cfg.Members {
-		down = append(down, m)
-	}
-	down = slices.Compact(slices.Sorted(slices.Values(slices.DeleteFunc(down, func(s string) bool { return s == d.name }))))
 	var err error
-	d.router, err = durable.NewRouter(durable.RouterConfig{Node: d.name, Upstream: up, Downstream: down,
-		Incarnation: uint64(time.Now().UnixMicro())})
-	if err != nil {
-		return fmt.Errorf("durable: %w", err)
-	}
-	d.shb, err = durable.NewSHB(durable.SHBConfig{Node: shbID(d.name), Upstream: d.name, Pubends: all,
-		SubQueue: d.cfg.SubQueue}, d.store)
+	d.shb, err = durable.NewSHB(durable.SHBConfig{Node: shbID(d.name), Upstream: d.name,
+		Pubends: sortedNames(d.cfg.Pubends), SubQueue: d.cfg.SubQueue}, d.store)
 	if err != nil {
 		return fmt.Errorf("durable: %w", err)
 	}
 	return nil
+}
+
+// upstreams maps every pubend to the node its knowledge comes from: the
+// local PHB, or the neighbour on the way to its router (the router's own
+// name while no link leads there).
+func (d *durableNode) upstreams() map[string]string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	up := make(map[string]string, len(d.cfg.Pubends))
+	for p, host := range d.cfg.Pubends {
+		switch l := d.linkToward(host); {
+		case host == d.name:
+			up[p] = pubendNode(d.name, p)
+		case l != nil:
+			up[p] = l.peer
+		default:
+			up[p] = host
+		}
+	}
+	return up
+}
+
+// newRouter (re)creates the intermediate broker for the given upstreams,
+// as a new incarnation: a router keeps only soft state, and a new
+// incarnation makes its neighbours resend what it needs. Its downstream
+// links are the local SHB and every other router of the mesh (messages
+// only reach the neighbours).
+func (d *durableNode) newRouter(up map[string]string) error {
+	down := []string{shbID(d.name)}
+	for _, host := range d.cfg.Pubends {
+		down = append(down, host)
+	}
+	down = append(down, d.cfg.Members...)
+	down = slices.DeleteFunc(down, func(s string) bool { return s == d.name })
+	down = slices.Compact(slices.Sorted(slices.Values(down)))
+	r, err := durable.NewRouter(durable.RouterConfig{Node: d.name, Upstream: up, Downstream: down,
+		Incarnation: uint64(time.Now().UnixMicro())})
+	if err != nil {
+		return fmt.Errorf("durable: %w", err)
+	}
+	d.router, d.up = r, up
+	return nil
+}
+
+// retopologize recreates the intermediate broker when a link change moved
+// the way to some pubend (driver goroutine); the old broker's last
+// messages are sent first.
+func (d *durableNode) retopologize(local []durable.Envelope) []durable.Envelope {
+	up := d.upstreams()
+	if maps.Equal(up, d.up) {
+		return local
+	}
+	local = d.send(d.router.Ready().Msgs, local)
+	if err := d.newRouter(up); err != nil {
+		d.log.Error("durable: new intermediate broker", "err", err)
+		return local
+	}
+	d.met.routerRestarts.Inc()
+	d.log.Info("durable routes changed", "upstreams", fmt.Sprint(up))
+	return local
 }
 
 // durableInput is one input to the driver: a message for a local

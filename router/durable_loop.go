@@ -43,6 +43,8 @@ func (d *durableNode) run(stop <-chan struct{}) {
 		case in := <-d.in:
 			d.stepInput(in)
 			d.drain()
+		case <-d.topo:
+			local = d.retopologize(local)
 		case <-tick.C:
 			d.tick(now())
 			if ticks++; ticks%viewEvery == 0 {

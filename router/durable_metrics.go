@@ -12,7 +12,7 @@ import (
 type durableMetrics struct {
 	syncs, writes, published, refused       prometheus.Counter
 	linkIn, linkOut, linkDropped            prometheus.Counter
-	slowClients                             prometheus.Counter
+	slowClients, routerRestarts             prometheus.Counter
 	delivered, gaps, silences               prometheus.Counter
 	pfsAppended, catchupNacks, overflows    prometheus.Counter
 	syncSeconds                             prometheus.Histogram
@@ -34,14 +34,16 @@ func newDurableMetrics(reg *prometheus.Registry) *durableMetrics {
 		return register(reg, prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "sift_durable_" + name, Help: help}, []string{"pubend"}))
 	}
 	return &durableMetrics{
-		syncs:        counter("syncs_total", "Synced write batches (group commits) of the durable store."),
-		writes:       counter("writes_total", "Key writes applied to the durable store."),
-		published:    counter("publishes_total", "Durable publish messages received by local pubends (resends included)."),
-		refused:      counter("refused_total", "Durable messages refused or dropped as not acceptable."),
-		linkIn:       counter("link_messages_in_total", "Durable messages received from neighbour routers."),
-		linkOut:      counter("link_messages_out_total", "Durable messages queued to neighbour routers."),
-		linkDropped:  counter("link_messages_dropped_total", "Durable messages dropped because a link's control lane was full."),
-		slowClients:  counter("slow_clients_total", "Durable clients closed because their control lane was full."),
+		syncs:       counter("syncs_total", "Synced write batches (group commits) of the durable store."),
+		writes:      counter("writes_total", "Key writes applied to the durable store."),
+		published:   counter("publishes_total", "Durable publish messages received by local pubends (resends included)."),
+		refused:     counter("refused_total", "Durable messages refused or dropped as not acceptable."),
+		linkIn:      counter("link_messages_in_total", "Durable messages received from neighbour routers."),
+		linkOut:     counter("link_messages_out_total", "Durable messages queued to neighbour routers."),
+		linkDropped: counter("link_messages_dropped_total", "Durable messages dropped because a link's control lane was full."),
+		slowClients: counter("slow_clients_total", "Durable clients closed because their control lane was full."),
+		routerRestarts: counter("router_incarnations_total",
+			"Intermediate brokers recreated because a link change moved the way to a pubend."),
 		delivered:    counter("delivered_total", "Events delivered to durable subscribers."),
 		gaps:         counter("gaps_total", "Gap messages sent to durable subscribers."),
 		silences:     counter("silences_total", "Silence messages sent to durable subscribers."),

@@ -102,7 +102,8 @@ func (d *durableNode) linkToward(router string) *durableLink {
 func (d *durableNode) linkUp(peer string, c *conn, reach []string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.links[peer] = &durableLink{c: c, reach: slices.Clone(reach)}
+	d.links[peer] = &durableLink{peer: peer, c: c, reach: slices.Clone(reach)}
+	signal(d.topo)
 }
 
 // linkDown forgets a link, unless a newer connection replaced it.
@@ -111,6 +112,7 @@ func (d *durableNode) linkDown(peer string, c *conn) {
 	defer d.mu.Unlock()
 	if l := d.links[peer]; l != nil && l.c == c {
 		delete(d.links, peer)
+		signal(d.topo)
 	}
 }
 
@@ -120,18 +122,21 @@ func (d *durableNode) linkReach(peer string, c *conn, reach []string) {
 	defer d.mu.Unlock()
 	if l := d.links[peer]; l != nil && l.c == c {
 		l.reach = slices.Clone(reach)
+		signal(d.topo)
 	}
 }
 
-// routerAccepts lists the kinds an intermediate broker takes from a
-// neighbour; the others (meant for a PHB, an SHB or a client) are dropped.
+// routerAccepts reports whether an intermediate broker may take a message
+// of kind k from a neighbour: the messages between brokers, not those of
+// publishers, subscribers or the driver.
 func routerAccepts(k durable.MsgKind) bool {
 	switch k {
-	case durable.MsgData, durable.MsgSilence, durable.MsgLost, durable.MsgNack, durable.MsgRelease,
-		durable.MsgInstall, durable.MsgUninstall, durable.MsgFilters:
-		return true
+	case durable.MsgHello, durable.MsgHelloAck, durable.MsgPublish, durable.MsgPubAck, durable.MsgPubRefused,
+		durable.MsgResume, durable.MsgStart, durable.MsgEvent, durable.MsgSubSilence, durable.MsgGap,
+		durable.MsgAck, durable.MsgRefused, durable.MsgDisconnect, durable.MsgUnsubscribe:
+		return false
 	}
-	return false
+	return true
 }
 
 // fromLink hands a durable message from neighbour peer to this router's

@@ -1,0 +1,222 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/quic-go/quic-go"
+	"github.com/sift-pubsub/sift/durable"
+	"github.com/sift-pubsub/sift/internal/wire"
+)
+
+// durableConn is one connection of a durable publisher or subscription:
+// the handshake of a plain client, then durable frames on the control
+// stream both ways.
+type durableConn struct {
+	qc     *quic.Conn
+	ctrl   *quic.Stream
+	router string
+	in     chan durable.Msg // closed when the connection ends; err says why
+	err    error
+	wmu    sync.Mutex
+}
+
+// durableDefaults fills in DurableOptions; durable connections detect a
+// dead router faster than plain ones (idle timeout 5s, keep-alive 1s) so
+// that they move on quickly.
+func (o DurableOptions) withDefaults() (DurableOptions, error) {
+	if len(o.Routers) == 0 {
+		return o, errors.New("client: DurableOptions.Routers is empty")
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = 5 * time.Second
+	}
+	if o.KeepAlive <= 0 {
+		o.KeepAlive = time.Second
+	}
+	var err error
+	if o.Options, err = o.Options.withDefaults(); err != nil {
+		return o, err
+	}
+	if o.RetryTimeout <= 0 {
+		o.RetryTimeout = 30 * time.Second
+	}
+	if o.MinBackoff <= 0 {
+		o.MinBackoff = 50 * time.Millisecond
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = 2 * time.Second
+	}
+	return o, nil
+}
+
+// dialDurable connects to one router.
+func dialDurable(ctx context.Context, addr string, opts Options) (*durableConn, error) {
+	c := &Client{opts: opts}
+	qc, err := quic.DialAddr(ctx, addr, opts.TLS.Clone(), &quic.Config{
+		MaxIdleTimeout:        opts.IdleTimeout,
+		KeepAlivePeriod:       opts.KeepAlive,
+		MaxIncomingStreams:    -1,
+		MaxIncomingUniStreams: -1,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dial %s: %w", addr, err)
+	}
+	c.qc = qc
+	if err := c.handshake(ctx); err != nil {
+		qc.CloseWithError(quic.ApplicationErrorCode(wire.CodeOf(err)), err.Error())
+		return nil, fmt.Errorf("dial %s: %w", addr, err)
+	}
+	dc := &durableConn{qc: qc, ctrl: c.ctrl, router: c.welcome.Name, in: make(chan durable.Msg, 256)}
+	go dc.read(c.ctrlFR)
+	return dc, nil
+}
+
+// read hands the router's durable messages to in until the connection
+// ends.
+func (c *durableConn) read(fr *wire.FrameReader) {
+	defer close(c.in)
+	var closing error
+	for {
+		m, err := fr.ReadMessage()
+		if err != nil {
+			switch {
+			case closing != nil:
+				c.err = closing
+			case errors.Is(err, io.EOF):
+				c.err = fmt.Errorf("router %s closed the connection", c.router)
+			default:
+				c.err = remoteError(err)
+			}
+			c.qc.CloseWithError(quic.ApplicationErrorCode(wire.CodeNone), "done")
+			return
+		}
+		switch m := m.(type) {
+		case *wire.Durable:
+			c.in <- m.Msg
+		case *wire.Error:
+			closing = m.Err()
+		default:
+			c.err = wire.Errorf(wire.CodeUnexpected, "router sent %s on a durable connection", m.Type())
+			c.qc.CloseWithError(quic.ApplicationErrorCode(wire.CodeUnexpected), c.err.Error())
+			return
+		}
+	}
+}
+
+// send writes one durable message.
+func (c *durableConn) send(m durable.Msg) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if _, err := c.ctrl.Write(wire.AppendFrame(nil, &wire.Durable{Msg: m})); err != nil {
+		return remoteError(err)
+	}
+	return nil
+}
+
+// close ends the connection.
+func (c *durableConn) close() {
+	c.qc.CloseWithError(quic.ApplicationErrorCode(wire.CodeNone), "client closed")
+}
+
+// finish ends the control stream after what was written and waits (until
+// ctx ends) for the router to close the connection, so that the last
+// message is read before the connection goes.
+func (c *durableConn) finish(ctx context.Context) {
+	c.wmu.Lock()
+	c.ctrl.Close()
+	c.wmu.Unlock()
+	select {
+	case <-c.qc.Context().Done():
+	case <-ctx.Done():
+	}
+	c.close()
+}
+
+// dialer tries the routers in turn with exponential backoff, and gives up
+// once RetryTimeout has passed since the last working connection.
+type dialer struct {
+	o       DurableOptions
+	next    int
+	backoff time.Duration
+	since   time.Time // when the last connection was lost (or the first attempt)
+}
+
+func newDialer(o DurableOptions) *dialer {
+	return &dialer{o: o, backoff: o.MinBackoff, since: time.Now()}
+}
+
+// connected records a working connection (after its opening exchange).
+func (d *dialer) connected() { d.backoff, d.since = d.o.MinBackoff, time.Time{} }
+
+// lost records the loss of the working connection.
+func (d *dialer) lost() {
+	if d.since.IsZero() {
+		d.since = time.Now()
+	}
+}
+
+// dial connects to the next router that answers; open runs the opening
+// exchange on it (a failure there counts as a failed attempt). It fails
+// with ErrUnreachable after RetryTimeout, with ctx's error, or with open's
+// error when permanent reports it as one.
+func (d *dialer) dial(ctx context.Context, stop <-chan struct{}, open func(*durableConn) error, permanent func(error) bool) (*durableConn, error) {
+	d.lost()
+	var last error
+	for {
+		addr := d.o.Routers[d.next%len(d.o.Routers)]
+		d.next++
+		actx, cancel := context.WithTimeout(ctx, d.o.IdleTimeout)
+		c, err := dialDurable(actx, addr, d.o.Options)
+		cancel()
+		if err == nil {
+			if err = open(c); err == nil {
+				return c, nil
+			}
+			c.close()
+			if permanent(err) {
+				return nil, err
+			}
+		}
+		last = err
+		if time.Since(d.since) > d.o.RetryTimeout {
+			return nil, fmt.Errorf("%w for %v: %w", ErrUnreachable, d.o.RetryTimeout, last)
+		}
+		wait := d.backoff/2 + rand.N(d.backoff/2+1)
+		d.backoff = min(2*d.backoff, d.o.MaxBackoff)
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-stop:
+			return nil, ErrClosed
+		}
+	}
+}
+
+// await waits for the first message of c that want accepts, returning
+// its error (want returns done=true to stop waiting).
+func await(ctx context.Context, c *durableConn, timeout time.Duration, want func(durable.Msg) (done bool, err error)) error {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for {
+		select {
+		case m, ok := <-c.in:
+			if !ok {
+				return c.err
+			}
+			if done, err := want(m); done {
+				return err
+			}
+		case <-t.C:
+			return fmt.Errorf("router %s did not answer within %v", c.router, timeout)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
