@@ -119,15 +119,15 @@ type SHB struct {
 	// stamps: per filtering router, filtered silences stamped before its
 	// stamp here were produced without some registered filter and are
 	// ignored.
-	stamps             map[string]Stamp
-	subs               map[string]*durableSub
-	pending            map[string]*pendingSub
-	pubs               map[string]*shbPubend
-	conns              map[string]*conn
-	out                []Envelope
-	now                Tick
-	lastReport         Tick
-	Stats              SHBStats
+	stamps     map[string]Stamp
+	subs       map[string]*durableSub
+	pending    map[string]*pendingSub
+	pubs       map[string]*shbPubend
+	conns      map[string]*conn
+	out        []Envelope
+	now        Tick
+	lastReport Tick
+	Stats      SHBStats
 }
 
 // SHBStats counts what an SHB did.

@@ -19,6 +19,7 @@ func init() {
 		seeds  string
 		events int
 		faults string
+		topo   string
 		asJSON bool
 	)
 	cmd := &cobra.Command{
@@ -44,7 +45,12 @@ Faults (--faults, comma-separated, "all" or "none"):
 			if err != nil {
 				return err
 			}
-			v := runDurableSims(cmd.OutOrStdout(), from, to, events, fs, asJSON)
+			tp, err := dsim.ParseTopology(topo)
+			if err != nil {
+				return err
+			}
+			base := dsim.Config{Events: events, Faults: fs, Topology: tp}
+			v := runDurableSims(cmd.OutOrStdout(), from, to, base, asJSON)
 			fmt.Fprintf(cmd.OutOrStdout(), "seeds=%d violations=%d\n", to-from+1, v)
 			if v > 0 {
 				return &exitError{code: 1, err: fmt.Errorf("")}
@@ -55,6 +61,7 @@ Faults (--faults, comma-separated, "all" or "none"):
 	cmd.Flags().StringVar(&seeds, "seeds", "1..100", "seed range A..B (inclusive), or one seed")
 	cmd.Flags().IntVar(&events, "events", 40, "events published per run")
 	cmd.Flags().StringVar(&faults, "faults", "all", "faults to inject")
+	cmd.Flags().StringVar(&topo, "topology", "", "broker tree: flat (one router), deep (routers r1-r2 and r1-r3-r4); empty picks by seed")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per seed (JSON Lines) before the summary line")
 	simParentCmd().AddCommand(cmd)
 }
@@ -82,9 +89,9 @@ type durableSeedReport struct {
 	Stats      dsim.Stats `json:"stats"`
 }
 
-// runDurableSims runs the seeds on every core, prints results in seed
-// order and returns the number of violations.
-func runDurableSims(w io.Writer, from, to uint64, events int, fs []dsim.Fault, asJSON bool) int {
+// runDurableSims runs base with each seed on every core, prints results in
+// seed order and returns the number of violations.
+func runDurableSims(w io.Writer, from, to uint64, base dsim.Config, asJSON bool) int {
 	n := int(to - from + 1)
 	results := make([]dsim.Result, n)
 	ready := make([]chan struct{}, n)
@@ -98,7 +105,9 @@ func runDurableSims(w io.Writer, from, to uint64, events int, fs []dsim.Fault, a
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i] = dsim.Run(dsim.Config{Seed: from + uint64(i), Events: events, Faults: fs})
+				cfg := base
+				cfg.Seed = from + uint64(i)
+				results[i] = dsim.Run(cfg)
 				close(ready[i])
 			}
 		}()
@@ -115,9 +124,12 @@ func runDurableSims(w io.Writer, from, to uint64, events int, fs []dsim.Fault, a
 		<-ready[i]
 		r := results[i]
 		violations += len(r.Violations)
-		addStats(&total, r.Stats)
+		total.Add(r.Stats)
 		replay := fmt.Sprintf("sift sim durable --seeds %d..%d --events %d --faults %s",
-			r.Seed, r.Seed, events, dsim.FaultList(fs))
+			r.Seed, r.Seed, base.Events, dsim.FaultList(base.Faults))
+		if base.Topology != "" {
+			replay += " --topology " + string(base.Topology)
+		}
 		if asJSON {
 			rep := durableSeedReport{Seed: r.Seed, Stats: r.Stats, Violations: []string{}}
 			for _, v := range r.Violations {
@@ -136,27 +148,7 @@ func runDurableSims(w io.Writer, from, to uint64, events int, fs []dsim.Fault, a
 	}
 	wg.Wait()
 	if !asJSON {
-		fmt.Fprintf(w, "published=%d delivered=%d gaps=%d crashes=%d partitions=%d reconnects=%d "+
-			"publisher-cuts=%d dropped=%d duplicated=%d nacks-from-below=%d nacks-upstream=%d catchup-nacks=%d overflows=%d\n",
-			total.Published, total.Delivered, total.Gaps, total.Crashes, total.Partitions, total.Reconnects,
-			total.PublisherCuts, total.Dropped, total.Duplicated, total.NacksFromBelow, total.NacksUpstream,
-			total.CatchupNacks, total.Overflows)
+		fmt.Fprintln(w, total.Summary())
 	}
 	return violations
-}
-
-func addStats(t *dsim.Stats, s dsim.Stats) {
-	t.Published += s.Published
-	t.Delivered += s.Delivered
-	t.Gaps += s.Gaps
-	t.Crashes += s.Crashes
-	t.Partitions += s.Partitions
-	t.Reconnects += s.Reconnects
-	t.PublisherCuts += s.PublisherCuts
-	t.Dropped += s.Dropped
-	t.Duplicated += s.Duplicated
-	t.NacksFromBelow += s.NacksFromBelow
-	t.NacksUpstream += s.NacksUpstream
-	t.CatchupNacks += s.CatchupNacks
-	t.Overflows += s.Overflows
 }

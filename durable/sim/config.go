@@ -67,9 +67,11 @@ type Config struct {
 	Events int
 	// Faults lists the faults to inject.
 	Faults []Fault
-	// Pubends (default 2), SHBs (default 2), Publishers (default 3) and
-	// Subscribers (default 6) size the topology: every PHB and SHB hangs
-	// off one intermediate router.
+	// Topology is the shape of the broker tree; empty picks one from the
+	// seed (flat for a third of the seeds, deep for the rest).
+	Topology Topology
+	// Pubends (default 2), SHBs (default 2 flat, 3 deep), Publishers
+	// (default 3) and Subscribers (default 6) size the run.
 	Pubends, SHBs, Publishers, Subscribers int
 	// MaxRetain is the early-release age when FaultRelease is on (default
 	// 40 ms).
@@ -89,6 +91,15 @@ func (c *Config) populate() {
 	}
 	def(&c.Events, 40)
 	def(&c.Pubends, 2)
+	if c.Topology == "" {
+		c.Topology = TopologyDeep
+		if c.Seed%3 == 0 {
+			c.Topology = TopologyFlat
+		}
+	}
+	if c.Topology == TopologyDeep {
+		def(&c.SHBs, 3)
+	}
 	def(&c.SHBs, 2)
 	def(&c.Publishers, 3)
 	def(&c.Subscribers, 6)

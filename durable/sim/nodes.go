@@ -60,7 +60,7 @@ func (w *world) boot(n *node) error {
 		n.pubend, err = durable.NewPubend(cfg, n.store)
 		n.m = pubendBroker{n.pubend}
 	case kindRouter:
-		cfg := w.routerConfig()
+		cfg := w.routerConfig(n.name)
 		cfg.Incarnation = n.incarnation
 		n.router, err = durable.NewRouter(cfg)
 		n.m = routerBroker{n.router}

@@ -25,12 +25,16 @@ type Stats struct {
 	Crashes        int          `json:"crashes"`
 	Partitions     int          `json:"partitions"`
 	Reconnects     int          `json:"reconnects"`
+	Roams          int          `json:"roams"` // reconnections at another SHB
 	PublisherCuts  int          `json:"publisher_cuts"`
 	NacksFromBelow int          `json:"nacks_from_below"` // nack ranges the router received
 	NacksUpstream  int          `json:"nacks_upstream"`   // nack ranges the router sent up
 	CatchupNacks   int          `json:"catchup_nacks"`
-	Overflows      int          `json:"overflows"` // up-to-date sessions moved to catch-up by a full queue
+	RemoteNacks    int          `json:"remote_nacks"` // nack ranges for roaming subscribers' missed events
+	Overflows      int          `json:"overflows"`    // up-to-date sessions moved to catch-up by a full queue
 	PFSRecords     int          `json:"pfs_records"`
+	SHBDrops       int          `json:"shb_drops"`     // SHBs dropped by a PHB for being absent too long
+	StaleIgnored   int          `json:"stale_ignored"` // filtered silences SHBs ignored by their stamps
 	EndTime        durable.Tick `json:"end_time_us"`
 }
 
@@ -232,6 +236,7 @@ func (w *world) collectStats() {
 			w.stats.CatchupNacks += n.shb.Stats.CatchupNack
 			w.stats.Overflows += n.shb.Stats.Overflows
 			w.stats.PFSRecords += n.shb.Stats.PFSRecords
+			w.stats.StaleIgnored += n.shb.Stats.StaleIgnored
 		}
 	}
 	w.stats.EndTime = w.now

@@ -94,3 +94,20 @@ func TestSimulatorRegressions(t *testing.T) {
 	// never acknowledged again (its queue never drained).
 	runSeeds(t, 693, 1, 40, noRelease)
 }
+
+// TestSimulatorTopologies runs each broker tree with every fault, so both
+// the one-router tree and the deep one (install acknowledgements across
+// two and three router hops) keep their coverage whatever the seeds pick.
+func TestSimulatorTopologies(t *testing.T) {
+	for _, tp := range []Topology{TopologyFlat, TopologyDeep} {
+		t.Run(string(tp), func(t *testing.T) {
+			for seed := uint64(7001); seed < 7101; seed++ {
+				res := Run(Config{Seed: seed, Events: 20, Faults: AllFaults, Topology: tp})
+				for _, v := range res.Violations {
+					t.Fatalf("seed %d at %d us: %s\n  replay: sift sim durable --seeds %d..%d --events 20 --topology %s",
+						v.Seed, v.Time, v.What, seed, seed, tp)
+				}
+			}
+		})
+	}
+}

@@ -12,6 +12,7 @@ import (
 // world is one simulated run.
 type world struct {
 	cfg      Config
+	topo     topology
 	rng      *rand.Rand
 	now      durable.Tick
 	q        queue
@@ -30,21 +31,25 @@ type world struct {
 	done     bool
 }
 
-const routerName = "router"
-
 func pubendName(i int) string { return fmt.Sprintf("p%d", i+1) }
 func phbName(i int) string    { return fmt.Sprintf("phb%d", i+1) }
 func shbName(i int) string    { return fmt.Sprintf("shb%d", i+1) }
 
 func newWorld(cfg Config, res *Result) (*world, error) {
-	w := &world{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x5eed)), nodes: map[string]*node{},
+	topo, err := newTopology(cfg.Topology, cfg.SHBs)
+	if err != nil {
+		return nil, err
+	}
+	w := &world{cfg: cfg, topo: topo, rng: rand.New(rand.NewPCG(cfg.Seed, 0x5eed)), nodes: map[string]*node{},
 		subByID: map[string]*subscriber{}, pubByID: map[string]*publisher{},
 		cuts: map[string]durable.Tick{}, fifoLast: map[string]durable.Tick{}, res: res}
 	w.oracle = newOracle(cfg.has(FaultRelease))
 	for i := range cfg.Pubends {
 		w.addNode(phbName(i), kindPHB)
 	}
-	w.addNode(routerName, kindRouter)
+	for _, r := range topo.routers {
+		w.addNode(r, kindRouter)
+	}
 	for i := range cfg.SHBs {
 		w.addNode(shbName(i), kindSHB)
 	}
@@ -82,26 +87,31 @@ func (w *world) phbConfig(name string) durable.PubendConfig {
 	var i int
 	fmt.Sscanf(name, "phb%d", &i)
 	cfg := durable.PubendConfig{ID: pubendName(i - 1), Node: name,
-		Downstream: []string{routerName}, SHBs: w.shbNames()}
+		Downstream: []string{topRouter}, SHBs: w.shbNames()}
 	if w.cfg.has(FaultRelease) {
 		cfg.MaxRetain = w.cfg.MaxRetain
 	}
 	return cfg
 }
 
-func (w *world) routerConfig() durable.RouterConfig {
+// routerConfig configures a router of the tree: the top router takes each
+// pubend from its PHB, the others every pubend from their parent.
+func (w *world) routerConfig(name string) durable.RouterConfig {
 	up := map[string]string{}
 	for i := range w.cfg.Pubends {
 		up[pubendName(i)] = phbName(i)
+		if p := w.topo.parent[name]; p != "" {
+			up[pubendName(i)] = p
+		}
 	}
-	return durable.RouterConfig{Node: routerName, Upstream: up, Downstream: w.shbNames()}
+	return durable.RouterConfig{Node: name, Upstream: up, Downstream: w.topo.children(name)}
 }
 
 // shbConfig gives half of the seeds tiny subscriber queues (1 to 4
 // unacknowledged events), so slow subscribers overflow to catch-up and
 // catch-up streams pause on their acknowledgements.
 func (w *world) shbConfig(name string) durable.SHBConfig {
-	cfg := durable.SHBConfig{Node: name, Upstream: routerName, Pubends: w.pubendNames()}
+	cfg := durable.SHBConfig{Node: name, Upstream: w.topo.parent[name], Pubends: w.pubendNames()}
 	if w.cfg.Seed%2 == 1 {
 		cfg.SubQueue = 1 + int(w.cfg.Seed/2%4)
 	}

@@ -1,0 +1,36 @@
+package sim
+
+import "fmt"
+
+// Add adds the counts of o to s (EndTime takes the later one).
+func (s *Stats) Add(o Stats) {
+	s.Published += o.Published
+	s.Delivered += o.Delivered
+	s.Gaps += o.Gaps
+	s.Dropped += o.Dropped
+	s.Duplicated += o.Duplicated
+	s.Crashes += o.Crashes
+	s.Partitions += o.Partitions
+	s.Reconnects += o.Reconnects
+	s.Roams += o.Roams
+	s.PublisherCuts += o.PublisherCuts
+	s.NacksFromBelow += o.NacksFromBelow
+	s.NacksUpstream += o.NacksUpstream
+	s.CatchupNacks += o.CatchupNacks
+	s.RemoteNacks += o.RemoteNacks
+	s.Overflows += o.Overflows
+	s.PFSRecords += o.PFSRecords
+	s.SHBDrops += o.SHBDrops
+	s.StaleIgnored += o.StaleIgnored
+	s.EndTime = max(s.EndTime, o.EndTime)
+}
+
+// Summary renders the counts on one line of name=value pairs.
+func (s Stats) Summary() string {
+	return fmt.Sprintf("published=%d delivered=%d gaps=%d crashes=%d partitions=%d reconnects=%d roams=%d "+
+		"publisher-cuts=%d dropped=%d duplicated=%d nacks-from-below=%d nacks-upstream=%d catchup-nacks=%d "+
+		"remote-nacks=%d overflows=%d stale-silences=%d shb-drops=%d",
+		s.Published, s.Delivered, s.Gaps, s.Crashes, s.Partitions, s.Reconnects, s.Roams,
+		s.PublisherCuts, s.Dropped, s.Duplicated, s.NacksFromBelow, s.NacksUpstream, s.CatchupNacks,
+		s.RemoteNacks, s.Overflows, s.StaleIgnored, s.SHBDrops)
+}
