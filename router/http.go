@@ -12,7 +12,9 @@ import (
 // (Prometheus), /healthz (200 once the router accepts clients, 503
 // before), /debug/subscriptions (a JSON summary; ?filters=1 lists every
 // filter) and /debug/routes (per router link: peer, routers behind it,
-// filters forwarded and received, unacknowledged Routes; JSON).
+// filters forwarded and received, unacknowledged Routes; JSON) and
+// /debug/durable (per pubend and per durable subscriber positions; JSON,
+// 404 when durable delivery is off).
 func (r *Router) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(r.metrics.Registry, promhttp.HandlerOpts{}))
@@ -42,6 +44,14 @@ func (r *Router) Handler() http.Handler {
 			Router string            `json:"router"`
 			Links  []mesh.LinkRoutes `json:"links"`
 		}{r.cfg.Name, routes})
+	})
+	mux.HandleFunc("GET /debug/durable", func(w http.ResponseWriter, req *http.Request) {
+		st, err := r.Durable(req.Context())
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusNotFound)
+			return
+		}
+		writeJSON(w, st)
 	})
 	return mux
 }

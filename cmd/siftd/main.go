@@ -5,6 +5,7 @@
 //
 //	siftd --name NAME --listen HOST:PORT --certs DIR --data DIR
 //	      [--metrics HOST:PORT] [--peer HOST:PORT ...] [--table poset|forest]
+//	      [--pubend NAME[=ROUTER] ...] [--member ROUTER ...] [--max-retain DURATION]
 //	      [--config FILE]
 //
 // It logs with log/slog (text, to stderr); the line `msg="router ready"`
@@ -71,6 +72,7 @@ func newCommand() *cobra.Command {
 	f.StringVar(&flags.Table, "table", "poset", "routing table structure for links: poset or forest")
 	f.StringVar(&flags.Forward, "forward", "exact", "event forwarding between routers: exact, or bloom (summaries; linked routers must agree)")
 	f.StringVar(&flags.BloomIndex, "bloom-index", "sbstree", "Bloom forwarding index over each link's filters: sbstree or bftree")
+	addDurableFlags(f, &flags)
 	f.StringVar(&flags.configFile, "config", "", "JSON configuration file; flags override it")
 	return cmd
 }
@@ -85,6 +87,9 @@ func run(ctx context.Context, opts options) error {
 		return err
 	}
 	cfg := opts.routerConfig()
+	if cfg.Durable, err = opts.durableConfig(); err != nil {
+		return err
+	}
 	cfg.Logger = log
 	cfg.TLS = node.ServerConfig(func(err error) {
 		log.Warn("refused a client certificate", "err", err)

@@ -21,6 +21,11 @@ type options struct {
 	Metrics string   `json:"metrics"`
 	Peers   []string `json:"peers"`
 	Table   string   `json:"table"`
+
+	// Durable delivery (durable.go).
+	Pubends   []string `json:"pubends"`
+	Members   []string `json:"members"`
+	MaxRetain duration `json:"max_retain"`
 	// Forward is exact or bloom; BloomIndex sbstree or bftree.
 	Forward    string `json:"forward"`
 	BloomIndex string `json:"bloom_index"`
@@ -89,6 +94,9 @@ func resolve(flags options, changed func(string) bool) (options, error) {
 	override("bloom-index", &opts.BloomIndex, flags.BloomIndex)
 	if changed("peer") {
 		opts.Peers = flags.Peers
+	}
+	if err := resolveDurable(&opts, flags, changed); err != nil {
+		return opts, err
 	}
 	switch {
 	case opts.Name == "":

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sift-pubsub/sift/router"
+	"github.com/spf13/pflag"
+)
+
+// addDurableFlags registers the durable delivery flags.
+func addDurableFlags(f *pflag.FlagSet, o *options) {
+	f.StringArrayVar(&o.Pubends, "pubend", nil,
+		"a pubend of the durable mesh, NAME (hosted here) or NAME=ROUTER (repeatable; default: one pubend named after this router, hosted here)")
+	f.StringArrayVar(&o.Members, "member", nil,
+		"a router of the durable mesh (repeatable; give every router, this one included): pubends release a tick only once every member's SHB released it; without members nothing is released")
+	f.DurationVar((*time.Duration)(&o.MaxRetain), "max-retain", 0,
+		"early release: ticks older than this, delivered to every up-to-date durable subscriber, are released even if a disconnected one has not acknowledged them (0: off)")
+}
+
+// resolveDurable lets the durable flags the user set override the config
+// file, and checks them.
+func resolveDurable(opts *options, flags options, changed func(string) bool) error {
+	if changed("pubend") {
+		opts.Pubends = flags.Pubends
+	}
+	if changed("member") {
+		opts.Members = flags.Members
+	}
+	if changed("max-retain") {
+		opts.MaxRetain = flags.MaxRetain
+	}
+	if opts.Name == "" {
+		return nil // resolve reports the missing name
+	}
+	if opts.MaxRetain < 0 {
+		return fmt.Errorf("--max-retain %v is negative", time.Duration(opts.MaxRetain))
+	}
+	_, err := opts.durableConfig()
+	return err
+}
+
+// durableConfig maps the durable options onto router.DurableConfig:
+// every pubend named with its router (this one when no router is given),
+// by default a single pubend named after this router.
+func (o options) durableConfig() (*router.DurableConfig, error) {
+	pubends := map[string]string{}
+	specs := o.Pubends
+	if len(specs) == 0 {
+		specs = []string{o.Name}
+	}
+	for _, spec := range specs {
+		name, host, found := strings.Cut(spec, "=")
+		if !found {
+			host = o.Name
+		}
+		if name == "" || host == "" {
+			return nil, fmt.Errorf("--pubend %q: want NAME or NAME=ROUTER", spec)
+		}
+		if old, ok := pubends[name]; ok && old != host {
+			return nil, fmt.Errorf("--pubend %s: hosted by both %s and %s", name, old, host)
+		}
+		pubends[name] = host
+	}
+	for _, m := range o.Members {
+		if m == "" {
+			return nil, fmt.Errorf("--member: empty router name")
+		}
+	}
+	return &router.DurableConfig{Pubends: pubends, Members: o.Members, MaxRetain: time.Duration(o.MaxRetain)}, nil
+}
