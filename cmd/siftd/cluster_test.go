@@ -42,7 +42,7 @@ type cluster struct {
 	ctx     context.Context
 	dir     string
 	certDir string
-	config  string   // path of the JSON config
+	config  string   // path of the JSON config ("": none, the defaults)
 	extra   []string // flags given to every siftd (the test variant)
 	nodes   []*node  // in start order, for failure dumps
 }
@@ -128,7 +128,10 @@ func (c *cluster) startNode(n *node) {
 func (c *cluster) run(n *node) {
 	c.t.Helper()
 	args := []string{"--name", n.name, "--listen", n.listen, "--certs", c.certDir,
-		"--data", filepath.Join(c.dir, n.name), "--metrics", "127.0.0.1:0", "--config", c.config}
+		"--data", filepath.Join(c.dir, n.name), "--metrics", "127.0.0.1:0"}
+	if c.config != "" {
+		args = append(args, "--config", c.config)
+	}
 	args = append(append(args, c.extra...), n.args...)
 	for _, p := range n.peers {
 		args = append(args, "--peer", p)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -294,4 +295,17 @@ func checkBadInput(t *testing.T, ctx context.Context, addr, certDir, dir string)
 	if err != nil || out != "published 1 events\n" {
 		t.Errorf("router unusable after bad input: %v\n%s", err, out)
 	}
+}
+
+// freeUDPAddr returns a loopback UDP address that was free a moment ago.
+// Another process may take it before the caller binds it: prefer starting
+// on :0 and reusing the address bound (cluster.run).
+func freeUDPAddr(t *testing.T) string {
+	t.Helper()
+	c, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return c.LocalAddr().String()
 }
