@@ -1,0 +1,114 @@
+package netbench
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/sift-pubsub/sift/bench/workload"
+	"github.com/sift-pubsub/sift/match"
+)
+
+// A System is one messaging system under test (Sift in one forwarding
+// mode, NATS with or without TLS). Start brings up a fresh cluster for one
+// run; the run then connects subscribers and publishers to it.
+type System interface {
+	// Name identifies the system in reports, e.g. "sift-exact", "nats-tls".
+	Name() string
+	// Start brings up a cluster of routers (servers) on loopback, linked
+	// and ready, with its state (certificates, data) under dir.
+	Start(ctx context.Context, routers int, dir string) (Cluster, error)
+}
+
+// A Cluster is a running topology of one system.
+type Cluster interface {
+	// Subscribe connects a subscriber to router at (0-based) with sub's
+	// filter, and returns once the subscription is in force at every
+	// router: an event published anywhere afterwards reaches it. Every
+	// event matching sub.Filter is passed to deliver, from one goroutine
+	// per subscriber; a system that cannot filter by content delivers
+	// only the events its application-side check of sub.Filter accepts.
+	Subscribe(ctx context.Context, at int, sub workload.NetSub, deliver func(match.Event)) error
+	// Publisher connects a publisher to router at. An immediate
+	// publisher sends every event at once (for latency at a low rate);
+	// otherwise the client library batches as it does by default.
+	Publisher(ctx context.Context, at int, immediate bool) (Publisher, error)
+	// WireBytes returns the bytes sent so far on every connection of the
+	// cluster (clients and router-to-router), counted once, and what
+	// layer they were counted at; ok is false when unknown.
+	WireBytes() (n int64, layer string, ok bool)
+	// Close disconnects every client and stops every router.
+	Close() error
+}
+
+// A Publisher publishes events, batching as its client library does.
+type Publisher interface {
+	// Publish sends one event (perhaps buffered).
+	Publish(ctx context.Context, e match.Event) error
+	// Flush returns once everything published has left the client and
+	// the router accepted it.
+	Flush(ctx context.Context) error
+}
+
+// Peer names accepted by --peer.
+const (
+	PeerNone = "none"
+	PeerNATS = "nats"
+)
+
+var (
+	peersMu sync.Mutex
+	peers   = map[string]func() []System{}
+)
+
+// RegisterPeer makes a peer available under name: systems returns the
+// systems it runs (NATS runs as plain TCP and as TLS). The NATS peer
+// registers itself only in binaries built with the build tag natspeer.
+func RegisterPeer(name string, systems func() []System) {
+	peersMu.Lock()
+	defer peersMu.Unlock()
+	peers[name] = systems
+}
+
+// PeerNames lists the registered peers, sorted.
+func PeerNames() []string {
+	peersMu.Lock()
+	defer peersMu.Unlock()
+	names := make([]string, 0, len(peers))
+	for n := range peers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// ErrPeerNotBuilt says how to get a peer this binary was built without.
+type ErrPeerNotBuilt struct{ Peer string }
+
+func (e *ErrPeerNotBuilt) Error() string {
+	return fmt.Sprintf("peer %q is not compiled into this binary: its server is only built on request, "+
+		"so the demo and the tests never compile it; build sift with the natspeer tag: "+
+		"go build -tags natspeer -o sift ./cmd/sift", e.Peer)
+}
+
+// PeerSystems returns the systems of peer name ("none" gives none).
+func PeerSystems(name string) ([]System, error) {
+	if name == "" || name == PeerNone {
+		return nil, nil
+	}
+	peersMu.Lock()
+	systems, ok := peers[name]
+	peersMu.Unlock()
+	if ok {
+		return systems(), nil
+	}
+	if name == PeerNATS {
+		return nil, &ErrPeerNotBuilt{Peer: name}
+	}
+	known := append([]string{PeerNone, PeerNATS}, PeerNames()...)
+	slices.Sort(known)
+	return nil, fmt.Errorf("unknown peer %q (known: %s)", name, strings.Join(slices.Compact(known), ", "))
+}

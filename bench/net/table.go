@@ -1,0 +1,60 @@
+package netbench
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteTable writes the per-system medians and the ratios as aligned
+// text.
+func (rep *Report) WriteTable(w io.Writer) error {
+	fmt.Fprintf(w, "workload %s: %d subscribers at router %d of %d, selectivity %s; %d events, window %d, %d run(s); load %.1f -> %.1f on %d cores\n",
+		rep.Workload.Kind, len(rep.Workload.Filters), rep.Setup.Routers, rep.Setup.Routers, selectivityRange(rep.Workload.Selectivities),
+		rep.Setup.Events, rep.Setup.Window, rep.Setup.Runs, rep.LoadStart, rep.LoadEnd, rep.Machine.Cores)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "system\tevents/s\tdeliveries/s\tCPU us/deliv\tdeliv/CPU-s\tbytes/deliv\tp50 us\tp99 us\tp999 us\tloaded p99 us\t")
+	for _, s := range rep.Summary {
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.2f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t\n", s.System, s.EventsPerSec, s.DeliveriesPerSec,
+			s.CPUPerDelivery, s.DeliveriesPerCPUSecond, s.BytesPerDelivery, s.PacedP50, s.PacedP99, s.PacedP999, s.LoadedP99)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(rep.Ratios) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nratios (Sift / peer; median of per-run ratios):")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, r := range rep.Ratios {
+		verdict := ""
+		if r.Met != nil {
+			verdict = "target " + r.Target + ": " + map[bool]string{true: "met", false: "NOT met"}[*r.Met]
+		}
+		fmt.Fprintf(tw, "%s / %s\t%s\t%.3gx\t(runs: %s)\t%s\n", r.Sift, r.Peer, r.Measure, r.Median, floats(r.PerRun), verdict)
+	}
+	return tw.Flush()
+}
+
+func selectivityRange(xs []float64) string {
+	if len(xs) == 0 {
+		return "-"
+	}
+	lo, hi := xs[0], xs[0]
+	for _, x := range xs {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	return fmt.Sprintf("%.2f-%.2f%%", lo*100, hi*100)
+}
+
+func floats(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.FormatFloat(x, 'g', 3, 64)
+	}
+	return strings.Join(parts, " ")
+}
+
+func trimFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
