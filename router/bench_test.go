@@ -47,7 +47,7 @@ var benchShapes = []benchShape{
 
 type benchEnv struct {
 	shape    benchShape
-	dial     func(ctx context.Context, name string, opts client.Options) (*client.Client, error)
+	dial     dialFunc
 	metrics  *router.Metrics              // nil for an external router
 	cpu      func() (time.Duration, bool) // router CPU; false: the whole process
 	pub      *client.Client
@@ -59,6 +59,9 @@ type benchEnv struct {
 	sentinel chan struct{}
 	subs     []*client.Client
 }
+
+// dialFunc connects a client to a router.
+type dialFunc func(ctx context.Context, name string, opts client.Options) (*client.Client, error)
 
 // padded adds attributes that bring the stock event to about 200 bytes of
 // JSON, like an order id and an account.
@@ -75,30 +78,59 @@ func padded(e match.Event, i int) []match.Attr {
 
 func setupBench(b *testing.B, shape benchShape) *benchEnv {
 	b.Helper()
+	be := &benchEnv{shape: shape, sentinel: make(chan struct{}, shape.conns)}
+	be.useRouter(b)
+	w := be.subscribeAll(b, be.dial)
+	be.dialPublisher(b, be.dial, w)
+	return be
+}
+
+// subscribeAll dials the shape's subscriber connections and installs
+// their filters (and an end-marker subscription each), connections in
+// parallel, returning the workload.
+func (be *benchEnv) subscribeAll(b *testing.B, dial dialFunc) workload.Workload {
+	b.Helper()
+	shape := be.shape
 	w, err := workload.Stock(workload.StockConfig{Subscriptions: max(shape.conns*shape.subs, 1), Events: benchEvents}, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
-	be := &benchEnv{shape: shape, sentinel: make(chan struct{}, shape.conns)}
-	be.useRouter(b)
 	ctx := context.Background()
 	for c := range shape.conns {
-		cl, err := be.dial(ctx, fmt.Sprintf("sub-%d", c), client.Options{OnEvent: be.onEvent})
+		cl, err := dial(ctx, fmt.Sprintf("sub-%d", c), client.Options{OnEvent: be.onEvent})
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { cl.Close() })
 		be.subs = append(be.subs, cl)
-		for _, f := range shape.filters(w, c) {
-			if _, err := cl.Subscribe(ctx, f.String()); err != nil {
-				b.Fatal(err)
+	}
+	errs := make(chan error, shape.conns)
+	for c, cl := range be.subs {
+		go func() {
+			for _, f := range shape.filters(w, c) {
+				if _, err := cl.Subscribe(ctx, f.String()); err != nil {
+					errs <- err
+					return
+				}
 			}
-		}
-		if _, err := cl.Subscribe(ctx, `sentinel exists`); err != nil {
+			_, err := cl.Subscribe(ctx, `sentinel exists`)
+			errs <- err
+		}()
+	}
+	for range shape.conns {
+		if err := <-errs; err != nil {
 			b.Fatal(err)
 		}
 	}
-	be.pub, err = be.dial(ctx, "pub", client.Options{})
+	return w
+}
+
+// dialPublisher connects the publisher and prepares the events of w,
+// padded to about 200 bytes, with stamped copies for latency.
+func (be *benchEnv) dialPublisher(b *testing.B, dial dialFunc, w workload.Workload) {
+	b.Helper()
+	var err error
+	be.pub, err = dial(context.Background(), "pub", client.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -108,7 +140,6 @@ func setupBench(b *testing.B, shape benchShape) *benchEnv {
 		be.events = append(be.events, match.MustEvent(attrs...))
 		be.stamped = append(be.stamped, match.MustEvent(append(attrs, match.Attr{Name: "ts", Value: match.Int(0)})...))
 	}
-	return be
 }
 
 // useRouter starts an in-process router, or, when SIFT_BENCH_ROUTER

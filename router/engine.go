@@ -40,13 +40,34 @@ func (k ifaceKind) String() string {
 type engine struct {
 	idx     match.Index
 	maxSubs int // per interface; 0 means unlimited
-	nextID  match.ID
-	owner   map[match.ID]subRef
-	ifaces  map[ifaceID]*ifaceState
+	// owner[id] locates index entry id. Ids are dense: freed ids are
+	// reused (free), so owner is a slice, not a map (route looks up every
+	// match).
+	owner  []subRef
+	free   []match.ID
+	ifaces map[ifaceID]*ifaceState
+	// routed counts the events routed since the subscriptions last
+	// changed, while a compaction is pending (see maybeCompact).
+	routed  int
+	changed bool
 
 	matched []match.ID
 	hits    []hit
 }
+
+// Compaction: an index built one subscription at a time (as clients
+// subscribe) is a log-structured set of segments; one compacted segment
+// matches faster (10^4 stock subscriptions: ~25% less time per event).
+// Compacting costs about 1.2 µs per subscription (12 ms at 10^4), so the
+// engine does it once the subscriptions have stayed unchanged while
+// compactAfter(n) events were routed, and only up to compactMaxSubs
+// subscriptions (the loop stalls while it compacts).
+const (
+	compactMinEvents = 256
+	compactMaxSubs   = 1 << 17
+)
+
+func compactAfter(n int) int { return max(compactMinEvents, n/4) }
 
 // subRef locates an index entry: which interface, which subscription.
 type subRef struct {
@@ -78,7 +99,7 @@ func newEngine(idx match.Index, maxSubsPerIface int) *engine {
 	return &engine{
 		idx:     idx,
 		maxSubs: maxSubsPerIface,
-		owner:   make(map[match.ID]subRef),
+		owner:   make([]subRef, 1), // id 0 is never used
 		ifaces:  make(map[ifaceID]*ifaceState),
 	}
 }
@@ -103,6 +124,7 @@ func (e *engine) detach(id ifaceID) int {
 		e.mustDelete(s.idx)
 	}
 	delete(e.ifaces, id)
+	e.touch()
 	return len(st.subs)
 }
 
@@ -124,12 +146,14 @@ func (e *engine) subscribe(id ifaceID, sub uint64, text string) error {
 	if e.maxSubs > 0 && len(st.subs) >= e.maxSubs {
 		return wire.Errorf(wire.CodeTooManySubscriptions, "connection already has %d subscriptions, the limit", e.maxSubs)
 	}
-	e.nextID++
-	if err := e.idx.Insert(e.nextID, f); err != nil {
+	x := e.newID()
+	if err := e.idx.Insert(x, f); err != nil {
+		e.free = append(e.free, x)
 		return fmt.Errorf("index insert: %w", err)
 	}
-	st.subs[sub] = subEntry{idx: e.nextID, filter: f}
-	e.owner[e.nextID] = subRef{iface: st, sub: sub}
+	st.subs[sub] = subEntry{idx: x, filter: f}
+	e.owner[x] = subRef{iface: st, sub: sub}
+	e.touch()
 	return nil
 }
 
@@ -145,6 +169,7 @@ func (e *engine) unsubscribe(id ifaceID, sub uint64) error {
 	}
 	e.mustDelete(s.idx)
 	delete(st.subs, sub)
+	e.touch()
 	return nil
 }
 
@@ -152,7 +177,39 @@ func (e *engine) mustDelete(idx match.ID) {
 	if err := e.idx.Delete(idx); err != nil {
 		panic(fmt.Sprintf("router: index lost subscription %d: %v", idx, err)) // engine invariant
 	}
-	delete(e.owner, idx)
+	e.owner[idx] = subRef{}
+	e.free = append(e.free, idx)
+}
+
+// newID returns an unused index id: a freed one if any, else the next.
+func (e *engine) newID() match.ID {
+	if n := len(e.free); n > 0 {
+		id := e.free[n-1]
+		e.free = e.free[:n-1]
+		return id
+	}
+	e.owner = append(e.owner, subRef{})
+	return match.ID(len(e.owner) - 1)
+}
+
+// touch notes that the subscriptions changed.
+func (e *engine) touch() {
+	e.changed, e.routed = true, 0
+}
+
+// maybeCompact compacts the index once the subscriptions have been
+// stable for compactAfter events (see compactMaxSubs).
+func (e *engine) maybeCompact() {
+	if !e.changed {
+		return
+	}
+	if e.routed++; e.routed < compactAfter(e.idx.Len()) {
+		return
+	}
+	e.changed = false
+	if c, ok := e.idx.(match.Compacter); ok && e.idx.Len() <= compactMaxSubs {
+		c.Compact()
+	}
 }
 
 // route returns, per interface, the subscriptions an event from `from`
@@ -160,6 +217,7 @@ func (e *engine) mustDelete(idx match.ID) {
 // in ascending id order and subscription ids ascending. The result aliases
 // the engine's scratch space: it is valid until the next call.
 func (e *engine) route(from ifaceID, ev match.Event) []hit {
+	e.maybeCompact()
 	e.hits = e.hits[:0]
 	e.matched = e.idx.Match(ev, e.matched[:0])
 	for _, m := range e.matched {

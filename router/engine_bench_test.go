@@ -1,6 +1,7 @@
 package router
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/sift-pubsub/sift/bench/workload"
@@ -16,9 +17,9 @@ func BenchmarkEngineRoute(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, name := range []string{"fast", "scan"} {
+	for _, name := range []string{"fast", "fast-compacted", "scan"} {
 		b.Run(name, func(b *testing.B) {
-			idx, err := match.NewIndex(name)
+			idx, err := match.NewIndex(strings.TrimSuffix(name, "-compacted"))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -30,6 +31,9 @@ func BenchmarkEngineRoute(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
+			}
+			if c, ok := idx.(match.Compacter); ok && strings.HasSuffix(name, "-compacted") {
+				c.Compact()
 			}
 			hits := 0
 			b.ResetTimer()

@@ -51,7 +51,8 @@ type matchLoop struct {
 	eng     *engine
 	conns   map[ifaceID]*conn
 	metrics *Metrics
-	links   // nil mesh: no router links
+	ids     idArena // backs the subscription ids of queued deliveries
+	links           // nil mesh: no router links
 }
 
 // run processes inputs until in is closed.
@@ -127,16 +128,17 @@ func (l *matchLoop) reply(id ifaceID, about wire.Type, sub uint64, err error) {
 // batch; links do not acknowledge events.
 func (l *matchLoop) publish(m loopMsg) {
 	from, fromLink := l.linkOf[m.iface]
+	matches := 0
 	for i, ev := range m.pub.Events {
-		hits := l.eng.route(m.iface, ev)
-		for _, h := range hits {
-			l.metrics.Matches.Add(float64(len(h.subs)))
+		for _, h := range l.eng.route(m.iface, ev) {
+			matches += len(h.subs)
 			if c, ok := l.conns[h.iface]; ok {
 				l.deliver(c, h.subs, m.pub.Raw[i], m.at)
 			}
 		}
 		l.forward(ev, from, m.pub.Raw[i], m.at)
 	}
+	l.metrics.Matches.Add(float64(matches))
 	l.metrics.EventsIn.Add(float64(len(m.pub.Events)))
 	if c, ok := l.conns[m.iface]; ok && fromLink {
 		c.linkIn.Add(float64(len(m.pub.Events)))
@@ -151,7 +153,7 @@ func (l *matchLoop) publish(m loopMsg) {
 func (l *matchLoop) deliver(c *conn, subs []uint64, raw []byte, at time.Time) {
 	for len(subs) > 0 {
 		n := min(len(subs), wire.MaxSubsPerItem)
-		d := delivery{subs: append([]uint64(nil), subs[:n]...), raw: raw, at: at}
+		d := delivery{subs: l.ids.copy(subs[:n]), raw: raw, at: at}
 		subs = subs[n:]
 		if !c.q.pushData(d) {
 			l.slowConsumer(c)
@@ -195,4 +197,24 @@ func (r *Router) send(ctx context.Context, m loopMsg) bool {
 // input has stopped (the loop then forgets every connection anyway).
 func (r *Router) sendDetach(id ifaceID) {
 	r.send(context.Background(), loopMsg{kind: msgDetach, iface: id})
+}
+
+// idArena hands out copies of subscription id lists carved from large
+// chunks: one allocation per idChunk ids instead of one per delivery. A
+// chunk is never reused; it is garbage once its deliveries are written.
+type idArena struct{ free []uint64 }
+
+const idChunk = 4096
+
+func (a *idArena) copy(ids []uint64) []uint64 {
+	if len(ids) > len(a.free) {
+		if len(ids) > idChunk/4 {
+			return append([]uint64(nil), ids...)
+		}
+		a.free = make([]uint64, idChunk)
+	}
+	out := a.free[:len(ids):len(ids)]
+	copy(out, ids)
+	a.free = a.free[len(ids):]
+	return out
 }
