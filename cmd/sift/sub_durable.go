@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/sift-pubsub/sift/internal/sublog"
 	"github.com/sift-pubsub/sift/router/client"
@@ -67,33 +68,44 @@ func subscribeDurable(ctx context.Context, conn routerFlags, opts subOptions, d 
 	return consumeDurable(ctx, s, log, opts.count)
 }
 
+// silenceEvery is how often a subscriber that only hears silences
+// writes a ct line, syncs and acknowledges (the SHB sends silences every
+// few tens of milliseconds; a line and an fsync for each would be waste).
+const silenceEvery = time.Second
+
 // consumeDurable logs the subscription's messages: it takes every message
 // waiting (one group), syncs the log, then acknowledges the synced CT. A
-// group with a message is always acknowledged, even when every message in
-// it was a repeat: the SHB bounds what it sends unacknowledged.
+// group with an event or gap is always synced and acknowledged at once,
+// even when every message in it was a repeat (the SHB bounds what it
+// sends unacknowledged); silences alone wait up to silenceEvery.
 func consumeDurable(ctx context.Context, s *client.DurableSubscription, log *sublog.Log, count int) error {
 	msgs := s.Messages()
-	events := 0
-	for count == 0 || events < count {
-		var open bool
+	logged := 0
+	lastSync := time.Now()
+	for count == 0 || logged < count {
+		var g group
 		select {
 		case m, ok := <-msgs:
 			if !ok {
 				return ended(s)
 			}
-			n, stillOpen, err := recordGroup(log, m, msgs)
-			if err != nil {
+			var err error
+			if g, err = recordGroup(log, m, msgs); err != nil {
 				return err
 			}
-			events, open = events+n, stillOpen
+			logged += g.logged
 		case <-ctx.Done():
-			return ctxEnd(ctx, events, count)
+			return ctxEnd(ctx, logged, count)
+		}
+		if g.open && g.received == 0 && log.Buffered() == 0 && time.Since(lastSync) < silenceEvery {
+			continue
 		}
 		synced, err := log.Sync()
 		if err != nil {
 			return err
 		}
-		if !open {
+		lastSync = time.Now()
+		if !g.open {
 			return ended(s)
 		}
 		if err := s.Ack(synced); err != nil {
@@ -103,24 +115,34 @@ func consumeDurable(ctx context.Context, s *client.DurableSubscription, log *sub
 	return nil
 }
 
-// recordGroup records m and every message already waiting; it returns the
-// events logged and whether the channel is still open.
-func recordGroup(log *sublog.Log, m client.DurableMessage, msgs <-chan client.DurableMessage) (int, bool, error) {
-	events := 0
+// group counts what one group of messages brought.
+type group struct {
+	logged   int  // events appended to the log
+	received int  // events and gaps received, repeats included
+	open     bool // the channel is still open
+}
+
+// recordGroup records m and every message already waiting.
+func recordGroup(log *sublog.Log, m client.DurableMessage, msgs <-chan client.DurableMessage) (group, error) {
+	g := group{open: true}
 	for {
 		n, err := record(log, m)
 		if err != nil {
-			return events, true, err
+			return g, err
 		}
-		events += n
+		g.logged += n
+		if m.Kind == client.DurableEvent || m.Kind == client.DurableGap {
+			g.received++
+		}
 		var ok bool
 		select {
 		case m, ok = <-msgs:
 			if !ok {
-				return events, false, nil
+				g.open = false
+				return g, nil
 			}
 		default:
-			return events, true, nil
+			return g, nil
 		}
 	}
 }

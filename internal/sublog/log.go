@@ -151,6 +151,11 @@ func (l *Log) append(e Entry) (bool, error) {
 // Pending reports whether lines or a silence await Sync.
 func (l *Log) Pending() bool { return len(l.buf) > 0 || l.silent }
 
+// Buffered returns the bytes of event and gap lines awaiting Sync (a
+// pending silence is not counted: a caller may let silences accumulate
+// and sync them less often).
+func (l *Log) Buffered() int { return len(l.buf) }
+
 // Sync writes the appended lines (and a ct line if silence raised the
 // checkpoint since the last line), fsyncs the file, and returns the
 // checkpoint now durable. After a failed write the log refuses further

@@ -156,6 +156,9 @@ func TestSyncWritesNothingWhenIdle(t *testing.T) {
 	l, _ := openT(t, path)
 	defer l.Close()
 	l.Silence("p", 3)
+	if l.Buffered() != 0 || !l.Pending() {
+		t.Fatalf("a pending silence: Buffered %d Pending %v", l.Buffered(), l.Pending())
+	}
 	l.Sync()
 	before, _ := os.ReadFile(path)
 	for range 3 {
