@@ -34,8 +34,8 @@ type Config struct {
 	// holds for every system, so none is measured while dropping.
 	Window int
 	// Rate and LatencyEvents shape the latency phase: LatencyEvents
-	// (default 2,000) published one at a time at Rate events/s (default
-	// 1,000), far below saturation.
+	// (default 10,000) published one at a time at Rate events/s (default
+	// 2,000), far below saturation.
 	Rate          float64
 	LatencyEvents int
 	// Runs is the number of alternating runs (default 3).
@@ -46,6 +46,9 @@ type Config struct {
 	// Dir holds the clusters' certificates and data (default: a
 	// temporary folder, removed at the end).
 	Dir string
+	// ProfileDir, if set, receives a CPU profile of each run's
+	// throughput phase: SYSTEM-runN.pprof (go tool pprof -top FILE).
+	ProfileDir string
 	// Command is recorded in the report.
 	Command string
 	// Progress, if set, is told when each run starts and ends.
@@ -70,10 +73,10 @@ func (c Config) withDefaults() Config {
 	def(&c.Publishers, 1)
 	def(&c.Events, c.Workload.Events)
 	def(&c.Window, 20_000)
-	def(&c.LatencyEvents, 2_000)
+	def(&c.LatencyEvents, 10_000)
 	def(&c.Runs, 3)
 	if c.Rate == 0 {
-		c.Rate = 1000
+		c.Rate = 2000
 	}
 	if c.Stall == 0 {
 		c.Stall = 30 * time.Second

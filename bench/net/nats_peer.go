@@ -208,7 +208,12 @@ func (p *natsPublisher) Publish(_ context.Context, e match.Event) error {
 	return p.c.Publish(workload.NetSubject(e), p.buf)
 }
 
-func (p *natsPublisher) Flush(ctx context.Context) error { return p.c.FlushWithContext(ctx) }
+// Flush waits for the server's PONG (nats.go wants a deadline for that).
+func (p *natsPublisher) Flush(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	return p.c.FlushWithContext(ctx)
+}
 
 // WireBytes reads the kernel's bytes_sent of every TCP socket on a
 // client or cluster port of the servers: NATS protocol bytes, plus TLS

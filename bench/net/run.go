@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,11 +48,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				cfg.Progress(Progress{Done: len(rep.Results), Total: total, System: sys.Name(), Run: run + 1})
 			}
 			runDir := filepath.Join(dir, fmt.Sprintf("run%d-%s", run+1, sys.Name()))
-			res, err := runOnce(ctx, sys, w, cfg, runDir)
+			res, err := runOnce(ctx, sys, run+1, w, cfg, runDir)
 			if err != nil {
 				return nil, fmt.Errorf("run %d of %s: %w", run+1, sys.Name(), err)
 			}
-			res.Run = run + 1
 			rep.Results = append(rep.Results, res)
 		}
 	}
@@ -65,7 +65,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 // runOnce starts a cluster of sys, connects the subscribers to the last
 // router and the publishers to the first, and runs the throughput phase
 // then the latency phase.
-func runOnce(ctx context.Context, sys System, w workload.NetWorkload, cfg Config, dir string) (res Result, err error) {
+func runOnce(ctx context.Context, sys System, run int, w workload.NetWorkload, cfg Config, dir string) (res Result, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return res, err
 	}
@@ -80,7 +80,7 @@ func runOnce(ctx context.Context, sys System, w workload.NetWorkload, cfg Config
 			return res, fmt.Errorf("subscriber %d: %w", i, err)
 		}
 	}
-	res = Result{System: sys.Name(), LoadAverage: bench.LoadAverage()}
+	res = Result{System: sys.Name(), Run: run, LoadAverage: bench.LoadAverage()}
 	if err := throughputPhase(ctx, cl, rec, cfg, &res); err != nil {
 		return res, fmt.Errorf("throughput phase: %w", err)
 	}
@@ -108,6 +108,11 @@ func throughputPhase(ctx context.Context, cl Cluster, rec *recorder, cfg Config,
 		pubs[i] = p
 	}
 	runtime.GC()
+	stopProfile, err := startProfile(cfg.ProfileDir, fmt.Sprintf("%s-run%d.pprof", res.System, res.Run))
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
 	bytes0, layer, bytesOK := cl.WireBytes()
 	cpu0, cpuOK := processCPU()
 	start := time.Now()
@@ -190,4 +195,27 @@ func latencyPhase(ctx context.Context, cl Cluster, rec *recorder, cfg Config) er
 		return err
 	}
 	return rec.waitFor(ctx, rec.cum[rec.total], cfg.Stall)
+}
+
+// startProfile starts a CPU profile into dir/name when dir is set, and
+// returns its stop function.
+func startProfile(dir, name string) (func(), error) {
+	if dir == "" {
+		return func() {}, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }

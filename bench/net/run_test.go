@@ -26,7 +26,7 @@ func tinyConfig(kind string, systems ...System) Config {
 func TestRunSiftTiny(t *testing.T) {
 	for _, kind := range workload.NetKinds() {
 		t.Run(kind, func(t *testing.T) {
-			cfg := tinyConfig(kind, Sift{Mode: ModeExact}, memSystem{name: "mem"})
+			cfg := tinyConfig(kind, Sift{Mode: ModeExact}, Sift{Mode: ModeBloom}, memSystem{name: "mem"})
 			cfg.Dir = t.TempDir()
 			var progress []Progress
 			cfg.Progress = func(p Progress) { progress = append(progress, p) }
@@ -34,11 +34,15 @@ func TestRunSiftTiny(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(rep.Results) != 4 || len(progress) != 5 || progress[4].Done != 4 {
+			if len(rep.Results) != 6 || len(progress) != 7 || progress[6].Done != 6 {
 				t.Fatalf("%d results, progress %+v", len(rep.Results), progress)
 			}
-			// Runs alternate: sift, mem, then mem, sift.
-			if order := []string{rep.Results[0].System, rep.Results[1].System, rep.Results[2].System, rep.Results[3].System}; strings.Join(order, " ") != "sift-exact mem mem sift-exact" {
+			// Runs alternate: the order reverses on the second run.
+			var order []string
+			for _, r := range rep.Results {
+				order = append(order, r.System)
+			}
+			if strings.Join(order, " ") != "sift-exact sift-bloom mem mem sift-bloom sift-exact" {
 				t.Fatalf("run order %v", order)
 			}
 			for _, r := range rep.Results {
@@ -49,20 +53,21 @@ func TestRunSiftTiny(t *testing.T) {
 					t.Fatalf("%s run %d: wire bytes %d, paced %+v", r.System, r.Run, r.WireBytes, r.Paced)
 				}
 			}
-			sift := rep.runsOf("sift-exact")[0]
-			if bpd := sift.BytesPerDelivery(); bpd < 50 || bpd > 5000 {
-				t.Errorf("sift: %.0f wire bytes per delivery", bpd)
+			for _, sys := range []string{"sift-exact", "sift-bloom"} {
+				if bpd := rep.runsOf(sys)[0].BytesPerDelivery(); bpd < 50 || bpd > 5000 {
+					t.Errorf("%s: %.0f wire bytes per delivery", sys, bpd)
+				}
 			}
 			targets := 0
 			for _, r := range rep.Ratios {
-				if r.Sift != "sift-exact" || r.Peer != "mem" || len(r.PerRun) != 2 {
+				if !strings.HasPrefix(r.Sift, "sift-") || r.Peer != "mem" || len(r.PerRun) != 2 {
 					t.Errorf("ratio %+v", r)
 				}
 				if r.Met != nil {
 					targets++
 				}
 			}
-			if want := map[string]int{workload.NetTopic: 2, workload.NetContent: 1}[kind]; targets != want {
+			if want := map[string]int{workload.NetTopic: 4, workload.NetContent: 2}[kind]; targets != want {
 				t.Errorf("%d ratios with a target, want %d", targets, want)
 			}
 			checkFiles(t, rep)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/sift-pubsub/sift/bench/workload"
@@ -22,10 +23,14 @@ const (
 	// ModeExact forwards an event to a neighbour when it matches one of
 	// the filters the neighbour forwarded (exact matching at every hop).
 	ModeExact = "exact"
+	// ModeBloom has the first router match the event once and send a
+	// Bloom summary with it; inner routers forward on the summary
+	// (router.Config.Forward "bloom", default parameters and tree).
+	ModeBloom = "bloom"
 )
 
-// SiftModes lists the forwarding modes this build of Sift supports.
-func SiftModes() []string { return []string{ModeExact} }
+// SiftModes lists the forwarding modes Sift supports.
+func SiftModes() []string { return []string{ModeExact, ModeBloom} }
 
 // Sift is Sift's routers in one process: a chain r0 - r1 - ... linked
 // over QUIC on loopback (each router dials the one before it), all with
@@ -40,7 +45,7 @@ func (s Sift) Name() string { return "sift-" + s.Mode }
 
 // Start starts the chain and waits until every link is up.
 func (s Sift) Start(ctx context.Context, routers int, dir string) (Cluster, error) {
-	if s.Mode != ModeExact {
+	if !slices.Contains(SiftModes(), s.Mode) {
 		return nil, fmt.Errorf("sift: forwarding mode %q is not available (have %v)", s.Mode, SiftModes())
 	}
 	certDir := filepath.Join(dir, "certs")
@@ -61,6 +66,7 @@ func (s Sift) Start(ctx context.Context, routers int, dir string) (Cluster, erro
 			c.Name = fmt.Sprintf("r%d", i)
 			c.MaxLinks = 4
 			c.Peers = peers
+			c.Forward = s.Mode
 			c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 		})
 		if err != nil {

@@ -17,7 +17,7 @@ import (
 )
 
 type benchNetOptions struct {
-	peer, out                         string
+	peer, out, profile                string
 	workloads, modes                  []string
 	routers, subs, events, publishers int
 	window, latencyEvents, runs       int
@@ -67,8 +67,9 @@ results.csv and PNG plots go to --out/WORKLOAD.`,
 	f.IntVar(&o.events, "events", 50_000, "events published in the throughput phase")
 	f.IntVar(&o.publishers, "publishers", 1, "publishing connections in the throughput phase")
 	f.IntVar(&o.window, "window", 20_000, "most events in flight end to end in the throughput phase")
-	f.Float64Var(&o.rate, "rate", 1000, "events/s of the latency phase")
-	f.IntVar(&o.latencyEvents, "latency-events", 2000, "events of the latency phase")
+	f.Float64Var(&o.rate, "rate", 2000, "events/s of the latency phase")
+	f.IntVar(&o.latencyEvents, "latency-events", 10_000, "events of the latency phase")
+	f.StringVar(&o.profile, "cpuprofile", "", "write a CPU profile of each run's throughput phase into DIR/WORKLOAD")
 	f.IntVar(&o.runs, "runs", 3, "alternating runs of every system")
 	f.Uint64Var(&o.seed, "seed", 1, "workload seed")
 	f.Float64Var(&o.selectivity, "selectivity", workload.DefaultNetSelectivity, "share of events each subscriber matches")
@@ -94,6 +95,9 @@ func runBenchNet(ctx context.Context, stdout, stderr io.Writer, o benchNetOption
 			Seed:     o.seed, Systems: systems, Routers: o.routers, Publishers: o.publishers, Events: o.events,
 			Window: o.window, Rate: o.rate, LatencyEvents: o.latencyEvents, Runs: o.runs, Stall: o.stall,
 			Command: commandLine(),
+		}
+		if o.profile != "" {
+			cfg.ProfileDir = filepath.Join(o.profile, kind)
 		}
 		if err := cfg.Validate(); err != nil {
 			return fmt.Errorf("bench net: %w", err)
