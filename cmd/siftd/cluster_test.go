@@ -240,7 +240,11 @@ func (n *node) routes() (routes, error) {
 
 // get fetches a path of n's metrics address.
 func (n *node) get(path string) ([]byte, error) {
-	resp, err := http.Get("http://" + n.metrics + path)
+	client := http.DefaultClient
+	if n.ns != "" {
+		client = netnsHTTPClient(n.ns)
+	}
+	resp, err := client.Get("http://" + n.metrics + path)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", n.name, path, err)
 	}

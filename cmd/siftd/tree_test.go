@@ -65,19 +65,64 @@ var treeVariants = []treeVariant{
 func TestTree(t *testing.T) {
 	for _, v := range treeVariants {
 		t.Run(v.name, func(t *testing.T) {
-			for _, f := range v.needs {
-				if !siftdHas(t, f, false) {
-					t.Skipf("siftd has no %s flag yet (lands with %s)", f, v.landsWith)
-				}
-			}
-			for _, f := range v.needsSub {
-				if !siftdHas(t, f, true) {
-					t.Skipf("sift sub has no %s flag yet (lands with %s)", f, v.landsWith)
-				}
-			}
-			testTree(t, v)
+			skipMissingFlags(t, v)
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			c := newCluster(t, ctx, v.siftd)
+			r1 := c.start("r1")
+			r2 := c.start("r2", r1)
+			r3 := c.start("r3", r1)
+			tr := tree{r1, r2, r3, c.start("r4", r2), c.start("r5", r2)}
+			testTree(t, ctx, c, tr, v, killR2)
 		})
 	}
+}
+
+// skipMissingFlags skips a variant whose flags have not landed yet.
+func skipMissingFlags(t *testing.T, v treeVariant) {
+	t.Helper()
+	for _, f := range v.needs {
+		if !siftdHas(t, f, false) {
+			t.Skipf("siftd has no %s flag yet (lands with %s)", f, v.landsWith)
+		}
+	}
+	for _, f := range v.needsSub {
+		if !siftdHas(t, f, true) {
+			t.Skipf("sift sub has no %s flag yet (lands with %s)", f, v.landsWith)
+		}
+	}
+}
+
+// tree is the five routers of the tree test: r2 and r3 dial r1, r4 and
+// r5 dial r2.
+type tree struct{ r1, r2, r3, r4, r5 *node }
+
+// treeOutage is how a tree test breaks routing and mends it.
+type treeOutage struct {
+	what string
+	// part names the component of each router while broken (a router
+	// that is down has none).
+	part map[string]string
+	// begin breaks routing; end mends it and waits until every link
+	// that was lost is up again on both sides.
+	begin, end func(c *cluster, tr tree)
+}
+
+// killR2: r2 is SIGKILLed, then restarted on the same address and data
+// folder.
+var killR2 = treeOutage{
+	what: "r2 killed",
+	part: map[string]string{"r1": "r1+r3", "r3": "r1+r3", "r4": "r4", "r5": "r5"},
+	begin: func(c *cluster, tr tree) {
+		tr.r2.p.kill()
+	},
+	end: func(c *cluster, tr tree) {
+		c.run(tr.r2)
+		c.waitLinks(tr.r2, tr.r1, tr.r4, tr.r5)
+		c.waitLinks(tr.r1, tr.r2)
+		c.waitLinks(tr.r4, tr.r2)
+		c.waitLinks(tr.r5, tr.r2)
+	},
 }
 
 // treeEventsPerBatch is how many events each publisher publishes per
@@ -90,16 +135,11 @@ type treeSubscription struct {
 	filter match.Filter
 }
 
-func testTree(t *testing.T, v treeVariant) {
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
+// testTree runs the phases described at TestTree on a started tree,
+// breaking it with out.
+func testTree(t *testing.T, ctx context.Context, c *cluster, tr tree, v treeVariant, out treeOutage) {
 	began := time.Now()
-	c := newCluster(t, ctx, v.siftd)
-	r1 := c.start("r1")
-	r2 := c.start("r2", r1)
-	r3 := c.start("r3", r1)
-	r4 := c.start("r4", r2)
-	r5 := c.start("r5", r2)
+	r1, r2, r3, r4, r5 := tr.r1, tr.r2, tr.r3, tr.r4, tr.r5
 	waitTree(c, r1, r2, r3, r4, r5)
 
 	const seed = 17
@@ -120,10 +160,8 @@ func testTree(t *testing.T, v treeVariant) {
 	}
 	checkPruned(t, r2, r4, r5, wide, covered)
 
-	// Component of each router while r2 is down.
-	part := map[*node]string{r1: "r1+r3", r3: "r1+r3", r4: "r4", r5: "r5"}
 	complete := func(s *subscriber, p *publisher, phase string) bool {
-		return phase != "during" || part[s.at] == part[p.at]
+		return phase != "during" || out.part[s.at.name] != "" && out.part[s.at.name] == out.part[p.at.name]
 	}
 	batch := func(phase int) map[*publisher][]match.Event {
 		out := map[*publisher][]match.Event{}
@@ -138,16 +176,12 @@ func testTree(t *testing.T, v treeVariant) {
 	waitPhase(t, ctx, subs, pubs, complete)
 	t.Logf("before: delivered (%v since start)", time.Since(began).Round(time.Millisecond))
 
-	r2.p.kill()
+	out.begin(c, tr)
 	publishAll(t, ctx, c, "during", batch(1))
 	waitPhase(t, ctx, subs, pubs, complete)
-	t.Logf("during: delivered within components (%v)", time.Since(began).Round(time.Millisecond))
+	t.Logf("during (%s): delivered within components %v (%v)", out.what, out.part, time.Since(began).Round(time.Millisecond))
 
-	c.run(r2)
-	c.waitLinks(r2, r1, r4, r5)
-	c.waitLinks(r1, r2)
-	c.waitLinks(r4, r2)
-	c.waitLinks(r5, r2)
+	out.end(c, tr)
 	var probes []*subscriber
 	for _, n := range []*node{r1, r3, r4, r5} {
 		probes = append(probes, c.subscribe("probe", n, match.MustParse(fmt.Sprintf(`zz_probe == %q`, n.name))))
