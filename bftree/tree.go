@@ -118,6 +118,26 @@ func (t *Tree) walk(n *node, d int, dst []uint64) []uint64 {
 	return dst
 }
 
+// MatchAny reports whether some stored filter is contained in e, stopping
+// at the first: a router with one tree per link asks only that.
+func (t *Tree) MatchAny(e *bitset.BitSet) bool {
+	t.split(e.Words(), t.eparts)
+	return t.any(t.root, 0)
+}
+
+func (t *Tree) any(n *node, d int) bool {
+	ep := t.part(t.eparts, d)
+	for j, kid := range n.kids {
+		if !bloom.ContainsWords(ep, n.parts[j*t.pw:(j+1)*t.pw]) {
+			continue
+		}
+		if d+1 == t.h || t.any(kid, d+1) {
+			return true // leaves always hold a source: delete prunes empty ones
+		}
+	}
+	return false
+}
+
 // part returns part i of split filter words.
 func (t *Tree) part(parts []uint64, i int) []uint64 { return parts[i*t.pw : (i+1)*t.pw] }
 

@@ -95,6 +95,24 @@ func walk(n *node, ew []uint64, dst []uint64) []uint64 {
 	return dst
 }
 
+// MatchAny reports whether some stored filter is contained in e, stopping
+// at the first: a router with one tree per link asks only that.
+func (t *Tree) MatchAny(e *bitset.BitSet) bool {
+	return anyWalk(t.root, e.Words())
+}
+
+func anyWalk(n *node, ew []uint64) bool {
+	if n.srcs.Len() > 0 {
+		return true
+	}
+	for j, b := range n.bits {
+		if ew[b>>6]&(1<<(b&63)) != 0 && anyWalk(n.kids[j], ew) {
+			return true
+		}
+	}
+	return false
+}
+
 // setBits returns the ascending set bit positions of s (a scratch buffer).
 func (t *Tree) setBits(s *bitset.BitSet) []uint32 {
 	t.path = t.path[:0]

@@ -13,14 +13,27 @@ import (
 )
 
 // Trees holds the filters each link forwarded to this router, as Bloom
-// filters in one bftree or sbstree whose sources are the links, and
-// decides where an event goes from its summary alone.
+// filters in one bftree or sbstree per link, and decides where an event
+// goes from its summary alone: to each link whose tree holds a filter the
+// summary contains, found by a walk that stops at the first.
 type Trees struct {
-	p     bloom.Params
-	tree  bloom.Tree
-	links map[mesh.Link]map[string]*heldFilter // canonical text -> filter
-	e     *bitset.BitSet                       // scratch summary
-	cands []uint64
+	cfg   Config
+	links map[mesh.Link]*linkTree
+	order []mesh.Link    // links up, increasing
+	e     *bitset.BitSet // scratch summary
+	n     int            // (link, filter) references held
+}
+
+// linkTree is one link's tree and the filters it holds.
+type linkTree struct {
+	tree bloom.Tree
+	held map[string]*heldFilter // canonical text -> filter
+}
+
+// anyMatcher is what bftree and sbstree add to bloom.Tree: whether any
+// stored filter is contained in a summary, stopping at the first.
+type anyMatcher interface {
+	MatchAny(e *bitset.BitSet) bool
 }
 
 // heldFilter is one distinct filter a link forwarded, with its Bloom
@@ -36,40 +49,53 @@ func NewTrees(cfg Config) (*Trees, error) {
 	if err != nil {
 		return nil, err
 	}
-	tree, err := cfg.newTree()
-	if err != nil {
+	if _, err := cfg.newTree(); err != nil {
 		return nil, fmt.Errorf("bloom forwarding: %w", err)
 	}
-	return &Trees{p: cfg.Params, tree: tree, links: make(map[mesh.Link]map[string]*heldFilter), e: cfg.Params.NewFilter()}, nil
+	return &Trees{cfg: cfg, links: make(map[mesh.Link]*linkTree), e: cfg.Params.NewFilter()}, nil
 }
 
 // Len returns the number of (link, filter) references held.
-func (t *Trees) Len() int { return t.tree.Len() }
+func (t *Trees) Len() int { return t.n }
 
-// Nodes returns the size of the tree.
-func (t *Trees) Nodes() int { return t.tree.Nodes() }
+// Nodes returns the size of the trees.
+func (t *Trees) Nodes() int {
+	n := 0
+	for _, lt := range t.links {
+		n += lt.tree.Nodes()
+	}
+	return n
+}
 
 // LinkUp starts holding filters from link l.
-func (t *Trees) LinkUp(l mesh.Link) { t.links[l] = make(map[string]*heldFilter) }
+func (t *Trees) LinkUp(l mesh.Link) {
+	if _, ok := t.links[l]; ok {
+		return
+	}
+	tree, _ := t.cfg.newTree() // NewTrees built one with this config
+	t.links[l] = &linkTree{tree: tree, held: make(map[string]*heldFilter)}
+	t.order = append(t.order, l)
+	slices.Sort(t.order)
+}
 
 // LinkDown drops every filter link l forwarded.
 func (t *Trees) LinkDown(l mesh.Link) {
-	for _, h := range t.links[l] {
-		for range h.n {
-			t.mustDelete(h.bits, l)
-		}
+	if lt, ok := t.links[l]; ok {
+		t.n -= lt.tree.Len()
 	}
 	delete(t.links, l)
+	t.order = slices.DeleteFunc(t.order, func(x mesh.Link) bool { return x == l })
 }
 
 // Routes applies a Routes message that router/mesh accepted from link l
 // (the mesh checked sequence and removals; this repeats the checks it
 // needs and changes nothing on error).
 func (t *Trees) Routes(l mesh.Link, r *wire.Routes) error {
-	held, ok := t.links[l]
+	lt, ok := t.links[l]
 	if !ok {
 		return nil
 	}
+	held := lt.held
 	net, err := t.change(held, r)
 	if err != nil {
 		return fmt.Errorf("bloom trees: routes from link %d: %w", l, err)
@@ -78,16 +104,20 @@ func (t *Trees) Routes(l mesh.Link, r *wire.Routes) error {
 		c := net[text]
 		h := held[text]
 		if h == nil {
-			h = &heldFilter{bits: t.p.Encode(c.f)}
+			h = &heldFilter{bits: t.cfg.Params.Encode(c.f)}
 			held[text] = h
 		}
 		for ; c.n > 0; c.n-- {
-			t.tree.Insert(h.bits, uint64(l))
+			lt.tree.Insert(h.bits, uint64(l))
 			h.n++
+			t.n++
 		}
 		for ; c.n < 0; c.n++ {
-			t.mustDelete(h.bits, l)
+			if err := lt.tree.Delete(h.bits, uint64(l)); err != nil {
+				panic(fmt.Sprintf("bloomfwd: tree lost a filter of link %d: %v", l, err)) // held mirrors the tree
+			}
 			h.n--
+			t.n--
 		}
 		if h.n == 0 {
 			delete(held, text)
@@ -139,12 +169,6 @@ func (t *Trees) change(held map[string]*heldFilter, r *wire.Routes) (map[string]
 	return net, nil
 }
 
-func (t *Trees) mustDelete(bits *bitset.BitSet, l mesh.Link) {
-	if err := t.tree.Delete(bits, uint64(l)); err != nil {
-		panic(fmt.Sprintf("bloomfwd: tree lost a filter of link %d: %v", l, err)) // held mirrors the tree
-	}
-}
-
 // Route appends to dst the links, in increasing order, whose neighbour
 // forwarded a filter that summary contains, except from (0: the event
 // came from a local client). A summary of the wrong size (a peer with
@@ -155,14 +179,19 @@ func (t *Trees) Route(summary []uint64, from mesh.Link, dst []mesh.Link) ([]mesh
 		return dst, fmt.Errorf("bloom summary of %d bits, want %d", 64*len(summary), 64*len(w))
 	}
 	copy(w, summary)
-	t.cands = t.tree.Match(t.e, t.cands[:0])
-	start := len(dst)
-	for _, src := range t.cands {
-		l := mesh.Link(src)
-		if l != from && !slices.Contains(dst[start:], l) {
+	for _, l := range t.order {
+		if l != from && t.links[l].matchAny(t.e) {
 			dst = append(dst, l)
 		}
 	}
-	slices.Sort(dst[start:])
 	return dst, nil
+}
+
+// matchAny reports whether the link's tree holds a filter e contains.
+func (lt *linkTree) matchAny(e *bitset.BitSet) bool {
+	if a, ok := lt.tree.(anyMatcher); ok {
+		return a.MatchAny(e)
+	}
+	var buf [8]uint64
+	return len(lt.tree.Match(e, buf[:0])) > 0
 }

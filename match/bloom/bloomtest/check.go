@@ -82,7 +82,8 @@ func compareMatch(idx match.Index, ref *match.Scan, e match.Event) error {
 // CheckTree is a rapid property test of a Bloom tree: across random
 // inserts and deletes of filters of m bits (m from ms), Match equals a
 // brute-force subset test over every stored filter, deleting an absent
-// pair fails, and Len counts references.
+// pair fails, Len counts references, and MatchAny (where the tree has it)
+// says whether Match finds anything.
 func CheckTree(t *testing.T, ms []int, newTree func(m int) bloom.Tree) {
 	rapid.Check(t, func(rt *rapid.T) {
 		m := rapid.SampledFrom(ms).Draw(rt, "m")
@@ -122,6 +123,9 @@ func CheckTree(t *testing.T, ms []int, newTree func(m int) bloom.Tree) {
 				want := bruteMatch(model, words, e)
 				if !slices.Equal(got, want) {
 					rt.Fatalf("match %x: got %v, want %v", e, got, want)
+				}
+				if a, ok := tree.(interface{ MatchAny(*bitset.BitSet) bool }); ok && a.MatchAny(bitset.From(slices.Clone(e))) != (len(want) > 0) {
+					rt.Fatalf("MatchAny %x = %v, but %d sources match", e, !(len(want) > 0), len(want))
 				}
 			},
 			"": func(rt *rapid.T) {
