@@ -2,6 +2,7 @@ package netbench
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 
 	"gonum.org/v1/plot"
@@ -101,12 +102,15 @@ func (rep *Report) latencyPlot() (*plot.Plot, error) {
 		{"p999", func(s Summary) float64 { return s.PacedP999 }},
 	}
 	p := plot.New()
+	lo, hi := math.Inf(1), 1.0
 	p.Title.Text = fmt.Sprintf("Publish-to-deliver latency at %g events/s - %s workload, %d routers", rep.Setup.Rate, rep.Workload.Kind, rep.Setup.Routers)
 	p.Y.Label.Text = "microseconds (log)"
 	for k, q := range qs {
 		var xys plotter.XYs
 		for i, s := range rep.Summary {
-			xys = append(xys, plotter.XY{X: float64(i) + 0.15*float64(k-1), Y: max(q.v(s), 1)})
+			y := max(q.v(s), 1)
+			lo, hi = min(lo, y), max(hi, y)
+			xys = append(xys, plotter.XY{X: float64(i) + 0.15*float64(k-1), Y: y})
 		}
 		sc, err := plotter.NewScatter(xys)
 		if err != nil {
@@ -121,6 +125,7 @@ func (rep *Report) latencyPlot() (*plot.Plot, error) {
 	p.Legend.Top = true
 	p.NominalX(rep.systemNames()...)
 	p.X.Min, p.X.Max = -0.5, float64(len(rep.Summary))-0.5
+	p.Y.Min, p.Y.Max = lo/2, hi*2 // log ticks need a positive range
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	return p, nil
