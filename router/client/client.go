@@ -242,8 +242,12 @@ func (c *Client) answer(k reqKey, err error) {
 	}
 }
 
-// request registers a pending reply, sends m and waits for the reply.
+// request registers a pending reply, sends m and waits for the reply
+// (a subscribe under Options.NoWaitReady does not wait: see noWait).
 func (c *Client) request(ctx context.Context, k reqKey, m wire.Message) error {
+	if k.about == wire.TypeSubscribe && c.opts.NoWaitReady {
+		return c.noWait(k, m)
+	}
 	ch := make(chan error, 1)
 	c.mu.Lock()
 	c.pending[k] = ch
@@ -265,6 +269,35 @@ func (c *Client) request(ctx context.Context, k reqKey, m wire.Message) error {
 	case <-c.done:
 		return c.err
 	}
+}
+
+// noWait sends a subscribe and returns; a refusal arriving later ends
+// the subscription with the router's error.
+func (c *Client) noWait(k reqKey, m wire.Message) error {
+	ch := make(chan error, 1)
+	c.mu.Lock()
+	c.pending[k] = ch
+	c.mu.Unlock()
+	if err := c.writeControl(m); err != nil {
+		c.forget(k)
+		return err
+	}
+	go func() {
+		select {
+		case err := <-ch:
+			if err != nil {
+				c.mu.Lock()
+				s := c.subs[k.id]
+				delete(c.subs, k.id)
+				c.mu.Unlock()
+				if s != nil {
+					s.end(err)
+				}
+			}
+		case <-c.done:
+		}
+	}()
+	return nil
 }
 
 func (c *Client) forget(k reqKey) {

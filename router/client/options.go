@@ -37,6 +37,16 @@ type Options struct {
 	IdleTimeout time.Duration
 	// KeepAlive is the keep-alive period; default 10s.
 	KeepAlive time.Duration
+	// NoWaitReady makes Subscribe return as soon as the request is sent,
+	// without waiting for the router's acknowledgement. In a mesh that
+	// acknowledgement comes only once the subscription is installed on
+	// every router it must reach (Ready), so without waiting, events
+	// published elsewhere in the mesh meanwhile may be missed; the
+	// subscription works all the same, and local events reach it as soon
+	// as its router has it. A refusal (a bad filter, too many
+	// subscriptions) arrives later and ends the subscription: its channel
+	// closes and Err returns the refusal.
+	NoWaitReady bool
 }
 
 func (o Options) withDefaults() (Options, error) {
