@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,6 +93,7 @@ func (b *bgProc) exited() bool {
 // meshNode is one siftd of a durableMesh.
 type meshNode struct {
 	name, addr string
+	metrics    string   // HTTP address of the current process
 	peers      []string // names
 	proc       *bgProc
 	starts     int
@@ -142,7 +145,7 @@ func newDurableMesh(t *testing.T, ctx context.Context, extra []string, topology 
 // args are the siftd flags of router n.
 func (m *durableMesh) args(n *meshNode) []string {
 	args := []string{"--name", n.name, "--listen", n.addr, "--certs", m.certDir,
-		"--data", filepath.Join(m.dir, n.name)}
+		"--data", filepath.Join(m.dir, n.name), "--metrics", "127.0.0.1:0"}
 	for _, p := range n.peers {
 		args = append(args, "--peer", m.nodes[p].addr)
 	}
@@ -159,6 +162,7 @@ func (m *durableMesh) start(name string, links int) {
 	m.t.Helper()
 	n := m.nodes[name]
 	p := startProc(m.t, m.ctx, "siftd", m.args(n)...)
+	n.metrics = p.waitLine(m.t, m.ctx, metricsRE)[1]
 	p.waitLine(m.t, m.ctx, readyRE)
 	for range links {
 		p.waitLine(m.t, m.ctx, linkUpRE)
@@ -183,6 +187,7 @@ func (m *durableMesh) startAll() {
 	for _, name := range m.order {
 		n := m.nodes[name]
 		p := startProc(m.t, m.ctx, "siftd", m.args(n)...)
+		n.metrics = p.waitLine(m.t, m.ctx, metricsRE)[1]
 		p.waitLine(m.t, m.ctx, readyRE)
 		procs[name] = p
 	}
@@ -217,9 +222,35 @@ func (m *durableMesh) stopAll() {
 func (m *durableMesh) logs() string {
 	var b strings.Builder
 	for _, name := range m.order {
-		fmt.Fprintf(&b, "--- %s (started %d times):\n%s\n", name, m.nodes[name].starts, m.nodes[name].proc.stderr())
+		lines := strings.Split(m.nodes[name].proc.stderr(), "\n")
+		fmt.Fprintf(&b, "--- %s (started %d times), last lines:\n%s\n", name, m.nodes[name].starts, strings.Join(lines[max(0, len(lines)-30):], "\n"))
 	}
 	return b.String()
+}
+
+// released returns the L prefix of pubend at its host router name, from
+// /debug/durable: every tick up to it is released.
+func (m *durableMesh) released(name, pubend string) (durable.Tick, error) {
+	resp, err := http.Get("http://" + m.nodes[name].metrics + "/debug/durable")
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	var st struct {
+		Pubends []struct {
+			Pubend   string       `json:"pubend"`
+			Released durable.Tick `json:"released"`
+		} `json:"pubends"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		return 0, fmt.Errorf("/debug/durable of %s: %w", name, err)
+	}
+	for _, p := range st.Pubends {
+		if p.Pubend == pubend {
+			return p.Released, nil
+		}
+	}
+	return 0, fmt.Errorf("/debug/durable of %s lists no pubend %s", name, pubend)
 }
 
 // durableSub is one durable subscriber: an id, a filter, a log file and
