@@ -32,6 +32,12 @@ const (
 	TypeBloomPublish Type = 15
 	// Durable delivery, client and link control streams (durable.go).
 	TypeDurable Type = 16
+	// Client-assisted placement, RTO and FF (rto.go).
+	TypeAssistOffer Type = 17
+	TypeRTOQuery    Type = 18
+	TypeRTOAnswer   Type = 19
+	TypeFFFixed     Type = 20
+	TypeFFClaim     Type = 21
 )
 
 var typeNames = [...]string{
@@ -51,6 +57,11 @@ var typeNames = [...]string{
 	TypeBloomTerms:   "bloom-terms",
 	TypeBloomPublish: "bloom-publish",
 	TypeDurable:      "durable",
+	TypeAssistOffer:  "assist-offer",
+	TypeRTOQuery:     "rto-query",
+	TypeRTOAnswer:    "rto-answer",
+	TypeFFFixed:      "ff-fixed",
+	TypeFFClaim:      "ff-claim",
 }
 
 // String returns the type's name, e.g. "publish".
@@ -62,7 +73,7 @@ func (t Type) String() string {
 }
 
 // Known reports whether t is a message type of this protocol version.
-func (t Type) Known() bool { return t >= TypeHello && t <= TypeDurable }
+func (t Type) Known() bool { return t >= TypeHello && t <= TypeFFClaim }
 
 const (
 	// HeaderLen is the length prefix: 4 bytes, big-endian.

@@ -61,6 +61,16 @@ func (d *EventDecoder) Decode(t Type, body []byte) (Message, error) {
 		m = decodeBloomPublish(&r)
 	case TypeDurable:
 		m = d.decodeDurable(&r)
+	case TypeAssistOffer:
+		m = decodeAssistOffer(&r)
+	case TypeRTOQuery:
+		m = decodeRTOQuery(&r)
+	case TypeRTOAnswer:
+		m = decodeRTOAnswer(&r)
+	case TypeFFFixed:
+		m = decodeFFFixed(&r)
+	case TypeFFClaim:
+		m = decodeFFClaim(&r)
 	default:
 		return nil, Errorf(CodeUnknownType, "unknown frame type %d", byte(t))
 	}
