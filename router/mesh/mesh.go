@@ -67,6 +67,7 @@ type Mesh struct {
 	bySlot   map[poset.Iface]*link
 	clients  map[Client]map[uint64]match.Filter
 	acks     acks
+	placing  map[clientRef]*placing // RTO placements in progress
 }
 
 // New returns a Mesh with no links and no subscriptions.

@@ -210,6 +210,9 @@ func (m *Mesh) Unsubscribe(c Client, ref uint64) (Output, error) {
 	if len(m.clients[c]) == 0 {
 		delete(m.clients, c)
 	}
+	if m.abortPlacing(c, ref) {
+		return out, nil // never reached the table
+	}
 	d := delta{}
 	m.unsubscribe(d, m.clientIface(c), f)
 	m.flush(d, &out)
