@@ -64,3 +64,32 @@ func relates(a, b *key) bool {
 	}
 	return match.Covers(a.f, b.f)
 }
+
+// disjoint is a cheap sufficient condition for two filters to match no
+// common event: on some attribute both constrain, their numeric intervals
+// do not meet or their string equalities differ. It is not a covering
+// test (no match.Covers call; it is not counted): RTO uses it to leave out
+// of a vector filters that can be neither above nor below the new one.
+func disjoint(a, b *key) bool {
+	if !a.exact || !b.exact || a.mask&b.mask == 0 {
+		return false
+	}
+	j := 0
+	for i := range a.box {
+		s := &a.box[i]
+		for j < len(b.box) && b.box[j].attr < s.attr {
+			j++
+		}
+		if j == len(b.box) {
+			return false
+		}
+		t := &b.box[j]
+		if t.attr != s.attr {
+			continue
+		}
+		if s.hi < t.lo || t.hi < s.lo || s.hasEq && t.hasEq && s.eq != t.eq {
+			return true
+		}
+	}
+	return false
+}

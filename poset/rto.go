@@ -279,12 +279,17 @@ func (p *Placement) note(n *node, v uint8) {
 	p.expand(n)
 }
 
-// expand queues n's children not sent yet for the next layer.
+// expand queues n's children not sent yet for the next layer, leaving
+// out those disjoint from the filter: they can be neither above nor below
+// it (marked unsent, so they are looked at once).
 func (p *Placement) expand(n *node) {
 	for _, ch := range n.children {
 		if ch.rtoTok != p.tok {
-			ch.rtoTok, ch.rtoAns = p.tok, bitSent // queued; answered next round
-			p.next = append(p.next, ch)
+			ch.rtoTok, ch.rtoAns = p.tok, 0
+			if !disjoint(&ch.key, &p.u.key) {
+				ch.rtoAns = bitSent // queued; answered next round
+				p.next = append(p.next, ch)
+			}
 		}
 	}
 }
@@ -316,5 +321,5 @@ func (p *Placement) is(n *node, bit uint8) bool {
 // sent reports whether n was sent: every root is (layer 0), other nodes
 // are marked when queued.
 func (p *Placement) sent(n *node) bool {
-	return n.rtoTok == p.tok || n.isRoot()
+	return n.isRoot() || p.is(n, bitSent)
 }

@@ -33,10 +33,18 @@ func (p *Placement) advanceForest() (next []*node, finished bool) {
 	}
 	p.firstUp = nil
 	p.parent = n
-	if p.is(n, bitDown) || len(n.children) == 0 {
+	if p.is(n, bitDown) {
 		return nil, true
 	}
-	return n.children, false
+	// Children disjoint from the filter can neither cover it nor be
+	// adopted by it: they are not sent.
+	next = nil
+	for _, ch := range n.children {
+		if !disjoint(&ch.key, &p.u.key) {
+			next = append(next, ch)
+		}
+	}
+	return next, len(next) == 0
 }
 
 // position is where the answers place the filter.
