@@ -320,3 +320,61 @@ func TestBloomParamsRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestBloomResync: the dictionaries resynchronise when a link comes back.
+// b dials a; when a is replaced by a new router on the same address with
+// other subscriptions, b forgets the old a's terms, both sides exchange
+// snapshots, and an event published at the new a reaches b's subscriber
+// on a summary built from the terms b sent in its snapshot.
+func TestBloomResync(t *testing.T) {
+	shared, err := local.Start(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certDir := shared.CertsDir
+	if err := shared.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	bloomMode := func(base func(*router.Config)) func(*router.Config) {
+		return func(c *router.Config) { base(c); c.Forward = router.ForwardBloom }
+	}
+	addrA := freeUDPAddr(t)
+	wa, wb := newLinkWatch(), newLinkWatch()
+	b := startAt(t, t.TempDir(), certDir, bloomMode(linkedRouter(t, "b", certDir, "", wb, addrA)))
+	defer b.Stop()
+	ibm, err := dial(t, b, "cb", client.Options{}).Subscribe(testCtx(t), `symbol == "IBM" && price < 50`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	terms := func(env *local.Env) float64 { return metricValue(env.Router.Metrics().Bloom.DictionaryTerms) }
+
+	a := startAt(t, t.TempDir(), certDir, bloomMode(linkedRouter(t, "a", certDir, addrA, wa)))
+	wa.waitUp(t)
+	wb.waitUp(t)
+	subscribe(t, dial(t, a, "ca", client.Options{}), `volume < 5`)
+	if terms(a) != 3 || terms(b) != 3 {
+		t.Fatalf("terms: a %v, b %v; want 3 each", terms(a), terms(b))
+	}
+	if err := a.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	a2 := startAt(t, t.TempDir(), certDir, bloomMode(linkedRouter(t, "a", certDir, addrA, wa)))
+	defer a2.Stop()
+	wa.waitUp(t)
+	wb.waitUp(t)
+	subscribe(t, dial(t, a2, "ca2", client.Options{}), `exchange == "NYSE"`)
+	if terms(a2) != 3 || terms(b) != 3 { // IBM's two, NYSE; the old a's volume term is gone
+		t.Fatalf("after the relink: terms a %v, b %v; want 3 each", terms(a2), terms(b))
+	}
+	ev := bloomMarker() // IBM at price 1
+	pub := dial(t, a2, "pub", client.Options{})
+	if err := pub.Publish(testCtx(t), ev); err != nil {
+		t.Fatal(err)
+	}
+	if err := pub.Flush(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if got := collect(t, ibm, 1); !got[0].Equal(ev) {
+		t.Fatalf("b's subscriber got %v, want %v", got[0], ev)
+	}
+}
