@@ -79,6 +79,9 @@ type Config struct {
 	// certs.Loaded's ClientConfig with the node certificate; required
 	// when Peers is set.
 	PeerTLS *tls.Config
+	// Assist configures client-assisted placement, RTO and FF
+	// (rto_config.go); off by default.
+	Assist AssistConfig
 	// Durable, if set, turns on durable delivery (durable.go): pubends,
 	// the intermediate broker and the SHB, stored under DataDir/durable.
 	Durable *DurableConfig
@@ -118,6 +121,9 @@ func (c Config) withDefaults() (Config, error) {
 		setDefault(&c.MaxLinks, mesh.DefaultMaxLinks)
 	}
 	if err := c.checkForward(); err != nil {
+		return c, err
+	}
+	if _, err := c.Assist.resolve(); err != nil {
 		return c, err
 	}
 	setDefault(&c.MaxSubscriptionsPerConn, 100000)

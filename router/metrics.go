@@ -39,6 +39,8 @@ type Metrics struct {
 	LinkEvents *prometheus.CounterVec
 	// Bloom are the Bloom forwarding metrics (bloom_metrics.go).
 	Bloom *BloomMetrics
+	// Assist are the RTO/FF metrics (rto_metrics.go).
+	Assist *AssistMetrics
 }
 
 // NewMetrics creates the metrics in reg, or in a new registry with the Go
@@ -81,6 +83,7 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 	reg.MustRegister(m.EventsIn, m.EventsOut, m.Matches, m.Subscriptions, m.Connections,
 		m.SlowConsumers, m.Errors, m.Latency, m.ConnBytes, m.ConnFrames, m.LinkEvents)
 	m.Bloom = newBloomMetrics(reg)
+	m.Assist = newAssistMetrics(reg)
 	return m
 }
 
