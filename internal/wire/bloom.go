@@ -261,9 +261,10 @@ func decodeBloomPublish(r *reader) *BloomPublish {
 		return m
 	}
 	m.Events = make([]BloomEvent, 0, n)
-	for range n {
+	var slab []uint64 // the summaries' words, a few allocations per frame
+	for i := range n {
 		start := r.b
-		e := readBloomEvent(r)
+		e := readBloomEvent(r, &slab, min(n-i, 64))
 		if r.err != nil {
 			return m
 		}
@@ -274,7 +275,9 @@ func decodeBloomPublish(r *reader) *BloomPublish {
 	return m
 }
 
-func readBloomEvent(r *reader) BloomEvent {
+// readBloomEvent reads one entry, cutting its summary out of *slab, which
+// it refills with room for ahead summaries of the same size.
+func readBloomEvent(r *reader, slab *[]uint64, ahead int) BloomEvent {
 	var e BloomEvent
 	switch enc := r.byte("bloom event summary encoding"); enc {
 	case summaryExact:
@@ -287,7 +290,12 @@ func readBloomEvent(r *reader) BloomEvent {
 		if r.err != nil {
 			return e
 		}
-		e.Summary = make([]uint64, nw)
+		if cap(*slab)-len(*slab) < int(nw) {
+			*slab = make([]uint64, 0, uint64(ahead)*nw)
+		}
+		start := len(*slab)
+		*slab = append(*slab, make([]uint64, nw)...)
+		e.Summary = (*slab)[start : start+int(nw) : start+int(nw)]
 		if enc == summaryDense {
 			for i := range e.Summary {
 				e.Summary[i] = r.fixed64("bloom event summary word")
