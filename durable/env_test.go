@@ -22,9 +22,10 @@ type env struct {
 	routers map[string]*Router
 	rnames  []string // the router chain, from the PHB down
 	rincs   map[string]uint64
-	shb     *SHB
+	shbs    map[string]*SHB
+	shbSts  map[string]*mapStore
+	snames  []string // "shb", then "shb2", ...
 	phbSt   *mapStore
-	shbSt   *mapStore
 	queue   []Envelope
 	drops   map[MsgKind]int // drop the next n messages of a kind
 	trace   bool
@@ -35,10 +36,18 @@ type env struct {
 
 // newEnv builds an env with a chain of nRouters routers (one is named
 // "r", more "r1", "r2", ...).
-func newEnv(t *testing.T, nRouters int, maxRetain, dedupExpiry Tick, subQueue int) *env {
-	e := &env{t: t, phbSt: newMapStore(), shbSt: newMapStore(), drops: map[MsgKind]int{},
-		maxRet: maxRetain, dedupEx: dedupExpiry, subQ: subQueue,
+func newEnv(t *testing.T, nRouters, nSHBs int, maxRetain, dedupExpiry Tick, subQueue int) *env {
+	e := &env{t: t, phbSt: newMapStore(), shbs: map[string]*SHB{}, shbSts: map[string]*mapStore{},
+		drops: map[MsgKind]int{}, maxRet: maxRetain, dedupEx: dedupExpiry, subQ: subQueue,
 		routers: map[string]*Router{}, rincs: map[string]uint64{}}
+	for i := range max(nSHBs, 1) {
+		name := "shb"
+		if i > 0 {
+			name = fmt.Sprintf("shb%d", i+1)
+		}
+		e.snames = append(e.snames, name)
+		e.shbSts[name] = newMapStore()
+	}
 	for i := range nRouters {
 		name := "r"
 		if nRouters > 1 {
@@ -50,40 +59,34 @@ func newEnv(t *testing.T, nRouters int, maxRetain, dedupExpiry Tick, subQueue in
 	for _, name := range e.rnames {
 		e.bootRouter(name)
 	}
-	e.bootSHB()
+	for _, name := range e.snames {
+		e.bootSHB(name)
+	}
 	return e
 }
 
-// chain returns the node list PHB, routers..., SHB.
-func (e *env) chain() []string {
-	return append(append([]string{"phb"}, e.rnames...), "shb")
-}
-
-// neighbours returns the nodes above and below a node of the chain.
-func (e *env) neighbours(name string) (up, down string) {
-	c := e.chain()
+// neighbours returns the node above a node of the chain PHB, routers...,
+// and the nodes below it: the next router, or every SHB below the last.
+func (e *env) neighbours(name string) (up string, down []string) {
+	c := append([]string{"phb"}, e.rnames...)
 	for i, n := range c {
 		if n == name {
 			if i > 0 {
 				up = c[i-1]
 			}
 			if i+1 < len(c) {
-				down = c[i+1]
+				return up, []string{c[i+1]}
 			}
+			return up, e.snames
 		}
 	}
-	return up, down
-}
-
-func (e *env) up() string {
-	up, _ := e.neighbours("shb")
-	return up
+	return c[len(c)-1], nil // an SHB
 }
 
 func (e *env) bootPHB() {
 	_, down := e.neighbours("phb")
-	p, err := NewPubend(PubendConfig{ID: "p", Node: "phb", Downstream: []string{down},
-		SHBs: []string{"shb"}, MaxRetain: e.maxRet, DedupExpiry: e.dedupEx}, e.phbSt)
+	p, err := NewPubend(PubendConfig{ID: "p", Node: "phb", Downstream: down,
+		SHBs: e.snames, MaxRetain: e.maxRet, DedupExpiry: e.dedupEx}, e.phbSt)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -94,20 +97,21 @@ func (e *env) bootRouter(name string) {
 	e.rincs[name]++
 	up, down := e.neighbours(name)
 	r, err := NewRouter(RouterConfig{Node: name, Upstream: map[string]string{"p": up},
-		Downstream: []string{down}, Incarnation: e.rincs[name]})
+		Downstream: down, Incarnation: e.rincs[name]})
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	e.routers[name] = r
 }
 
-func (e *env) bootSHB() {
-	s, err := NewSHB(SHBConfig{Node: "shb", Upstream: e.up(), Pubends: []string{"p"}, SubQueue: e.subQ}, e.shbSt)
+func (e *env) bootSHB(name string) {
+	up, _ := e.neighbours(name)
+	s, err := NewSHB(SHBConfig{Node: name, Upstream: up, Pubends: []string{"p"}, SubQueue: e.subQ}, e.shbSts[name])
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	e.shb = s
-	e.flush(e.shb.Ready(), e.shbSt)
+	e.shbs[name] = s
+	e.flush(s.Ready(), e.shbSts[name])
 }
 
 func (e *env) flush(rd Ready, st *mapStore) {
@@ -136,10 +140,12 @@ func (e *env) deliver() string {
 		case "phb":
 			err = e.phb.Step(e.now, env)
 			e.flush(e.phb.Ready(), e.phbSt)
-		case "shb":
-			err = e.shb.Step(e.now, env)
-			e.flush(e.shb.Ready(), e.shbSt)
 		default:
+			if sh, ok := e.shbs[env.To]; ok {
+				err = sh.Step(e.now, env)
+				e.flush(sh.Ready(), e.shbSts[env.To])
+				break
+			}
 			r, ok := e.routers[env.To]
 			if !ok {
 				fmt.Fprintf(&b, "%v\n", env)
@@ -165,10 +171,12 @@ func (e *env) tick() {
 		e.routers[name].Tick(e.now)
 		e.flush(e.routers[name].Ready(), nil)
 	}
-	if err := e.shb.Tick(e.now); err != nil {
-		e.t.Fatal(err)
+	for _, name := range e.snames {
+		if err := e.shbs[name].Tick(e.now); err != nil {
+			e.t.Fatal(err)
+		}
+		e.flush(e.shbs[name].Ready(), e.shbSts[name])
 	}
-	e.flush(e.shb.Ready(), e.shbSt)
 }
 
 func (e *env) state() string {
@@ -180,11 +188,19 @@ func (e *env) state() string {
 		return true
 	})
 	fmt.Fprintf(&b, "phb: announced=%d lost=%d log=%v\n", e.phb.LastAnnounced(), e.phb.Lost(), logTicks)
-	pb := e.shb.pubs["p"]
-	fmt.Fprintf(&b, "shb: ld=%d lost=%d pfs=%d records (lastTimestamp=%d)\n", pb.ld, pb.lost, pb.pfs.records(), pb.pfs.lastTS)
-	for _, d := range e.shb.sortedSubs() {
+	for _, name := range e.snames {
+		e.shbState(&b, name)
+	}
+	return b.String()
+}
+
+func (e *env) shbState(b *strings.Builder, name string) {
+	sh := e.shbs[name]
+	pb := sh.pubs["p"]
+	fmt.Fprintf(b, "%s: ld=%d lost=%d pfs=%d records (lastTimestamp=%d)\n", name, pb.ld, pb.lost, pb.pfs.records(), pb.pfs.lastTS)
+	for _, d := range sh.sortedSubs() {
 		mode := "disconnected"
-		if c, ok := e.shb.conns[d.id]; ok {
+		if c, ok := sh.conns[d.id]; ok {
 			mode = "up-to-date"
 			if c.streams["p"].catchup != nil {
 				mode = "catching up"
@@ -194,9 +210,11 @@ func (e *env) state() string {
 				mode += fmt.Sprintf(" unacked=%v", q)
 			}
 		}
-		fmt.Fprintf(&b, "  %s: start=%d released=%d %s\n", d.id, d.start["p"], d.released["p"], mode)
+		if d.roamed {
+			mode += " roamed"
+		}
+		fmt.Fprintf(b, "  %s: start=%d released=%d %s\n", d.id, d.start["p"], d.released["p"], mode)
 	}
-	return b.String()
 }
 
 // TestScenarios runs the datadriven broker scenarios in testdata/scenarios.
@@ -213,7 +231,8 @@ func (e *env) handle(t *testing.T, d *datadriven.TestData, ep **env) string {
 	switch d.Cmd {
 	case "new":
 		var maxRet, dedupEx int64
-		var subQueue, routers int
+		var subQueue, routers, shbs int
+		d.MaybeScanArgs(t, "shbs", &shbs)
 		d.MaybeScanArgs(t, "max-retain", &maxRet)
 		d.MaybeScanArgs(t, "dedup-expiry", &dedupEx)
 		d.MaybeScanArgs(t, "queue", &subQueue)
@@ -221,7 +240,7 @@ func (e *env) handle(t *testing.T, d *datadriven.TestData, ep **env) string {
 		if d.HasArg("router") {
 			routers = 1
 		}
-		*ep = newEnv(t, routers, Tick(maxRet), Tick(dedupEx), subQueue)
+		*ep = newEnv(t, routers, shbs, Tick(maxRet), Tick(dedupEx), subQueue)
 		return ""
 	case "trace":
 		e.trace = !e.trace
@@ -248,7 +267,9 @@ func (e *env) handle(t *testing.T, d *datadriven.TestData, ep **env) string {
 		e.queue = append(e.queue, Envelope{From: pub, To: "phb", Msg: Msg{Kind: MsgHello, Publisher: pub}})
 		return e.deliver()
 	case "resume", "ack", "disconnect", "unsubscribe":
-		e.queue = append(e.queue, Envelope{From: argStr(t, d, "sub"), To: "shb", Msg: clientMsg(t, d)})
+		at := "shb"
+		d.MaybeScanArgs(t, "at", &at)
+		e.queue = append(e.queue, Envelope{From: argStr(t, d, "sub"), To: at, Msg: clientMsg(t, d)})
 		return e.deliver()
 	case "drop":
 		var kind string
@@ -262,11 +283,11 @@ func (e *env) handle(t *testing.T, d *datadriven.TestData, ep **env) string {
 		}
 		return ""
 	case "restart":
-		switch node := argStr(t, d, "node"); node {
-		case "phb":
+		switch node := argStr(t, d, "node"); {
+		case node == "phb":
 			e.bootPHB()
-		case "shb":
-			e.bootSHB()
+		case e.shbs[node] != nil:
+			e.bootSHB(node)
 		default:
 			e.bootRouter(node)
 		}

@@ -124,11 +124,15 @@ type Stamp struct {
 	Epoch, Version uint64
 }
 
-// Claim says that subscription Sub is registered at the claiming SHB and
-// holds release there at CT (reconnect anywhere).
+// Claim says that subscription Sub is registered at the claiming SHB with
+// released(s,p) = CT (reconnect anywhere). Holds says that the claimer's
+// registration holds release at CT by itself; Reply marks a counter-claim
+// of an SHB the subscriber is connected to, which is never answered.
 type Claim struct {
-	Sub string
-	CT  CT
+	Sub   string
+	CT    CT
+	Holds bool
+	Reply bool
 }
 
 // CT is a checkpoint token: per pubend, the tick up to which a subscriber
@@ -238,8 +242,15 @@ func (m Msg) String() string {
 			fmt.Fprintf(&b, " %s=%d.%d", st.Node, st.Epoch, st.Version)
 		}
 	case MsgClaim:
+		fmt.Fprintf(&b, " from %s", m.Origin)
 		for _, c := range m.Claims {
 			fmt.Fprintf(&b, " %s@%v", c.Sub, c.CT)
+			if c.Holds {
+				b.WriteString(" holds")
+			}
+			if c.Reply {
+				b.WriteString(" reply")
+			}
 		}
 	case MsgFilters:
 		fmt.Fprintf(&b, " v=%d.%d n=%d", m.Epoch, m.Version, len(m.Subs))

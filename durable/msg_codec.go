@@ -41,6 +41,12 @@ const (
 	fAll = fClaims<<1 - 1
 )
 
+// Claim flags.
+const (
+	claimHolds = 1 << iota
+	claimReply
+)
+
 // AppendMsg appends the compact, versioned binary encoding of m to b. Zero
 // fields take no space. DecodeMsg(AppendMsg(nil, m)) equals m up to empty
 // slices and maps decoding as nil.
@@ -123,6 +129,14 @@ func AppendMsg(b []byte, m Msg) []byte {
 		for _, c := range m.Claims {
 			e.str(c.Sub)
 			e.ct(c.CT)
+			var flags uint64
+			if c.Holds {
+				flags |= claimHolds
+			}
+			if c.Reply {
+				flags |= claimReply
+			}
+			e.uvarint(flags)
 		}
 	}
 	return e.b
@@ -283,6 +297,11 @@ func (d *decoder) msg() (Msg, error) {
 			if c.CT, err = d.ct(); err != nil {
 				return Msg{}, err
 			}
+			flags := d.uvarint()
+			if flags&^(claimHolds|claimReply) != 0 {
+				return Msg{}, fmt.Errorf("claim %q: unknown flags %#x", c.Sub, flags)
+			}
+			c.Holds, c.Reply = flags&claimHolds != 0, flags&claimReply != 0
 			m.Claims = append(m.Claims, c)
 		}
 	}

@@ -50,7 +50,8 @@ func genMsg(t *rapid.T) Msg {
 		m.Stamps = append(m.Stamps, Stamp{Node: str("snode"), Epoch: u64("se"), Version: u64("sv")})
 	}
 	for range rapid.IntRange(0, 2).Draw(t, "nclaims") {
-		m.Claims = append(m.Claims, Claim{Sub: str("csub"), CT: genCT(t, "cct")})
+		m.Claims = append(m.Claims, Claim{Sub: str("csub"), CT: genCT(t, "cct"),
+			Holds: rapid.Bool().Draw(t, "holds"), Reply: rapid.Bool().Draw(t, "reply")})
 	}
 	return m
 }
@@ -111,7 +112,7 @@ func FuzzDecodeMsg(f *testing.F) {
 	f.Add(AppendMsg(nil, Msg{Kind: MsgInstallAck, Sub: "s", CT: CT{"p": 4, "q": 1},
 		Stamps: []Stamp{{Node: "r1", Epoch: 2, Version: 5}}}))
 	f.Add(AppendMsg(nil, Msg{Kind: MsgFilters, Subs: []SubFilter{{Sub: "s", Filter: match.MustParse(`k < 4`)}}, Nonce: 3}))
-	f.Add(AppendMsg(nil, Msg{Kind: MsgClaim, Claims: []Claim{{Sub: "s", CT: CT{"p": 10}}}}))
+	f.Add(AppendMsg(nil, Msg{Kind: MsgClaim, Origin: "shb2", Claims: []Claim{{Sub: "s", CT: CT{"p": 10}, Holds: true}}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := DecodeMsg(b)
 		if err != nil {

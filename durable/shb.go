@@ -76,12 +76,16 @@ type durableSub struct {
 	filter   match.Filter
 	start    CT // where it started, per pubend
 	released CT // released(s,p): the highest CT it acknowledged
+	// roamed: registered by a reconnection from another SHB; this SHB
+	// claims it (see MsgClaim) once released(s,p) >= start for every p.
+	roamed bool
 }
 
 // pendingSub is a new subscription waiting for its install acknowledgement.
 type pendingSub struct {
 	id       string
 	filter   match.Filter
+	ct       CT     // the CT presented by a subscriber registered elsewhere, or nil
 	node     string // the subscriber's node, "" once disconnected
 	session  uint64
 	lastSent Tick
@@ -96,11 +100,13 @@ type conn struct {
 }
 
 // connStream is a session's position on one pubend: pos is the last tick
-// conveyed to the subscriber (its CT as far as the SHB knows); catchup is
+// conveyed to the subscriber, by a message or as a tick it does not match
+// (the subscriber's CT is sent, the tick of the last message); catchup is
 // nil when the subscriber is up to date (served by the constream); unacked
 // holds the ticks of the events sent and not yet acknowledged, ascending.
 type connStream struct {
 	pos     Tick
+	sent    Tick // the tick of the last message sent (the subscriber's CT); <= pos
 	catchup *catchup
 	unacked []Tick
 }
@@ -135,6 +141,8 @@ type SHBStats struct {
 	Delivered   int // event messages to subscribers
 	Gaps        int // gap messages
 	CatchupNack int // ticks nacked by catch-up streams
+	RemoteNacks int // ranges nacked for subscribers registered elsewhere (reconnect anywhere)
+	ClaimDrops  int // registrations dropped for a claim from another SHB
 	StreamNacks int // nack messages sent by istreams
 	Overflows   int // up-to-date sessions moved to catch-up by a full queue
 	PFSRecords  int // PFS records appended
@@ -178,6 +186,8 @@ func (s *SHB) Step(now Tick, env Envelope) error {
 		s.unsubscribe(m.Sub)
 	case MsgResync:
 		s.sendFilters(m.Nonce)
+	case MsgClaim:
+		s.claim(m)
 	default:
 		err = fmt.Errorf("unexpected %v from %s", m.Kind, env.From)
 	}
@@ -204,6 +214,7 @@ func (s *SHB) Tick(now Tick) error {
 		s.lastReport = now
 		s.idleSilences()
 		s.report()
+		s.sendClaims()
 	}
 	if err := s.progress(); err != nil {
 		return fmt.Errorf("shb %s: %w", s.cfg.Node, err)

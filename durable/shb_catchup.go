@@ -12,14 +12,23 @@ import (
 // CatchupWindow nacked at once, and delivers them in order; once it has
 // conveyed everything up to LD the subscriber joins the constream.
 type catchup struct {
-	readUpto Tick   // the PFS was read up to here
-	pending  []Tick // D ticks of the subscriber above pos, ascending
+	remote   *remote // the ticks to fetch from upstream first, or nil
+	readUpto Tick    // the PFS was read up to here
+	pending  []Tick  // D ticks of the subscriber above pos, ascending
 	events   map[Tick]match.Event
 	nackedAt map[Tick]Tick
 }
 
 func newCatchup(pos Tick) *catchup {
 	return &catchup{readUpto: pos, events: map[Tick]match.Event{}, nackedAt: map[Tick]Tick{}}
+}
+
+// newRemoteCatchup returns a catch-up stream that fetches the ticks in
+// (pos, from] from upstream before it reads the PFS above from.
+func newRemoteCatchup(pos, from Tick) *catchup {
+	cu := newCatchup(from)
+	cu.remote = newRemote(pos, from)
+	return cu
 }
 
 // stepCatchup moves one session's catch-up stream on pubend p as far as it
@@ -32,6 +41,13 @@ func (s *SHB) stepCatchup(c *conn, p string) error {
 	}
 	for {
 		s.gapToLost(c, p)
+		if cu.remote != nil {
+			if !s.deliverRemote(c, p) {
+				s.nackRemote(c, p)
+				return nil
+			}
+			cu.remote = nil
+		}
 		s.deliverReady(c, p)
 		if len(cu.pending) > 0 {
 			s.nackCatchup(cu, p)
@@ -57,7 +73,9 @@ func (s *SHB) gapToLost(c *conn, p string) {
 	if cs.pos >= lost {
 		return
 	}
-	s.toSub(c, Msg{Kind: MsgGap, Pubend: p, From: cs.pos + 1, To: lost})
+	// From the subscriber's CT: ticks conveyed without a message since
+	// then are at or below the L prefix too.
+	s.toSub(c, Msg{Kind: MsgGap, Pubend: p, From: cs.sent + 1, To: lost})
 	cs.pos = lost
 	cu := cs.catchup
 	cu.readUpto = max(cu.readUpto, lost)
@@ -124,9 +142,9 @@ func (s *SHB) nackCatchup(cu *catchup, p string) {
 func (s *SHB) join(c *conn, p string) {
 	cs, ld := c.streams[p], s.pubs[p].ld
 	cs.catchup = nil
-	if cs.pos < ld {
+	if cs.sent < ld {
 		s.toSub(c, Msg{Kind: MsgSubSilence, Pubend: p, Tick: ld})
-		cs.pos = ld
+		cs.pos = max(cs.pos, ld)
 	}
 }
 

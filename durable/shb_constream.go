@@ -14,6 +14,9 @@ func (s *SHB) knowledge(m Msg) error {
 	if !ok {
 		return fmt.Errorf("knowledge for unknown pubend %q", m.Pubend)
 	}
+	if m.Kind != MsgLost && !s.staleFiltered(m) {
+		s.learnRemote(pb.id, m)
+	}
 	switch m.Kind {
 	case MsgData:
 		if m.Tick <= pb.ld {
@@ -184,9 +187,9 @@ func (s *SHB) idleSilences() {
 	for _, c := range s.sortedConns() {
 		for _, p := range s.cfg.Pubends {
 			cs, ld := c.streams[p], s.pubs[p].ld
-			if cs.catchup == nil && cs.pos < ld {
+			if cs.catchup == nil && cs.sent < ld {
 				s.toSub(c, Msg{Kind: MsgSubSilence, Pubend: p, Tick: ld})
-				cs.pos = ld
+				cs.pos = max(cs.pos, ld)
 			}
 		}
 	}
@@ -211,8 +214,18 @@ func (s *SHB) toSub(c *conn, m Msg) {
 	switch m.Kind {
 	case MsgEvent:
 		s.Stats.Delivered++
+		c.streams[m.Pubend].sent = m.Tick
+	case MsgSubSilence:
+		c.streams[m.Pubend].sent = m.Tick
 	case MsgGap:
 		s.Stats.Gaps++
+		c.streams[m.Pubend].sent = m.To
+	case MsgStart:
+		for p, t := range m.CT {
+			if cs, ok := c.streams[p]; ok {
+				cs.sent = t
+			}
+		}
 	}
 	s.send(c.node, m)
 }

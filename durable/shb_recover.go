@@ -18,8 +18,16 @@ func encodeRegistry(d *durableSub) []byte {
 		e.str(p)
 		e.tick(d.start[p])
 	}
+	var flags uint64
+	if d.roamed {
+		flags |= regRoamed
+	}
+	e.uvarint(flags)
 	return e.b
 }
+
+// Registry record flags.
+const regRoamed = 1
 
 func decodeRegistry(sid uint64, b []byte) (*durableSub, error) {
 	d := decoder{b: b}
@@ -32,6 +40,7 @@ func decodeRegistry(sid uint64, b []byte) (*durableSub, error) {
 		p := d.str()
 		sub.start[p] = d.tick()
 	}
+	sub.roamed = d.uvarint()&regRoamed != 0
 	if err := d.done(); err != nil {
 		return nil, fmt.Errorf("registry record %d: %w", sid, err)
 	}

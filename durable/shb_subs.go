@@ -29,9 +29,9 @@ func (s *SHB) resume(env Envelope) error {
 		s.open(d, env.From, m.Session, start)
 		return nil
 	}
+	var ct CT // an unknown id with a CT: registered elsewhere (reconnect anywhere)
 	if m.HasCT {
-		s.refuse(env, fmt.Sprintf("subscription %s is not registered here: reconnecting anywhere is not supported", m.Sub))
-		return nil
+		ct = m.CT.Clone()
 	}
 	if ps, ok := s.pending[m.Sub]; ok {
 		if !ps.filter.Equal(m.Filter) {
@@ -39,9 +39,13 @@ func (s *SHB) resume(env Envelope) error {
 			return nil
 		}
 		ps.node, ps.session = env.From, m.Session
+		if ct != nil {
+			// Without a CT it resumes from the one it presented before.
+			ps.ct = ct
+		}
 		return nil
 	}
-	ps := &pendingSub{id: m.Sub, filter: m.Filter, node: env.From, session: m.Session}
+	ps := &pendingSub{id: m.Sub, filter: m.Filter, node: env.From, session: m.Session, ct: ct}
 	s.pending[m.Sub] = ps
 	s.bumpVersion()
 	s.sendInstall(ps)
@@ -76,7 +80,7 @@ func (s *SHB) installAck(m Msg) error {
 		return nil // a duplicate acknowledgement
 	}
 	delete(s.pending, m.Sub)
-	d := &durableSub{sid: s.nextSID, id: ps.id, filter: ps.filter, start: CT{}, released: CT{}}
+	d := &durableSub{sid: s.nextSID, id: ps.id, filter: ps.filter, start: CT{}, released: CT{}, roamed: ps.ct != nil}
 	s.nextSID++
 	s.epochDirty = true
 	for _, p := range s.cfg.Pubends {
@@ -92,22 +96,33 @@ func (s *SHB) installAck(m Msg) error {
 	}
 	s.subs[d.id] = d
 	s.w.set(shbRegKey(d.sid), encodeRegistry(d))
+	start := d.start.Clone()
 	for _, p := range s.cfg.Pubends {
-		s.setReleased(d, p, d.start[p])
+		if t, ok := ps.ct[p]; ok {
+			// Registered elsewhere: it holds release from the CT it
+			// presented, and its session starts there.
+			start[p] = t
+		}
+		s.setReleased(d, p, start[p])
 	}
 	if ps.node != "" {
-		s.open(d, ps.node, ps.session, d.start.Clone())
+		s.open(d, ps.node, ps.session, start)
 	}
 	return nil
 }
 
 // open starts a session at the given CT: up to date on pubends where the
-// CT is at or above LD, catching up elsewhere.
+// CT is at or above LD, catching up elsewhere; where the CT is below the
+// registration's start, the catch-up first fetches the ticks the PFS does
+// not cover from upstream.
 func (s *SHB) open(d *durableSub, node string, session uint64, start CT) {
 	c := &conn{sub: d, node: node, session: session, streams: map[string]*connStream{}}
 	for _, p := range s.cfg.Pubends {
 		cs := &connStream{pos: start[p]}
-		if start[p] < s.pubs[p].ld {
+		switch {
+		case start[p] < d.start[p]:
+			cs.catchup = newRemoteCatchup(start[p], d.start[p])
+		case start[p] < s.pubs[p].ld:
 			cs.catchup = newCatchup(start[p])
 		}
 		c.streams[p] = cs

@@ -20,13 +20,14 @@ const (
 	FaultPartition Fault = "partition" // a link is cut for a while
 	FaultCrash     Fault = "crash"     // a broker crashes, losing unsynced writes
 	FaultReconnect Fault = "reconnect" // subscribers leave and come back, sometimes with older CTs
+	FaultRoam      Fault = "roam"      // subscribers come back at another SHB (reconnect anywhere)
 	FaultRelease   Fault = "release"   // early release (maxRetain) is on
 	FaultPublisher Fault = "publisher" // publishers lose their connection and resend
 )
 
 // AllFaults lists every fault kind.
 var AllFaults = []Fault{FaultDrop, FaultDup, FaultReorder, FaultDelay, FaultPartition,
-	FaultCrash, FaultReconnect, FaultRelease, FaultPublisher}
+	FaultCrash, FaultReconnect, FaultRoam, FaultRelease, FaultPublisher}
 
 // ParseFaults parses a comma-separated list of fault names; "all" means
 // every fault and "none" or "" none.

@@ -29,7 +29,7 @@ func (w *world) scheduleFaults(chaosEnd durable.Tick) {
 			})
 		}
 	}
-	if w.cfg.has(FaultReconnect) {
+	if w.cfg.has(FaultReconnect) || w.cfg.has(FaultRoam) {
 		for _, s := range w.subs {
 			for range w.rng.IntN(4) {
 				d := durable.Tick(2_000 + w.rng.IntN(80_000))

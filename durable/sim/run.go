@@ -237,6 +237,7 @@ func (w *world) collectStats() {
 			w.stats.Overflows += n.shb.Stats.Overflows
 			w.stats.PFSRecords += n.shb.Stats.PFSRecords
 			w.stats.StaleIgnored += n.shb.Stats.StaleIgnored
+			w.stats.RemoteNacks += n.shb.Stats.RemoteNacks
 		}
 	}
 	w.stats.EndTime = w.now

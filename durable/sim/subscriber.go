@@ -15,6 +15,7 @@ type subscriber struct {
 	ct          durable.CT
 	history     []durable.CT // CTs it had, for reconnecting with an older one
 	registered  bool         // it has a CT from an earlier session
+	startedAt   string       // the SHB of the last session that started
 	session     uint64
 	connected   bool
 	live        bool // the current session has started
@@ -35,6 +36,9 @@ const subAckPeriod = 25_000
 // presents its CT, or with the reconnect fault sometimes an older CT or
 // none.
 func (s *subscriber) connect(w *world) {
+	if s.connected {
+		s.disconnect(w) // the earlier attempt's connection closes
+	}
 	s.session++
 	s.connected, s.live, s.received = true, false, false
 	s.connectedAt = w.now
@@ -50,9 +54,35 @@ func (s *subscriber) connect(w *world) {
 			}
 		}
 	}
+	if m.HasCT && w.cfg.has(FaultRoam) && w.chaos && w.rng.Float64() < 0.3 {
+		s.roam(w, m.CT)
+	}
+	if !m.HasCT && s.registered && s.shb != s.startedAt {
+		// Without a CT an SHB that has not registered it would start a
+		// new subscription and leave the old registration behind: a
+		// subscriber that moves presents its CT until a session has
+		// started at its new SHB.
+		m.HasCT, m.CT = true, s.ct.Clone()
+	}
 	s.presented = m.CT
-	w.trace("connect %s session %d ct=%v", s.id, s.session, m.CT)
+	w.trace("connect %s at %s session %d ct=%v", s.id, s.shb, s.session, m.CT)
 	w.send(durable.Envelope{From: s.id, To: s.shb, Msg: m})
+}
+
+// roam moves the subscriber to another SHB, where it presents ct. The SHB
+// holds release from a CT presented there as from an acknowledgement, so
+// the oracle counts it as one.
+func (s *subscriber) roam(w *world, ct durable.CT) {
+	shbs := w.shbNames()
+	next := shbs[w.rng.IntN(len(shbs))]
+	if next == s.shb {
+		return
+	}
+	w.stats.Roams++
+	s.shb = next
+	for p, t := range ct {
+		s.maxAcked[p] = max(s.maxAcked[p], t)
+	}
 }
 
 // disconnect closes the session; the SHB's driver notices.
@@ -113,7 +143,7 @@ func (s *subscriber) start(w *world, ct durable.CT) {
 			}
 		}
 	}
-	s.live, s.registered = true, true
+	s.live, s.registered, s.startedAt = true, true, s.shb
 	s.ct = ct.Clone()
 	if s.lastAcked == nil {
 		s.lastAcked = ct.Clone()
