@@ -210,6 +210,11 @@ func (r *Router) readControl(ctx context.Context, c *conn, sr *streamReader) err
 				return err
 			}
 			continue
+		case *wire.AssistOffer, *wire.RTOAnswer, *wire.FFClaim:
+			if err := r.assistFromClient(ctx, c, m); err != nil { // rto.go
+				return err
+			}
+			continue
 		default:
 			return wire.Errorf(wire.CodeUnexpected, "%s frame on the control stream", m.Type())
 		}

@@ -19,7 +19,8 @@ type links struct {
 	mesh   *mesh.Mesh
 	byLink map[mesh.Link]*conn
 	linkOf map[ifaceID]mesh.Link
-	bloom  *bloomState // nil: exact forwarding (bloom.go)
+	bloom  *bloomState  // nil: exact forwarding (bloom.go)
+	assist *assistState // RTO and FF (rto.go); nil without a mesh
 }
 
 // newLinks returns the mesh state cfg asks for.
@@ -35,7 +36,14 @@ func newLinks(cfg Config) (links, error) {
 	if err != nil {
 		return links{}, err
 	}
-	return links{mesh: m, byLink: make(map[mesh.Link]*conn), linkOf: make(map[ifaceID]mesh.Link), bloom: b}, nil
+	set, err := cfg.Assist.resolve()
+	if err != nil {
+		return links{}, err
+	}
+	if err := m.Pin(set.fixed); err != nil {
+		return links{}, fmt.Errorf("router: fixed filters: %w", err)
+	}
+	return links{mesh: m, byLink: make(map[mesh.Link]*conn), linkOf: make(map[ifaceID]mesh.Link), bloom: b, assist: newAssistState(set)}, nil
 }
 
 // subscribe installs a client subscription in the engine and, with a
@@ -51,7 +59,7 @@ func (l *matchLoop) subscribe(m loopMsg) {
 	if err == nil {
 		var out mesh.Output
 		l.bloomSubscribe(m.iface, m.sub, f) // terms travel ahead of the mesh's messages
-		if out, err = l.mesh.Subscribe(mesh.Client(m.iface), m.sub, f); err == nil {
+		if out, err = l.meshSubscribe(m.iface, m.sub, f); err == nil {
 			l.apply(out)
 			return
 		}
@@ -66,6 +74,7 @@ func (l *matchLoop) unsubscribe(m loopMsg) {
 	err := l.eng.unsubscribe(m.iface, m.sub)
 	if err == nil && l.mesh != nil {
 		out, _ := l.mesh.Unsubscribe(mesh.Client(m.iface), m.sub) // mirrors the engine
+		l.assistUnsubscribe(m.iface, m.sub)
 		l.apply(out)
 		l.bloomUnsubscribe(m.iface, m.sub)
 	}
@@ -170,6 +179,7 @@ func (l *matchLoop) meshDetach(id ifaceID) {
 		return
 	}
 	l.bloomDropClient(id)
+	l.assistDetach(id)
 	l.apply(l.mesh.DropClient(mesh.Client(id)))
 }
 
