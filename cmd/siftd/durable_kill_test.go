@@ -31,14 +31,13 @@ func killConfigFromEnv() killConfig {
 var publishedRE = regexp.MustCompile(`^published (\d+) events\n$`)
 
 // TestDurableKill: routers phb - mid - {shb1, shb2} (pubend "phb" at phb,
-// no early release), durable subscribers s1 at shb1, s2 at shb2, "all"
-// (every event) at shb1, and "mover" that starts at shb1. A durable
-// publisher sends the events, each with a seq, paced so that it is still
-// sending while, round after round, the test SIGKILLs and restarts a
-// subscriber process, that subscriber's SHB, the middle router and the
-// PHB; in the first round the mover is killed at shb1 and restarted at
-// shb2 with its log. At the end every log holds exactly its matching
-// events, each once, in tick order, with no gap (checkSubLog).
+// no early release), durable subscribers s1 and "all" (every event) at
+// shb1, s2 and "nasdaq" at shb2. A durable publisher sends the events,
+// each with a seq, paced so that it is still sending while, round after
+// round, the test SIGKILLs and restarts a subscriber process (s1 or s2 in
+// turn), that subscriber's SHB, the middle router and the PHB. At the end
+// every log holds exactly its matching events, each once, in tick order,
+// with no gap (checkSubLog).
 func TestDurableKill(t *testing.T) {
 	needDurableSiftd(t)
 	cfg := killConfigFromEnv()
@@ -56,7 +55,7 @@ func TestDurableKill(t *testing.T) {
 		m.newSub("s1", `side == "buy"`, "shb1"),
 		m.newSub("s2", `volume >= 5000 && venue != "EDGX"`, "shb2"),
 		m.newSub("all", `seq >= 1`, "shb1"),
-		m.newSub("mover", `venue == "NASDAQ"`, "shb1"),
+		m.newSub("nasdaq", `venue == "NASDAQ"`, "shb2"),
 	}
 	for _, s := range subs {
 		m.startSub(s)
@@ -106,7 +105,7 @@ func TestDurableKill(t *testing.T) {
 
 // runKillRounds kills and restarts, in turn, a subscriber, its SHB, the
 // middle router and the PHB, rounds times, spread over the publishing
-// time; the first round also moves the mover to shb2. It fails the test
+// time. It fails the test
 // if the publisher had finished before the last kill (the kills must
 // land while it sends). It returns what it killed, in order.
 func runKillRounds(t *testing.T, m *durableMesh, subs []*durableSub, rounds int, publishFor time.Duration, pub *bgProc) []string {
@@ -125,10 +124,6 @@ func runKillRounds(t *testing.T, m *durableMesh, subs []*durableSub, rounds int,
 			step{"sub " + victim.id, func() { victim.proc.kill(); m.startSub(victim) }},
 			step{side, func() { m.crash(side, 100*time.Millisecond) }},
 		)
-		if r == 0 {
-			mover := subs[3]
-			steps = append(steps, step{"mover to shb2", func() { mover.proc.kill(); mover.at = "shb2"; m.startSub(mover) }})
-		}
 		steps = append(steps,
 			step{"mid", func() { m.crash("mid", 100*time.Millisecond) }},
 			step{"phb", func() { m.crash("phb", 100*time.Millisecond) }},
@@ -227,4 +222,65 @@ func TestDurableEarlyRelease(t *testing.T) {
 		t.Fatalf("away: %s: no gap although it was away %v with --max-retain %v", c, away, retain)
 	}
 	t.Logf("ref: complete; away (log %s): %s", filepath.Base(gone.file), c)
+}
+
+// TestDurableMove: routers phb - mid - {shb1, shb2}; "mover" starts at
+// shb1 and, while the publisher sends, is SIGKILLed and restarted at shb2
+// with its log (reconnect anywhere: shb2 has never heard of it); "stay"
+// at shb2 is a bystander. Both logs end with exactly their matching
+// events, each once, with no gap.
+func TestDurableMove(t *testing.T) {
+	needDurableSiftd(t)
+	const n, rate = 4000, 1000.0
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	m := newDurableMesh(t, ctx, nil, map[string][]string{"phb": nil, "mid": {"phb"}, "shb1": {"mid"}, "shb2": {"mid"}})
+	m.startAll()
+	defer m.stopAll()
+	events := seqEvents(n, 4)
+	eventsFile := writeEvents(t, m.dir, events)
+	mover, stay := m.newSub("mover", `venue == "NASDAQ"`, "shb1"), m.newSub("stay", `side == "sell"`, "shb2")
+	subs := []*durableSub{mover, stay}
+	for _, s := range subs {
+		m.startSub(s)
+	}
+	defer func() {
+		for _, s := range subs {
+			if !s.proc.exited() {
+				s.proc.kill()
+			}
+		}
+	}()
+	pub := background("pub", startProc(t, ctx, "sift", "pub", "--durable", "--router", m.nodes["phb"].addr,
+		"--certs", m.certDir, "--rate", fmt.Sprint(rate), "--timeout", "60s", eventsFile))
+	time.Sleep(1500 * time.Millisecond)
+	before := countEvents(mover.file)
+	mover.proc.kill()
+	mover.at = "shb2"
+	m.startSub(mover)
+	if pub.exited() {
+		t.Fatalf("the publisher finished before the move: raise n")
+	}
+	if err := pub.wait(); err != nil || !publishedRE.MatchString(pub.p.stdout.String()) {
+		t.Fatalf("durable pub: %v\n%s\n%s", err, pub.p.stdout.String(), pub.stderr())
+	}
+	want := []int{len(matchingSeqs(mover.parsed, events)), len(matchingSeqs(stay.parsed, events))}
+	got := waitLogs(ctx, subs, want, 30*time.Second)
+	t.Logf("mover had %d events at shb1; logs: %v of %v events", before, got, want)
+	for _, s := range subs {
+		if err := s.proc.stop(); err != nil {
+			t.Errorf("sub %s after SIGTERM: %v\n%s", s.id, err, s.proc.stderr())
+		}
+	}
+	for _, s := range subs {
+		c, err := checkSubLog(s.file, s.parsed, events, false, nil, 0)
+		if err != nil {
+			t.Errorf("sub %s (%q, at %s): %s: %v", s.id, s.filter, s.at, c, err)
+			continue
+		}
+		t.Logf("sub %s (%q, at %s): %s", s.id, s.filter, s.at, c)
+	}
+	if t.Failed() {
+		t.Logf("router logs:\n%s", m.logs())
+	}
 }
