@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/match"
+	"github.com/sift-pubsub/sift/router/mesh"
 )
 
 // msgKind is the kind of an input to the matching loop.
@@ -51,8 +53,9 @@ type matchLoop struct {
 	eng     *engine
 	conns   map[ifaceID]*conn
 	metrics *Metrics
-	ids     idArena // backs the subscription ids of queued deliveries
-	links           // nil mesh: no router links
+	ids     idArena    // backs the subscription ids of queued deliveries
+	lt      *linkTable // exact forwarding: the links' filters; nil until a link sends some
+	links              // nil mesh: no router links
 }
 
 // run processes inputs until in is closed.
@@ -84,6 +87,7 @@ func (l *matchLoop) step(m loopMsg) {
 		l.linkUp(m)
 	case msgLinkFrame:
 		l.linkFrame(m)
+		l.mirrorRoutes(m)
 	case msgBloomPublish:
 		l.publishBloom(m)
 	}
@@ -94,6 +98,9 @@ func (l *matchLoop) detach(id ifaceID) {
 		return
 	}
 	l.eng.detach(id)
+	if l.lt != nil {
+		l.lt.drop(id)
+	}
 	delete(l.conns, id)
 	l.metrics.Subscriptions.Set(float64(l.eng.subscriptions()))
 	l.meshDetach(id)
@@ -136,7 +143,7 @@ func (l *matchLoop) publish(m loopMsg) {
 				l.deliver(c, h.subs, m.pub.Raw[i], m.at)
 			}
 		}
-		l.forward(ev, from, m.pub.Raw[i], m.at)
+		l.forwardLinks(ev, m.iface, from, m.pub.Raw[i], m.at)
 	}
 	l.metrics.Matches.Add(float64(matches))
 	l.metrics.EventsIn.Add(float64(len(m.pub.Events)))
@@ -144,6 +151,52 @@ func (l *matchLoop) publish(m loopMsg) {
 		c.linkIn.Add(float64(len(m.pub.Events)))
 	} else if ok {
 		l.pushControl(c, wire.AppendFrame(nil, &wire.Ack{About: wire.TypePublish, ID: m.pub.Seq}))
+	}
+}
+
+// mirrorRoutes copies a Routes message the mesh accepted from a link
+// (the link is still up) into the link table, in exact forwarding mode.
+func (l *matchLoop) mirrorRoutes(m loopMsg) {
+	r, ok := m.frame.(*wire.Routes)
+	if !ok || l.bloom != nil {
+		return
+	}
+	if _, up := l.linkOf[m.iface]; !up {
+		return // refused: the link was closed
+	}
+	if l.lt == nil {
+		l.lt = newLinkTable()
+	}
+	if err := l.lt.apply(m.iface, r); err != nil {
+		c := l.conns[m.iface]
+		l.metrics.Errors.WithLabelValues(wire.CodeInternal.String()).Inc()
+		c.fail(wire.CodeInternal, err.Error()) // the link redials and resyncs
+		l.detach(m.iface)
+	}
+}
+
+// forwardLinks queues an event for every link whose filters match it,
+// never back to the one it came from: by the link table in exact mode,
+// by the mesh (forward) in Bloom mode. A full link queue closes the link
+// as a slow consumer.
+func (l *matchLoop) forwardLinks(ev match.Event, iface ifaceID, from mesh.Link, raw []byte, at time.Time) {
+	if l.bloom != nil {
+		l.forward(ev, from, raw, at)
+		return
+	}
+	if l.lt == nil {
+		return
+	}
+	for _, h := range l.lt.route(iface, ev) {
+		c, ok := l.conns[h.iface]
+		if !ok {
+			continue
+		}
+		if !c.q.pushData(delivery{raw: raw, at: at}) {
+			l.slowConsumer(c)
+			continue
+		}
+		c.linkOut.Inc()
 	}
 }
 
