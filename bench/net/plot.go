@@ -62,7 +62,8 @@ func save(p *plot.Plot, dir, file string) error {
 // series of values (series[k][i] is system i's value in series k).
 func (rep *Report) barPlot(title, unit string, names []string, series []plotter.Values) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s - %s workload, %d routers", title, rep.Workload.Kind, rep.Setup.Routers)
+	p.Title.Text = title
+	p.X.Label.Text = rep.setupLabel()
 	p.Y.Label.Text = unit
 	w := vg.Points(60 / float64(len(series)))
 	for k, vals := range series {
@@ -80,6 +81,12 @@ func (rep *Report) barPlot(title, unit string, names []string, series []plotter.
 	p.Legend.Top = true
 	p.NominalX(rep.systemNames()...)
 	return p, nil
+}
+
+// setupLabel names the workload and topology under a plot.
+func (rep *Report) setupLabel() string {
+	return fmt.Sprintf("%s workload, %d routers, load average %.0f-%.0f on %d cores",
+		rep.Workload.Kind, rep.Setup.Routers, rep.LoadStart, rep.LoadEnd, rep.Machine.Cores)
 }
 
 func (rep *Report) systemNames() []string {
@@ -103,7 +110,8 @@ func (rep *Report) latencyPlot() (*plot.Plot, error) {
 	}
 	p := plot.New()
 	lo, hi := math.Inf(1), 1.0
-	p.Title.Text = fmt.Sprintf("Publish-to-deliver latency at %g events/s - %s workload, %d routers", rep.Setup.Rate, rep.Workload.Kind, rep.Setup.Routers)
+	p.Title.Text = fmt.Sprintf("Publish-to-deliver latency at %g events/s (paced)", rep.Setup.Rate)
+	p.X.Label.Text = rep.setupLabel()
 	p.Y.Label.Text = "microseconds (log)"
 	for k, q := range qs {
 		var xys plotter.XYs
@@ -122,7 +130,8 @@ func (rep *Report) latencyPlot() (*plot.Plot, error) {
 		p.Add(sc)
 		p.Legend.Add(q.name, sc)
 	}
-	p.Legend.Top = true
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.YOffs = -vg.Points(24) // below the title
 	p.NominalX(rep.systemNames()...)
 	p.X.Min, p.X.Max = -0.5, float64(len(rep.Summary))-0.5
 	p.Y.Min, p.Y.Max = lo/2, hi*2 // log ticks need a positive range
@@ -133,8 +142,8 @@ func (rep *Report) latencyPlot() (*plot.Plot, error) {
 
 func (rep *Report) runsPlot() (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Throughput per run (alternating) - %s workload", rep.Workload.Kind)
-	p.X.Label.Text = "run"
+	p.Title.Text = "Throughput per run (systems alternate within a run)"
+	p.X.Label.Text = "run - " + rep.setupLabel()
 	p.Y.Label.Text = "events/s"
 	var args []any
 	for _, sys := range rep.Setup.Systems {
