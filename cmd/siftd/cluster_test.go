@@ -186,16 +186,16 @@ func (c *cluster) stopAll() {
 	}
 }
 
-var linkUpPeerRE = func(peer string) *regexp.Regexp {
-	return regexp.MustCompile(`msg="link up".* link=` + regexp.QuoteMeta(peer) + `(\s|$)`)
-}
-
-// waitLinks waits for a "link up" line naming each peer, in any order, in
-// the lines of n not looked at yet.
+// waitLinks waits for a "link up" line naming each peer, in any order,
+// among the lines of n not looked at yet.
 func (c *cluster) waitLinks(n *node, peers ...*node) {
 	c.t.Helper()
+	want := map[string]bool{}
 	for _, p := range peers {
-		n.p.waitLine(c.t, c.ctx, linkUpPeerRE(p.name))
+		want[p.name] = true
+	}
+	for len(want) > 0 {
+		delete(want, n.p.waitLine(c.t, c.ctx, linkUpRE)[1])
 	}
 }
 
