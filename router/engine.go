@@ -297,9 +297,9 @@ func (e *engine) subscriptions() int { return e.idx.Len() }
 // event with 10^4 stock subscriptions behind a link). It changes only
 // with Routes messages the mesh accepted, so it holds what the mesh holds.
 type linkTable struct {
-	eng   *engine
-	subs  map[ifaceID]map[string][]uint64 // canonical filter text → ids
-	next  uint64
+	eng  *engine
+	subs map[ifaceID]map[string][]uint64 // canonical filter text → ids
+	next uint64
 }
 
 func newLinkTable() *linkTable {
