@@ -73,6 +73,7 @@ func newCommand() *cobra.Command {
 	f.StringVar(&flags.Forward, "forward", "exact", "event forwarding between routers: exact, or bloom (summaries; linked routers must agree)")
 	f.StringVar(&flags.BloomIndex, "bloom-index", "sbstree", "Bloom forwarding index over each link's filters: sbstree or bftree")
 	addDurableFlags(f, &flags)
+	addAssistFlags(f, &flags)
 	f.StringVar(&flags.configFile, "config", "", "JSON configuration file; flags override it")
 	return cmd
 }

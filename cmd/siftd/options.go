@@ -7,9 +7,11 @@ import (
 	"os"
 	"time"
 
+	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/match/bloom"
 	"github.com/sift-pubsub/sift/router"
 	"github.com/sift-pubsub/sift/router/mesh"
+	"github.com/spf13/pflag"
 )
 
 // options are siftd's settings: from the --config file, then flags.
@@ -29,6 +31,13 @@ type options struct {
 	// Forward is exact or bloom; BloomIndex sbstree or bftree.
 	Forward    string `json:"forward"`
 	BloomIndex string `json:"bloom_index"`
+	// Client-assisted placement: RTO policy off|trust|majority|verify,
+	// clients per vector under majority, and the FF fixed filters file
+	// (one filter per line, as for sift match --subs).
+	RTO        string `json:"rto"`
+	RTOClients int    `json:"rto_clients"`
+	FF         string `json:"ff"`
+	fixed      []string
 
 	// Tuning, only in the config file; zero takes the router's default.
 	Index                   string   `json:"index"`
@@ -92,6 +101,14 @@ func resolve(flags options, changed func(string) bool) (options, error) {
 	override("table", &opts.Table, flags.Table)
 	override("forward", &opts.Forward, flags.Forward)
 	override("bloom-index", &opts.BloomIndex, flags.BloomIndex)
+	override("rto", &opts.RTO, flags.RTO)
+	override("ff", &opts.FF, flags.FF)
+	if changed("rto-clients") {
+		opts.RTOClients = flags.RTOClients
+	}
+	if err := opts.readFixed(); err != nil {
+		return opts, err
+	}
 	if changed("peer") {
 		opts.Peers = flags.Peers
 	}
@@ -124,6 +141,7 @@ func (o options) routerConfig() router.Config {
 		Table:                   o.Table,
 		Forward:                 o.Forward,
 		BloomIndex:              o.BloomIndex,
+		Assist:                  router.AssistConfig{RTO: o.RTO, Clients: o.RTOClients, Fixed: o.fixed},
 		Bloom:                   bloom.Params{M: o.BloomM, K: o.BloomK, Seed: o.BloomSeed, Flat: o.BloomFlat},
 		Peers:                   o.Peers,
 		Name:                    o.Name,
@@ -139,4 +157,32 @@ func (o options) routerConfig() router.Config {
 		HandshakeTimeout:        time.Duration(o.HandshakeTimeout),
 		ShutdownGrace:           time.Duration(o.ShutdownGrace),
 	}
+}
+
+// addAssistFlags registers the client-assisted placement flags.
+func addAssistFlags(f *pflag.FlagSet, flags *options) {
+	f.StringVar(&flags.RTO, "rto", "off", "routing-table offloading to assisting clients (sift sub --assist): off, trust, majority or verify")
+	f.IntVar(&flags.RTOClients, "rto-clients", 3, "assisting clients per vector under --rto majority")
+	f.StringVar(&flags.FF, "ff", "", "fixed filters file for FF (one filter per line); assisting clients claim which cover theirs")
+}
+
+// readFixed loads the FF fixed filters file, if any.
+func (o *options) readFixed() error {
+	if o.FF == "" {
+		return nil
+	}
+	file, err := os.Open(o.FF)
+	if err != nil {
+		return fmt.Errorf("--ff: %w", err)
+	}
+	defer file.Close()
+	fs, err := match.ReadSubscriptions(file)
+	if err != nil {
+		return fmt.Errorf("--ff %s: %w", o.FF, err)
+	}
+	o.fixed = make([]string, len(fs))
+	for i, f := range fs {
+		o.fixed[i] = f.String()
+	}
+	return nil
 }
