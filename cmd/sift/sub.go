@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
+	"github.com/sift-pubsub/sift/router/certs"
+	"github.com/sift-pubsub/sift/router/client"
 	"github.com/spf13/cobra"
 )
 
@@ -27,7 +30,11 @@ or on Ctrl-C. A filter the router refuses is an error naming the column.
 With --durable ID --out FILE the subscription is durable: FILE is its
 transaction log ({"pubend":P,"tick":T,"event":{...}}, {"pubend":P,"gap":[A,B]},
 {"ct":{...}} lines), synced before each acknowledgement; a restart resumes
-exactly where FILE ends. --router may list several routers, comma-separated.`,
+exactly where FILE ends. --router may list several routers, comma-separated.
+
+With --assist the client offers its CPU to the router for placing
+subscriptions in its routing table (siftd --rto, --ff): it answers the
+router's covering queries while it runs.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -51,19 +58,46 @@ exactly where FILE ends. --router may list several routers, comma-separated.`,
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", 0, "exit after this long (0: no limit)")
 	cmd.Flags().StringVar(&dur.id, "durable", "", "durable subscription ID: exactly-once delivery logged to --out (sub_durable.go)")
 	cmd.Flags().StringVar(&dur.out, "out", "", "with --durable: the subscriber's log, one JSON line per event, gap or checkpoint")
+	cmd.Flags().BoolVar(&opts.assist, "assist", false, "help the router place subscriptions in its routing table (RTO and FF, siftd --rto/--ff)")
+	cmd.Flags().BoolVar(&opts.assistLie, "assist-lie", false, "with --assist: answer with random bits (tests of the router's --rto policies only)")
+	cmd.Flags().MarkHidden("assist-lie")
 	rootCmd.AddCommand(cmd)
 }
 
 type subOptions struct {
-	count   int
-	timeout time.Duration
+	count     int
+	timeout   time.Duration
+	assist    bool // offer RTO and FF assistance
+	assistLie bool // hidden: lie when assisting (tests)
+}
+
+// dialSub connects like routerFlags.dial, offering assistance when asked.
+func dialSub(ctx context.Context, conn routerFlags, opts subOptions) (*client.Client, error) {
+	if !opts.assist {
+		if opts.assistLie {
+			return nil, errors.New("--assist-lie needs --assist")
+		}
+		return conn.dial(ctx, "sift-sub")
+	}
+	if conn.addr == "" || conn.certs == "" {
+		return nil, errors.New("--router and --certs are required")
+	}
+	os.Setenv("QUIC_GO_DISABLE_RECEIVE_BUFFER_WARNING", "true")
+	cl, err := certs.Load(conn.certs, certs.Client)
+	if err != nil {
+		return nil, err
+	}
+	dctx, cancel := context.WithTimeout(ctx, conn.dialTimeout)
+	defer cancel()
+	return client.Dial(dctx, conn.addr, client.Options{TLS: cl.ClientConfig(), Name: "sift-sub",
+		Assist: &client.Assist{RTO: true, FF: true, Lie: opts.assistLie, LieSeed: 1}})
 }
 
 func subscribe(ctx context.Context, conn routerFlags, opts subOptions, filter string, stdout, stderr io.Writer) error {
 	if opts.count < 0 || opts.timeout < 0 {
 		return errors.New("--count and --timeout must not be negative")
 	}
-	c, err := conn.dial(ctx, "sift-sub")
+	c, err := dialSub(ctx, conn, opts)
 	if err != nil {
 		return err
 	}
