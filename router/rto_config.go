@@ -32,8 +32,9 @@ type AssistConfig struct {
 	Timeout time.Duration
 	// Fixed are the fixed filters of FF, in filter syntax; empty: FF off.
 	// Assisting clients receive them and claim, before each subscription,
-	// which cover its filter; the router starts the insertion below them,
-	// under the RTO policy (verify when RTO is off).
+	// which cover its filter; the router starts the insertion below them.
+	// Only the subscriber claims, so claims are verified unless RTO is
+	// trust.
 	Fixed []string
 }
 
@@ -60,7 +61,10 @@ func (a AssistConfig) resolve() (assistSettings, error) {
 		if err != nil {
 			return s, fmt.Errorf("router config: rto: %w (or off)", err)
 		}
-		s.on, s.ff = true, p
+		s.on = true
+		if p == poset.Trust { // one claim per subscription: a majority of one is trust
+			s.ff = p
+		}
 		s.rto = poset.RTOConfig{Policy: p, VectorSize: a.VectorSize, Clients: a.Clients}
 		if s.rto.VectorSize == 0 {
 			s.rto.VectorSize = 64

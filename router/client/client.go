@@ -34,6 +34,8 @@ type Client struct {
 	pending map[reqKey]chan error // nil channel: abandoned subscribe
 	nextSub atomic.Uint64
 
+	assist assistant // RTO/FF (assist.go)
+
 	closing  atomic.Pointer[wire.ProtocolError] // connection-level error announced by the router
 	ctrlDone chan struct{}                      // closed when readControl returns
 
@@ -82,6 +84,10 @@ func Dial(ctx context.Context, addr string, opts Options) (*Client, error) {
 	c.pub.init(c)
 	go c.readControl()
 	go c.readData()
+	if err := c.offerAssist(); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("dial %s: assist offer: %w", addr, err)
+	}
 	return c, nil
 }
 
@@ -203,6 +209,8 @@ func (c *Client) readControl() {
 			} else {
 				c.answer(reqKey{m.About, m.ID}, nil)
 			}
+		case *wire.RTOQuery, *wire.FFFixed:
+			c.assisted(m)
 		case *wire.Error:
 			if m.About == 0 {
 				c.closing.Store(m.Err())
@@ -252,6 +260,10 @@ func (c *Client) request(ctx context.Context, k reqKey, m wire.Message) error {
 	c.mu.Lock()
 	c.pending[k] = ch
 	c.mu.Unlock()
+	if err := c.claimFF(m); err != nil { // assist.go: FF claim first
+		c.forget(k)
+		return err
+	}
 	if err := c.writeControl(m); err != nil {
 		c.forget(k)
 		return err
@@ -278,6 +290,10 @@ func (c *Client) noWait(k reqKey, m wire.Message) error {
 	c.mu.Lock()
 	c.pending[k] = ch
 	c.mu.Unlock()
+	if err := c.claimFF(m); err != nil {
+		c.forget(k)
+		return err
+	}
 	if err := c.writeControl(m); err != nil {
 		c.forget(k)
 		return err

@@ -47,6 +47,9 @@ type Options struct {
 	// subscriptions) arrives later and ends the subscription: its channel
 	// closes and Err returns the refusal.
 	NoWaitReady bool
+	// Assist, if set, offers this client's CPU to its router for placing
+	// subscriptions in the routing table (RTO and FF; see Assist).
+	Assist *Assist
 }
 
 func (o Options) withDefaults() (Options, error) {
