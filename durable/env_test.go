@@ -30,6 +30,8 @@ type env struct {
 	drops   map[MsgKind]int // drop the next n messages of a kind
 	trace   bool
 	maxRet  Tick
+	dropAft Tick
+	down    map[string]bool // nodes that are down: no timers, messages to them lost
 	dedupEx Tick
 	subQ    int // the SHB's SubQueue (0: the default)
 }
@@ -39,7 +41,7 @@ type env struct {
 func newEnv(t *testing.T, nRouters, nSHBs int, maxRetain, dedupExpiry Tick, subQueue int) *env {
 	e := &env{t: t, phbSt: newMapStore(), shbs: map[string]*SHB{}, shbSts: map[string]*mapStore{},
 		drops: map[MsgKind]int{}, maxRet: maxRetain, dedupEx: dedupExpiry, subQ: subQueue,
-		routers: map[string]*Router{}, rincs: map[string]uint64{}}
+		routers: map[string]*Router{}, rincs: map[string]uint64{}, down: map[string]bool{}}
 	for i := range max(nSHBs, 1) {
 		name := "shb"
 		if i > 0 {
@@ -86,7 +88,7 @@ func (e *env) neighbours(name string) (up string, down []string) {
 func (e *env) bootPHB() {
 	_, down := e.neighbours("phb")
 	p, err := NewPubend(PubendConfig{ID: "p", Node: "phb", Downstream: down,
-		SHBs: e.snames, MaxRetain: e.maxRet, DedupExpiry: e.dedupEx}, e.phbSt)
+		SHBs: e.snames, MaxRetain: e.maxRet, DedupExpiry: e.dedupEx, DropAfter: e.dropAft}, e.phbSt)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -130,6 +132,10 @@ func (e *env) deliver() string {
 	for len(e.queue) > 0 {
 		env := e.queue[0]
 		e.queue = e.queue[1:]
+		if e.down[env.To] {
+			fmt.Fprintf(&b, "lost (%s is down) %v\n", env.To, env)
+			continue
+		}
 		if e.drops[env.Msg.Kind] > 0 {
 			e.drops[env.Msg.Kind]--
 			fmt.Fprintf(&b, "dropped %v\n", env)
@@ -172,6 +178,9 @@ func (e *env) tick() {
 		e.flush(e.routers[name].Ready(), nil)
 	}
 	for _, name := range e.snames {
+		if e.down[name] {
+			continue
+		}
 		if err := e.shbs[name].Tick(e.now); err != nil {
 			e.t.Fatal(err)
 		}
@@ -187,7 +196,11 @@ func (e *env) state() string {
 		logTicks = append(logTicks, Tick(n))
 		return true
 	})
-	fmt.Fprintf(&b, "phb: announced=%d lost=%d log=%v\n", e.phb.LastAnnounced(), e.phb.Lost(), logTicks)
+	fmt.Fprintf(&b, "phb: announced=%d lost=%d log=%v", e.phb.LastAnnounced(), e.phb.Lost(), logTicks)
+	if d := e.phb.Dropped(); len(d) > 0 {
+		fmt.Fprintf(&b, " dropped=%v", d)
+	}
+	b.WriteByte('\n')
 	for _, name := range e.snames {
 		e.shbState(&b, name)
 	}
@@ -240,7 +253,11 @@ func (e *env) handle(t *testing.T, d *datadriven.TestData, ep **env) string {
 		if d.HasArg("router") {
 			routers = 1
 		}
+		var dropAfter int64
+		d.MaybeScanArgs(t, "drop-after", &dropAfter)
 		*ep = newEnv(t, routers, shbs, Tick(maxRet), Tick(dedupEx), subQueue)
+		(*ep).dropAft = Tick(dropAfter)
+		(*ep).bootPHB()
 		return ""
 	case "trace":
 		e.trace = !e.trace
@@ -282,7 +299,11 @@ func (e *env) handle(t *testing.T, d *datadriven.TestData, ep **env) string {
 			}
 		}
 		return ""
+	case "down":
+		e.down[argStr(t, d, "node")] = true
+		return ""
 	case "restart":
+		delete(e.down, argStr(t, d, "node"))
 		switch node := argStr(t, d, "node"); {
 		case node == "phb":
 			e.bootPHB()

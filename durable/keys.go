@@ -13,6 +13,7 @@ import (
 //	'P' 'l' p tick     PHB log: publisher, sequence, event
 //	'P' 'd' p pub      PHB dedup: highest sequence and its tick
 //	'P' 'r' p shb      PHB release report of one SHB
+//	'P' 'x' p shb      PHB: an SHB dropped for its absence (rule PHB 6)
 //	'S' 'e'            SHB epoch and filter-set version
 //	'S' 't' node       SHB: a filtering router's stamp
 //	'S' 'g' sid        SHB registry: subscriber id, filter, start CT
@@ -63,6 +64,7 @@ func phbMetaKey(p string) []byte              { return keyPrefix(rolePHB, 'm', p
 func phbLogKey(p string, t Tick) []byte       { return keyNum(rolePHB, 'l', p, uint64(t)) }
 func phbDedupKey(p, pub string) []byte        { return keyStr(rolePHB, 'd', p, pub) }
 func phbReportKey(p, shb string) []byte       { return keyStr(rolePHB, 'r', p, shb) }
+func phbDropKey(p, shb string) []byte         { return keyStr(rolePHB, 'x', p, shb) }
 func shbEpochKey() []byte                     { return []byte{roleSHB, 'e'} }
 func shbStampPrefix() []byte                  { return []byte{roleSHB, 't'} }
 func shbStampKey(node string) []byte          { return append(shbStampPrefix(), node...) }
@@ -75,6 +77,11 @@ func releasedKey(p string, sid uint64) []byte { return keyNum(roleSHB, 'r', p, s
 // PHBLogPrefix returns the key prefix of pubend p's event log (for tools
 // and the simulator's storage checks).
 func PHBLogPrefix(p string) []byte { return keyPrefix(rolePHB, 'l', p) }
+
+// PHBDropPrefix returns the key prefix of pubend p's table of dropped SHBs
+// (the key is the prefix followed by the SHB's id; for the simulator's
+// oracle).
+func PHBDropPrefix(p string) []byte { return keyPrefix(rolePHB, 'x', p) }
 
 // PFSRecordPrefix returns the key prefix of pubend p's PFS records at an
 // SHB.

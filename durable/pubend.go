@@ -33,6 +33,12 @@ type PubendConfig struct {
 	// MaxRetain enables early release: a tick at or below every SHB's Td
 	// older than MaxRetain becomes L. Zero disables it.
 	MaxRetain Tick
+	// DropAfter, if positive, drops an SHB from which no release report
+	// came for that long (rule PHB 6): release no longer waits for it, so
+	// its subscribers, up to date or not, get gaps for what is released
+	// meanwhile. The drop is persisted and listed by Dropped; an SHB that
+	// reports again is taken back. Zero never drops.
+	DropAfter Tick
 }
 
 func (c *PubendConfig) populate() error {
@@ -80,6 +86,15 @@ type Pubend struct {
 	lastLost     Tick // time of the last lost announcement
 	metaDirty    bool
 	reportsDirty map[string]bool
+	heard        map[string]Tick // per SHB, when its last report came (soft)
+	dropped      map[string]bool // SHBs dropped for their absence (persisted)
+	// Stats counts what the pubend did.
+	Stats PubendStats
+}
+
+// PubendStats counts what a pubend did.
+type PubendStats struct {
+	SHBDrops int // SHBs dropped for their absence (rule PHB 6)
 }
 
 // NewPubend recovers a pubend from its store (empty for a new one).
@@ -88,7 +103,8 @@ func NewPubend(cfg PubendConfig, store Store) (*Pubend, error) {
 		return nil, err
 	}
 	p := &Pubend{cfg: cfg, w: newPendingWrites(store), dedup: map[string]dedupEntry{},
-		reports: map[string]Report{}, reportsDirty: map[string]bool{}}
+		reports: map[string]Report{}, reportsDirty: map[string]bool{},
+		heard: map[string]Tick{}, dropped: map[string]bool{}}
 	if err := p.recover(store); err != nil {
 		return nil, fmt.Errorf("pubend %s: recover: %w", cfg.ID, err)
 	}
@@ -107,9 +123,12 @@ func (p *Pubend) recover(store Store) error {
 	}); err != nil {
 		return err
 	}
-	return p.scanTable('r', 2, func(k string, v []Tick) {
+	if err := p.scanTable('r', 2, func(k string, v []Tick) {
 		p.reports[k] = Report{SHB: k, Tr: v[0], Td: v[1]}
-	})
+	}); err != nil {
+		return err
+	}
+	return p.scanTable('x', 1, func(k string, _ []Tick) { p.dropped[k] = true })
 }
 
 // scanTable reads a table of n-tick records keyed by string.
@@ -151,7 +170,7 @@ func (p *Pubend) Step(now Tick, env Envelope) error {
 	case MsgNack:
 		return p.nack(env.From, m)
 	case MsgRelease:
-		p.report(m.Reports)
+		p.report(now, m.Reports)
 		p.release(now)
 	case MsgFilters, MsgUninstall, MsgClaim, MsgInstallAck:
 		// A PHB does not filter and hosts no subscriber: nothing to do.
@@ -168,6 +187,7 @@ func (p *Pubend) Tick(now Tick) {
 	if now-p.lastSilence >= p.cfg.SilenceInterval {
 		p.silence(now)
 	}
+	p.dropAbsent(now)
 	p.release(now)
 	p.expireDedup(now)
 	if p.lost > 0 && now-p.lastLost >= 10*p.cfg.SilenceInterval {

@@ -3,11 +3,16 @@ package durable
 // report records SHB release reports (rule PHB 6). An SHB's persisted
 // values only grow, so the larger of two reports is the newer; a delayed
 // or duplicated report changes nothing. Reports from SHBs not configured
-// are ignored.
-func (p *Pubend) report(rs []Report) {
+// are ignored; a dropped SHB that reports is taken back.
+func (p *Pubend) report(now Tick, rs []Report) {
 	for _, r := range rs {
 		if !contains(p.cfg.SHBs, r.SHB) {
 			continue
+		}
+		p.heard[r.SHB] = now
+		if p.dropped[r.SHB] {
+			delete(p.dropped, r.SHB)
+			p.w.del(phbDropKey(p.cfg.ID, r.SHB))
 		}
 		old, ok := p.reports[r.SHB]
 		nr := Report{SHB: r.SHB, Tr: max(old.Tr, r.Tr), Td: max(old.Td, r.Td)}
@@ -21,12 +26,16 @@ func (p *Pubend) report(rs []Report) {
 // releasePoint returns how far the L prefix may move at time now: up to the
 // minimum Tr of all SHBs, and with early release any tick at or below the
 // minimum Td older than MaxRetain. Until every SHB has reported, nothing.
+// Dropped SHBs do not count.
 func (p *Pubend) releasePoint(now Tick) Tick {
 	if len(p.cfg.SHBs) == 0 {
 		return p.lost
 	}
 	tr, td := MaxTick, MaxTick
 	for _, shb := range p.cfg.SHBs {
+		if p.dropped[shb] {
+			continue
+		}
 		r, ok := p.reports[shb]
 		if !ok {
 			return p.lost
@@ -60,4 +69,37 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// dropAbsent drops the SHBs that sent no report for DropAfter (rule PHB 6):
+// an explicit early-release step, persisted with the release it allows.
+// The absence is timed from the SHB's last report, or from the first timer
+// of this incarnation of the pubend (so a restart restarts the clock).
+func (p *Pubend) dropAbsent(now Tick) {
+	if p.cfg.DropAfter <= 0 {
+		return
+	}
+	for _, shb := range p.cfg.SHBs {
+		last, ok := p.heard[shb]
+		if !ok {
+			p.heard[shb] = now
+			continue
+		}
+		if !p.dropped[shb] && now-last > p.cfg.DropAfter {
+			p.dropped[shb] = true
+			p.w.set(phbDropKey(p.cfg.ID, shb), encodeTicks(now))
+			p.Stats.SHBDrops++
+		}
+	}
+}
+
+// Dropped returns the SHBs dropped for their absence, sorted.
+func (p *Pubend) Dropped() []string {
+	var out []string
+	for _, shb := range p.cfg.SHBs {
+		if p.dropped[shb] {
+			out = append(out, shb)
+		}
+	}
+	return out
 }

@@ -21,7 +21,7 @@ const (
 	FaultCrash     Fault = "crash"     // a broker crashes, losing unsynced writes
 	FaultReconnect Fault = "reconnect" // subscribers leave and come back, sometimes with older CTs
 	FaultRoam      Fault = "roam"      // subscribers come back at another SHB (reconnect anywhere)
-	FaultRelease   Fault = "release"   // early release (maxRetain) is on
+	FaultRelease   Fault = "release"   // early release (maxRetain) and dropping absent SHBs are on
 	FaultPublisher Fault = "publisher" // publishers lose their connection and resend
 )
 
@@ -77,6 +77,9 @@ type Config struct {
 	// MaxRetain is the early-release age when FaultRelease is on (default
 	// 40 ms).
 	MaxRetain durable.Tick
+	// DropAfter is how long a PHB waits for an absent SHB's report before
+	// dropping it (rule PHB 6), when FaultRelease is on (default 70 ms).
+	DropAfter durable.Tick
 	// HealTime bounds the time allowed to catch up after the faults stop
 	// (default 30 s of simulated time).
 	HealTime durable.Tick
@@ -106,6 +109,9 @@ func (c *Config) populate() {
 	def(&c.Subscribers, 6)
 	if c.MaxRetain <= 0 {
 		c.MaxRetain = 40_000
+	}
+	if c.DropAfter <= 0 {
+		c.DropAfter = 70_000
 	}
 	if c.HealTime <= 0 {
 		c.HealTime = 30_000_000

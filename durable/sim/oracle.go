@@ -17,6 +17,9 @@ type oracle struct {
 	bySeq  map[string]durable.Tick              // "pubend/publisher/seq" -> tick
 	lost   map[string]durable.Tick              // per pubend, the durable L prefix
 	ld     map[string]map[string]durable.Tick   // per pubend, per SHB, the durable LD
+	// dropped: per pubend, the SHBs its PHB has durably dropped for their
+	// absence (rule PHB 6), which release does not wait for.
+	dropped map[string]map[string]bool
 }
 
 type pubEvent struct {
@@ -28,7 +31,7 @@ type pubEvent struct {
 func newOracle(early bool) *oracle {
 	return &oracle{early: early, events: map[string]map[durable.Tick]pubEvent{},
 		ticks: map[string][]durable.Tick{}, bySeq: map[string]durable.Tick{}, lost: map[string]durable.Tick{},
-		ld: map[string]map[string]durable.Tick{}}
+		ld: map[string]map[string]durable.Tick{}, dropped: map[string]map[string]bool{}}
 }
 
 // logged records the log entries of a durable PHB batch and checks that no
@@ -180,6 +183,10 @@ func insertSorted(ts []durable.Tick, t durable.Tick) []durable.Tick {
 
 // releasedIn records the L prefix persisted by a durable PHB batch.
 func (o *oracle) releasedIn(w *world, p string, b *durable.Batch) {
+	// An SHB dropped at any point of the batch may have been taken back
+	// later in it: a release in the batch may have been decided while it
+	// was dropped.
+	excused := o.droppedIn(p, b)
 	key := durable.PHBMetaKey(p)
 	for _, op := range b.Ops {
 		if op.Kind != durable.OpSet || !bytes.Equal(op.Key, key) {
@@ -190,16 +197,25 @@ func (o *oracle) releasedIn(w *world, p string, b *durable.Batch) {
 			w.violate("pubend %s: %v", p, err)
 			continue
 		}
-		o.released(p, lost)
-		o.checkReleaseBound(w, p)
+		if lost > o.lost[p] {
+			// A release: it must respect every member SHB's LD. (The
+			// record is rewritten for the high-water mark too, and an
+			// SHB taken back after a drop may lag the prefix for a
+			// while: the PHB releases nothing more until it caught up.)
+			o.released(p, lost)
+			o.checkReleaseBound(w, p, excused)
+		}
 	}
 }
 
 // checkReleaseBound checks that the pubend released nothing above what
 // every SHB had durably delivered to its up-to-date subscribers (Td): so no
 // up-to-date subscriber can ever meet an L tick, and none gets a gap.
-func (o *oracle) checkReleaseBound(w *world, p string) {
+func (o *oracle) checkReleaseBound(w *world, p string, excused map[string]bool) {
 	for _, shb := range w.shbNames() {
+		if excused[shb] {
+			continue // dropped: its subscribers get gaps (rule PHB 6)
+		}
 		if ld := o.ld[p][shb]; o.lost[p] > ld {
 			w.violate("pubend %s released up to %d, above the latestDelivered %d of %s", p, o.lost[p], ld, shb)
 			return
@@ -226,4 +242,26 @@ func (o *oracle) deliveredIn(w *world, shb string, b *durable.Batch) {
 			o.ld[p][shb] = max(o.ld[p][shb], ld)
 		}
 	}
+}
+
+// droppedIn records the SHBs a durable PHB batch drops or takes back, and
+// returns those dropped at any point of the batch.
+func (o *oracle) droppedIn(p string, b *durable.Batch) map[string]bool {
+	excused := map[string]bool{}
+	for shb, d := range o.dropped[p] {
+		excused[shb] = d
+	}
+	pre := durable.PHBDropPrefix(p)
+	for _, op := range b.Ops {
+		if !bytes.HasPrefix(op.Key, pre) || op.Kind == durable.OpDeleteRange {
+			continue
+		}
+		if o.dropped[p] == nil {
+			o.dropped[p] = map[string]bool{}
+		}
+		shb := string(op.Key[len(pre):])
+		o.dropped[p][shb] = op.Kind == durable.OpSet
+		excused[shb] = excused[shb] || op.Kind == durable.OpSet
+	}
+	return excused
 }

@@ -229,6 +229,8 @@ func (w *world) collectStats() {
 	for _, name := range w.order {
 		n := w.nodes[name]
 		switch {
+		case n.pubend != nil:
+			w.stats.SHBDrops += n.pubend.Stats.SHBDrops
 		case n.router != nil:
 			w.stats.NacksFromBelow += n.router.Stats.NacksFromBelow
 			w.stats.NacksUpstream += n.router.Stats.NacksUpstream

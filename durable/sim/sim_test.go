@@ -135,3 +135,24 @@ func TestSimulatorRoaming(t *testing.T) {
 		t.Logf("faults %s: %s", FaultList(fs), total.Summary())
 	}
 }
+
+// TestSimulatorDropsAbsentSHBs runs seeds where SHBs are cut off for longer
+// than the PHBs' DropAfter: release goes on without them, their
+// subscribers get gaps only for released ticks, and they are taken back
+// when they report again. The test fails if no SHB was dropped.
+func TestSimulatorDropsAbsentSHBs(t *testing.T) {
+	fs := []Fault{FaultRelease, FaultCrash, FaultPartition, FaultReconnect}
+	var total Stats
+	for seed := uint64(11001); seed < 11101; seed++ {
+		res := Run(Config{Seed: seed, Events: 30, Faults: fs, DropAfter: 40_000})
+		for _, v := range res.Violations {
+			t.Fatalf("seed %d at %d us: %s\n  replay: go test ./durable/sim -run TestSimulatorDropsAbsentSHBs (DropAfter 40 ms)",
+				v.Seed, v.Time, v.What)
+		}
+		total.Add(res.Stats)
+	}
+	if total.SHBDrops == 0 {
+		t.Errorf("no SHB was dropped: %s", total.Summary())
+	}
+	t.Logf("%s", total.Summary())
+}

@@ -89,7 +89,7 @@ func (w *world) phbConfig(name string) durable.PubendConfig {
 	cfg := durable.PubendConfig{ID: pubendName(i - 1), Node: name,
 		Downstream: []string{topRouter}, SHBs: w.shbNames()}
 	if w.cfg.has(FaultRelease) {
-		cfg.MaxRetain = w.cfg.MaxRetain
+		cfg.MaxRetain, cfg.DropAfter = w.cfg.MaxRetain, w.cfg.DropAfter
 	}
 	return cfg
 }
