@@ -26,8 +26,9 @@ type Result struct {
 	WireBytes int64  `json:"wire_bytes"`
 	WireLayer string `json:"wire_layer,omitempty"`
 	// Loaded is the publish-to-deliver latency in the throughput phase
-	// (queueing in a full window included); Paced is the latency phase's,
-	// at a low fixed rate.
+	// (queueing in a full window included), sampled on the one event in
+	// 16 stamped there; Paced is the latency phase's (every event), at a
+	// low fixed rate.
 	Loaded Latency `json:"latency_loaded"`
 	Paced  Latency `json:"latency_paced"`
 }
