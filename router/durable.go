@@ -39,6 +39,13 @@ type DurableConfig struct {
 	// SubQueue bounds each subscriber session's unacknowledged events per
 	// pubend (durable.SHBConfig.SubQueue; default 1024).
 	SubQueue int
+	// NackRetry is how long an SHB waits before it asks again for ticks
+	// it nacked, and how long an intermediate broker holds back repeats
+	// of a nack it forwarded (default 200ms). Router links are reliable
+	// streams, so repeats matter only after a link or a router went down;
+	// short intervals make a recovering router's neighbours answer the
+	// same range many times over.
+	NackRetry time.Duration
 }
 
 // validate checks the configuration of router name.
@@ -51,8 +58,11 @@ func (c *DurableConfig) validate(name string) error {
 			return fmt.Errorf("durable: router names must not contain '/' (%q, %q)", host, name)
 		}
 	}
-	if c.MaxRetain < 0 || c.SubQueue < 0 {
-		return errors.New("durable: MaxRetain and SubQueue must not be negative")
+	if c.MaxRetain < 0 || c.SubQueue < 0 || c.NackRetry < 0 {
+		return errors.New("durable: MaxRetain, SubQueue and NackRetry must not be negative")
+	}
+	if c.NackRetry == 0 {
+		c.NackRetry = 200 * time.Millisecond
 	}
 	return nil
 }
@@ -163,7 +173,7 @@ func (d *durableNode) boot() error {
 	}
 	var err error
 	d.shb, err = durable.NewSHB(durable.SHBConfig{Node: shbID(d.name), Upstream: d.name,
-		Pubends: sortedNames(d.cfg.Pubends), SubQueue: d.cfg.SubQueue}, d.store)
+		Pubends: sortedNames(d.cfg.Pubends), SubQueue: d.cfg.SubQueue, NackRetry: microsOf(d.cfg.NackRetry)}, d.store)
 	if err != nil {
 		return fmt.Errorf("durable: %w", err)
 	}
@@ -204,7 +214,7 @@ func (d *durableNode) newRouter(up map[string]string) error {
 	down = slices.DeleteFunc(down, func(s string) bool { return s == d.name })
 	down = slices.Compact(slices.Sorted(slices.Values(down)))
 	r, err := durable.NewRouter(durable.RouterConfig{Node: d.name, Upstream: up, Downstream: down,
-		Incarnation: uint64(time.Now().UnixMicro())})
+		Incarnation: uint64(time.Now().UnixMicro()), NackTimeout: microsOf(d.cfg.NackRetry) / 2})
 	if err != nil {
 		return fmt.Errorf("durable: %w", err)
 	}

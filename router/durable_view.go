@@ -3,7 +3,11 @@ package router
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/sift-pubsub/sift/durable"
 )
@@ -13,6 +17,13 @@ type DurableStatus struct {
 	Router      string                `json:"router"`
 	Pubends     []DurablePubendStatus `json:"pubends"`
 	Subscribers []DurableSubStatus    `json:"subscribers"`
+	// Links maps each neighbour to the routers reachable through it, as
+	// the durable side routes by them.
+	Links map[string][]string `json:"links"`
+	// Upstreams maps each pubend to the node its knowledge comes from.
+	Upstreams map[string]string `json:"upstreams"`
+	// LinkDropped counts durable messages dropped on full link lanes.
+	LinkDropped float64 `json:"link_dropped"`
 	// Router counters of the intermediate broker since it started.
 	NacksFromBelow int `json:"nacks_from_below"`
 	NacksUpstream  int `json:"nacks_upstream"`
@@ -146,6 +157,13 @@ func (d *durableNode) publishView() {
 	d.met.connected.Set(float64(connected))
 	d.met.catchupSessions.Set(float64(behind))
 	d.met.observeSHB(d.shb.Stats)
+	st.Links, st.Upstreams = map[string][]string{}, maps.Clone(d.up)
+	d.mu.Lock()
+	for peer, l := range d.links {
+		st.Links[peer] = slices.Clone(l.reach)
+	}
+	d.mu.Unlock()
+	st.LinkDropped = metricCount(d.met.linkDropped)
 	rs := d.router.Stats
 	st.NacksFromBelow, st.NacksUpstream, st.NacksAnswered = rs.NacksFromBelow, rs.NacksUpstream, rs.NacksAnswered
 	d.viewMu.Lock()
@@ -166,4 +184,11 @@ func (r *Router) Durable(context.Context) (DurableStatus, error) {
 	r.durable.viewMu.Lock()
 	defer r.durable.viewMu.Unlock()
 	return r.durable.snap, nil
+}
+
+// metricCount reads a counter.
+func metricCount(c prometheus.Counter) float64 {
+	var m dto.Metric
+	c.Write(&m)
+	return m.GetCounter().GetValue()
 }
