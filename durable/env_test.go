@@ -31,6 +31,7 @@ type env struct {
 	trace   bool
 	maxRet  Tick
 	dropAft Tick
+	idleSil Tick            // the PHB's IdleSilenceInterval; 1 (the scripts' default) keeps 10 ms throughout
 	down    map[string]bool // nodes that are down: no timers, messages to them lost
 	dedupEx Tick
 	subQ    int // the SHB's SubQueue (0: the default)
@@ -88,7 +89,8 @@ func (e *env) neighbours(name string) (up string, down []string) {
 func (e *env) bootPHB() {
 	_, down := e.neighbours("phb")
 	p, err := NewPubend(PubendConfig{ID: "p", Node: "phb", Downstream: down,
-		SHBs: e.snames, MaxRetain: e.maxRet, DedupExpiry: e.dedupEx, DropAfter: e.dropAft}, e.phbSt)
+		SHBs: e.snames, MaxRetain: e.maxRet, DedupExpiry: e.dedupEx, DropAfter: e.dropAft,
+		IdleSilenceInterval: e.idleSil}, e.phbSt)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -253,10 +255,11 @@ func (e *env) handle(t *testing.T, d *datadriven.TestData, ep **env) string {
 		if d.HasArg("router") {
 			routers = 1
 		}
-		var dropAfter int64
+		dropAfter, idleSilence := int64(0), int64(1)
 		d.MaybeScanArgs(t, "drop-after", &dropAfter)
+		d.MaybeScanArgs(t, "idle-silence", &idleSilence)
 		*ep = newEnv(t, routers, shbs, Tick(maxRet), Tick(dedupEx), subQueue)
-		(*ep).dropAft = Tick(dropAfter)
+		(*ep).dropAft, (*ep).idleSil = Tick(dropAfter), Tick(idleSilence)
 		(*ep).bootPHB()
 		return ""
 	case "trace":

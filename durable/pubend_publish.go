@@ -19,6 +19,7 @@ func (p *Pubend) publish(now Tick, from string, m Msg) {
 		p.send(from, Msg{Kind: MsgPubRefused, Publisher: m.Publisher, Seq: d.seq})
 	default:
 		t := p.ticker.Assign(now)
+		p.lastEvent = now
 		p.dedup[m.Publisher] = dedupEntry{seq: m.Seq, tick: t, last: now}
 		rec := logRecord{Publisher: m.Publisher, Seq: m.Seq, Event: m.Event}
 		p.w.set(phbLogKey(p.cfg.ID, t), rec.encode())

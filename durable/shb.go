@@ -3,6 +3,7 @@ package durable
 import (
 	"cmp"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/sift-pubsub/sift/match"
@@ -19,8 +20,17 @@ type SHBConfig struct {
 	Pubends []string
 	// NackDelay is how long a Q tick waits before it is nacked (default 5 ms).
 	NackDelay Tick
-	// NackRetry is the interval between nacks for the same ticks (default 20 ms).
-	NackRetry Tick
+	// NackRetry is the wait before the first repeat of a nack for the same
+	// ticks (default 20 ms); each later repeat waits twice as long, up to
+	// NackRetryMax (default 320 ms), shortened by a random fraction of up
+	// to NackJitter (default 0.5) drawn from Rand.
+	NackRetry    Tick
+	NackRetryMax Tick
+	NackJitter   float64
+	// Rand is the source of the nack jitter; nil means no jitter. The
+	// state machine draws from it only while handling a Step or Tick, so a
+	// seeded source keeps a run replayable.
+	Rand *rand.Rand
 	// CatchupWindow is the most ticks a catch-up stream has nacked and
 	// waiting at once: its flow control (default 16).
 	CatchupWindow int
@@ -54,6 +64,11 @@ func (c *SHBConfig) populate() error {
 	}
 	def(&c.NackDelay, 5_000)
 	def(&c.NackRetry, 20_000)
+	def(&c.NackRetryMax, 16*c.NackRetry)
+	c.NackRetryMax = max(c.NackRetryMax, c.NackRetry)
+	if c.NackJitter <= 0 || c.NackJitter >= 1 {
+		c.NackJitter = 0.5
+	}
 	def(&c.ReportInterval, 20_000)
 	def(&c.InstallRetry, 20_000)
 	if c.CatchupWindow <= 0 {

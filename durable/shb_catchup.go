@@ -16,11 +16,11 @@ type catchup struct {
 	readUpto Tick    // the PFS was read up to here
 	pending  []Tick  // D ticks of the subscriber above pos, ascending
 	events   map[Tick]match.Event
-	nackedAt map[Tick]Tick
+	nacks    map[Tick]*retry // per pending tick nacked
 }
 
 func newCatchup(pos Tick) *catchup {
-	return &catchup{readUpto: pos, events: map[Tick]match.Event{}, nackedAt: map[Tick]Tick{}}
+	return &catchup{readUpto: pos, events: map[Tick]match.Event{}, nacks: map[Tick]*retry{}}
 }
 
 // newRemoteCatchup returns a catch-up stream that fetches the ticks in
@@ -82,6 +82,7 @@ func (s *SHB) gapToLost(c *conn, p string) {
 	i := 0
 	for i < len(cu.pending) && cu.pending[i] <= lost {
 		delete(cu.events, cu.pending[i])
+		delete(cu.nacks, cu.pending[i])
 		i++
 	}
 	cu.pending = cu.pending[i:]
@@ -110,23 +111,28 @@ func (s *SHB) deliverReady(c *conn, p string) {
 		}
 		cs.pos = t
 		delete(cu.events, t)
-		delete(cu.nackedAt, t)
+		delete(cu.nacks, t)
 		cu.pending = cu.pending[1:]
 	}
 }
 
-// nackCatchup nacks the first CatchupWindow pending ticks not nacked within
-// NackRetry.
+// nackCatchup nacks the first CatchupWindow pending ticks whose event is
+// not at hand, each again with exponential backoff until it comes.
 func (s *SHB) nackCatchup(cu *catchup, p string) {
 	var rs []Range
 	for _, t := range cu.pending[:min(len(cu.pending), s.cfg.CatchupWindow)] {
-		if at, ok := cu.nackedAt[t]; ok && s.now-at < s.cfg.NackRetry {
-			continue
-		}
 		if _, ok := cu.events[t]; ok {
 			continue
 		}
-		cu.nackedAt[t] = s.now
+		r := cu.nacks[t]
+		if r == nil {
+			r = &retry{}
+			cu.nacks[t] = r
+		}
+		if !r.due(s.now) {
+			continue
+		}
+		r.sent(s.now, &s.cfg)
 		rs = append(rs, Range{t, t})
 	}
 	if len(rs) == 0 {

@@ -148,20 +148,25 @@ func (s *SHB) lost(pb *shbPubend, upto Tick) error {
 }
 
 // nackIstream nacks the istream's Q ranges once they have waited NackDelay,
-// and again every NackRetry until answered (rule SHB 1).
+// and again with exponential backoff until answered (rule SHB 1).
 func (s *SHB) nackIstream(pb *shbPubend) {
 	qs := pb.in.Curiosity()
 	if len(qs) == 0 {
 		pb.qSince = -1
+		pb.nack.reset()
 		return
 	}
 	if pb.qSince < 0 {
 		pb.qSince = s.now
 	}
-	if s.now-pb.qSince < s.cfg.NackDelay || s.now-pb.lastNack < s.cfg.NackRetry {
+	if h := pb.in.DoubtHorizon(); h > pb.nackedAt {
+		pb.nack.progressed(&s.cfg) // answers came: back off from the start
+	}
+	if s.now-pb.qSince < s.cfg.NackDelay || !pb.nack.due(s.now) {
 		return
 	}
-	pb.lastNack = s.now
+	pb.nack.sent(s.now, &s.cfg)
+	pb.nackedAt = pb.in.DoubtHorizon()
 	s.Stats.StreamNacks++
 	s.send(s.cfg.Upstream, Msg{Kind: MsgNack, Pubend: pb.id, Ranges: qs})
 }

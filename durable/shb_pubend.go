@@ -14,14 +14,15 @@ type shbPubend struct {
 	pfs       *pfs
 	tail      *tail
 	qSince    Tick // when the istream's curiosity became non-empty (-1: empty)
-	lastNack  Tick
+	nack      retry
+	nackedAt  Tick // the doubt horizon when the istream last nacked
 	metaDirty bool
 	w         *pendingWrites
 }
 
 func newSHBPubend(id string, w *pendingWrites, tailSize int) *shbPubend {
 	return &shbPubend{id: id, in: NewStream(0), pfs: newPFS(id, w), tail: newTail(tailSize),
-		qSince: -1, lastNack: -1 << 62, w: w}
+		qSince: -1, w: w}
 }
 
 // flushMeta writes LD, the L prefix and the PFS counters if they changed.

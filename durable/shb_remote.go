@@ -10,11 +10,12 @@ package durable
 type remote struct {
 	in       *Stream
 	upto     Tick
-	lastNack Tick
+	nack     retry
+	nackedAt Tick // the session's position when it last nacked
 }
 
 func newRemote(pos, upto Tick) *remote {
-	return &remote{in: NewStream(pos), upto: upto, lastNack: -1 << 62}
+	return &remote{in: NewStream(pos), upto: upto}
 }
 
 // learn merges a knowledge message (data or a silence not stale) into the
@@ -68,11 +69,14 @@ func (s *SHB) deliverRemote(c *conn, p string) bool {
 }
 
 // nackRemote asks upstream for the unknown ticks of a remote phase: at most
-// CatchupWindow ranges, again every NackRetry until answered.
+// CatchupWindow ranges, again with exponential backoff until answered.
 func (s *SHB) nackRemote(c *conn, p string) {
 	cs := c.streams[p]
 	rm := cs.catchup.remote
-	if s.now-rm.lastNack < s.cfg.NackRetry {
+	if cs.pos > rm.nackedAt {
+		rm.nack.progressed(&s.cfg) // answers came: back off from the start
+	}
+	if !rm.nack.due(s.now) {
 		return
 	}
 	qs := rm.in.QRanges(Range{cs.pos + 1, rm.upto})
@@ -80,7 +84,8 @@ func (s *SHB) nackRemote(c *conn, p string) {
 		return
 	}
 	qs = qs[:min(len(qs), s.cfg.CatchupWindow)]
-	rm.lastNack = s.now
+	rm.nack.sent(s.now, &s.cfg)
+	rm.nackedAt = cs.pos
 	s.Stats.RemoteNacks += len(qs)
 	s.send(s.cfg.Upstream, Msg{Kind: MsgNack, Pubend: p, Ranges: qs})
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/sift-pubsub/sift/durable"
 	"github.com/sift-pubsub/sift/durable/memstore"
@@ -65,7 +66,9 @@ func (w *world) boot(n *node) error {
 		n.router, err = durable.NewRouter(cfg)
 		n.m = routerBroker{n.router}
 	case kindSHB:
-		n.shb, err = durable.NewSHB(w.shbConfig(n.name), n.store)
+		cfg := w.shbConfig(n.name)
+		cfg.Rand = rand.New(rand.NewPCG(w.rng.Uint64(), n.incarnation)) // nack jitter
+		n.shb, err = durable.NewSHB(cfg, n.store)
 		n.m = n.shb
 	}
 	if err != nil {
