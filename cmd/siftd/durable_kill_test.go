@@ -35,7 +35,8 @@ var publishedRE = regexp.MustCompile(`^published (\d+) events\n$`)
 // shb1, s2 and "nasdaq" at shb2. A durable publisher sends the events,
 // each with a seq, paced so that it is still sending while, round after
 // round, the test SIGKILLs and restarts a subscriber process (s1 or s2 in
-// turn), that subscriber's SHB, the middle router and the PHB. At the end
+// turn), that subscriber's SHB, the middle router, "all" (the busiest
+// log) and the PHB. At the end
 // every log holds exactly its matching events, each once, in tick order,
 // with no gap (checkSubLog).
 func TestDurableKill(t *testing.T) {
@@ -104,7 +105,7 @@ func TestDurableKill(t *testing.T) {
 }
 
 // runKillRounds kills and restarts, in turn, a subscriber, its SHB, the
-// middle router and the PHB, rounds times, spread over the publishing
+// middle router, subscriber "all" and the PHB, rounds times, spread over the publishing
 // time. It fails the test
 // if the publisher had finished before the last kill (the kills must
 // land while it sends). It returns what it killed, in order.
@@ -124,8 +125,10 @@ func runKillRounds(t *testing.T, m *durableMesh, subs []*durableSub, rounds int,
 			step{"sub " + victim.id, func() { victim.proc.kill(); m.startSub(victim) }},
 			step{side, func() { m.crash(side, 100*time.Millisecond) }},
 		)
+		all := subs[2]
 		steps = append(steps,
 			step{"mid", func() { m.crash("mid", 100*time.Millisecond) }},
+			step{"sub all", func() { all.proc.kill(); m.startSub(all) }},
 			step{"phb", func() { m.crash("phb", 100*time.Millisecond) }},
 		)
 	}
