@@ -53,17 +53,15 @@ func (d *durableNode) toClient(env durable.Envelope) {
 	}
 }
 
-// toLink sends a message to the intermediate broker of a neighbour: the
-// router it names if it is a neighbour, else (for messages going upstream
-// to a pubend's router) the neighbour it is reachable through. Knowledge
-// goes only to neighbours, never back toward the pubend's router.
+// toLink sends a message to the intermediate broker of a neighbour. The
+// machines address other routers only as neighbours (a pubend's upstream
+// is the next hop toward its router), so a message for a router that is
+// not linked now is dropped, as it would be on a broken link. Knowledge
+// never goes back toward the pubend's router.
 func (d *durableNode) toLink(env durable.Envelope) {
 	m := env.Msg
 	d.mu.Lock()
 	l := d.links[env.To]
-	if l == nil && !isKnowledge(m.Kind) {
-		l = d.linkToward(env.To)
-	}
 	if l != nil && isKnowledge(m.Kind) {
 		if host := d.cfg.Pubends[m.Pubend]; host != d.name && d.linkToward(host) == l {
 			l = nil

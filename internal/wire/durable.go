@@ -57,8 +57,14 @@ const (
 	dfNonce
 	dfFiltered
 	dfReason
+	dfOrigin
+	dfStamps
+	dfClaims
 	dfAll = 1<<iota - 1
 )
+
+// maxDurableKind is the highest durable.MsgKind the decoder accepts.
+const maxDurableKind = durable.MsgClaim
 
 // carriesFilter reports whether messages of kind k always hold a filter.
 func carriesFilter(k durable.MsgKind) bool {
@@ -99,6 +105,9 @@ func durableMask(m *durable.Msg) uint64 {
 	set(dfNonce, m.Nonce != 0)
 	set(dfFiltered, m.Filtered)
 	set(dfReason, m.Reason != "")
+	set(dfOrigin, m.Origin != "")
+	set(dfStamps, len(m.Stamps) > 0)
+	set(dfClaims, len(m.Claims) > 0)
 	return f
 }
 
@@ -165,6 +174,30 @@ func (d *Durable) AppendBody(b []byte) []byte {
 	num(dfVersion, m.Version)
 	num(dfNonce, m.Nonce)
 	str(dfReason, m.Reason)
+	str(dfOrigin, m.Origin)
+	if f&dfStamps != 0 {
+		b = binary.AppendUvarint(b, uint64(len(m.Stamps)))
+		for _, st := range m.Stamps {
+			b = appendString(b, st.Node)
+			b = binary.AppendUvarint(b, st.Epoch)
+			b = binary.AppendUvarint(b, st.Version)
+		}
+	}
+	if f&dfClaims != 0 {
+		b = binary.AppendUvarint(b, uint64(len(m.Claims)))
+		for _, c := range m.Claims {
+			b = appendString(b, c.Sub)
+			var flags byte
+			if c.Holds {
+				flags |= 1
+			}
+			if c.Reply {
+				flags |= 2
+			}
+			b = append(b, flags)
+			b = appendCT(b, c.CT)
+		}
+	}
 	return b
 }
 
@@ -185,7 +218,7 @@ func (d *EventDecoder) decodeDurable(r *reader) *Durable {
 	switch {
 	case r.err != nil:
 		return nil
-	case m.Kind < durable.MsgData || m.Kind > durable.MsgUninstall:
+	case m.Kind < durable.MsgData || m.Kind > maxDurableKind:
 		r.fail("durable: unknown kind %d", byte(m.Kind))
 		return nil
 	case f&^dfAll != 0:
@@ -226,6 +259,9 @@ func (d *EventDecoder) decodeDurable(r *reader) *Durable {
 			r.fail("durable: reason of %d bytes exceeds %d", len(m.Reason), MaxErrorLen)
 		}
 	}
+	m.Origin = dd.name(dfOrigin, "durable origin")
+	m.Stamps = dd.stamps()
+	m.Claims = dd.claims()
 	if r.err != nil {
 		return nil
 	}
@@ -323,7 +359,11 @@ func (dd durableDecoder) reports() []durable.Report {
 }
 
 func (dd durableDecoder) ct() durable.CT {
-	n := dd.list(dfCT, "durable ct", 3, MaxDurableList)
+	return dd.ctBody(dd.list(dfCT, "durable ct", 3, MaxDurableList))
+}
+
+// ctBody reads the n entries of a CT.
+func (dd durableDecoder) ctBody(n int) durable.CT {
 	if n == 0 {
 		return nil
 	}
@@ -356,4 +396,37 @@ func (dd durableDecoder) subs() []durable.SubFilter {
 		subs[i].Filter = dd.filter("filter set filter")
 	}
 	return subs
+}
+
+func (dd durableDecoder) stamps() []durable.Stamp {
+	n := dd.list(dfStamps, "durable stamps", 3, MaxDurableList)
+	if n == 0 {
+		return nil
+	}
+	sts := make([]durable.Stamp, n)
+	for i := range sts {
+		sts[i].Node = dd.ident("stamp node")
+		sts[i].Epoch = dd.r.uvarint("stamp epoch")
+		sts[i].Version = dd.r.uvarint("stamp version")
+	}
+	return sts
+}
+
+func (dd durableDecoder) claims() []durable.Claim {
+	n := dd.list(dfClaims, "durable claims", 3, MaxDurableList)
+	if n == 0 {
+		return nil
+	}
+	cs := make([]durable.Claim, n)
+	for i := range cs {
+		cs[i].Sub = dd.ident("claim sub")
+		flags := dd.r.byte("claim flags")
+		if flags&^3 != 0 {
+			dd.r.fail("claim flags %#x: unknown bits", flags)
+			return nil
+		}
+		cs[i].Holds, cs[i].Reply = flags&1 != 0, flags&2 != 0
+		cs[i].CT = dd.ctBody(dd.r.count("claim ct", 3))
+	}
+	return cs
 }

@@ -19,7 +19,7 @@ var durableFilters = []string{`*`, `price > 10`, `symbol == "IBM" && price < 5`,
 // format does not check which fields a kind uses, only filters and
 // events).
 func genDurable(t *rapid.T) *Durable {
-	kind := durable.MsgKind(rapid.IntRange(int(durable.MsgData), int(durable.MsgUninstall)).Draw(t, "kind"))
+	kind := durable.MsgKind(rapid.IntRange(int(durable.MsgData), int(maxDurableKind)).Draw(t, "kind"))
 	m := durable.Msg{Kind: kind}
 	name := rapid.StringMatching(`[a-z0-9]{1,8}`)
 	opt := func(label string) bool { return rapid.Bool().Draw(t, label) }
@@ -63,6 +63,22 @@ func genDurable(t *rapid.T) *Durable {
 	if opt("reason") {
 		m.Reason = rapid.StringN(1, 30, -1).Draw(t, "reason")
 	}
+	if opt("origin") {
+		m.Origin = name.Draw(t, "origin")
+	}
+	for range rapid.IntRange(0, 2).Draw(t, "stamps") {
+		m.Stamps = append(m.Stamps, durable.Stamp{Node: name.Draw(t, "sn"), Epoch: rapid.Uint64().Draw(t, "se"), Version: rapid.Uint64().Draw(t, "sv")})
+	}
+	for range rapid.IntRange(0, 2).Draw(t, "claims") {
+		c := durable.Claim{Sub: name.Draw(t, "cs"), Holds: opt("holds"), Reply: opt("reply")}
+		for range rapid.IntRange(0, 2).Draw(t, "cct") {
+			if c.CT == nil {
+				c.CT = durable.CT{}
+			}
+			c.CT[name.Draw(t, "cp")] = genTick(t, "ctick")
+		}
+		m.Claims = append(m.Claims, c)
+	}
 	return &Durable{Msg: m}
 }
 
@@ -92,6 +108,20 @@ func TestDurableRoundTrip(t *testing.T) {
 				t.Fatalf("range %d: %v != %v", i, out.Ranges[i], in.Msg.Ranges[i])
 			}
 		}
+		if out.Origin != in.Msg.Origin || len(out.Stamps) != len(in.Msg.Stamps) || len(out.Claims) != len(in.Msg.Claims) {
+			t.Fatalf("origin, stamps or claims differ:\n in %+v\nout %+v", in.Msg, out)
+		}
+		for i := range out.Stamps {
+			if out.Stamps[i] != in.Msg.Stamps[i] {
+				t.Fatalf("stamp %d: %v != %v", i, out.Stamps[i], in.Msg.Stamps[i])
+			}
+		}
+		for i, c := range out.Claims {
+			ic := in.Msg.Claims[i]
+			if c.Sub != ic.Sub || c.Holds != ic.Holds || c.Reply != ic.Reply || c.CT.String() != ic.CT.String() {
+				t.Fatalf("claim %d: %+v != %+v", i, c, ic)
+			}
+		}
 		for i := range out.Reports {
 			if out.Reports[i] != in.Msg.Reports[i] {
 				t.Fatalf("report %d: %v != %v", i, out.Reports[i], in.Msg.Reports[i])
@@ -109,7 +139,7 @@ func TestDurableBadInput(t *testing.T) {
 	cases := map[string][]byte{
 		"empty":                  {},
 		"unknown kind":           {0, 0},
-		"kind too large":         {byte(durable.MsgUninstall) + 1, 0},
+		"kind too large":         {byte(maxDurableKind) + 1, 0},
 		"unknown field":          {byte(durable.MsgAck), 0x80, 0x80, 0x80, 0x01},
 		"install without filter": {byte(durable.MsgInstall), 0},
 		"ack with event":         {byte(durable.MsgAck), dfEvent, 0},
@@ -159,6 +189,9 @@ func FuzzDurable(f *testing.F) {
 		{Kind: durable.MsgFilters, Subs: []durable.SubFilter{{Sub: "s", Filter: match.MustParse(`*`)}}, Nonce: 1},
 		{Kind: durable.MsgPublish, Publisher: "x", Seq: 1, Event: ev},
 		{Kind: durable.MsgRefused, Sub: "s", Reason: "no"},
+		{Kind: durable.MsgInstallAck, Sub: "s", CT: durable.CT{"p": 1}, Stamps: []durable.Stamp{{Node: "r", Epoch: 1, Version: 2}}},
+		{Kind: durable.MsgClaim, Claims: []durable.Claim{{Sub: "s", CT: durable.CT{"p": 4}, Holds: true}}},
+		{Kind: durable.MsgSilence, Pubend: "p", From: 1, To: 2, Filtered: true, Origin: "r"},
 	} {
 		f.Add((&Durable{Msg: m}).AppendBody(nil))
 	}
