@@ -23,11 +23,12 @@ const (
 	FaultRoam      Fault = "roam"      // subscribers come back at another SHB (reconnect anywhere)
 	FaultRelease   Fault = "release"   // early release (maxRetain) and dropping absent SHBs are on
 	FaultPublisher Fault = "publisher" // publishers lose their connection and resend
+	FaultClock     Fault = "clock"     // PHB clocks step backwards (also across restarts)
 )
 
 // AllFaults lists every fault kind.
 var AllFaults = []Fault{FaultDrop, FaultDup, FaultReorder, FaultDelay, FaultPartition,
-	FaultCrash, FaultReconnect, FaultRoam, FaultRelease, FaultPublisher}
+	FaultCrash, FaultReconnect, FaultRoam, FaultRelease, FaultPublisher, FaultClock}
 
 // ParseFaults parses a comma-separated list of fault names; "all" means
 // every fault and "none" or "" none.

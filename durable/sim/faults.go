@@ -48,6 +48,19 @@ func (w *world) scheduleFaults(chaosEnd durable.Tick) {
 			}
 		}
 	}
+	if w.cfg.has(FaultClock) {
+		for _, name := range w.order {
+			if n := w.nodes[name]; n.kind == kindPHB {
+				for range w.rng.IntN(3) {
+					w.at(randTime(), func() {
+						if w.chaos {
+							w.stepClockBack(n)
+						}
+					})
+				}
+			}
+		}
+	}
 	if w.cfg.has(FaultPublisher) {
 		for _, p := range w.pubs {
 			for range 1 + w.rng.IntN(2) {

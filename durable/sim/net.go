@@ -14,6 +14,9 @@ const (
 // datagram-like links subject to the enabled faults; a subscriber's link is
 // a FIFO connection that only loses what is in flight when it is cut.
 func (w *world) send(env durable.Envelope) {
+	if n, ok := w.nodes[env.From]; ok && n.kind == kindPHB {
+		w.oracle.announced(w, env.Msg)
+	}
 	if w.isSubscriber(env.From) || w.isSubscriber(env.To) {
 		w.sendFIFO(env)
 		return

@@ -44,6 +44,7 @@ type node struct {
 	pubend      *durable.Pubend
 	router      *durable.Router
 	shb         *durable.SHB
+	skew        durable.Tick   // the node's clock minus simulated time (PHBs, clock fault)
 	syncing     bool           // a sync is running; Ready waits
 	inFlight    *durable.Batch // the batch being synced
 }
@@ -85,7 +86,7 @@ func (w *world) scheduleTimer(n *node, inc uint64) {
 		if !n.up || n.incarnation != inc {
 			return
 		}
-		if err := n.m.Tick(w.now); err != nil {
+		if err := n.m.Tick(w.clock(n)); err != nil {
 			w.violate("%s: tick: %v", n.name, err)
 		}
 		w.flush(n)
@@ -98,7 +99,7 @@ func (w *world) deliverToNode(n *node, env durable.Envelope) {
 	if !n.up {
 		return
 	}
-	if err := n.m.Step(w.now, env); err != nil {
+	if err := n.m.Step(w.clock(n), env); err != nil {
 		w.violate("%s: step %v: %v", n.name, env, err)
 	}
 	w.flush(n)
@@ -138,8 +139,31 @@ func (w *world) crash(n *node) {
 	down := durable.Tick(5_000 + w.rng.IntN(100_000))
 	w.q.add(&item{at: w.now + down, fn: func() {
 		w.trace("restart %s", n.name)
+		if n.kind == kindPHB && w.cfg.has(FaultClock) {
+			w.stepClockBack(n) // a machine may come back with its clock behind
+		}
 		if err := w.boot(n); err != nil {
 			w.violate("%v", err)
 		}
 	}})
+}
+
+// clock returns a node's reading of the time: simulated time plus its skew.
+func (w *world) clock(n *node) durable.Tick { return w.now + n.skew }
+
+// maxSkewBack bounds how far a PHB's clock may fall behind in a run.
+const maxSkewBack = 300_000
+
+// stepClockBack sets a PHB's clock back by up to 150 ms (an NTP step, or a
+// restart on a machine whose clock is behind), at most maxSkewBack in all.
+// The pubend must still never announce a tick again with other content
+// (rules T1 and T2); the oracle checks every announcement.
+func (w *world) stepClockBack(n *node) {
+	back := min(durable.Tick(1+w.rng.IntN(150_000)), maxSkewBack+n.skew)
+	if back <= 0 {
+		return
+	}
+	n.skew -= back
+	w.stats.ClockSteps++
+	w.trace("clock of %s steps back %d us (skew %d)", n.name, back, n.skew)
 }

@@ -20,6 +20,8 @@ type oracle struct {
 	// dropped: per pubend, the SHBs its PHB has durably dropped for their
 	// absence (rule PHB 6), which release does not wait for.
 	dropped map[string]map[string]bool
+	// announcements: per pubend, the knowledge its PHB ever announced.
+	announcements map[string]*durable.Stream
 }
 
 type pubEvent struct {
@@ -31,7 +33,8 @@ type pubEvent struct {
 func newOracle(early bool) *oracle {
 	return &oracle{early: early, events: map[string]map[durable.Tick]pubEvent{},
 		ticks: map[string][]durable.Tick{}, bySeq: map[string]durable.Tick{}, lost: map[string]durable.Tick{},
-		ld: map[string]map[string]durable.Tick{}, dropped: map[string]map[string]bool{}}
+		ld: map[string]map[string]durable.Tick{}, dropped: map[string]map[string]bool{},
+		announcements: map[string]*durable.Stream{}}
 }
 
 // logged records the log entries of a durable PHB batch and checks that no

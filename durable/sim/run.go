@@ -25,7 +25,8 @@ type Stats struct {
 	Crashes        int          `json:"crashes"`
 	Partitions     int          `json:"partitions"`
 	Reconnects     int          `json:"reconnects"`
-	Roams          int          `json:"roams"` // reconnections at another SHB
+	ClockSteps     int          `json:"clock_steps"` // PHB clocks set back
+	Roams          int          `json:"roams"`       // reconnections at another SHB
 	PublisherCuts  int          `json:"publisher_cuts"`
 	NacksFromBelow int          `json:"nacks_from_below"` // nack ranges the router received
 	NacksUpstream  int          `json:"nacks_upstream"`   // nack ranges the router sent up
