@@ -160,8 +160,9 @@ func (nc *natsCluster) Subscribe(ctx context.Context, at int, sub workload.NetSu
 		return err
 	}
 	filterInApp := strings.HasSuffix(sub.Subject, ">")
+	var dec wire.EventDecoder // reused: nats.go calls the handler from one goroutine
 	_, err = c.Subscribe(sub.Subject, func(m *nats.Msg) {
-		e, err := wire.DecodeEvent(m.Data)
+		e, err := dec.DecodeEvent(m.Data)
 		if err != nil {
 			deliver(match.Event{}) // counted as wrong
 			return
