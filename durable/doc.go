@@ -33,13 +33,30 @@
 // # Caveats
 //
 // Membership is static: a PHB is configured with the ids of every SHB below
-// it and releases nothing until each has reported. Subscribers reconnect to
-// the SHB that registered them (reconnect-anywhere is refused). The PFS is
-// chopped at the L prefix announced by the PHB, not at the SHB's own release
-// point, so that a gap only ever covers ticks that are L at the pubend.
-// Install acknowledgements cover one router hop between PHB and SHB. Not
-// yet built: dropping an SHB absent too long, adaptive silence intervals
-// and nack backoff (retries use a fixed interval).
+// it and releases nothing until each has reported; with DropAfter set, an
+// SHB silent for longer is dropped (its subscribers get gaps for what is
+// released meanwhile) and taken back when it reports again. The PFS is
+// chopped at the L prefix announced by the PHB, not at the SHB's own
+// release point, so that a gap only ever covers ticks that are L at the
+// pubend.
+//
+// Routers stack: each installs its links' filters at its upstream
+// neighbours and acknowledges an install only once every hop above has
+// (multi-hop install acknowledgements, one stamp per filtering router).
+//
+// Reconnect anywhere: a subscriber may resume with its CT at an SHB that
+// does not know it. That SHB registers it, holds release from the CT,
+// fetches the ticks its PFS cannot know from upstream by nack and filters
+// them itself; claims flooded between SHBs then remove the registration
+// left behind once the new one holds release (see shb_claims.go). A
+// subscriber that moves must present its CT: without one, an SHB that does
+// not know it starts a new subscription and the old registration holds
+// release until it is unsubscribed or its SHB dropped. A roaming
+// registration keeps sending its claim every report interval.
+//
+// Nacks back off exponentially (NackRetry doubling to NackRetryMax) with
+// jitter from a seeded source; the PHB announces silence every 10 ms while
+// events flow and every 100 ms when idle.
 //
 // Flow control to subscribers: each session holds at most SubQueue events
 // per pubend sent and not yet acknowledged, so subscribers must

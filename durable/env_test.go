@@ -29,21 +29,27 @@ type env struct {
 	queue   []Envelope
 	drops   map[MsgKind]int // drop the next n messages of a kind
 	trace   bool
-	maxRet  Tick
-	dropAft Tick
-	idleSil Tick            // the PHB's IdleSilenceInterval; 1 (the scripts' default) keeps 10 ms throughout
 	down    map[string]bool // nodes that are down: no timers, messages to them lost
-	dedupEx Tick
-	subQ    int // the SHB's SubQueue (0: the default)
+	opts    envOpts
 }
 
-// newEnv builds an env with a chain of nRouters routers (one is named
-// "r", more "r1", "r2", ...).
-func newEnv(t *testing.T, nRouters, nSHBs int, maxRetain, dedupExpiry Tick, subQueue int) *env {
+// envOpts are the options of the "new" command.
+type envOpts struct {
+	routers, shbs int  // a chain of routers ("r", or "r1", "r2", ...) and SHBs below it
+	maxRetain     Tick // the PHB's MaxRetain (0: no early release)
+	dedupExpiry   Tick
+	dropAfter     Tick
+	idleSilence   Tick // the PHB's IdleSilenceInterval; 1 (the scripts' default) keeps 10 ms throughout
+	subQueue      int  // the SHBs' SubQueue (0: the default)
+}
+
+// newEnv builds an env: a PHB, a chain of routers, SHBs below the last.
+func newEnv(t *testing.T, o envOpts) *env {
 	e := &env{t: t, phbSt: newMapStore(), shbs: map[string]*SHB{}, shbSts: map[string]*mapStore{},
-		drops: map[MsgKind]int{}, maxRet: maxRetain, dedupEx: dedupExpiry, subQ: subQueue,
+		drops: map[MsgKind]int{}, opts: o,
 		routers: map[string]*Router{}, rincs: map[string]uint64{}, down: map[string]bool{}}
-	for i := range max(nSHBs, 1) {
+	nRouters := o.routers
+	for i := range max(o.shbs, 1) {
 		name := "shb"
 		if i > 0 {
 			name = fmt.Sprintf("shb%d", i+1)
@@ -89,8 +95,8 @@ func (e *env) neighbours(name string) (up string, down []string) {
 func (e *env) bootPHB() {
 	_, down := e.neighbours("phb")
 	p, err := NewPubend(PubendConfig{ID: "p", Node: "phb", Downstream: down,
-		SHBs: e.snames, MaxRetain: e.maxRet, DedupExpiry: e.dedupEx, DropAfter: e.dropAft,
-		IdleSilenceInterval: e.idleSil}, e.phbSt)
+		SHBs: e.snames, MaxRetain: e.opts.maxRetain, DedupExpiry: e.opts.dedupExpiry, DropAfter: e.opts.dropAfter,
+		IdleSilenceInterval: e.opts.idleSilence}, e.phbSt)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -110,7 +116,7 @@ func (e *env) bootRouter(name string) {
 
 func (e *env) bootSHB(name string) {
 	up, _ := e.neighbours(name)
-	s, err := NewSHB(SHBConfig{Node: name, Upstream: up, Pubends: []string{"p"}, SubQueue: e.subQ}, e.shbSts[name])
+	s, err := NewSHB(SHBConfig{Node: name, Upstream: up, Pubends: []string{"p"}, SubQueue: e.opts.subQueue}, e.shbSts[name])
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -245,22 +251,23 @@ func TestScenarios(t *testing.T) {
 func (e *env) handle(t *testing.T, d *datadriven.TestData, ep **env) string {
 	switch d.Cmd {
 	case "new":
-		var maxRet, dedupEx int64
-		var subQueue, routers, shbs int
-		d.MaybeScanArgs(t, "shbs", &shbs)
-		d.MaybeScanArgs(t, "max-retain", &maxRet)
-		d.MaybeScanArgs(t, "dedup-expiry", &dedupEx)
-		d.MaybeScanArgs(t, "queue", &subQueue)
-		d.MaybeScanArgs(t, "routers", &routers)
-		if d.HasArg("router") {
-			routers = 1
+		o := envOpts{idleSilence: 1}
+		ticks := map[string]*Tick{"max-retain": &o.maxRetain, "dedup-expiry": &o.dedupExpiry,
+			"drop-after": &o.dropAfter, "idle-silence": &o.idleSilence}
+		for key, v := range ticks {
+			var n int64
+			if d.HasArg(key) {
+				d.ScanArgs(t, key, &n)
+				*v = Tick(n)
+			}
 		}
-		dropAfter, idleSilence := int64(0), int64(1)
-		d.MaybeScanArgs(t, "drop-after", &dropAfter)
-		d.MaybeScanArgs(t, "idle-silence", &idleSilence)
-		*ep = newEnv(t, routers, shbs, Tick(maxRet), Tick(dedupEx), subQueue)
-		(*ep).dropAft, (*ep).idleSil = Tick(dropAfter), Tick(idleSilence)
-		(*ep).bootPHB()
+		d.MaybeScanArgs(t, "shbs", &o.shbs)
+		d.MaybeScanArgs(t, "queue", &o.subQueue)
+		d.MaybeScanArgs(t, "routers", &o.routers)
+		if d.HasArg("router") {
+			o.routers = 1
+		}
+		*ep = newEnv(t, o)
 		return ""
 	case "trace":
 		e.trace = !e.trace

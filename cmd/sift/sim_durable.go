@@ -25,12 +25,13 @@ func init() {
 	cmd := &cobra.Command{
 		Use:   "durable",
 		Short: "Simulate durable subscriptions under faults and check exactly-once delivery",
-		Long: `Run the deterministic simulator of the durable layer (PHBs, a router, SHBs,
-publishers and subscribers in one process) once per seed, inject the chosen
-faults, and check every run against the oracle: exactly-once, in-order
-delivery above each presented CT, gaps only over released ticks, each
-publish logged once, events stored only at PHBs, and catch-up after the
-faults heal. Every violation prints its seed and a replay command; the last
+		Long: `Run the deterministic simulator of the durable layer (PHBs, a tree of
+routers, SHBs, publishers and subscribers in one process) once per seed,
+inject the chosen faults, and check every run against the oracle:
+exactly-once, in-order delivery above each presented CT, gaps only over
+released ticks, no tick announced twice with other content, each publish
+logged once, events stored only at PHBs, and catch-up after the faults
+heal. Every violation prints its seed and a replay command; the last
 line is "seeds=K violations=V" and the exit status is 1 if V > 0.
 
 Faults (--faults, comma-separated, "all" or "none"):
