@@ -27,6 +27,7 @@ type Stats struct {
 	Reconnects     int          `json:"reconnects"`
 	ClockSteps     int          `json:"clock_steps"` // PHB clocks set back
 	Roams          int          `json:"roams"`       // reconnections at another SHB
+	ClaimDrops     int          `json:"claim_drops"` // registrations left behind, dropped on a claim
 	PublisherCuts  int          `json:"publisher_cuts"`
 	NacksFromBelow int          `json:"nacks_from_below"` // nack ranges the router received
 	NacksUpstream  int          `json:"nacks_upstream"`   // nack ranges the router sent up
@@ -241,6 +242,7 @@ func (w *world) collectStats() {
 			w.stats.PFSRecords += n.shb.Stats.PFSRecords
 			w.stats.StaleIgnored += n.shb.Stats.StaleIgnored
 			w.stats.RemoteNacks += n.shb.Stats.RemoteNacks
+			w.stats.ClaimDrops += n.shb.Stats.ClaimDrops
 		}
 	}
 	w.stats.EndTime = w.now

@@ -14,6 +14,7 @@ func (s *Stats) Add(o Stats) {
 	s.Reconnects += o.Reconnects
 	s.ClockSteps += o.ClockSteps
 	s.Roams += o.Roams
+	s.ClaimDrops += o.ClaimDrops
 	s.PublisherCuts += o.PublisherCuts
 	s.NacksFromBelow += o.NacksFromBelow
 	s.NacksUpstream += o.NacksUpstream
@@ -28,10 +29,10 @@ func (s *Stats) Add(o Stats) {
 
 // Summary renders the counts on one line of name=value pairs.
 func (s Stats) Summary() string {
-	return fmt.Sprintf("published=%d delivered=%d gaps=%d crashes=%d partitions=%d reconnects=%d roams=%d "+
+	return fmt.Sprintf("published=%d delivered=%d gaps=%d crashes=%d partitions=%d reconnects=%d roams=%d claim-drops=%d "+
 		"publisher-cuts=%d dropped=%d duplicated=%d nacks-from-below=%d nacks-upstream=%d catchup-nacks=%d "+
 		"remote-nacks=%d overflows=%d stale-silences=%d shb-drops=%d clock-steps=%d",
-		s.Published, s.Delivered, s.Gaps, s.Crashes, s.Partitions, s.Reconnects, s.Roams,
+		s.Published, s.Delivered, s.Gaps, s.Crashes, s.Partitions, s.Reconnects, s.Roams, s.ClaimDrops,
 		s.PublisherCuts, s.Dropped, s.Duplicated, s.NacksFromBelow, s.NacksUpstream, s.CatchupNacks,
 		s.RemoteNacks, s.Overflows, s.StaleIgnored, s.SHBDrops, s.ClockSteps)
 }
