@@ -44,7 +44,9 @@ type core struct {
 	ctr    Counters
 	subs   int
 	fixed  []fixedFilter // FF fixed filters, in pinning order
-	buf    []*node
+	// attribute names interned for key.eqAttr
+	attrIDs map[string]int32
+	buf     []*node
 }
 
 func newCore(name string, alg algorithm, indexAll, indexRoots bool) *core {
@@ -98,7 +100,29 @@ func (c *core) testDown(w, u *node) bool {
 
 func (c *core) newNode(f match.Filter, text string) *node {
 	c.seq++
-	return &node{seq: c.seq, key: newKey(f), text: text}
+	n := &node{seq: c.seq, key: newKey(f), text: text}
+	c.signEq(&n.key)
+	return n
+}
+
+// signEq records in k its first string equality as an interned attribute
+// id and a hash of the value, so that disjoint can tell two filters of
+// different symbols apart without reading their boxes.
+func (c *core) signEq(k *key) {
+	for i := range k.box {
+		if s := &k.box[i]; s.hasEq {
+			id, ok := c.attrIDs[s.attr]
+			if !ok {
+				if c.attrIDs == nil {
+					c.attrIDs = make(map[string]int32)
+				}
+				id = int32(len(c.attrIDs) + 1)
+				c.attrIDs[s.attr] = id
+			}
+			k.eqAttr, k.eqHash = id, fnv64a(s.eq)
+			return
+		}
+	}
 }
 
 // Add inserts subscription id with filter f, received from interface from.

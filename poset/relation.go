@@ -10,6 +10,10 @@ type key struct {
 	empty bool   // the match-all filter
 	mask  uint64 // attribute mask (exact, non-empty filters)
 	box   []span // over-approximation per attribute (exact, non-empty filters)
+	// first string equality of box: attribute id interned by the
+	// structure (0: none, or a key made outside one) and value hash
+	eqAttr int32
+	eqHash uint64
 }
 
 func newKey(f match.Filter) key {
@@ -73,6 +77,9 @@ func relates(a, b *key) bool {
 func disjoint(a, b *key) bool {
 	if !a.exact || !b.exact || a.mask&b.mask == 0 {
 		return false
+	}
+	if a.eqAttr != 0 && a.eqAttr == b.eqAttr && a.eqHash != b.eqHash {
+		return true // the same attribute equal to different strings
 	}
 	j := 0
 	for i := range a.box {

@@ -93,6 +93,10 @@ type RTOStats struct {
 	Disputed bool // clients disagreed (Majority)
 	Verified bool // the position was checked with covering tests
 	Fallback bool // the router inserted the filter itself
+	// Touched counts the nodes the router looked at beyond the roots:
+	// children examined for the next layer (sent or left out as
+	// disjoint). It is the placement's memory work, load-independent.
+	Touched int
 }
 
 // Placement is the router's state machine for one offloaded insertion:
@@ -285,6 +289,7 @@ func (p *Placement) note(n *node, v uint8) {
 func (p *Placement) expand(n *node) {
 	for _, ch := range n.children {
 		if ch.rtoTok != p.tok {
+			p.stats.Touched++
 			ch.rtoTok, ch.rtoAns = p.tok, 0
 			if !disjoint(&ch.key, &p.u.key) {
 				ch.rtoAns = bitSent // queued; answered next round

@@ -55,7 +55,7 @@ func runRTOBench(b *testing.B, bs *builtStructure, local bool, cfg poset.RTOConf
 	s := bs.s
 	s.ResetCounters()
 	var router time.Duration
-	var bytes, fallbacks, rounds int
+	var bytes, fallbacks, rounds, touched int
 	b.ResetTimer()
 	for i := range b.N {
 		id := match.ID(bs.n + i%spare)
@@ -72,6 +72,7 @@ func runRTOBench(b *testing.B, bs *builtStructure, local bool, cfg poset.RTOConf
 			router += d
 			bytes += st.BytesOut + st.BytesIn
 			rounds += st.Rounds
+			touched += st.Touched
 			if st.Fallback {
 				fallbacks++
 			}
@@ -86,6 +87,7 @@ func runRTOBench(b *testing.B, bs *builtStructure, local bool, cfg poset.RTOConf
 	b.ReportMetric(float64(bytes)/float64(b.N), "bytes/insert")
 	b.ReportMetric(float64(rounds)/float64(b.N), "rounds/insert")
 	b.ReportMetric(float64(fallbacks)/float64(b.N), "fallbacks/insert")
+	b.ReportMetric(float64(touched)/float64(b.N), "touched/insert")
 }
 
 // placeRTO runs one offloaded insertion with honest clients and returns its

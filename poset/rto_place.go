@@ -39,6 +39,7 @@ func (p *Placement) advanceForest() (next []*node, finished bool) {
 	// Children disjoint from the filter can neither cover it nor be
 	// adopted by it: they are not sent.
 	next = nil
+	p.stats.Touched += len(n.children)
 	for _, ch := range n.children {
 		if !disjoint(&ch.key, &p.u.key) {
 			next = append(next, ch)

@@ -144,6 +144,10 @@ func TestDisjointSound(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		a, b := genFilter().Draw(t, "a"), genFilter().Draw(t, "b")
 		ka, kb := newKey(a), newKey(b)
+		if rapid.Bool().Draw(t, "signed") { // as a structure's nodes: the equality fast path
+			c := NewPoset(Config{}).core
+			ka, kb = c.newNode(a, a.String()).key, c.newNode(b, b.String()).key
+		}
 		d := disjoint(&ka, &kb)
 		if d != disjoint(&kb, &ka) {
 			t.Fatalf("disjoint(%s, %s) is not symmetric", a, b)
@@ -160,5 +164,26 @@ func TestDisjointSound(t *testing.T) {
 	})
 	if found == 0 {
 		t.Fatal("no disjoint pair drawn: the test proves nothing")
+	}
+}
+
+// TestDisjointEqualityFastPath: the signed equality of one attribute is
+// never compared with another attribute's.
+func TestDisjointEqualityFastPath(t *testing.T) {
+	c := NewPoset(Config{}).core
+	key := func(text string) key { f := match.MustParse(text); return c.newNode(f, text).key }
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{`u == "x"`, `s == "y" && u == "x"`, false},
+		{`s == "x"`, `s == "y" && u == "x"`, true},
+		{`s == "x" && n > 5`, `s == "x" && n < 3`, true},
+		{`s == "x" && n > 5`, `s == "x" && n < 9`, false},
+	} {
+		ka, kb := key(tc.a), key(tc.b)
+		if got := disjoint(&ka, &kb); got != tc.want {
+			t.Errorf("disjoint(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
 	}
 }
