@@ -36,6 +36,15 @@
 //     those involved; see Mesh.Receive.
 //   - Bad input (an unparsable filter, an unknown removal, a sequence gap)
 //     returns an error and changes no state; the caller closes the link.
+//   - A client subscription may be placed with clients' help (rto.go):
+//     through RTO (StartSubscribeRTO, then AnswerRTO per round of answers;
+//     the subscription reaches the table, the neighbours and Ready only
+//     once placed) or FF (SubscribeFF with claims about the fixed filters,
+//     Pin). Under poset.Verify, and under Majority unless every client
+//     asked lies alike, no answer makes an event be missed; answers that
+//     are malformed or stale (the table changed meanwhile), and
+//     AbandonRTO (a timeout, an assistant gone), make the router place the
+//     filter itself. An Unsubscribe during the placement cancels it.
 //
 // # Caveats
 //
