@@ -218,14 +218,34 @@ func (m *durableMesh) stopAll() {
 	}
 }
 
-// logs returns every router's last stderr lines, for failure messages.
+// logs returns every router's /debug/durable and last stderr lines, for
+// failure messages.
 func (m *durableMesh) logs() string {
 	var b strings.Builder
+	for _, name := range m.order {
+		if n := m.nodes[name]; n.proc != nil && !n.proc.exited() {
+			fmt.Fprintf(&b, "--- %s /debug/durable: %s\n", name, m.debugDurable(name))
+		}
+	}
 	for _, name := range m.order {
 		lines := strings.Split(m.nodes[name].proc.stderr(), "\n")
 		fmt.Fprintf(&b, "--- %s (started %d times), last lines:\n%s\n", name, m.nodes[name].starts, strings.Join(lines[max(0, len(lines)-30):], "\n"))
 	}
 	return b.String()
+}
+
+// debugDurable returns router name's /debug/durable, or why not.
+func (m *durableMesh) debugDurable(name string) string {
+	resp, err := http.Get("http://" + m.nodes[name].metrics + "/debug/durable")
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(resp.Body); err != nil {
+		return err.Error()
+	}
+	return strings.Join(strings.Fields(buf.String()), " ")
 }
 
 // released returns the L prefix of pubend at its host router name, from

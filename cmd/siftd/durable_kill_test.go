@@ -100,6 +100,9 @@ func TestDurableKill(t *testing.T) {
 		t.Logf("sub %s (%q, at %s, started %d times): %s", s.id, s.filter, s.at, s.starts, c)
 	}
 	if t.Failed() {
+		for _, s := range subs {
+			t.Logf("sub %s stderr:\n%s", s.id, s.proc.stderr())
+		}
 		t.Logf("router logs:\n%s", m.logs())
 	}
 }
