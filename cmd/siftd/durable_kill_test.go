@@ -6,14 +6,18 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/sift-pubsub/sift/durable"
 )
 
-// killConfig sizes the kill test. The default run is bounded (about half
-// a minute on a quiet machine); SIFT_KILL_SOAK=1 runs the long soak.
+// killConfig sizes the kill test. The default run is bounded (about 20 s
+// of test time); SIFT_KILL_SOAK=1 runs the long soak (10 rounds, 50
+// kills, 120,000 events) and SIFT_KILL_ROUNDS=N runs N rounds with 12,000
+// events per round.
 type killConfig struct {
 	events int     // published, each with a seq
 	rate   float64 // events per second: the publisher must outlive the kills
@@ -21,10 +25,14 @@ type killConfig struct {
 }
 
 func killConfigFromEnv() killConfig {
+	rounds := 2
 	if os.Getenv("SIFT_KILL_SOAK") != "" {
-		return killConfig{events: 120_000, rate: 1500, rounds: 10}
+		rounds = 10
 	}
-	return killConfig{events: 20_000, rate: 1500, rounds: 2}
+	if n, err := strconv.Atoi(os.Getenv("SIFT_KILL_ROUNDS")); err == nil && n > 0 {
+		rounds = n
+	}
+	return killConfig{events: max(20_000, 12_000*rounds), rate: 1500, rounds: rounds}
 }
 
 // publishedRE is the last line of a successful `sift pub`.
@@ -86,6 +94,9 @@ func TestDurableKill(t *testing.T) {
 	drainStart := time.Now()
 	got := waitLogs(ctx, subs, want, 60*time.Second)
 	t.Logf("logs complete %v after the publisher: %v of %v events", time.Since(drainStart).Round(time.Millisecond), got, want)
+	if !slices.Equal(got, want) {
+		t.Logf("stalled; routers while the subscribers are still connected:\n%s", m.logs())
+	}
 	for _, s := range subs {
 		if err := s.proc.stop(); err != nil {
 			t.Errorf("sub %s after SIGTERM: %v\n%s", s.id, err, s.proc.stderr())
