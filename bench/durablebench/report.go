@@ -1,0 +1,194 @@
+package durablebench
+
+import (
+	"slices"
+	"time"
+
+	"github.com/sift-pubsub/sift/bench"
+)
+
+// Report is a benchmark's every run, the per-system medians and the
+// Sift/peer ratios, with what is needed to reproduce it.
+type Report struct {
+	Command   string        `json:"command"`
+	Machine   bench.Machine `json:"machine"`
+	Started   time.Time     `json:"started"`
+	Seconds   float64       `json:"seconds"`
+	LoadStart float64       `json:"load_average_start"`
+	LoadEnd   float64       `json:"load_average_end"`
+	Setup     Setup         `json:"setup"`
+	Results   []Result      `json:"results"`
+	Summary   []Summary     `json:"summary"`
+	Ratios    []Ratio       `json:"ratios"`
+}
+
+// Setup is the topology, load and shape of the benchmark.
+type Setup struct {
+	Systems       []string `json:"systems"`
+	Hops          int      `json:"hops"`
+	SHBs          int      `json:"shbs"`
+	Subscribers   int      `json:"subscribers"`
+	Groups        int      `json:"groups"`
+	Publishers    int      `json:"publishers"`
+	InFlight      int      `json:"in_flight_per_publisher"`
+	Events        int      `json:"events"`
+	Payload       int      `json:"payload_bytes"`
+	EventBytes    int      `json:"event_bytes"`
+	ChurnEvery    string   `json:"disconnect_every,omitempty"`
+	ChurnFor      string   `json:"disconnect_for,omitempty"`
+	LatencyEvents int      `json:"latency_events"`
+	Rate          float64  `json:"latency_rate"`
+	CatchupEvents int      `json:"catchup_events,omitempty"`
+	RestartSHB    bool     `json:"restart_shb,omitempty"`
+	AckEvery      int      `json:"ack_every"`
+	AckIdle       string   `json:"ack_idle"`
+	Runs          int      `json:"runs"`
+}
+
+func newReport(cfg Config) *Report {
+	ev := NewEvents(cfg.Groups, cfg.Payload, cfg.Seed)
+	s := Setup{Hops: cfg.Topology.Hops, SHBs: cfg.Topology.SHBs, Subscribers: cfg.Subscribers, Groups: cfg.Groups,
+		Publishers: cfg.Publishers, InFlight: cfg.InFlight, Events: cfg.Events, Payload: cfg.Payload,
+		EventBytes: len(ev.Event(cfg.Events).AppendJSON(nil)), LatencyEvents: cfg.LatencyEvents, Rate: cfg.Rate,
+		CatchupEvents: cfg.CatchupEvents, RestartSHB: cfg.RestartSHB, AckEvery: cfg.AckEvery, AckIdle: cfg.AckIdle.String(), Runs: cfg.Runs}
+	if cfg.Churn.On() {
+		s.ChurnEvery, s.ChurnFor = cfg.Churn.Every.String(), cfg.Churn.For.String()
+	}
+	for _, sys := range cfg.Systems {
+		s.Systems = append(s.Systems, sys.Name())
+	}
+	return &Report{Command: cfg.Command, Machine: bench.CurrentMachine(), Started: time.Now().UTC(),
+		LoadStart: bench.LoadAverage(), Setup: s}
+}
+
+// Summary is one system's medians over its runs.
+type Summary struct {
+	System         string  `json:"system"`
+	Runs           int     `json:"runs"`
+	AckedPerSec    float64 `json:"acked_publishes_per_second"`
+	DeliveredPerS  float64 `json:"delivered_events_per_second"`
+	CPUPerDelivery float64 `json:"cpu_us_per_delivery"`
+	PacedP50       float64 `json:"paced_p50_us"`
+	PacedP99       float64 `json:"paced_p99_us"`
+	PacedP999      float64 `json:"paced_p999_us"`
+	LoadedP50      float64 `json:"loaded_p50_us"`
+	LoadedP99      float64 `json:"loaded_p99_us"`
+	CatchupPerSec  float64 `json:"catchup_deliveries_per_second,omitempty"`
+	CatchupCPU     float64 `json:"catchup_cpu_us_per_delivery,omitempty"`
+	Redelivered    float64 `json:"redelivered"`
+}
+
+// Ratio compares Sift with a peer on one measure: the median over runs
+// of the per-run ratio (runs alternate, so each ratio compares runs made
+// under about the same load). Target is the issue's bound; Met says
+// whether the median meets it (nil: no target).
+type Ratio struct {
+	Measure string    `json:"measure"`
+	Sift    string    `json:"sift"`
+	Peer    string    `json:"peer"`
+	Median  float64   `json:"median"`
+	PerRun  []float64 `json:"per_run"`
+	Target  string    `json:"target,omitempty"`
+	Met     *bool     `json:"met,omitempty"`
+}
+
+func (rep *Report) finish() {
+	rep.Seconds = time.Since(rep.Started).Seconds()
+	rep.LoadEnd = bench.LoadAverage()
+	for _, sys := range rep.Setup.Systems {
+		rep.Summary = append(rep.Summary, summarize(sys, rep.runsOf(sys)))
+	}
+	sift := (Sift{}).Name()
+	for _, p := range rep.Setup.Systems {
+		if p != sift && slices.Contains(rep.Setup.Systems, sift) {
+			rep.Ratios = append(rep.Ratios, rep.ratios(sift, p)...)
+		}
+	}
+}
+
+func (rep *Report) runsOf(sys string) []Result {
+	var out []Result
+	for _, r := range rep.Results {
+		if r.System == sys {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func summarize(sys string, rs []Result) Summary {
+	med := func(f func(Result) float64) float64 {
+		xs := make([]float64, len(rs))
+		for i, r := range rs {
+			xs[i] = f(r)
+		}
+		return median(xs)
+	}
+	return Summary{System: sys, Runs: len(rs),
+		AckedPerSec:    med(func(r Result) float64 { return r.AckedPerSec }),
+		DeliveredPerS:  med(func(r Result) float64 { return r.DeliveredPerS }),
+		CPUPerDelivery: med(Result.CPUPerDelivery),
+		PacedP50:       med(func(r Result) float64 { return r.Paced.P50 }),
+		PacedP99:       med(func(r Result) float64 { return r.Paced.P99 }),
+		PacedP999:      med(func(r Result) float64 { return r.Paced.P999 }),
+		LoadedP50:      med(func(r Result) float64 { return r.Loaded.P50 }),
+		LoadedP99:      med(func(r Result) float64 { return r.Loaded.P99 }),
+		CatchupPerSec:  med(func(r Result) float64 { return r.CatchupPerSec }),
+		CatchupCPU:     med(Result.CatchupCPUPerDelivery),
+		Redelivered:    med(func(r Result) float64 { return float64(r.Redelivered) }),
+	}
+}
+
+// ratioMeasure is one compared measure and the issue's target on it.
+type ratioMeasure struct {
+	name    string
+	value   func(Result) float64
+	target  float64 // 0: none
+	atLeast bool
+}
+
+var ratioMeasures = []ratioMeasure{
+	{"acknowledged publishes/s", func(r Result) float64 { return r.AckedPerSec }, 1, true},
+	{"delivered events/s", func(r Result) float64 { return r.DeliveredPerS }, 1, true},
+	{"CPU per delivered event", Result.CPUPerDelivery, 0, false},
+	{"paced p50 latency", func(r Result) float64 { return r.Paced.P50 }, 0, false},
+	{"paced p99 latency", func(r Result) float64 { return r.Paced.P99 }, 0, false},
+	{"catch-up deliveries/s", func(r Result) float64 { return r.CatchupPerSec }, 0, true},
+}
+
+// ratios pairs the i-th run of sift with the i-th run of peer.
+func (rep *Report) ratios(sift, peer string) []Ratio {
+	a, b := rep.runsOf(sift), rep.runsOf(peer)
+	var out []Ratio
+	for _, m := range ratioMeasures {
+		r := Ratio{Measure: m.name, Sift: sift, Peer: peer}
+		for i := range min(len(a), len(b)) {
+			if x, y := m.value(a[i]), m.value(b[i]); x > 0 && y > 0 {
+				r.PerRun = append(r.PerRun, x/y)
+			}
+		}
+		if len(r.PerRun) == 0 {
+			continue
+		}
+		r.Median = median(r.PerRun)
+		if m.target > 0 {
+			met := r.Median >= m.target
+			r.Target = ">= 1x (issue 11: Sift at least JetStream's durable throughput)"
+			r.Met = &met
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}

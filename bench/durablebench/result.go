@@ -1,0 +1,73 @@
+package durablebench
+
+import (
+	"time"
+
+	netbench "github.com/sift-pubsub/sift/bench/net"
+)
+
+// Result is one run of one system.
+type Result struct {
+	System string `json:"system"`
+	Run    int    `json:"run"`
+	// LoadAverage is the machine's 1-minute load average as the run
+	// started (-1: unknown).
+	LoadAverage float64 `json:"load_average"`
+	// Throughput phase: Events published; AckSeconds from the first
+	// publish to the last acknowledgement, Seconds to the last delivery;
+	// Deliveries checked (each subscriber got exactly its group's events).
+	Events        int     `json:"events"`
+	Deliveries    int64   `json:"deliveries"`
+	AckSeconds    float64 `json:"ack_seconds"`
+	Seconds       float64 `json:"seconds"`
+	AckedPerSec   float64 `json:"acked_publishes_per_second"`
+	DeliveredPerS float64 `json:"delivered_events_per_second"`
+	// CPUSeconds is the whole process's CPU time in the throughput phase.
+	CPUSeconds float64 `json:"cpu_seconds"`
+	// Disconnections is how many subscriber disconnections the churn made.
+	Disconnections int `json:"disconnections"`
+	// Loaded is the throughput phase's latency (queueing and churn
+	// included); Paced the latency phase's at a low fixed rate.
+	Loaded Latency `json:"latency_loaded"`
+	Paced  Latency `json:"latency_paced"`
+	// Catch-up phase (zero when off): Backlog deliveries made after the
+	// subscribers came back, in CatchupSeconds; CatchupCPU seconds.
+	Backlog        int64   `json:"catchup_deliveries,omitempty"`
+	CatchupSeconds float64 `json:"catchup_seconds,omitempty"`
+	CatchupPerSec  float64 `json:"catchup_deliveries_per_second,omitempty"`
+	CatchupCPU     float64 `json:"catchup_cpu_seconds,omitempty"`
+	// Redelivered counts repeated deliveries (always 0 for Sift, whose run
+	// fails on one).
+	Redelivered int64 `json:"redelivered"`
+}
+
+// Latency summarises a latency histogram, in microseconds.
+type Latency struct {
+	Count uint64  `json:"count"`
+	P50   float64 `json:"p50_us"`
+	P99   float64 `json:"p99_us"`
+	P999  float64 `json:"p999_us"`
+	Max   float64 `json:"max_us"`
+}
+
+func latencyOf(h *netbench.Histogram) Latency {
+	us := func(d time.Duration) float64 { return float64(d) / 1e3 }
+	return Latency{Count: h.Count(), P50: us(h.Quantile(0.5)), P99: us(h.Quantile(0.99)), P999: us(h.Quantile(0.999)), Max: us(h.Max())}
+}
+
+// CPUPerDelivery is the CPU microseconds per delivered event in the
+// throughput phase.
+func (r Result) CPUPerDelivery() float64 {
+	if r.Deliveries == 0 {
+		return 0
+	}
+	return r.CPUSeconds * 1e6 / float64(r.Deliveries)
+}
+
+// CatchupCPUPerDelivery is the CPU microseconds per catch-up delivery.
+func (r Result) CatchupCPUPerDelivery() float64 {
+	if r.Backlog == 0 {
+		return 0
+	}
+	return r.CatchupCPU * 1e6 / float64(r.Backlog)
+}

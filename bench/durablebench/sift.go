@@ -1,0 +1,221 @@
+package durablebench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sift-pubsub/sift/router"
+	"github.com/sift-pubsub/sift/router/certs"
+	"github.com/sift-pubsub/sift/router/local"
+)
+
+// pubend is the name of the one pubend, hosted by r0.
+const pubend = "p"
+
+// Sift is Sift's durable mesh in one process: routers linked over QUIC on
+// loopback with TLS 1.3 (each router dials its parent in the topology),
+// durable delivery on, every router a member, pubend "p" at r0, stores in
+// Pebble with synced commits.
+type Sift struct {
+	// SubQueue bounds each subscriber session's unacknowledged events
+	// (router.DurableConfig.SubQueue; 0: the router's default).
+	SubQueue int
+}
+
+// Name returns "sift".
+func (Sift) Name() string { return "sift" }
+
+// Start starts the routers in topology order and waits until every link
+// is up.
+func (s Sift) Start(ctx context.Context, topo Topology, dir string) (Cluster, error) {
+	certDir := filepath.Join(dir, "certs")
+	if err := certs.Init(certDir, nil); err != nil {
+		return nil, fmt.Errorf("sift: %w", err)
+	}
+	sc := &siftCluster{topo: topo, certDir: certDir, dir: dir, subQueue: s.SubQueue}
+	n := topo.Routers()
+	sc.envs, sc.addrs = make([]*local.Env, n), make([]string, n)
+	for i := range n {
+		sc.names = append(sc.names, fmt.Sprintf("r%d", i))
+	}
+	for i := range n {
+		if err := sc.start(i); err != nil {
+			sc.Close()
+			return nil, err
+		}
+	}
+	if err := sc.waitLinks(ctx); err != nil {
+		sc.Close()
+		return nil, err
+	}
+	return sc, nil
+}
+
+type siftCluster struct {
+	topo     Topology
+	certDir  string
+	dir      string
+	subQueue int
+	names    []string
+	addrs    []string // fixed after the first start, so restarts keep them
+
+	mu   sync.Mutex
+	envs []*local.Env
+	pubs []*siftPublisher
+	subs []*siftSubscriber
+}
+
+// parent is the router that router i dials: the one before it on the
+// chain; the second SHB dials the router before the first SHB.
+func (sc *siftCluster) parent(i int) int {
+	if i < sc.topo.Hops {
+		return i - 1
+	}
+	return sc.topo.Hops - 2
+}
+
+// start starts router i (again, on its first address and store).
+func (sc *siftCluster) start(i int) error {
+	var peers []string
+	if p := sc.parent(i); p >= 0 {
+		peers = []string{sc.addrs[p]}
+	}
+	env, err := local.StartIn(sc.certDir, filepath.Join(sc.dir, sc.names[i]), func(c *router.Config) {
+		c.Name = sc.names[i]
+		if sc.addrs[i] != "" {
+			c.Listen = sc.addrs[i]
+		}
+		c.MaxLinks = 4
+		c.Peers = peers
+		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		c.Durable = &router.DurableConfig{Pubends: map[string]string{pubend: sc.names[0]}, Members: sc.names,
+			SubQueue: sc.subQueue}
+	})
+	if err != nil {
+		return fmt.Errorf("sift: router %s: %w", sc.names[i], err)
+	}
+	sc.mu.Lock()
+	sc.envs[i], sc.addrs[i] = env, env.Addr
+	sc.mu.Unlock()
+	return nil
+}
+
+// waitLinks polls every router's routes until each has its neighbours.
+func (sc *siftCluster) waitLinks(ctx context.Context) error {
+	want := make([]int, len(sc.envs))
+	for i := 1; i < len(sc.envs); i++ {
+		want[i]++
+		want[sc.parent(i)]++
+	}
+	for i := range sc.envs {
+		if err := sc.waitRouter(ctx, i, want[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (sc *siftCluster) waitRouter(ctx context.Context, i, want int) error {
+	for {
+		routes, err := sc.env(i).Router.Routes(ctx)
+		if err != nil {
+			return fmt.Errorf("sift: routes of %s: %w", sc.names[i], err)
+		}
+		if len(routes) >= want {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("sift: %s has %d of %d links: %w", sc.names[i], len(routes), want, ctx.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+func (sc *siftCluster) env(i int) *local.Env {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return sc.envs[i]
+}
+
+// StopSHB stops SHB shb's router; its subscribers' libraries keep trying
+// to reconnect.
+func (sc *siftCluster) StopSHB(shb int) error {
+	i := sc.topo.SHB(shb)
+	sc.mu.Lock()
+	env := sc.envs[i]
+	sc.envs[i] = nil
+	sc.mu.Unlock()
+	if env == nil {
+		return fmt.Errorf("sift: %s is not running", sc.names[i])
+	}
+	if err := env.Stop(); err != nil {
+		return fmt.Errorf("sift: stop %s: %w", sc.names[i], err)
+	}
+	return nil
+}
+
+// StartSHB starts SHB shb's router again on its address and store, and
+// waits until its link is up.
+func (sc *siftCluster) StartSHB(ctx context.Context, shb int) error {
+	i := sc.topo.SHB(shb)
+	var err error
+	for range 50 { // the UDP port may take a moment to be free again
+		if err = sc.start(i); err == nil {
+			return sc.waitRouter(ctx, i, 1)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return err
+}
+
+// Close closes the clients, then stops the routers from the last.
+func (sc *siftCluster) Close() error {
+	sc.mu.Lock()
+	pubs, subs := sc.pubs, sc.subs
+	sc.mu.Unlock()
+	for _, s := range subs {
+		s.Close()
+	}
+	for _, p := range pubs {
+		p.Close()
+	}
+	var errs []error
+	for i := len(sc.envs) - 1; i >= 0; i-- {
+		if env := sc.env(i); env != nil {
+			if err := env.Stop(); err != nil {
+				errs = append(errs, fmt.Errorf("sift: stop %s: %w", sc.names[i], err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Diagnose renders every router's /debug/durable status, for a stalled
+// run's error.
+func (sc *siftCluster) Diagnose(ctx context.Context) string {
+	var b strings.Builder
+	for i := range sc.envs {
+		env := sc.env(i)
+		if env == nil {
+			fmt.Fprintf(&b, "%s: stopped\n", sc.names[i])
+			continue
+		}
+		st, err := env.Router.Durable(ctx)
+		if err != nil {
+			fmt.Fprintf(&b, "%s: %v\n", sc.names[i], err)
+			continue
+		}
+		js, _ := json.Marshal(st)
+		fmt.Fprintf(&b, "%s: %s\n", sc.names[i], js)
+	}
+	return b.String()
+}

@@ -1,0 +1,146 @@
+package durablebench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sift-pubsub/sift/match"
+)
+
+// A System is one durable messaging system under test. Start brings up a
+// fresh cluster for one run.
+type System interface {
+	// Name identifies the system in reports: "sift", "jetstream".
+	Name() string
+	// Start brings up the brokers of topo on loopback, linked and ready,
+	// with their state under dir.
+	Start(ctx context.Context, topo Topology, dir string) (Cluster, error)
+}
+
+// A Cluster is a running topology of one system.
+type Cluster interface {
+	// Publisher connects a durable publisher to the PHB; it keeps up to
+	// inFlight publishes unacknowledged.
+	Publisher(ctx context.Context, inFlight int) (Publisher, error)
+	// Subscribe registers durable subscriber sub at SHB shb (0-based) and
+	// starts consuming: every event it receives goes to deliver, from one
+	// goroutine per subscriber. It returns once the subscription is in
+	// force: events published afterwards reach it. The subscriber
+	// acknowledges as ack says (a system may acknowledge every message
+	// instead, if that is its way).
+	Subscribe(ctx context.Context, shb int, sub Sub, ack AckPolicy, deliver func(match.Event)) (Subscriber, error)
+	// Close disconnects every client and stops every broker.
+	Close() error
+}
+
+// AckPolicy is when a subscriber acknowledges what it consumed: every
+// Every messages, and Idle after the last acknowledgement if more was
+// consumed since.
+type AckPolicy struct {
+	Every int
+	Idle  time.Duration
+}
+
+// SHBRestarter is a Cluster whose SHB routers can be stopped and started
+// again on the same address and store (the catch-up shape "SHB restart").
+type SHBRestarter interface {
+	StopSHB(shb int) error
+	StartSHB(ctx context.Context, shb int) error
+}
+
+// Diagnoser is a Cluster that can describe its brokers' state, added to
+// the error of a stalled run.
+type Diagnoser interface {
+	Diagnose(ctx context.Context) string
+}
+
+// A Publisher publishes events durably.
+type Publisher interface {
+	// Publish queues one event; it waits while inFlight publishes are
+	// unacknowledged.
+	Publish(ctx context.Context, e match.Event) error
+	// Flush returns once every event published before it is acknowledged
+	// (logged and synced by the broker).
+	Flush(ctx context.Context) error
+	Close() error
+}
+
+// A Subscriber is a durable subscriber's consuming side.
+type Subscriber interface {
+	// Pause disconnects; the broker keeps the subscription and what it
+	// has not acknowledged.
+	Pause() error
+	// Resume reconnects and continues after what was consumed.
+	Resume(ctx context.Context) error
+	// Close disconnects for good.
+	Close() error
+}
+
+// Peer names accepted by --peer.
+const (
+	PeerNone      = "none"
+	PeerJetStream = "jetstream"
+)
+
+var (
+	peersMu sync.Mutex
+	peers   = map[string]func() []System{}
+)
+
+// RegisterPeer makes a peer available under name. The JetStream peer
+// registers itself only in binaries built with the build tag natspeer.
+func RegisterPeer(name string, systems func() []System) {
+	peersMu.Lock()
+	defer peersMu.Unlock()
+	peers[name] = systems
+}
+
+// PeerNames lists the registered peers, sorted.
+func PeerNames() []string {
+	peersMu.Lock()
+	defer peersMu.Unlock()
+	names := make([]string, 0, len(peers))
+	for n := range peers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// ErrPeerNotBuilt says how to get a peer this binary was built without.
+type ErrPeerNotBuilt struct{ Peer string }
+
+func (e *ErrPeerNotBuilt) Error() string {
+	return fmt.Sprintf("peer %q is not compiled into this binary: its server is only built on request, "+
+		"so the demo and the tests never compile it; build sift with the natspeer tag: "+
+		"go build -tags natspeer -o sift ./cmd/sift", e.Peer)
+}
+
+// PeerSystems returns the systems of peer name ("none" gives none).
+func PeerSystems(name string) ([]System, error) {
+	if name == "" || name == PeerNone {
+		return nil, nil
+	}
+	peersMu.Lock()
+	systems, ok := peers[name]
+	peersMu.Unlock()
+	if ok {
+		return systems(), nil
+	}
+	if name == PeerJetStream {
+		return nil, &ErrPeerNotBuilt{Peer: name}
+	}
+	known := append([]string{PeerNone, PeerJetStream}, PeerNames()...)
+	slices.Sort(known)
+	return nil, fmt.Errorf("unknown peer %q (known: %s)", name, strings.Join(slices.Compact(known), ", "))
+}
+
+// ErrNoRestart is returned for RestartSHB on a system that cannot restart
+// an SHB on its own.
+var ErrNoRestart = errors.New("this system has no separate SHB to restart")
