@@ -27,6 +27,7 @@ import (
 // real a starts only once c has logged that its next dial of a is at
 // least a second away, while a links to b within milliseconds.
 func TestCycleRefused(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	c := newCluster(t, ctx, nil)

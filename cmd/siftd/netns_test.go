@@ -48,6 +48,7 @@ func TestTreeNetns(t *testing.T) {
 	if _, err := os.Stat(ipPath); err != nil {
 		t.Skipf("network namespaces need iproute2: %v", err)
 	}
+	t.Parallel()
 	prefix := fmt.Sprintf("sift%d", os.Getpid()%100000)
 	names := []string{"r1", "r2", "r3", "r4", "r5"}
 	ns := map[string]string{}

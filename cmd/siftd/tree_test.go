@@ -45,7 +45,7 @@ var treeVariants = []treeVariant{
 	{name: "bloom-sbstree-forest", siftd: []string{"--forward", "bloom", "--bloom-index", "sbstree", "--table", "forest"},
 		needs: []string{"--forward", "--bloom-index"}, landsWith: "Bloom forwarding (H2)", evidence: "sift_router_bloom_summaries_total"},
 	{name: "rto-trust-honest", siftd: []string{"--rto", "trust"}, sub: []string{"--assist"},
-		needs: []string{"--rto"}, needsSub: []string{"--assist"}, landsWith: "RTO (H1)", evidence: "sift_router_assist_placements_total"},
+		needs: []string{"--rto"}, needsSub: []string{"--assist"}, landsWith: "RTO (H1)", evidence: "sift_router_assist_placements_total", long: true},
 	{name: "rto-ff-verify-half-lying", siftd: []string{"--rto", "verify", "--ff", "{ff}"}, sub: []string{"--assist"}, subOdd: []string{"--assist-lie"},
 		needs: []string{"--rto", "--ff"}, needsSub: []string{"--assist"}, landsWith: "RTO (H1)", evidence: "sift_router_assist_placements_total"},
 	{name: "rto-majority-honest", siftd: []string{"--rto", "majority", "--rto-clients", "2"}, sub: []string{"--assist"},
