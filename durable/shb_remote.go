@@ -18,10 +18,10 @@ func newRemote(pos, upto Tick) *remote {
 	return &remote{in: NewStream(pos), upto: upto}
 }
 
-// learn merges a knowledge message (data or a silence not stale) into the
+// learnRemote merges a knowledge message (data or a silence not stale) into the
 // remote phases of pubend p that still need its ticks.
 func (s *SHB) learnRemote(p string, m Msg) {
-	for _, c := range s.sortedConns() {
+	for _, c := range s.conns { // each stream on its own: the order does not matter
 		cu := c.streams[p].catchup
 		if cu == nil || cu.remote == nil {
 			continue
