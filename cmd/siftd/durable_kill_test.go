@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -298,6 +299,10 @@ func TestDurableMove(t *testing.T) {
 		t.Logf("sub %s (%q, at %s): %s", s.id, s.filter, s.at, c)
 	}
 	if t.Failed() {
-		t.Logf("router logs:\n%s", m.logs())
+		logs := m.logs()
+		if strings.Contains(logs, "unknown kind") {
+			t.Log("a link refused a durable message kind it cannot decode: internal/wire/durable.go does not carry durable.MsgClaim (reconnect anywhere); see /work/notes/issue-9-cli.md")
+		}
+		t.Logf("router logs:\n%s", logs)
 	}
 }
