@@ -301,7 +301,7 @@ func TestDurableMove(t *testing.T) {
 	if t.Failed() {
 		logs := m.logs()
 		if strings.Contains(logs, "unknown kind") {
-			t.Log("a link refused a durable message kind it cannot decode: internal/wire/durable.go does not carry durable.MsgClaim (reconnect anywhere); see /work/notes/issue-9-cli.md")
+			t.Log("a link refused a durable message kind it cannot decode: internal/wire/durable.go does not carry durable.MsgClaim (reconnect anywhere); see docs/notes/issue-9.md")
 		}
 		t.Logf("router logs:\n%s", logs)
 	}
