@@ -225,6 +225,7 @@ func (m *durableMesh) logs() string {
 	for _, name := range m.order {
 		if n := m.nodes[name]; n.proc != nil && !n.proc.exited() {
 			fmt.Fprintf(&b, "--- %s /debug/durable: %s\n", name, m.debugDurable(name))
+			fmt.Fprintf(&b, "--- %s durable metrics: %s\n", name, m.durableMetrics(name))
 		}
 	}
 	for _, name := range m.order {
@@ -246,6 +247,27 @@ func (m *durableMesh) debugDurable(name string) string {
 		return err.Error()
 	}
 	return strings.Join(strings.Fields(buf.String()), " ")
+}
+
+// durableMetrics returns router name's sift_durable_* counters and
+// gauges from /metrics, on one line, or why not.
+func (m *durableMesh) durableMetrics(name string) string {
+	resp, err := http.Get("http://" + m.nodes[name].metrics + "/metrics")
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(resp.Body); err != nil {
+		return err.Error()
+	}
+	var keep []string
+	for _, line := range strings.Split(buf.String(), "\n") {
+		if strings.HasPrefix(line, "sift_durable_") && !strings.Contains(line, "_bucket") {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "; ")
 }
 
 // released returns the L prefix of pubend at its host router name, from
