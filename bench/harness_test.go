@@ -35,11 +35,12 @@ func (d duplicator) Match(e match.Event, dst []match.ID) []match.ID {
 	return dst
 }
 
-// slow is Scan taking at least a millisecond per event.
+// slow is Scan taking at least 10 ms per event: far over any budget the
+// tests set, whatever the machine's load, while Scan stays far under.
 type slow struct{ *match.Scan }
 
 func (s slow) Match(e match.Event, dst []match.ID) []match.ID {
-	time.Sleep(time.Millisecond)
+	time.Sleep(10 * time.Millisecond)
 	return s.Scan.Match(e, dst)
 }
 
@@ -117,7 +118,9 @@ func TestBudgetSkipsAndMarks(t *testing.T) {
 		Spec:       spec,
 		Sweeps:     []Sweep{{Knob: "subs", Values: []string{"100", "200"}}},
 		Structures: []Structure{scanStructure, structure("slow", func(s *match.Scan) match.Index { return slow{s} })},
-		Options:    Options{Warmup: 10, Budget: 50 * time.Millisecond},
+		// A second: Scan needs a few ms here even on a loaded machine, slow
+		// at least 2 s.
+		Options: Options{Warmup: 10, Budget: time.Second},
 	})
 	if err != nil {
 		t.Fatal(err)
