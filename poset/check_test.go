@@ -12,6 +12,9 @@ import (
 // held by a node whose filter is equivalent to its own, no node without
 // subscriptions unless fixed, and every edge a covering.
 func checkCommon(c *core) error {
+	if err := checkKids(c); err != nil {
+		return err
+	}
 	nodes := c.all.list
 	if !slices.IsSortedFunc(nodes, func(a, b *node) int { return cmpSeq(a, b.seq) }) {
 		return fmt.Errorf("node list not in seq order")

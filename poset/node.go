@@ -25,9 +25,10 @@ type node struct {
 	key      key
 	text     string // canonical text of key.f
 	entries  []entry
-	parents  []*node // the forest keeps at most one
-	children []*node // in seq order
-	pinned   bool    // a fixed filter (FF): stays without subscriptions
+	parents  []*node   // the forest keeps at most one
+	children []*node   // in seq order
+	pinned   bool      // a fixed filter (FF): stays without subscriptions
+	kids     *kidIndex // children by first string equality, once many (kids.go)
 
 	ipos int // position in the candidate index holding the node
 
@@ -59,8 +60,12 @@ func (n *node) ifaces(dst []Iface) []Iface {
 
 // addEdge links p above c, keeping both lists in seq order.
 func addEdge(p, c *node) {
+	n := len(p.children)
 	p.children = insertBySeq(p.children, c)
 	c.parents = insertBySeq(c.parents, p)
+	if len(p.children) > n {
+		indexKids(p, c, true)
+	}
 }
 
 // removeEdge unlinks p and c; it reports whether the edge existed.
@@ -69,6 +74,7 @@ func removeEdge(p, c *node) bool {
 	p.children, ok = removeBySeq(p.children, c)
 	if ok {
 		c.parents, _ = removeBySeq(c.parents, p)
+		indexKids(p, c, false)
 	}
 	return ok
 }

@@ -285,17 +285,30 @@ func (p *Placement) note(n *node, v uint8) {
 
 // expand queues n's children not sent yet for the next layer, leaving
 // out those disjoint from the filter: they can be neither above nor below
-// it (marked unsent, so they are looked at once).
+// it. A node with many children skips, through its child index, whole
+// buckets of children that require another value of the filter's first
+// string equality, without looking at them.
 func (p *Placement) expand(n *node) {
+	if n.kids != nil {
+		n.kids.each(p.u.key.eqAttr, p.u.key.eqHash, p.expandChild)
+		return
+	}
 	for _, ch := range n.children {
-		if ch.rtoTok != p.tok {
-			p.stats.Touched++
-			ch.rtoTok, ch.rtoAns = p.tok, 0
-			if !disjoint(&ch.key, &p.u.key) {
-				ch.rtoAns = bitSent // queued; answered next round
-				p.next = append(p.next, ch)
-			}
-		}
+		p.expandChild(ch)
+	}
+}
+
+// expandChild queues ch unless it was looked at already or is disjoint
+// from the filter (marked unsent, so it is looked at once).
+func (p *Placement) expandChild(ch *node) {
+	if ch.rtoTok == p.tok {
+		return
+	}
+	p.stats.Touched++
+	ch.rtoTok, ch.rtoAns = p.tok, 0
+	if !disjoint(&ch.key, &p.u.key) {
+		ch.rtoAns = bitSent // queued; answered next round
+		p.next = append(p.next, ch)
 	}
 }
 

@@ -82,6 +82,7 @@ func TestRTOHonestEqualsLocal(t *testing.T) {
 		for _, pol := range []Policy{Trust, Majority, Verify} {
 			t.Run(st.name+"/"+pol.String(), func(t *testing.T) {
 				rapid.Check(t, func(t *rapid.T) {
+					defer forceKids(t)()
 					local, offl := st.make(Config{}), st.make(Config{})
 					cfg := RTOConfig{Policy: pol, VectorSize: rapid.IntRange(1, 4).Draw(t, "vsize")}
 					var live []match.ID
@@ -134,6 +135,7 @@ func TestRTOLiarsNeverLoseMatches(t *testing.T) {
 			for _, tc := range cases {
 				t.Run(st.name+"/"+style+"/"+tc.pol.String(), func(t *testing.T) {
 					rapid.Check(t, func(t *rapid.T) {
+						defer forceKids(t)()
 						seed := rapid.Uint64().Draw(t, "seed")
 						rng := rand.New(rand.NewPCG(seed, 1))
 						c := st.make(Config{})

@@ -54,6 +54,7 @@ func TestStructuresRandomOps(t *testing.T) {
 		for _, classic := range []bool{true, false} {
 			t.Run(st.name+map[bool]string{true: "/classic", false: "/indexed"}[classic], func(t *testing.T) {
 				rapid.Check(t, func(t *rapid.T) {
+					defer forceKids(t)()
 					c := st.make(Config{Classic: classic})
 					if !classic {
 						forceIndex(c)
