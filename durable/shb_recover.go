@@ -58,7 +58,11 @@ func (s *SHB) recover() error {
 	st := s.w.store
 	ev, err := getTicks(st.Get, shbEpochKey(), 3)
 	if err != nil {
-		return err
+		// The record of earlier versions carried one router stamp too,
+		// now kept per router in the stamp table.
+		if ev, err = getTicks(st.Get, shbEpochKey(), 5); err != nil {
+			return err
+		}
 	}
 	s.epoch, s.version, s.nextSID = uint64(ev[0])+1, uint64(ev[1]), max(uint64(ev[2]), 1)
 	s.epochDirty = true
