@@ -88,8 +88,17 @@ func TestDurableSubCLI(t *testing.T) {
 	publish(251, 300)
 	checkSeqs("restart on a torn log", s, 101, 300)
 
-	// An empty log: resume from the last acknowledgement, which covers
-	// everything logged (the subscriber acknowledges after each sync).
+	// An empty log: resume from the last acknowledgement the SHB recorded.
+	// Acknowledgements are asynchronous, so first wait until it covers
+	// everything logged.
+	l, err := readSubLog(s.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := l.events[len(l.events)-1]
+	if acked := m.waitAcked(ctx, "phb", s.id, last.pubend, last.tick, 20*time.Second); acked < last.tick {
+		t.Fatalf("the SHB recorded an acknowledgement up to %d, not the last logged tick %d", acked, last.tick)
+	}
 	s.proc.stop()
 	os.Truncate(s.file, 0)
 	publish(301, 400)

@@ -270,6 +270,36 @@ func (m *durableMesh) durableMetrics(name string) string {
 	return strings.Join(keep, "; ")
 }
 
+// waitAcked waits until router name's SHB has recorded an acknowledgement
+// of subscriber id up to tick on pubend (/debug/durable), or the
+// deadline; it returns the tick recorded.
+func (m *durableMesh) waitAcked(ctx context.Context, name, id, pubend string, tick durable.Tick, deadline time.Duration) durable.Tick {
+	end := time.Now().Add(deadline)
+	for {
+		var got durable.Tick
+		if resp, err := http.Get("http://" + m.nodes[name].metrics + "/debug/durable"); err == nil {
+			var st struct {
+				Subscribers []struct {
+					ID    string     `json:"id"`
+					Acked durable.CT `json:"acked"`
+				} `json:"subscribers"`
+			}
+			if json.NewDecoder(resp.Body).Decode(&st) == nil {
+				for _, sub := range st.Subscribers {
+					if sub.ID == id {
+						got = sub.Acked[pubend]
+					}
+				}
+			}
+			resp.Body.Close()
+		}
+		if got >= tick || time.Now().After(end) || ctx.Err() != nil {
+			return got
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // released returns the L prefix of pubend at its host router name, from
 // /debug/durable: every tick up to it is released.
 func (m *durableMesh) released(name, pubend string) (durable.Tick, error) {
