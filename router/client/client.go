@@ -327,6 +327,7 @@ func (c *Client) forget(k reqKey) {
 func (c *Client) readData() {
 	fr := wire.NewFrameReader(c.data, wire.HardMaxFrame)
 	var dec wire.EventDecoder
+	var targets []*Subscription
 	for {
 		t, body, err := fr.ReadFrame()
 		if err != nil {
@@ -347,12 +348,10 @@ func (c *Client) readData() {
 			return
 		}
 		for _, it := range m.(*wire.Deliver).Items {
-			for _, id := range it.Subs {
-				c.mu.Lock()
-				s := c.subs[id]
-				c.mu.Unlock()
+			targets = c.lookup(it.Subs, targets[:0])
+			for _, s := range targets {
 				switch {
-				case s == nil: // unsubscribed meanwhile
+				case s == nil || s.Err() != nil: // unsubscribed meanwhile
 				case c.opts.OnEvent != nil:
 					c.opts.OnEvent(s, it.Event)
 				default:
@@ -361,6 +360,17 @@ func (c *Client) readData() {
 			}
 		}
 	}
+}
+
+// lookup appends the subscriptions of ids to dst, under one lock (nil for
+// one unsubscribed meanwhile); the caller dispatches without the lock.
+func (c *Client) lookup(ids []uint64, dst []*Subscription) []*Subscription {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, id := range ids {
+		dst = append(dst, c.subs[id])
+	}
+	return dst
 }
 
 // ConnectionStats returns the QUIC statistics of the connection (RTT,
