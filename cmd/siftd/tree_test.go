@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -238,9 +239,13 @@ func testTree(t *testing.T, ctx context.Context, c *cluster, tr tree, v treeVari
 		probes = append(probes, c.subscribe("probe", n, match.MustParse(fmt.Sprintf(`zz_probe == %q`, n.name))))
 	}
 	t.Logf("healed: links up, probes ready (%v)", time.Since(began).Round(time.Millisecond))
+	hopsBefore := linkCounts(t, r2)
 	publishAll(t, ctx, c, "after", batch(2))
 	waitPhase(t, ctx, subs, pubs, complete)
 	t.Logf("after: delivered (%v)", time.Since(began).Round(time.Millisecond))
+	if !slices.Contains(v.siftd, "bloom") {
+		checkHopCounts(t, tr, pubs, subs, hopsBefore)
+	}
 
 	if v.evidence != "" {
 		checkEvidence(t, v.evidence, r1, r2, r3, r4, r5)
@@ -380,4 +385,77 @@ func checkEvidence(t *testing.T, metric string, nodes ...*node) {
 		t.Errorf("%s is zero on every router: the variant's mode was not used", metric)
 	}
 	t.Logf("evidence: %s", strings.Join(series, "; "))
+}
+
+// checkHopCounts checks that the inner router r2 filtered exactly in the
+// "after" phase: the events it received and sent on each link since
+// before (sift_router_link_events_total, read before the phase) are
+// exactly the after-phase events that match a subscription somewhere
+// behind the link they went out on (exact forwarding only: Bloom
+// forwarding may send false positives).
+func checkHopCounts(t *testing.T, tr tree, pubs []*publisher, subs []*subscriber, before map[string]int) {
+	t.Helper()
+	behind := map[string][]*node{"r1": {tr.r1, tr.r3}, "r4": {tr.r4}, "r5": {tr.r5}}
+	wants := func(peer string, e match.Event) bool {
+		for _, s := range subs {
+			if slices.Contains(behind[peer], s.at) && s.filter.Matches(e) {
+				return true
+			}
+		}
+		return false
+	}
+	want := map[string]int{}
+	for _, p := range pubs {
+		from := "r4" // the link pA's events reach r2 on
+		if p.at == tr.r3 {
+			from = "r1"
+		}
+		for i, e := range p.events {
+			if p.phases[i] != "after" {
+				continue
+			}
+			to := 0
+			for peer := range behind {
+				if peer != from && wants(peer, e) {
+					want[`dir="out",link="`+peer+`"`]++
+					to++
+				}
+			}
+			if to > 0 {
+				want[`dir="in",link="`+from+`"`]++
+			}
+		}
+	}
+	got := linkCounts(t, tr.r2)
+	for k, v := range before {
+		if got[k] -= v; got[k] == 0 {
+			delete(got, k)
+		}
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("r2 link counters in the after phase: %v, want exactly the matching after-phase events %v", got, want)
+	}
+	t.Logf("r2 forwarded exactly: %v", got)
+}
+
+// linkCounts reads n's non-zero sift_router_link_events_total series, by
+// labels.
+func linkCounts(t *testing.T, n *node) map[string]int {
+	t.Helper()
+	body, err := n.get("/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, line := range strings.Split(string(body), "\n") {
+		labels, ok := strings.CutPrefix(line, "sift_router_link_events_total{")
+		if i := strings.Index(labels, "} "); ok && i > 0 {
+			var v int
+			fmt.Sscan(labels[i+2:], &v)
+			if v != 0 {
+				got[labels[:i]] = v
+			}
+		}
+	}
+	return got
 }
