@@ -57,10 +57,14 @@ type DurableSubStatus struct {
 // durableView follows the subscribers' positions from the messages
 // between the SHB and its clients (driver goroutine only).
 type durableView struct {
-	subs map[string]*DurableSubStatus
+	subs      map[string]*DurableSubStatus
+	bySession map[uint64]*DurableSubStatus // connected sessions
 }
 
-func (v *durableView) init() { v.subs = map[string]*DurableSubStatus{} }
+func (v *durableView) init() {
+	v.subs = map[string]*DurableSubStatus{}
+	v.bySession = map[uint64]*DurableSubStatus{}
+}
 
 func (v *durableView) sub(id string) *DurableSubStatus {
 	s := v.subs[id]
@@ -77,7 +81,9 @@ func (v *durableView) fromClient(env durable.Envelope) {
 	switch m.Kind {
 	case durable.MsgResume:
 		s := v.sub(m.Sub)
+		delete(v.bySession, s.Session)
 		s.Session, s.Connected, s.Refused = m.Session, true, ""
+		v.bySession[m.Session] = s
 	case durable.MsgAck:
 		s := v.sub(m.Sub)
 		for p, t := range m.CT {
@@ -86,8 +92,12 @@ func (v *durableView) fromClient(env durable.Envelope) {
 	case durable.MsgDisconnect:
 		if s := v.subs[m.Sub]; s != nil && s.Session == m.Session {
 			s.Connected = false
+			delete(v.bySession, m.Session)
 		}
 	case durable.MsgUnsubscribe:
+		if s := v.subs[m.Sub]; s != nil {
+			delete(v.bySession, s.Session)
+		}
 		delete(v.subs, m.Sub)
 	}
 }
@@ -99,7 +109,7 @@ func (v *durableView) toClient(env durable.Envelope) {
 	if m.Sub != "" {
 		s = v.subs[m.Sub]
 	} else {
-		s = v.bySession(m.Session)
+		s = v.bySession[m.Session]
 	}
 	if s == nil {
 		return
@@ -113,16 +123,8 @@ func (v *durableView) toClient(env durable.Envelope) {
 		s.Sent[m.Pubend] = m.To
 	case durable.MsgRefused:
 		s.Refused, s.Connected = m.Reason, false
+		delete(v.bySession, s.Session)
 	}
-}
-
-func (v *durableView) bySession(session uint64) *DurableSubStatus {
-	for _, s := range v.subs {
-		if s.Session == session && s.Connected {
-			return s
-		}
-	}
-	return nil
 }
 
 // publishView updates the gauges and the /debug/durable snapshot (driver
