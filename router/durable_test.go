@@ -2,6 +2,7 @@ package router_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"testing"
@@ -146,9 +147,19 @@ func TestDurableOneRouter(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d events (%d before the reconnection), CT %v", len(r.events), half, r.ct)
-	if _, err := client.DurableSubscribe(ctx, client.DurableSubscribeOptions{DurableOptions: durableOpts(env), ID: "s1", Filter: `symbol == "SAP"`}); err == nil {
-		t.Fatal("re-subscribing with another filter succeeded")
+	_, err = client.DurableSubscribe(ctx, client.DurableSubscribeOptions{DurableOptions: durableOpts(env), ID: "s1", Filter: `symbol == "SAP"`})
+	if !errors.Is(err, client.ErrRefused) {
+		t.Fatalf("re-subscribing with another filter: got %v, want a refusal", err)
 	}
+	// Unsubscribed, the id is forgotten: it may come back with any filter.
+	if err := s2.Unsubscribe(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s3, err := client.DurableSubscribe(ctx, client.DurableSubscribeOptions{DurableOptions: durableOpts(env), ID: "s1", Filter: `symbol == "SAP"`})
+	if err != nil {
+		t.Fatalf("subscribing an unsubscribed id again: %v", err)
+	}
+	s3.Close()
 }
 
 var _ = slog.Default
