@@ -298,6 +298,18 @@ func (p *Placement) expand(n *node) {
 	}
 }
 
+// childUp reports whether a child of n was answered as covering the
+// filter. A covering child is not disjoint from it, so only the child
+// index's relevant buckets need a look.
+func (p *Placement) childUp(n *node) bool {
+	if n.kids == nil {
+		return anyChild(n, func(ch *node) bool { return p.is(ch, bitUp) })
+	}
+	up := false
+	n.kids.each(p.u.key.eqAttr, p.u.key.eqHash, func(ch *node) { up = up || p.is(ch, bitUp) })
+	return up
+}
+
 // expandChild queues ch unless it was looked at already or is disjoint
 // from the filter (marked unsent, so it is looked at once).
 func (p *Placement) expandChild(ch *node) {

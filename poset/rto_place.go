@@ -87,7 +87,7 @@ func (p *Placement) position() position {
 	}
 	var pos position
 	for _, n := range p.ups {
-		if !anyChild(n, func(ch *node) bool { return p.is(ch, bitUp) }) {
+		if !p.childUp(n) {
 			if p.is(n, bitDown) {
 				return position{join: n}
 			}
