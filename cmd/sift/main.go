@@ -7,9 +7,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -32,8 +35,24 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
+// exitInterrupted is the status after Ctrl-C or SIGTERM (128 + SIGINT).
+const exitInterrupted = 130
+
+// main runs the command with a context that Ctrl-C and SIGTERM cancel, so
+// commands close their connections cleanly (a subscriber's filter leaves
+// the routers at once instead of at the idle timeout); a second signal
+// kills the process as usual.
 func main() {
-	if err := rootCmd.Execute(); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() { <-ctx.Done(); stop() }()
+	err := rootCmd.ExecuteContext(ctx)
+	if ctx.Err() != nil {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			fmt.Fprintln(os.Stderr, err)
+		}
+		os.Exit(exitInterrupted)
+	}
+	if err != nil {
 		code := 1
 		var ee *exitError
 		if errors.As(err, &ee) {
