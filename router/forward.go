@@ -17,8 +17,8 @@ import (
 // (delivery is always exact) or the event is marked exact.
 
 // bloomForward routes an event a local client published to the links
-// whose trees its summary matches (every link the mesh routes it to when
-// the summary is saturated).
+// whose trees its summary matches (the links whose filters match it
+// exactly, by the link table, when the summary is saturated).
 func (l *matchLoop) bloomForward(ev match.Event, raw []byte, at time.Time) {
 	b := l.bloom
 	if len(l.byLink) == 0 {
@@ -30,7 +30,7 @@ func (l *matchLoop) bloomForward(ev match.Event, raw []byte, at time.Time) {
 	to := b.to[:0]
 	if sum.Exact {
 		l.metrics.Bloom.Saturated.Inc()
-		to, _ = l.mesh.Route(ev, 0)
+		to = l.exactLinks(0, ev, to)
 	} else {
 		to, _ = b.trees.Route(sum.Words, 0, to) // our own summary has the right size
 	}
@@ -99,7 +99,7 @@ func (l *matchLoop) routeBloomEvent(iface ifaceID, from mesh.Link, lm bloomLinkM
 	to := b.to[:0]
 	if be.Exact {
 		lm.exactIn.Inc()
-		to, _ = l.mesh.Route(ev, from)
+		to = l.exactLinks(iface, ev, to)
 	} else {
 		var err error
 		if to, err = b.trees.Route(be.Summary, from, to); err != nil {

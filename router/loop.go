@@ -155,10 +155,11 @@ func (l *matchLoop) publish(m loopMsg) {
 }
 
 // mirrorRoutes copies a Routes message the mesh accepted from a link
-// (the link is still up) into the link table, in exact forwarding mode.
+// (the link is still up) into the link table. Bloom mode keeps it too, for
+// the events it must route exactly (saturated summaries).
 func (l *matchLoop) mirrorRoutes(m loopMsg) {
 	r, ok := m.frame.(*wire.Routes)
-	if !ok || l.bloom != nil {
+	if !ok {
 		return
 	}
 	if _, up := l.linkOf[m.iface]; !up {
@@ -177,11 +178,14 @@ func (l *matchLoop) mirrorRoutes(m loopMsg) {
 
 // forwardLinks queues an event for every link whose filters match it,
 // never back to the one it came from: by the link table in exact mode,
-// by the mesh (forward) in Bloom mode. A full link queue closes the link
+// on the event's summary in Bloom mode. A full link queue closes the link
 // as a slow consumer.
 func (l *matchLoop) forwardLinks(ev match.Event, iface ifaceID, from mesh.Link, raw []byte, at time.Time) {
+	if l.mesh == nil || len(l.byLink) == 0 {
+		return
+	}
 	if l.bloom != nil {
-		l.forward(ev, from, raw, at)
+		l.bloomForward(ev, raw, at) // bloom links carry only bloom-publish: from is a client
 		return
 	}
 	if l.lt == nil {
@@ -198,6 +202,20 @@ func (l *matchLoop) forwardLinks(ev match.Event, iface ifaceID, from mesh.Link, 
 		}
 		c.linkOut.Inc()
 	}
+}
+
+// exactLinks appends to dst the links whose filters match ev by the link
+// table, never the link iface (the event's origin).
+func (l *matchLoop) exactLinks(iface ifaceID, ev match.Event, dst []mesh.Link) []mesh.Link {
+	if l.lt == nil {
+		return dst
+	}
+	for _, h := range l.lt.route(iface, ev) {
+		if id, ok := l.linkOf[h.iface]; ok {
+			dst = append(dst, id)
+		}
+	}
+	return dst
 }
 
 // deliver queues an event for a connection, in items of at most

@@ -2,7 +2,6 @@ package router
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
@@ -138,31 +137,6 @@ func (l *matchLoop) linkFrame(m loopMsg) {
 	}
 	l.bloomRoutes(m.iface, id, m.frame)
 	l.apply(out)
-}
-
-// forward queues an event for every link the mesh routes it to (a link
-// whose peer holds a matching filter, never the one it came from); a full
-// queue closes the link as a slow consumer.
-func (l *matchLoop) forward(ev match.Event, from mesh.Link, raw []byte, at time.Time) {
-	if l.mesh == nil || len(l.byLink) == 0 {
-		return
-	}
-	if l.bloom != nil {
-		l.bloomForward(ev, raw, at) // bloom links carry only bloom-publish: from is 0
-		return
-	}
-	to, _ := l.mesh.Route(ev, from)
-	for _, id := range to {
-		c, ok := l.byLink[id]
-		if !ok {
-			continue
-		}
-		if !c.q.pushData(delivery{raw: raw, at: at}) {
-			l.slowConsumer(c)
-			continue
-		}
-		c.linkOut.Inc()
-	}
 }
 
 // meshDetach tells the mesh an interface went away: a link is down, or a
