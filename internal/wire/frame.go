@@ -38,6 +38,8 @@ const (
 	TypeRTOAnswer   Type = 19
 	TypeFFFixed     Type = 20
 	TypeFFClaim     Type = 21
+	// Padded keep-alive on links and client connections (heartbeat.go).
+	TypeHeartbeat Type = 22
 )
 
 var typeNames = [...]string{
@@ -62,6 +64,7 @@ var typeNames = [...]string{
 	TypeRTOAnswer:    "rto-answer",
 	TypeFFFixed:      "ff-fixed",
 	TypeFFClaim:      "ff-claim",
+	TypeHeartbeat:    "heartbeat",
 }
 
 // String returns the type's name, e.g. "publish".
@@ -73,7 +76,7 @@ func (t Type) String() string {
 }
 
 // Known reports whether t is a message type of this protocol version.
-func (t Type) Known() bool { return t >= TypeHello && t <= TypeFFClaim }
+func (t Type) Known() bool { return t >= TypeHello && t <= TypeHeartbeat }
 
 const (
 	// HeaderLen is the length prefix: 4 bytes, big-endian.

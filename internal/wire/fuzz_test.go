@@ -24,11 +24,13 @@ func seedFrames() [][]byte {
 		&Deliver{Items: []DeliverItem{{Subs: []uint64{1, 2}, Event: ev}}},
 		&Ack{About: TypePublish, ID: 3},
 		&Error{Code: CodeBadFilter, About: TypeSubscribe, Ref: 1, Msg: "col 3: bad"},
-		&LinkHello{MinVersion: 1, MaxVersion: 1, Name: "b", Reach: []string{"a", "b"}},
+		&LinkHello{MinVersion: 1, MaxVersion: 1, Name: "b", Reach: []string{"a", "b"}, Incarnation: 0x0123456789abcdef},
 		&Reach{Names: []string{"b", "c"}},
 		&Routes{Gen: 2, Seq: 1, Snapshot: true, Add: []string{`price > 5`}},
 		&Routes{Gen: 2, Seq: 2, Remove: []string{`price > 5`}, Add: []string{`price > 1`, `x == 1`}},
 		&RoutesAck{Gen: 2, Seq: 2},
+		&Heartbeat{Padding: HeartbeatPadding},
+		&Heartbeat{},
 	}
 	var out [][]byte
 	for _, m := range msgs {

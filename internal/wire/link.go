@@ -17,24 +17,30 @@ const MaxRoutes = 1 << 20
 // included), sorted, without duplicates. The receiver refuses a link that
 // would close a cycle. Bloom is the sender's Bloom forwarding parameters,
 // nil when it forwards exactly; linked routers must agree on it.
+// Incarnation is a random value the sender chose when it started: a hello
+// from a router already linked under the same name but with another
+// incarnation means that router restarted and the old link is stale.
 type LinkHello struct {
 	MinVersion, MaxVersion uint64
 	Name                   string
 	Reach                  []string
 	Bloom                  *BloomParams
+	Incarnation            uint64
 }
 
 // Type returns TypeLinkHello.
 func (*LinkHello) Type() Type { return TypeLinkHello }
 
-// AppendBody appends min, max, name, the reachable names and the
-// forwarding mode (0: exact; 1: bloom, then m, k, seed, flat, hash family).
+// AppendBody appends min, max, name, the reachable names, the forwarding
+// mode (0: exact; 1: bloom, then m, k, seed, flat, hash family) and the
+// incarnation (8 bytes, little endian).
 func (m *LinkHello) AppendBody(b []byte) []byte {
 	b = binary.AppendUvarint(b, m.MinVersion)
 	b = binary.AppendUvarint(b, m.MaxVersion)
 	b = appendString(b, m.Name)
 	b = appendNames(b, m.Reach)
-	return appendBloomParams(b, m.Bloom)
+	b = appendBloomParams(b, m.Bloom)
+	return binary.LittleEndian.AppendUint64(b, m.Incarnation)
 }
 
 func decodeLinkHello(r *reader) *LinkHello {
@@ -51,6 +57,7 @@ func decodeLinkHello(r *reader) *LinkHello {
 		r.fail("link hello: reachable set does not name the sender %q", m.Name)
 	}
 	m.Bloom = readBloomParams(r)
+	m.Incarnation = r.fixed64("link hello incarnation")
 	return m
 }
 

@@ -71,6 +71,8 @@ func (d *EventDecoder) Decode(t Type, body []byte) (Message, error) {
 		m = decodeFFFixed(&r)
 	case TypeFFClaim:
 		m = decodeFFClaim(&r)
+	case TypeHeartbeat:
+		m = decodeHeartbeat(&r)
 	default:
 		return nil, Errorf(CodeUnknownType, "unknown frame type %d", byte(t))
 	}

@@ -69,7 +69,7 @@ func genMessage(t *rapid.T) Message {
 		return &Deliver{Items: items}
 	case 9:
 		reach := genNames(t, "reach")
-		return &LinkHello{MinVersion: 1, MaxVersion: 1, Name: reach[0], Reach: reach}
+		return &LinkHello{MinVersion: 1, MaxVersion: 1, Name: reach[0], Reach: reach, Incarnation: rapid.Uint64().Draw(t, "incarnation")}
 	case 10:
 		return &Reach{Names: genNames(t, "names")}
 	case 11:
