@@ -144,6 +144,11 @@ func benchDurableDelivery(b *testing.B, nsubs int) {
 	el := time.Since(began)
 	b.StopTimer()
 	if got := delivered.Load(); got != want {
+		for _, s := range subs {
+			if err := s.Err(); err != nil {
+				b.Errorf("subscription %s ended: %v", s.ID(), err)
+			}
+		}
 		b.Fatalf("delivered %d events, want %d", got, want)
 	}
 	b.ReportMetric(float64(want)/el.Seconds(), "delivered/s")

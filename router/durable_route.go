@@ -33,6 +33,12 @@ func (d *durableNode) isLocal(node string) bool {
 	return node == d.name || strings.HasPrefix(node, d.name+"/")
 }
 
+// maxSilenceBacklog is the most frames a client's control lane may hold
+// for a silence to be queued behind them: a subscriber that is that far
+// behind gains nothing from another silence, and skipping it keeps idle
+// silences from filling the lane of a slow (not failed) subscriber.
+const maxSilenceBacklog = 256
+
 // toClient sends a message to a client connection.
 func (d *durableNode) toClient(env durable.Envelope) {
 	id, err := strconv.ParseUint(strings.TrimPrefix(env.To, "client/"), 10, 64)
@@ -44,6 +50,12 @@ func (d *durableNode) toClient(env durable.Envelope) {
 	d.mu.Unlock()
 	if cl == nil {
 		return // gone: the SHB hears of it through its detach
+	}
+	if env.Msg.Kind == durable.MsgSubSilence {
+		if ctrl, _ := cl.c.q.pending(); ctrl >= maxSilenceBacklog {
+			d.met.silencesSkipped.Inc()
+			return // a silence only moves the CT; the next one will
+		}
 	}
 	d.view.toClient(env)
 	d.met.countToClient(env.Msg)
