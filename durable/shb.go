@@ -32,7 +32,8 @@ type SHBConfig struct {
 	// seeded source keeps a run replayable.
 	Rand *rand.Rand
 	// CatchupWindow is the most ticks a catch-up stream has nacked and
-	// waiting at once: its flow control (default 16).
+	// waiting at once: its flow control (default 256: each window costs a round
+	// trip to the PHB, so a small one makes catch-up crawl on a real network).
 	CatchupWindow int
 	// SubQueue bounds each session's queue on one pubend: the most events
 	// sent to the subscriber and not yet acknowledged (default 1024). An
@@ -72,7 +73,7 @@ func (c *SHBConfig) populate() error {
 	def(&c.ReportInterval, 20_000)
 	def(&c.InstallRetry, 20_000)
 	if c.CatchupWindow <= 0 {
-		c.CatchupWindow = 16
+		c.CatchupWindow = 256
 	}
 	if c.SubQueue <= 0 {
 		c.SubQueue = 1024
