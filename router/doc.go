@@ -23,9 +23,29 @@
 // router/mesh state machine next to the engine: client subscriptions are
 // propagated over links (pruned by covering) and acknowledged once mesh
 // reports them Ready; each event goes to the local clients the engine
-// matches and to the links mesh.Route picks, never back where it came
-// from. Dialled peers are redialled with backoff; every (re)connect
+// matches and to the links whose filters match it, never back where it
+// came from. The link decision uses a second fast index over the filters
+// each neighbour sent (the link table, mirrored from the Routes the mesh
+// accepted). Dialled peers are redialled with backoff; every (re)connect
 // resynchronises both sides by snapshot.
+//
+// With Config.Forward = bloom (router/bloomfwd) the first router sends a
+// Bloom summary with each event (BloomPublish, the raw event bytes
+// unchanged); inner routers forward on the summary alone, with one
+// sbstree or bftree per link, and decode an event only to deliver it
+// locally, exactly. The constraint dictionary is flooded over the link
+// tree ahead of the mesh's messages, so a Ready subscription's terms are
+// at every router. Saturated summaries fall back to exact routing.
+//
+// With Config.RTO (siftd --rto) clients that offer assistance (client
+// Options.Assist) answer the covering queries that place their filters in
+// the routing table, checked as the policy says (router/rto.go); fixed
+// filters (--ff) let them claim a covering filter up front.
+//
+// Durable subscriptions (router/durable*.go) run the durable package's
+// brokers (pubend, intermediate router, SHB) in a driver of their own
+// beside the matching loop, with state in Pebble under the data folder;
+// their messages ride the same control streams.
 //
 // # Promises
 //
@@ -44,9 +64,8 @@
 //
 // # Caveats
 //
-// Delivery is at most once: a disconnected subscriber loses what was queued
-// for it (durable subscriptions are a later issue), and so do routers cut
-// off while a link is down. Links forward exactly (no Bloom summaries
-// yet), and the link decision uses the mesh's routing table, not the
-// engine's index.
+// Plain delivery is at most once: a disconnected subscriber loses what was
+// queued for it, and so do routers cut off while a link is down; durable
+// subscriptions are the exactly-once path. Exact and Bloom routers do not
+// link with each other (their hellos disagree and the link is refused).
 package router
