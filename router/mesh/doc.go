@@ -34,6 +34,12 @@
 //     paths). A cycle noticed later, from a Reach update (two links raced),
 //     closes the link with the lexically largest pair of router names among
 //     those involved; see Mesh.Receive.
+//   - Each router run has an incarnation (Config.Incarnation), sent in its
+//     hello. A hello from a router already linked with the same
+//     incarnation is refused; with another one the peer restarted, so the
+//     old link is stale: LinkUp drops it (reported in Output.Close) and
+//     takes the new one. HelloTo leaves any link to the peer out of the
+//     reachable set it announces.
 //   - Bad input (an unparsable filter, an unknown removal, a sequence gap)
 //     returns an error and changes no state; the caller closes the link.
 //   - A client subscription may be placed with clients' help (rto.go):

@@ -15,6 +15,7 @@ type link struct {
 	id        Link
 	slot      poset.Iface
 	peer      string
+	incarn    uint64   // the peer's incarnation, from its hello
 	reach     []string // names reachable through the peer without this link
 	sentReach []string // what we last told the peer it reaches through us
 	sentSeq   uint64   // last Routes seq sent (our session gen is id)
@@ -40,40 +41,72 @@ func (l *link) pair(me string) [2]string {
 }
 
 // Hello returns the LinkHello to send on a new link: this router's name
-// and every router reachable through it over the links up now.
-func (m *Mesh) Hello() *wire.LinkHello {
-	return &wire.LinkHello{MinVersion: wire.Version, MaxVersion: wire.Version, Name: m.name, Reach: m.reachExcept(0)}
+// and incarnation, and every router reachable through it over the links up
+// now.
+func (m *Mesh) Hello() *wire.LinkHello { return m.HelloTo("") }
+
+// HelloTo is Hello for a link to the router named peer: the reachable set
+// leaves out any link up to peer already (a stale link to a previous run
+// of peer, which LinkUp replaces, or a duplicate it refuses), so a
+// restarted peer does not see itself in it and refuse a cycle.
+func (m *Mesh) HelloTo(peer string) *wire.LinkHello {
+	var except Link
+	for _, l := range m.links {
+		if l.peer == peer {
+			except = l.id
+		}
+	}
+	return &wire.LinkHello{MinVersion: wire.Version, MaxVersion: wire.Version, Name: m.name, Reach: m.reachExcept(except), Incarnation: m.incarn}
 }
 
 // LinkUp accepts a link whose peer sent h. It refuses, with an error and
 // no state change, a version mismatch, a link to itself or to a router
-// already linked, a link that would close a cycle, and a link beyond
-// MaxLinks. On success the output holds the snapshot of what this router
+// already linked with the same incarnation, a link that would close a
+// cycle, and a link beyond MaxLinks. A hello from a linked router with
+// another incarnation means that router restarted: the stale link is
+// dropped (as by LinkDown, and reported in out.Close) and the new one
+// accepted. On success the output holds the snapshot of what this router
 // forwards to the peer, and Reach updates for the other links.
 func (m *Mesh) LinkUp(h *wire.LinkHello) (Link, Output, error) {
 	if _, err := wire.Negotiate(&wire.Hello{MinVersion: h.MinVersion, MaxVersion: h.MaxVersion}, wire.Version, wire.Version); err != nil {
 		return 0, Output{}, fmt.Errorf("link to %s refused: %w", h.Name, err)
 	}
-	if err := m.checkReach(h.Name, h.Reach, 0); err != nil {
+	stale := m.staleLink(h)
+	if err := m.checkReach(h.Name, h.Reach, stale); err != nil {
 		return 0, Output{}, fmt.Errorf("link to %s refused: %w", h.Name, err)
 	}
-	slot, ok := m.freeSlot()
-	if !ok {
+	if _, ok := m.freeSlot(); !ok && stale == 0 {
 		return 0, Output{}, fmt.Errorf("link to %s refused: %d links up already (the maximum)", h.Name, m.maxLinks)
 	}
+	var out Output
+	if stale != 0 {
+		out.Close = append(out.Close, Close{Link: stale, Reason: fmt.Sprintf("%s restarted (incarnation %016x, was %016x): the link is stale", h.Name, h.Incarnation, m.links[stale].incarn)})
+		m.drop(stale, &out)
+	}
+	slot, _ := m.freeSlot()
 	fwd, err := m.table.AddNeighbour(slot)
 	if err != nil {
 		panic(fmt.Sprintf("mesh: routing table refused free slot %d: %v", slot, err))
 	}
 	m.nextLink++
-	l := &link{id: m.nextLink, slot: slot, peer: h.Name, reach: slices.Clone(h.Reach), held: make(map[string]*heldFilter)}
+	l := &link{id: m.nextLink, slot: slot, peer: h.Name, incarn: h.Incarnation, reach: slices.Clone(h.Reach), held: make(map[string]*heldFilter)}
 	m.links[l.id] = l
 	m.bySlot[slot] = l
-	var out Output
 	l.sentSeq = 1
 	out.send(l.id, &wire.Routes{Gen: uint64(l.id), Seq: 1, Snapshot: true, Add: texts(fwd.Add)})
 	m.propagateReach(&out)
 	return l.id, out, nil
+}
+
+// staleLink returns the link to h's sender if it is up with another
+// incarnation (that router restarted), else 0.
+func (m *Mesh) staleLink(h *wire.LinkHello) Link {
+	for _, l := range m.links {
+		if l.peer == h.Name && l.incarn != h.Incarnation {
+			return l.id
+		}
+	}
+	return 0
 }
 
 // LinkDown drops a link: everything received from it is unsubscribed (the

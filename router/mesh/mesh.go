@@ -21,6 +21,10 @@ type Config struct {
 	Table string
 	// MaxLinks bounds the links up at once (DefaultMaxLinks when zero).
 	MaxLinks int
+	// Incarnation identifies this run of the router (the caller picks it
+	// at random when the router starts); it goes in every hello, so that a
+	// peer holding a link to a previous run can tell it is stale.
+	Incarnation uint64
 }
 
 // Link identifies one session of a router link: a new value every time a
@@ -60,6 +64,7 @@ func (o *Output) send(l Link, m wire.Message) { o.Sends = append(o.Sends, Send{l
 // Mesh is one router's mesh state. See the package doc.
 type Mesh struct {
 	name     string
+	incarn   uint64
 	maxLinks int
 	table    *poset.Table
 	nextLink Link
@@ -86,7 +91,7 @@ func New(cfg Config) (*Mesh, error) {
 		return nil, fmt.Errorf("mesh: %w", err)
 	}
 	return &Mesh{
-		name: cfg.Name, maxLinks: cfg.MaxLinks, table: t,
+		name: cfg.Name, incarn: cfg.Incarnation, maxLinks: cfg.MaxLinks, table: t,
 		links:   make(map[Link]*link),
 		bySlot:  make(map[poset.Iface]*link),
 		clients: make(map[Client]map[uint64]match.Filter),

@@ -14,6 +14,7 @@ import (
 //	routers names=a,b,c [table=poset|forest]
 //	link A B              (prints the refusal, if any)
 //	unlink A B
+//	restart R             (a new run of R; its peers' links to it go stale)
 //	sub R client=N        (input: filter; subscription ref 1)
 //	unsub R client=N
 //	deliver               (every queued message, first queue first, traced)
@@ -62,6 +63,8 @@ func runScriptCmd(t *testing.T, s *sim, d *datadriven.TestData) {
 			}
 		}
 		t.Fatalf("no link %s-%s", d.CmdArgs[0].Key, d.CmdArgs[1].Key)
+	case "restart":
+		s.restart(r(0))
 	case "sub", "unsub":
 		var c int
 		d.ScanArgs(t, "client", &c)

@@ -30,6 +30,8 @@ type sim struct {
 	subTopo map[subKey]int // topo when each subscription was made, -1 if unsettled
 	trace   *strings.Builder
 	noCheck bool // benchmarks: skip checkInstalled on Ready
+	table   string
+	runs    int // routers started or restarted: each run's incarnation
 }
 
 type subKey struct {
@@ -52,16 +54,45 @@ type conn struct {
 
 func newSim(t fataler, names []string, table string) *sim {
 	s := &sim{t: t, byName: map[string]int{}, subs: map[subKey]match.Filter{},
-		ready: map[subKey]bool{}, subTopo: map[subKey]int{}}
+		ready: map[subKey]bool{}, subTopo: map[subKey]int{}, table: table}
 	for i, n := range names {
-		m, err := New(Config{Name: n, Table: table, MaxLinks: 4})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.routers = append(s.routers, m)
+		s.routers = append(s.routers, s.start(n))
 		s.byName[n] = i
 	}
 	return s
+}
+
+// start returns a new Mesh named n with an incarnation of its own.
+func (s *sim) start(n string) *Mesh {
+	s.runs++
+	m, err := New(Config{Name: n, Table: s.table, MaxLinks: 4, Incarnation: uint64(s.runs)})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return m
+}
+
+// restart replaces router r by a new run, as after a crash: its clients
+// and the messages in flight on its links are gone, and its peers keep
+// their (now stale) links until they learn otherwise. The dead run's end
+// of each connection is link 0: what reaches it is lost.
+func (s *sim) restart(r int) {
+	s.routers[r] = s.start(s.name(r))
+	s.topo++
+	for _, c := range s.conns {
+		for k := range c.ends {
+			if c.ends[k].router == r {
+				c.ends[k].link = 0
+				c.q = [2][]wire.Message{}
+			}
+		}
+	}
+	for k := range s.subs {
+		if k.router == r {
+			delete(s.subs, k)
+			delete(s.ready, k)
+		}
+	}
 }
 
 func (s *sim) logf(format string, args ...any) {
@@ -74,7 +105,7 @@ func (s *sim) name(i int) string { return s.routers[i].Name() }
 
 // connect exchanges hellos between routers i and j; either may refuse.
 func (s *sim) connect(i, j int) error {
-	hi, hj := s.routers[i].Hello(), s.routers[j].Hello()
+	hi, hj := s.routers[i].HelloTo(s.name(j)), s.routers[j].HelloTo(s.name(i))
 	li, oi, err := s.routers[i].LinkUp(roundTrip(s.t, hj).(*wire.LinkHello))
 	if err != nil {
 		return err
@@ -142,11 +173,27 @@ func (s *sim) dispatch(r int, out Output) {
 	}
 }
 
+// settle times out the stale links (as the idle timeout or a stateless
+// reset would), delivers everything and checks the quiet state.
+func (s *sim) settle() {
+	for _, c := range slices.Clone(s.conns) {
+		if c.ends[0].link == 0 || c.ends[1].link == 0 {
+			s.disconnect(c)
+		}
+	}
+	s.quiesce()
+	s.checkQuiet()
+}
+
 // deliver hands the first message queued toward end k of c to its router.
 func (s *sim) deliver(c *conn, k int) {
 	msg := c.q[k][0]
 	c.q[k] = c.q[k][1:]
 	e := c.ends[k]
+	if e.link == 0 {
+		s.logf("%s -> %s: %s (lost: that run of %[2]s is gone)", s.name(c.ends[1-k].router), s.name(e.router), describe(msg))
+		return
+	}
 	s.logf("%s -> %s: %s", s.name(c.ends[1-k].router), s.name(e.router), describe(msg))
 	out, err := s.routers[e.router].Receive(e.link, roundTrip(s.t, msg))
 	if err != nil {
@@ -230,6 +277,9 @@ func (s *sim) publish(p int, e match.Event) map[subKey]int {
 			if c == nil {
 				s.t.Fatalf("%s routes to link %d, which is not connected", s.name(v.router), l)
 			}
+			if c.ends[1-k].link == 0 {
+				continue // a stale link: that run of the router is gone
+			}
 			todo = append(todo, visit{c.ends[1-k].router, c.ends[1-k].link})
 		}
 	}
@@ -261,6 +311,9 @@ func (s *sim) tryComponents() ([]int, string) {
 		return i
 	}
 	for _, c := range s.conns {
+		if c.ends[0].link == 0 || c.ends[1].link == 0 {
+			continue // stale: carries nothing
+		}
 		a, b := find(c.ends[0].router), find(c.ends[1].router)
 		if a == b {
 			return nil, s.name(c.ends[0].router) + "-" + s.name(c.ends[1].router)
