@@ -48,6 +48,11 @@ type Config struct {
 	// KeepAlive is the keep-alive period; default 10s (at most half the
 	// idle timeout, as quic-go enforces).
 	KeepAlive time.Duration
+	// Heartbeat is the period of the padded heartbeat frames sent on
+	// router links (wire.Heartbeat), large enough that a peer which
+	// restarted answers with a stateless reset, so a stale link is noticed
+	// at once; default 1s or KeepAlive if shorter.
+	Heartbeat time.Duration
 	// HandshakeTimeout bounds TLS plus the Hello exchange; default 10s.
 	HandshakeTimeout time.Duration
 	// ShutdownGrace bounds how long Serve, once its context is done, waits
@@ -132,6 +137,7 @@ func (c Config) withDefaults() (Config, error) {
 	setDefault(&c.ControlQueue, 4096)
 	setDefault(&c.IdleTimeout, 30*time.Second)
 	setDefault(&c.KeepAlive, 10*time.Second)
+	setDefault(&c.Heartbeat, min(time.Second, c.KeepAlive))
 	setDefault(&c.HandshakeTimeout, 10*time.Second)
 	setDefault(&c.ShutdownGrace, 2*time.Second)
 	if c.Logger == nil {
