@@ -18,7 +18,7 @@ import (
 
 // Redial backoff bounds: the delay doubles from minRedial up to maxRedial
 // (with jitter), and starts over after a link that stayed up longer than
-// maxRedial.
+// maxRedial (a dial that failed, however long it took, never resets it).
 const (
 	minRedial = 100 * time.Millisecond
 	maxRedial = 10 * time.Second
@@ -69,6 +69,9 @@ func (r *Router) runLink(ctx context.Context, c *conn, ctrl, data *streamReader,
 	r.durableLinkUp(h.Name, c, h.Reach)
 	defer r.durableLinkDown(h.Name, c)
 	w := &connWriter{q: c.q, maxFrame: r.cfg.MaxFrame, metrics: r.metrics, cm: c.cm}
+	stopBeat := make(chan struct{})
+	defer close(stopBeat)
+	go r.heartbeat(c, stopBeat)
 	errc := make(chan error, 4)
 	go func() { errc <- w.runControl(ctrl.s) }()
 	go func() { errc <- r.linkWriter(w)(data.s) }()
@@ -91,17 +94,41 @@ func (r *Router) runLink(ctx context.Context, c *conn, ctrl, data *streamReader,
 	return err
 }
 
+// heartbeat queues a padded wire.Heartbeat on the link's control lane
+// every cfg.Heartbeat until stop is closed. Unlike QUIC keep-alives, its
+// packets are large enough that a peer which restarted (same address,
+// same stateless reset key) answers with a stateless reset, so the stale
+// link ends at once rather than at the idle timeout. A full queue skips a
+// beat: the link is busy anyway.
+func (r *Router) heartbeat(c *conn, stop <-chan struct{}) {
+	t := time.NewTicker(r.cfg.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			c.q.pushControl(wire.AppendFrame(nil, &wire.Heartbeat{Padding: wire.HeartbeatPadding}))
+		}
+	}
+}
+
 // readLink reads a link's control messages and hands them to the loop
 // (the mesh refuses the ones that do not belong on a link); durable
-// frames go to the durable side instead.
+// frames go to the durable side instead, heartbeats nowhere.
 func (r *Router) readLink(ctx context.Context, c *conn, sr *streamReader, peer string) error {
 	for {
 		m, err := c.readMessage(sr)
 		if err != nil {
 			return err
 		}
-		if e, ok := m.(*wire.Error); ok && e.Code == wire.CodeShutdown {
-			return fmt.Errorf("peer shutting down: %w", io.EOF)
+		switch m := m.(type) {
+		case *wire.Heartbeat:
+			continue
+		case *wire.Error:
+			if m.Code == wire.CodeShutdown {
+				return fmt.Errorf("peer shutting down: %w", io.EOF)
+			}
 		}
 		if handled, ok := r.durableLinkFrame(peer, c, m); !ok {
 			return errStopped
@@ -118,33 +145,51 @@ func (r *Router) readLink(ctx context.Context, c *conn, sr *streamReader, peer s
 // backoff and jitter whenever it fails or ends, until ctx is done. Links
 // run under connCtx, which ends after the router's shutdown.
 func (r *Router) keepLinked(ctx, connCtx context.Context, peer string) {
+	r.redialLoop(ctx, peer, func() (time.Duration, error) { return r.dialLink(ctx, connCtx, peer) }, sleepCtx)
+}
+
+// redialLoop calls dial until ctx is done, waiting between calls as the
+// backoff says. dial returns how long the link was up (zero when it never
+// came up: a dial that ran into the handshake timeout is still a failure).
+// wait sleeps for d and reports false when ctx ended first.
+func (r *Router) redialLoop(ctx context.Context, peer string, dial func() (time.Duration, error), wait func(context.Context, time.Duration) bool) {
 	backoff := minRedial
 	for ctx.Err() == nil {
-		began := time.Now()
-		err := r.dialLink(ctx, connCtx, peer)
+		up, err := dial()
 		if ctx.Err() != nil {
 			return
 		}
-		if time.Since(began) > maxRedial {
+		if up > maxRedial {
 			backoff = minRedial
 		}
-		wait := backoff/2 + rand.N(backoff/2+1)
-		r.log.Info("redialling peer", "addr", peer, "in", wait, "after", err)
-		select {
-		case <-ctx.Done():
+		d := backoff/2 + rand.N(backoff/2+1)
+		r.log.Info("redialling peer", "addr", peer, "in", d, "after", err)
+		if !wait(ctx, d) {
 			return
-		case <-time.After(wait):
 		}
 		backoff = min(2*backoff, maxRedial)
 	}
 }
 
+// sleepCtx sleeps for d; false means ctx ended first.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
 // dialLink dials peer, opens the link's control stream, sends this
-// router's hello, reads the peer's and runs the link until it ends.
-func (r *Router) dialLink(ctx, connCtx context.Context, peer string) error {
+// router's hello, reads the peer's and runs the link until it ends. It
+// returns how long the link was up: zero if it never came up.
+func (r *Router) dialLink(ctx, connCtx context.Context, peer string) (time.Duration, error) {
 	addr, err := net.ResolveUDPAddr("udp", peer)
 	if err != nil {
-		return fmt.Errorf("peer %s: %w", peer, err)
+		return 0, fmt.Errorf("peer %s: %w", peer, err)
 	}
 	hctx, cancel := context.WithTimeout(ctx, r.cfg.HandshakeTimeout)
 	defer cancel()
@@ -154,7 +199,7 @@ func (r *Router) dialLink(ctx, connCtx context.Context, peer string) error {
 	}
 	qc, err := r.tr.Dial(hctx, addr, tlsConf, quicConfig(r.cfg))
 	if err != nil {
-		return fmt.Errorf("dial peer %s: %w", peer, err)
+		return 0, fmt.Errorf("dial peer %s: %w", peer, err)
 	}
 	c := r.newConn(qc)
 	defer r.metrics.dropConn(c.cm)
@@ -163,13 +208,15 @@ func (r *Router) dialLink(ctx, connCtx context.Context, peer string) error {
 	case err != nil && isPeerClose(err):
 		c.log.Warn("link refused", "addr", peer, "err", err)
 		c.fail(wire.CodeNone, "refused by peer")
-		return fmt.Errorf("peer %s: %w", peer, err)
+		return 0, fmt.Errorf("peer %s: %w", peer, err)
 	case err != nil:
 		r.countError(err)
 		c.fail(wire.CodeOf(err), err.Error())
-		return fmt.Errorf("peer %s: %w", peer, err)
+		return 0, fmt.Errorf("peer %s: %w", peer, err)
 	}
-	return r.runLink(connCtx, c, ctrl, data, h)
+	began := time.Now()
+	err = r.runLink(connCtx, c, ctrl, data, h)
+	return time.Since(began), err
 }
 
 // openLinkData opens a dialled link's data stream, which carries Publish
@@ -262,3 +309,7 @@ func (r *Router) Routes(ctx context.Context) ([]mesh.LinkRoutes, error) {
 	})
 	return out, err
 }
+
+// newIncarnation picks this router run's incarnation, sent in every link
+// hello: peers holding a link to an earlier run see it is stale.
+func newIncarnation() uint64 { return rand.Uint64() }

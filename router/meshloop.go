@@ -27,7 +27,7 @@ func newLinks(cfg Config) (links, error) {
 	if cfg.MaxLinks == 0 {
 		return links{}, nil
 	}
-	m, err := mesh.New(mesh.Config{Name: cfg.Name, Table: cfg.Table, MaxLinks: cfg.MaxLinks})
+	m, err := mesh.New(mesh.Config{Name: cfg.Name, Table: cfg.Table, MaxLinks: cfg.MaxLinks, Incarnation: newIncarnation()})
 	if err != nil {
 		return links{}, err
 	}
@@ -91,7 +91,7 @@ func (l *matchLoop) linkUp(m loopMsg) {
 		m.linkErr <- err
 		return
 	}
-	hello := l.mesh.Hello()
+	hello := l.mesh.HelloTo(m.hello.Name)
 	l.bloomHello(hello)
 	id, out, err := l.mesh.LinkUp(m.hello)
 	if err != nil {
