@@ -52,8 +52,7 @@ var treeVariants = []treeVariant{
 	{name: "rto-majority-honest", siftd: []string{"--rto", "majority", "--rto-clients", "2"}, sub: []string{"--assist"},
 		needs: []string{"--rto"}, needsSub: []string{"--assist"}, landsWith: "RTO (H1)", evidence: "sift_router_assist_placements_total", long: true},
 	{name: "ff-verify-half-lying", siftd: []string{"--rto", "verify", "--ff", "{ff}"}, sub: []string{"--assist"}, subOdd: []string{"--assist-lie"},
-		needs: []string{"--ff"}, needsSub: []string{"--assist"}, landsWith: "RTO (H1)", evidence: `sift_router_assist_placements_total{mode="ff"`,
-		knownBug: "sift sub subscribes before the router's fixed filters arrive, so it never claims (client.claimFF: gen == 0)"},
+		needs: []string{"--ff"}, needsSub: []string{"--assist"}, landsWith: "RTO (H1)", evidence: `sift_router_assist_placements_total{mode="ff"`},
 }
 
 // treeFixedFilters are the fixed filters of the FF variants.

@@ -3,6 +3,7 @@ package client
 import (
 	"math/rand/v2"
 	"sync"
+	"time"
 
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
@@ -20,7 +21,11 @@ type Assist struct {
 	// cover a filter being placed, are covered by it, overlap it.
 	RTO bool
 	// FF claims, before each Subscribe on this connection, which of the
-	// router's fixed filters cover the subscription's filter.
+	// router's fixed filters cover the subscription's filter. The router
+	// sends its fixed set in answer to the offer Dial makes, so a Subscribe
+	// made before it arrives waits for it, up to FFWait after the first
+	// such Subscribe (a router without fixed filters sends none: only
+	// subscriptions made in that first second are delayed).
 	FF bool
 	// Lie makes every answer and claim random bits drawn from LieSeed. It
 	// exists to test a router's policies (a router under verify or
@@ -29,12 +34,18 @@ type Assist struct {
 	LieSeed uint64
 }
 
+// FFWait bounds how long Subscribes under Assist.FF wait for the router's
+// fixed set, from the first of them.
+const FFWait = time.Second
+
 // assistant is a client's assisting state.
 type assistant struct {
-	mu    sync.Mutex
-	gen   uint64         // the fixed set's generation; 0: none received
-	fixed []match.Filter // the router's fixed filters
-	rng   *rand.Rand     // Lie only
+	mu      sync.Mutex
+	gen     uint64         // the fixed set's generation; 0: none received
+	fixed   []match.Filter // the router's fixed filters
+	arrived chan struct{}  // FF: closed when the first fixed set arrives
+	until   time.Time      // FF: when claims stop waiting for it; zero: no claim yet
+	rng     *rand.Rand     // Lie only
 }
 
 // offerAssist tells the router what this client assists with.
@@ -52,6 +63,9 @@ func (c *Client) offerAssist() error {
 	}
 	if a.FF {
 		modes |= wire.AssistFF
+		c.assist.mu.Lock()
+		c.assist.arrived = make(chan struct{})
+		c.assist.mu.Unlock()
 	}
 	return c.writeControl(&wire.AssistOffer{Modes: modes})
 }
@@ -72,6 +86,13 @@ func (c *Client) assisted(m wire.Message) {
 		}
 		c.assist.mu.Lock()
 		c.assist.gen, c.assist.fixed = m.Gen, fixed
+		if a := c.assist.arrived; a != nil {
+			select {
+			case <-a:
+			default:
+				close(a)
+			}
+		}
 		c.assist.mu.Unlock()
 	case *wire.RTOQuery:
 		a := c.answerRTO(m)
@@ -106,11 +127,9 @@ func (c *Client) claimFF(m wire.Message) error {
 	if !ok || c.opts.Assist == nil || !c.opts.Assist.FF {
 		return nil
 	}
-	c.assist.mu.Lock()
-	gen, fixed := c.assist.gen, c.assist.fixed
-	c.assist.mu.Unlock()
+	gen, fixed := c.fixedSet()
 	if gen == 0 {
-		return nil // the fixed set has not arrived (yet)
+		return nil // the router sent no fixed set (in time)
 	}
 	var claim poset.Bits
 	if c.opts.Assist.Lie {
@@ -121,6 +140,29 @@ func (c *Client) claimFF(m wire.Message) error {
 		return nil // the router refuses the filter anyway
 	}
 	return c.writeControl(&wire.FFClaim{Gen: gen, Sub: s.ID, Covering: claim})
+}
+
+// fixedSet returns the router's fixed set and its generation (0: none),
+// waiting for it to arrive until FFWait after the first claim.
+func (c *Client) fixedSet() (uint64, []match.Filter) {
+	c.assist.mu.Lock()
+	if c.assist.until.IsZero() {
+		c.assist.until = time.Now().Add(FFWait)
+	}
+	arrived, until := c.assist.arrived, c.assist.until
+	c.assist.mu.Unlock()
+	if d := time.Until(until); arrived != nil && d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-arrived:
+		case <-t.C:
+		case <-c.done:
+		}
+		t.Stop()
+	}
+	c.assist.mu.Lock()
+	defer c.assist.mu.Unlock()
+	return c.assist.gen, c.assist.fixed
 }
 
 // lie draws n random bits.
