@@ -46,6 +46,11 @@ type DurableConfig struct {
 	// short intervals make a recovering router's neighbours answer the
 	// same range many times over.
 	NackRetry time.Duration
+	// ReportInterval is the period of the SHB's release reports and of its
+	// silences to idle subscribers (default 100ms). Every idle subscriber
+	// gets a silence per period, so with many subscribers a short period
+	// costs a message per subscriber and period.
+	ReportInterval time.Duration
 }
 
 // validate checks the configuration of router name.
@@ -58,8 +63,11 @@ func (c *DurableConfig) validate(name string) error {
 			return fmt.Errorf("durable: router names must not contain '/' (%q, %q)", host, name)
 		}
 	}
-	if c.MaxRetain < 0 || c.SubQueue < 0 || c.NackRetry < 0 {
-		return errors.New("durable: MaxRetain, SubQueue and NackRetry must not be negative")
+	if c.MaxRetain < 0 || c.SubQueue < 0 || c.NackRetry < 0 || c.ReportInterval < 0 {
+		return errors.New("durable: MaxRetain, SubQueue, NackRetry and ReportInterval must not be negative")
+	}
+	if c.ReportInterval == 0 {
+		c.ReportInterval = 100 * time.Millisecond
 	}
 	if c.NackRetry == 0 {
 		c.NackRetry = 200 * time.Millisecond
@@ -173,7 +181,8 @@ func (d *durableNode) boot() error {
 	}
 	var err error
 	d.shb, err = durable.NewSHB(durable.SHBConfig{Node: shbID(d.name), Upstream: d.name,
-		Pubends: sortedNames(d.cfg.Pubends), SubQueue: d.cfg.SubQueue, NackRetry: microsOf(d.cfg.NackRetry)}, d.store)
+		Pubends: sortedNames(d.cfg.Pubends), SubQueue: d.cfg.SubQueue, NackRetry: microsOf(d.cfg.NackRetry),
+		ReportInterval: microsOf(d.cfg.ReportInterval)}, d.store)
 	if err != nil {
 		return fmt.Errorf("durable: %w", err)
 	}
