@@ -41,16 +41,14 @@ const exitInterrupted = 130
 // main runs the command with a context that Ctrl-C and SIGTERM cancel, so
 // commands close their connections cleanly (a subscriber's filter leaves
 // the routers at once instead of at the idle timeout); a second signal
-// kills the process as usual.
+// kills the process as usual. A command for which a signal is the normal
+// end (sub) returns nil and exits 0; one cut short exits 130.
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() { <-ctx.Done(); stop() }()
 	err := rootCmd.ExecuteContext(ctx)
-	if ctx.Err() != nil {
-		if err != nil && !errors.Is(err, context.Canceled) {
-			fmt.Fprintln(os.Stderr, err)
-		}
-		os.Exit(exitInterrupted)
+	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		os.Exit(exitInterrupted) // a command cut short; one that stops cleanly on a signal returns nil
 	}
 	if err != nil {
 		code := 1

@@ -119,6 +119,8 @@ func subscribe(ctx context.Context, conn routerFlags, opts subOptions, filter st
 		switch {
 		case errors.Is(err, context.DeadlineExceeded) && opts.count == 0:
 			return nil
+		case errors.Is(err, context.Canceled) && opts.count == 0:
+			return nil // Ctrl-C or SIGTERM: the normal end of an open-ended sub
 		case errors.Is(err, context.DeadlineExceeded):
 			return fmt.Errorf("timed out after %d of %d events", n, opts.count)
 		case err != nil:
