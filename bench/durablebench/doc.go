@@ -47,6 +47,8 @@
 //   - JetStream runs as one server (one stream, replicas 1): the PHB - SHB
 //     split has no counterpart there, so its events do one hop less.
 //   - Sift subscribers keep their checkpoint in memory and acknowledge it
-//     every AckEvery messages or 20 ms, as JetStream subscribers
-//     acknowledge their messages: neither fsyncs on the subscriber side.
+//     every AckEvery events, AckIdle after unacknowledged events, and at
+//     most once a second when only silences moved it; JetStream
+//     subscribers acknowledge every message. Neither fsyncs on the
+//     subscriber side.
 package durablebench
