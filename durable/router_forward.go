@@ -11,6 +11,9 @@ func (r *Router) knowledge(env Envelope) error {
 		return err
 	}
 	span, fresh := r.learn(p, m)
+	if fresh {
+		p.answered(span)
+	}
 	for _, name := range r.cfg.Downstream {
 		waited := r.takeWaiters(p, name, span)
 		if fresh || waited || m.Kind == MsgLost {

@@ -1,5 +1,10 @@
 package durable
 
+import (
+	"cmp"
+	"slices"
+)
+
 // nackFromBelow answers what the cache knows of each nacked range and
 // forwards the rest upstream, unless a nack for it is already outstanding
 // (consolidation); the asker waits for the answer either way.
@@ -32,7 +37,7 @@ func (r *Router) nackFromBelow(env Envelope) error {
 		return nil
 	}
 	for _, q := range ask {
-		p.asked = append(p.asked, outstanding{r: q, expires: r.now + r.cfg.NackTimeout})
+		p.addAsked(outstanding{r: q, expires: r.now + r.cfg.NackTimeout})
 	}
 	r.Stats.NacksUpstream += len(ask)
 	r.send(r.cfg.Upstream[m.Pubend], Msg{Kind: MsgNack, Pubend: m.Pubend, Ranges: ask})
@@ -63,17 +68,47 @@ func (r *Router) answerKnown(to, pubend string, p *routerPubend, rg Range, unkno
 }
 
 // unasked returns the parts of q not covered by an outstanding upstream
-// nack.
+// nack. p.asked is sorted by From and its ranges are disjoint (each was
+// an unasked part when added), so only the entries overlapping q are
+// looked at: a catch-up's thousands of outstanding single-tick nacks cost
+// a binary search per range, not a walk.
 func (p *routerPubend) unasked(q Range) []Range {
 	rest := []Range{q}
-	for _, o := range p.asked {
+	for i := p.firstAsked(q.From); i < len(p.asked) && p.asked[i].r.From <= q.To; i++ {
 		var next []Range
 		for _, x := range rest {
-			next = append(next, subtract(x, o.r)...)
+			next = append(next, subtract(x, p.asked[i].r)...)
 		}
 		rest = next
 	}
 	return rest
+}
+
+// firstAsked returns the index of the first outstanding nack ending at or
+// above t.
+func (p *routerPubend) firstAsked(t Tick) int {
+	i, _ := slices.BinarySearchFunc(p.asked, t, func(o outstanding, t Tick) int { return cmp.Compare(o.r.To, t) })
+	return i
+}
+
+// addAsked records an outstanding upstream nack, keeping p.asked sorted.
+func (p *routerPubend) addAsked(o outstanding) {
+	p.asked = slices.Insert(p.asked, p.firstAsked(o.r.From), o)
+}
+
+// answered forgets the outstanding nacks that span fully answers, so a
+// later nack for those ticks (one the answer did not reach) goes upstream
+// again at once instead of waiting for the timeout.
+func (p *routerPubend) answered(span Range) {
+	i := p.firstAsked(span.From)
+	j := i
+	for j < len(p.asked) && p.asked[j].r.To <= span.To {
+		j++
+	}
+	for i < j && p.asked[i].r.From < span.From {
+		i++
+	}
+	p.asked = slices.Delete(p.asked, i, j)
 }
 
 // subtract returns x minus y (zero, one or two ranges).
