@@ -117,7 +117,9 @@ func runBloomChain(t *testing.T, mod func(*router.Config)) chainRun {
 	var wg sync.WaitGroup
 	errs := make(chan error, 32)
 	for name, fs := range bloomChainFilters {
-		run.got[name] = make([][]match.Event, len(fs))
+		run.got[name] = make([][]match.Event, len(fs)) // before any reader runs: they index the map
+	}
+	for name, fs := range bloomChainFilters {
 		for i, f := range fs {
 			wg.Add(1)
 			go func() {
