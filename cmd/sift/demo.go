@@ -25,7 +25,9 @@ connects publishing and subscribing clients, and checks every delivery
 against the scan. Last, it links four routers into a small tree, publishes
 at two of them and subscribes at the others, checks every subscriber got
 exactly its matching events once in publisher order, and prints how many
-events crossed each link.`,
+events crossed each link. Finally a durable subscriber, three routers from
+the publisher, disconnects, misses a batch, reconnects with its checkpoint
+token and catches up: it must hold every matching event exactly once.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := runDemo(cmd.OutOrStdout(), opts); err != nil {
@@ -40,14 +42,18 @@ events crossed each link.`,
 				return err
 			}
 			fmt.Fprintln(out, "\n== a live mesh of four routers: events are filtered at every hop")
-			return local.MeshDemo(out, local.MeshDemoOptions{Seed: opts.seed})
+			if err := local.MeshDemo(out, local.MeshDemoOptions{Seed: opts.seed}); err != nil {
+				return err
+			}
+			fmt.Fprintln(out, "\n== a durable subscriber disconnects, misses events, reconnects and catches up")
+			return local.DurableDemo(out, local.DurableDemoOptions{Seed: opts.seed})
 		},
 	}
 	cmd.Flags().IntVar(&opts.subs, "subs", 10_000, "number of subscriptions")
 	cmd.Flags().IntVar(&opts.events, "events", 1_000, "number of events")
 	cmd.Flags().Uint64Var(&opts.seed, "seed", 1, "workload seed")
 	cmd.Flags().IntVar(&opts.show, "show", 5, "deliveries to print")
-	cmd.Flags().BoolVar(&opts.noRouter, "no-router", false, "skip the router and mesh parts")
+	cmd.Flags().BoolVar(&opts.noRouter, "no-router", false, "skip the router, mesh and durable parts")
 	rootCmd.AddCommand(cmd)
 }
 
