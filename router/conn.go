@@ -210,6 +210,8 @@ func (r *Router) readControl(ctx context.Context, c *conn, sr *streamReader) err
 				return err
 			}
 			continue
+		case *wire.Heartbeat:
+			continue // it only keeps a restart of this router noticeable
 		case *wire.AssistOffer, *wire.RTOAnswer, *wire.FFClaim:
 			if err := r.assistFromClient(ctx, c, m); err != nil { // rto.go
 				return err

@@ -84,6 +84,7 @@ func Dial(ctx context.Context, addr string, opts Options) (*Client, error) {
 	c.pub.init(c)
 	go c.readControl()
 	go c.readData()
+	go c.heartbeat()
 	if err := c.offerAssist(); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("dial %s: assist offer: %w", addr, err)
