@@ -141,11 +141,16 @@ type SHB struct {
 	// stamps: per filtering router, filtered silences stamped before its
 	// stamp here were produced without some registered filter and are
 	// ignored.
-	stamps     map[string]Stamp
-	subs       map[string]*durableSub
-	pending    map[string]*pendingSub
-	pubs       map[string]*shbPubend
-	conns      map[string]*conn
+	stamps  map[string]Stamp
+	subs    map[string]*durableSub
+	pending map[string]*pendingSub
+	pubs    map[string]*shbPubend
+	conns   map[string]*conn
+	// connOrder and subOrder cache sortedConns and sortedSubs (nil: to
+	// rebuild); every change to conns or subs goes through setConn,
+	// dropConn, setSub or dropSub, which reset them.
+	connOrder  []*conn
+	subOrder   []*durableSub
 	out        []Envelope
 	now        Tick
 	lastReport Tick
@@ -258,23 +263,33 @@ func (s *SHB) send(to string, m Msg) {
 	s.out = append(s.out, Envelope{From: s.cfg.Node, To: to, Msg: m})
 }
 
-// sortedConns returns the connections in subscriber id order.
+// sortedConns returns the connections in subscriber id order. The slice
+// is shared until conns changes: callers only read it.
 func (s *SHB) sortedConns() []*conn {
-	cs := make([]*conn, 0, len(s.conns))
-	for _, id := range slices.Sorted(mapKeys(s.conns)) {
-		cs = append(cs, s.conns[id])
+	if s.connOrder == nil {
+		s.connOrder = make([]*conn, 0, len(s.conns))
+		for _, id := range slices.Sorted(mapKeys(s.conns)) {
+			s.connOrder = append(s.connOrder, s.conns[id])
+		}
 	}
-	return cs
+	return s.connOrder
 }
+
+func (s *SHB) setConn(id string, c *conn) { s.conns[id], s.connOrder = c, nil }
+func (s *SHB) dropConn(id string)         { delete(s.conns, id); s.connOrder = nil }
+func (s *SHB) setSub(d *durableSub)       { s.subs[d.id], s.subOrder = d, nil }
+func (s *SHB) dropSub(id string)          { delete(s.subs, id); s.subOrder = nil }
 
 // sortedSubs returns the registered subscriptions in sid order.
 func (s *SHB) sortedSubs() []*durableSub {
-	ss := make([]*durableSub, 0, len(s.subs))
-	for _, d := range s.subs {
-		ss = append(ss, d)
+	if s.subOrder == nil {
+		s.subOrder = make([]*durableSub, 0, len(s.subs))
+		for _, d := range s.subs {
+			s.subOrder = append(s.subOrder, d)
+		}
+		slices.SortFunc(s.subOrder, func(a, b *durableSub) int { return cmp.Compare(a.sid, b.sid) })
 	}
-	slices.SortFunc(ss, func(a, b *durableSub) int { return cmp.Compare(a.sid, b.sid) })
-	return ss
+	return s.subOrder
 }
 
 // LD returns latestDelivered of pubend p.

@@ -74,7 +74,8 @@ func (s *SHB) recover() error {
 	if err := scanNum(st, pre, func(sid uint64, v []byte) error {
 		d, err := decodeRegistry(sid, v)
 		if err == nil {
-			s.subs[d.id], bySID[sid] = d, d
+			s.setSub(d)
+			bySID[sid] = d
 		}
 		return err
 	}); err != nil {

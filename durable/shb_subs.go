@@ -9,7 +9,7 @@ import (
 func (s *SHB) resume(env Envelope) error {
 	m := env.Msg
 	if old, ok := s.conns[m.Sub]; ok && old.session != m.Session {
-		delete(s.conns, m.Sub) // a second resume closes the first connection
+		s.dropConn(m.Sub) // a second resume closes the first connection
 	}
 	if d, ok := s.subs[m.Sub]; ok {
 		if !d.filter.Equal(m.Filter) {
@@ -94,7 +94,7 @@ func (s *SHB) installAck(m Msg) error {
 			s.w.set(shbStampKey(st.Node), encodeTicks(Tick(st.Epoch), Tick(st.Version)))
 		}
 	}
-	s.subs[d.id] = d
+	s.setSub(d)
 	s.w.set(shbRegKey(d.sid), encodeRegistry(d))
 	start := d.start.Clone()
 	for _, p := range s.cfg.Pubends {
@@ -127,7 +127,7 @@ func (s *SHB) open(d *durableSub, node string, session uint64, start CT) {
 		}
 		c.streams[p] = cs
 	}
-	s.conns[d.id] = c
+	s.setConn(d.id, c)
 	s.toSub(c, Msg{Kind: MsgStart, CT: start})
 }
 
@@ -163,7 +163,7 @@ func (s *SHB) setReleased(d *durableSub, p string, t Tick) {
 // disconnect ends a session (the driver saw its connection close).
 func (s *SHB) disconnect(m Msg) {
 	if c, ok := s.conns[m.Sub]; ok && c.session == m.Session {
-		delete(s.conns, m.Sub)
+		s.dropConn(m.Sub)
 	}
 	if ps, ok := s.pending[m.Sub]; ok && ps.session == m.Session {
 		ps.node = ""
@@ -177,8 +177,8 @@ func (s *SHB) unsubscribe(id string) {
 	if !ok {
 		return
 	}
-	delete(s.subs, id)
-	delete(s.conns, id)
+	s.dropSub(id)
+	s.dropConn(id)
 	s.w.del(shbRegKey(d.sid))
 	for _, p := range s.cfg.Pubends {
 		s.w.del(releasedKey(p, d.sid))
