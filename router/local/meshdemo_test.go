@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/sift-pubsub/sift/router"
 )
 
 // TestMeshDemo runs the live-mesh demo at a small scale: it fails if any
@@ -11,8 +13,16 @@ import (
 // table must show the publishers' routers filtering (no link back toward
 // a router without subscribers carries events).
 func TestMeshDemo(t *testing.T) {
+	t.Run("exact", func(t *testing.T) { checkMeshDemo(t, MeshDemoOptions{Events: 2000, Seed: 3}) })
+	t.Run("bloom", func(t *testing.T) {
+		checkMeshDemo(t, MeshDemoOptions{Events: 2000, Seed: 3, Mode: "bloom",
+			Configure: func(c *router.Config) { c.Forward = router.ForwardBloom }})
+	})
+}
+
+func checkMeshDemo(t *testing.T, opts MeshDemoOptions) {
 	var out bytes.Buffer
-	if err := MeshDemo(&out, MeshDemoOptions{Events: 2000, Seed: 3}); err != nil {
+	if err := MeshDemo(&out, opts); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	text := out.String()
