@@ -36,6 +36,11 @@ type DurableConfig struct {
 	// to every up-to-date subscriber, are released even if a disconnected
 	// subscriber has not acknowledged them (it gets a gap). Zero: off.
 	MaxRetain time.Duration
+	// DropAfter drops an SHB from which no release report came for this
+	// long (durable rule PHB 6): release stops waiting for it, so its
+	// subscribers get gaps for what is released meanwhile; it is taken back
+	// when it reports again. Zero (the default) never drops one.
+	DropAfter time.Duration
 	// SubQueue bounds each subscriber session's unacknowledged events per
 	// pubend (durable.SHBConfig.SubQueue; default 1024).
 	SubQueue int
@@ -63,8 +68,8 @@ func (c *DurableConfig) validate(name string) error {
 			return fmt.Errorf("durable: router names must not contain '/' (%q, %q)", host, name)
 		}
 	}
-	if c.MaxRetain < 0 || c.SubQueue < 0 || c.NackRetry < 0 || c.ReportInterval < 0 {
-		return errors.New("durable: MaxRetain, SubQueue, NackRetry and ReportInterval must not be negative")
+	if c.MaxRetain < 0 || c.DropAfter < 0 || c.SubQueue < 0 || c.NackRetry < 0 || c.ReportInterval < 0 {
+		return errors.New("durable: MaxRetain, DropAfter, SubQueue, NackRetry and ReportInterval must not be negative")
 	}
 	if c.ReportInterval == 0 {
 		c.ReportInterval = 100 * time.Millisecond
@@ -170,7 +175,8 @@ func (d *durableNode) boot() error {
 	}
 	for _, p := range d.cfg.local(d.name) {
 		pe, err := durable.NewPubend(durable.PubendConfig{ID: p, Node: pubendNode(d.name, p),
-			Downstream: []string{d.name}, SHBs: shbs, MaxRetain: microsOf(d.cfg.MaxRetain)}, d.store)
+			Downstream: []string{d.name}, SHBs: shbs, MaxRetain: microsOf(d.cfg.MaxRetain),
+			DropAfter: microsOf(d.cfg.DropAfter)}, d.store)
 		if err != nil {
 			return fmt.Errorf("durable: %w", err)
 		}

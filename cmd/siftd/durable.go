@@ -17,6 +17,8 @@ func addDurableFlags(f *pflag.FlagSet, o *options) {
 		"a router of the durable mesh (repeatable; give every router, this one included): pubends release a tick only once every member's SHB released it; without members nothing is released")
 	f.DurationVar((*time.Duration)(&o.MaxRetain), "max-retain", 0,
 		"early release: ticks older than this, delivered to every up-to-date durable subscriber, are released even if a disconnected one has not acknowledged them (0: off)")
+	f.DurationVar((*time.Duration)(&o.DropAfter), "drop-after", 0,
+		"pubends hosted here stop waiting for a member whose SHB sent no release report for this long; its subscribers get gaps for what is released meanwhile (0: never)")
 }
 
 // resolveDurable lets the durable flags the user set override the config
@@ -31,11 +33,17 @@ func resolveDurable(opts *options, flags options, changed func(string) bool) err
 	if changed("max-retain") {
 		opts.MaxRetain = flags.MaxRetain
 	}
+	if changed("drop-after") {
+		opts.DropAfter = flags.DropAfter
+	}
 	if opts.Name == "" {
 		return nil // resolve reports the missing name
 	}
 	if opts.MaxRetain < 0 {
 		return fmt.Errorf("--max-retain %v is negative", time.Duration(opts.MaxRetain))
+	}
+	if opts.DropAfter < 0 {
+		return fmt.Errorf("--drop-after %v is negative", time.Duration(opts.DropAfter))
 	}
 	_, err := opts.durableConfig()
 	return err
@@ -68,5 +76,6 @@ func (o options) durableConfig() (*router.DurableConfig, error) {
 			return nil, fmt.Errorf("--member: empty router name")
 		}
 	}
-	return &router.DurableConfig{Pubends: pubends, Members: o.Members, MaxRetain: time.Duration(o.MaxRetain)}, nil
+	return &router.DurableConfig{Pubends: pubends, Members: o.Members, MaxRetain: time.Duration(o.MaxRetain),
+		DropAfter: time.Duration(o.DropAfter)}, nil
 }

@@ -5,7 +5,7 @@
 //
 //	siftd --name NAME --listen HOST:PORT --certs DIR --data DIR
 //	      [--metrics HOST:PORT] [--peer HOST:PORT ...] [--table poset|forest]
-//	      [--pubend NAME[=ROUTER] ...] [--member ROUTER ...] [--max-retain DURATION]
+//	      [--pubend NAME[=ROUTER] ...] [--member ROUTER ...] [--max-retain DURATION] [--drop-after DURATION]
 //	      [--config FILE]
 //
 // It logs with log/slog (text, to stderr); the line `msg="router ready"`

@@ -28,6 +28,7 @@ type options struct {
 	Pubends   []string `json:"pubends"`
 	Members   []string `json:"members"`
 	MaxRetain duration `json:"max_retain"`
+	DropAfter duration `json:"drop_after"`
 	// Forward is exact or bloom; BloomIndex sbstree or bftree.
 	Forward    string `json:"forward"`
 	BloomIndex string `json:"bloom_index"`

@@ -49,3 +49,38 @@ func TestResolve(t *testing.T) {
 		t.Errorf("bad duration: %v", err)
 	}
 }
+
+// TestResolveDurable: the durable settings come from the config file,
+// flags override them, negative durations are refused, and they reach
+// router.DurableConfig.
+func TestResolveDurable(t *testing.T) {
+	cfgFile := filepath.Join(t.TempDir(), "siftd.json")
+	os.WriteFile(cfgFile, []byte(`{"name":"r1","certs":"c","data":"d","max_retain":"5s","drop_after":"1m",
+		"members":["r1","r2"],"pubends":["trades","quotes=r2"]}`), 0o644)
+	none := func(string) bool { return false }
+	opts, err := resolve(options{configFile: cfgFile}, none)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc, err := opts.durableConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dc.MaxRetain != 5*time.Second || dc.DropAfter != time.Minute || dc.Pubends["trades"] != "r1" ||
+		dc.Pubends["quotes"] != "r2" || len(dc.Members) != 2 {
+		t.Fatalf("durable config %+v", dc)
+	}
+	set := map[string]bool{"drop-after": true}
+	opts, err = resolve(options{configFile: cfgFile, DropAfter: duration(2 * time.Second)}, func(n string) bool { return set[n] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dc, _ := opts.durableConfig(); dc.DropAfter != 2*time.Second {
+		t.Errorf("--drop-after 2s over the file's 1m: %v", dc.DropAfter)
+	}
+	set = map[string]bool{"drop-after": true}
+	if _, err := resolve(options{configFile: cfgFile, DropAfter: duration(-time.Second)}, func(n string) bool { return set[n] }); err == nil ||
+		!strings.Contains(err.Error(), "--drop-after") {
+		t.Errorf("negative --drop-after: %v", err)
+	}
+}
