@@ -1,38 +1,26 @@
 package bench
 
-import (
-	"encoding/csv"
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
-)
+import "strconv"
 
 // WriteFiles writes results.json, results.csv and the PNG plots into dir,
 // creating it.
 func (rep *Report) WriteFiles(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("output directory: %w", err)
+	var header []string
+	for _, sw := range rep.Sweeps {
+		header = append(header, sw.Knob)
 	}
-	if err := rep.writeJSON(filepath.Join(dir, "results.json")); err != nil {
-		return err
+	rows := make([][]string, 0, len(rep.Results))
+	for _, r := range rep.Results {
+		var row []string
+		for _, p := range r.Point {
+			row = append(row, p.Value)
+		}
+		rows = append(rows, append(row, rep.csvRow(r)...))
 	}
-	if err := rep.writeCSV(filepath.Join(dir, "results.csv")); err != nil {
+	if err := WriteResults(dir, rep, append(header, csvHeader...), rows); err != nil {
 		return err
 	}
 	return rep.WritePlots(dir)
-}
-
-func (rep *Report) writeJSON(path string) error {
-	b, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return fmt.Errorf("results.json: %w", err)
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("results.json: %w", err)
-	}
-	return nil
 }
 
 // csvHeader lists the measure columns after the swept knobs.
@@ -43,37 +31,8 @@ var csvHeader = []string{
 	"speedup_vs_scan", "speedup_vs_expr", "checked_events", "reason",
 }
 
-func (rep *Report) writeCSV(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("results.csv: %w", err)
-	}
-	w := csv.NewWriter(f)
-	var header []string
-	for _, sw := range rep.Sweeps {
-		header = append(header, sw.Knob)
-	}
-	w.Write(append(header, csvHeader...))
-	for _, r := range rep.Results {
-		var row []string
-		for _, p := range r.Point {
-			row = append(row, p.Value)
-		}
-		w.Write(append(row, rep.csvRow(r)...))
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		f.Close()
-		return fmt.Errorf("results.csv: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("results.csv: %w", err)
-	}
-	return nil
-}
-
 func (rep *Report) csvRow(r Result) []string {
-	g := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+	g := CSVFloat
 	opt := func(x *float64) string {
 		if x == nil {
 			return ""

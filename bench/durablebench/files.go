@@ -1,30 +1,17 @@
 package durablebench
 
 import (
-	"encoding/csv"
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
+
+	"github.com/sift-pubsub/sift/bench"
 )
 
 // WriteFiles writes results.json (everything, with the machine and the
 // command), results.csv (one row per run) and the PNG plots into dir,
 // creating it.
 func (rep *Report) WriteFiles(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("output directory: %w", err)
-	}
-	b, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return fmt.Errorf("results.json: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "results.json"), append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("results.json: %w", err)
-	}
-	if err := rep.writeCSV(filepath.Join(dir, "results.csv")); err != nil {
-		return fmt.Errorf("results.csv: %w", err)
+	if err := bench.WriteResults(dir, rep, csvHeader, rep.csvRows()); err != nil {
+		return err
 	}
 	return rep.WritePlots(dir)
 }
@@ -37,27 +24,18 @@ var csvHeader = []string{
 	"catchup_cpu_us_per_delivery", "redelivered",
 }
 
-func (rep *Report) writeCSV(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := csv.NewWriter(f)
-	w.Write(csvHeader)
-	g := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+// csvRows returns one results.csv row per run.
+func (rep *Report) csvRows() [][]string {
+	var rows [][]string
+	g := bench.CSVFloat
 	i := strconv.Itoa
 	for _, r := range rep.Results {
-		w.Write([]string{r.System, i(r.Run), g(r.LoadAverage), i(rep.Setup.Hops), i(rep.Setup.SHBs), i(rep.Setup.Subscribers),
+		rows = append(rows, []string{r.System, i(r.Run), g(r.LoadAverage), i(rep.Setup.Hops), i(rep.Setup.SHBs), i(rep.Setup.Subscribers),
 			i(r.Events), strconv.FormatInt(r.Deliveries, 10), g(r.AckSeconds), g(r.Seconds), g(r.AckedPerSec),
 			g(r.DeliveredPerS), g(r.CPUSeconds), g(r.CPUPerDelivery()), i(r.Disconnections), g(r.Paced.P50),
 			g(r.Paced.P99), g(r.Paced.P999), g(r.Loaded.P50), g(r.Loaded.P99), g(r.Loaded.P999),
 			strconv.FormatInt(r.Backlog, 10), g(r.CatchupSeconds), g(r.CatchupPerSec), g(r.CatchupCPUPerDelivery()),
 			strconv.FormatInt(r.Redelivered, 10)})
 	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return rows
 }
