@@ -2,12 +2,8 @@ package netbench
 
 import (
 	"context"
-	"fmt"
-	"slices"
-	"sort"
-	"strings"
-	"sync"
 
+	"github.com/sift-pubsub/sift/bench"
 	"github.com/sift-pubsub/sift/bench/workload"
 	"github.com/sift-pubsub/sift/match"
 )
@@ -55,60 +51,23 @@ type Publisher interface {
 
 // Peer names accepted by --peer.
 const (
-	PeerNone = "none"
+	PeerNone = bench.PeerNone
 	PeerNATS = "nats"
 )
 
-var (
-	peersMu sync.Mutex
-	peers   = map[string]func() []System{}
-)
+// peers are the registered peers; PeerNATS registers itself only in binaries
+// built with the build tag natspeer.
+var peers = bench.NewPeers[System](PeerNATS)
 
 // RegisterPeer makes a peer available under name: systems returns the
-// systems it runs (NATS runs as plain TCP and as TLS). The NATS peer
-// registers itself only in binaries built with the build tag natspeer.
-func RegisterPeer(name string, systems func() []System) {
-	peersMu.Lock()
-	defer peersMu.Unlock()
-	peers[name] = systems
-}
+// systems it runs.
+func RegisterPeer(name string, systems func() []System) { peers.Register(name, systems) }
 
 // PeerNames lists the registered peers, sorted.
-func PeerNames() []string {
-	peersMu.Lock()
-	defer peersMu.Unlock()
-	names := make([]string, 0, len(peers))
-	for n := range peers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func PeerNames() []string { return peers.Names() }
 
 // ErrPeerNotBuilt says how to get a peer this binary was built without.
-type ErrPeerNotBuilt struct{ Peer string }
-
-func (e *ErrPeerNotBuilt) Error() string {
-	return fmt.Sprintf("peer %q is not compiled into this binary: its server is only built on request, "+
-		"so the demo and the tests never compile it; build sift with the natspeer tag: "+
-		"go build -tags natspeer -o sift ./cmd/sift", e.Peer)
-}
+type ErrPeerNotBuilt = bench.ErrPeerNotBuilt
 
 // PeerSystems returns the systems of peer name ("none" gives none).
-func PeerSystems(name string) ([]System, error) {
-	if name == "" || name == PeerNone {
-		return nil, nil
-	}
-	peersMu.Lock()
-	systems, ok := peers[name]
-	peersMu.Unlock()
-	if ok {
-		return systems(), nil
-	}
-	if name == PeerNATS {
-		return nil, &ErrPeerNotBuilt{Peer: name}
-	}
-	known := append([]string{PeerNone, PeerNATS}, PeerNames()...)
-	slices.Sort(known)
-	return nil, fmt.Errorf("unknown peer %q (known: %s)", name, strings.Join(slices.Compact(known), ", "))
-}
+func PeerSystems(name string) ([]System, error) { return peers.Systems(name) }
