@@ -17,11 +17,40 @@ func (r *Router) linkWriter(w *connWriter) func(io.WriteCloser) error {
 }
 
 // runBloomForward writes the entries queued for a neighbour router (each
-// delivery's raw is a BloomPublish entry) as BloomPublish frames, as many
-// entries per frame as fit, until the queue closes or a write fails.
+// delivery's raw is a BloomPublish entry) as BloomPublish frames.
 func (w *connWriter) runBloomForward(s io.WriteCloser) error {
+	return w.runLink(s, &bloomFrame{})
+}
+
+// runForward writes the events queued for a neighbour router as Publish
+// frames. The sequence numbers only number the frames: links do not
+// acknowledge events.
+func (w *connWriter) runForward(s io.WriteCloser) error {
+	return w.runLink(s, &publishFrame{})
+}
+
+// linkFrame builds one data frame for a neighbour router from queued raw
+// items: wire.PublishBatch (exact mode) or wire.BloomBatch (Bloom mode).
+type linkFrame interface {
+	Reset()
+	Size() int
+	add(raw []byte)
+	AppendFrame(b []byte, seq uint64) []byte
+}
+
+type publishFrame struct{ wire.PublishBatch }
+
+func (f *publishFrame) add(raw []byte) { f.AddRaw(raw) }
+
+type bloomFrame struct{ wire.BloomBatch }
+
+func (f *bloomFrame) add(raw []byte) { f.AddEntry(raw) }
+
+// runLink writes what is queued for a neighbour router on the link's data
+// stream, as many items per frame as fit, until the queue closes or a
+// write fails.
+func (w *connWriter) runLink(s io.WriteCloser, batch linkFrame) error {
 	var items []delivery
-	var batch wire.BloomBatch
 	var buf []byte
 	var seq uint64
 	for finished := false; ; {
@@ -40,7 +69,7 @@ func (w *connWriter) runBloomForward(s io.WriteCloser) error {
 				if end > start && batch.Size()+len(items[end].raw)+10 > w.maxFrame-64 {
 					break
 				}
-				batch.AddEntry(items[end].raw)
+				batch.add(items[end].raw)
 			}
 			seq++
 			buf = batch.AppendFrame(buf[:0], seq)
