@@ -184,22 +184,7 @@ func benchChainLatency(b *testing.B, forward string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	lat := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := range b.N {
-		start := time.Now()
-		if err := ce.pub.Publish(ctx, stamp(ce.stamped[i%len(ce.stamped)])); err != nil {
-			b.Fatal(err)
-		}
-		if err := ce.pub.Flush(ctx); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := s.Next(ctx); err != nil {
-			b.Fatal(err)
-		}
-		lat = append(lat, time.Since(start))
-	}
-	b.StopTimer()
+	lat := probeLatency(b, ce.pub, s, ce.stamped)
 	b.ReportMetric(float64(percentile(lat, 0.5).Microseconds()), "p50-µs")
 	b.ReportMetric(float64(percentile(lat, 0.99).Microseconds()), "p99-µs")
 	b.ReportMetric(0, "ns/op")
