@@ -47,34 +47,46 @@ func FuzzFrame(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		typ, body, _, err := SplitFrame(data, 1<<16)
-		if err != nil {
+		typ, body, once, ok := checkFrame(t, data)
+		if !ok {
 			return
 		}
-		m, err := Decode(typ, body)
-		if err != nil {
-			if CodeOf(err) == CodeInternal {
-				t.Fatalf("decode error without a protocol code: %v", err)
-			}
-			return
-		}
-		once := AppendFrame(nil, m)
 		shared := EventDecoder{ShareStrings: true}
 		if ms, err := shared.Decode(typ, body); err != nil || !bytes.Equal(AppendFrame(nil, ms), once) {
 			t.Fatalf("decoding with shared strings differs: %v", err)
 		}
-		typ2, body2, _, err := SplitFrame(once, HardMaxFrame)
-		if err != nil {
-			t.Fatalf("re-split: %v", err)
-		}
-		m2, err := Decode(typ2, body2)
-		if err != nil {
-			t.Fatalf("re-decode %T: %v", m, err)
-		}
-		if twice := AppendFrame(nil, m2); !bytes.Equal(once, twice) {
-			t.Fatalf("not stable:\n%x\n%x", once, twice)
-		}
 	})
+}
+
+// checkFrame splits and decodes data as a frame: a refusal must carry a
+// protocol code, and whatever decodes must re-encode to a frame that
+// decodes to the same bytes again. It returns the frame's type and body
+// and the re-encoding, ok when data decoded.
+func checkFrame(t *testing.T, data []byte) (typ Type, body, once []byte, ok bool) {
+	typ, body, _, err := SplitFrame(data, 1<<16)
+	if err != nil {
+		return 0, nil, nil, false
+	}
+	m, err := Decode(typ, body)
+	if err != nil {
+		if CodeOf(err) == CodeInternal {
+			t.Fatalf("decode error without a protocol code: %v", err)
+		}
+		return 0, nil, nil, false
+	}
+	once = AppendFrame(nil, m)
+	typ2, body2, _, err := SplitFrame(once, HardMaxFrame)
+	if err != nil {
+		t.Fatalf("re-split: %v", err)
+	}
+	m2, err := Decode(typ2, body2)
+	if err != nil {
+		t.Fatalf("re-decode %T: %v", m, err)
+	}
+	if twice := AppendFrame(nil, m2); !bytes.Equal(once, twice) {
+		t.Fatalf("not stable:\n%x\n%x", once, twice)
+	}
+	return typ, body, once, true
 }
 
 // FuzzEvent feeds arbitrary bytes to the event decoder: never a panic, and

@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"bytes"
 	"reflect"
 	"strings"
 	"testing"
@@ -124,28 +123,6 @@ func FuzzRTO(f *testing.F) {
 		f.Add(AppendFrame(nil, m))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		typ, body, _, err := SplitFrame(data, 1<<16)
-		if err != nil {
-			return
-		}
-		m, err := Decode(typ, body)
-		if err != nil {
-			if CodeOf(err) == CodeInternal {
-				t.Fatalf("decode error without a protocol code: %v", err)
-			}
-			return
-		}
-		once := AppendFrame(nil, m)
-		typ2, body2, _, err := SplitFrame(once, HardMaxFrame)
-		if err != nil {
-			t.Fatalf("re-split: %v", err)
-		}
-		m2, err := Decode(typ2, body2)
-		if err != nil {
-			t.Fatalf("re-decode %T: %v", m, err)
-		}
-		if twice := AppendFrame(nil, m2); !bytes.Equal(once, twice) {
-			t.Fatalf("not stable:\n%x\n%x", once, twice)
-		}
+		checkFrame(t, data)
 	})
 }
