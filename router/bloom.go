@@ -64,13 +64,7 @@ func (c Config) bloomConfig() bloomfwd.Config {
 }
 
 // sendAll pushes messages onto the links' control lanes.
-func (l *matchLoop) sendAll(sends []mesh.Send) {
-	for _, s := range sends {
-		if c, ok := l.byLink[s.Link]; ok {
-			l.pushControl(c, wire.AppendFrame(nil, s.Msg))
-		}
-	}
-}
+func (l *matchLoop) sendAll(sends []mesh.Send) { l.apply(mesh.Output{Sends: sends}) }
 
 // bloomHello sets this router's forwarding parameters in its hello.
 func (l *matchLoop) bloomHello(h *wire.LinkHello) {

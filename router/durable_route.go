@@ -30,7 +30,8 @@ func (d *durableNode) send(msgs []durable.Envelope, local []durable.Envelope) []
 
 // isLocal reports whether node is one of this router's machines.
 func (d *durableNode) isLocal(node string) bool {
-	return node == d.name || strings.HasPrefix(node, d.name+"/")
+	rest, ok := strings.CutPrefix(node, d.name)
+	return ok && (rest == "" || rest[0] == '/')
 }
 
 // maxSilenceBacklog is the most frames a client's control lane may hold

@@ -50,6 +50,9 @@ type engine struct {
 	// changed, while a compaction is pending (see maybeCompact).
 	routed  int
 	changed bool
+	// ifacesOnly: route reports the matching interfaces without their
+	// subscription ids (the link table needs only the links).
+	ifacesOnly bool
 
 	matched []match.ID
 	hits    []hit
@@ -231,11 +234,15 @@ func (e *engine) route(from ifaceID, ev match.Event) []hit {
 			e.hits = e.grow()
 			e.hits[st.hitIdx].iface = st.id
 		}
-		h := &e.hits[st.hitIdx]
-		h.subs = append(h.subs, ref.sub)
+		if !e.ifacesOnly {
+			h := &e.hits[st.hitIdx]
+			h.subs = append(h.subs, ref.sub)
+		}
 	}
-	for i := range e.hits {
-		slices.Sort(e.hits[i].subs)
+	if !e.ifacesOnly {
+		for i := range e.hits {
+			slices.Sort(e.hits[i].subs)
+		}
 	}
 	slices.SortFunc(e.hits, func(a, b hit) int { return cmp.Compare(a.iface, b.iface) })
 	for i := range e.hits {
@@ -303,7 +310,9 @@ type linkTable struct {
 }
 
 func newLinkTable() *linkTable {
-	return &linkTable{eng: newEngine(match.NewFast(match.FastConfig{}), 0), subs: make(map[ifaceID]map[string][]uint64)}
+	eng := newEngine(match.NewFast(match.FastConfig{}), 0)
+	eng.ifacesOnly = true
+	return &linkTable{eng: eng, subs: make(map[ifaceID]map[string][]uint64)}
 }
 
 // apply carries out an accepted Routes message from link id: a snapshot
@@ -355,7 +364,8 @@ func (t *linkTable) drop(id ifaceID) {
 }
 
 // route returns the links whose filters e matches, never the one it came
-// from, in ascending id order (aliasing scratch space, as engine.route).
+// from, in ascending id order (aliasing scratch space, as engine.route;
+// the hits carry no subscription ids).
 func (t *linkTable) route(from ifaceID, e match.Event) []hit {
 	if len(t.subs) == 0 {
 		return nil

@@ -45,15 +45,9 @@ func (l *matchLoop) bloomForward(ev match.Event, raw []byte, at time.Time) {
 // the link as a slow consumer.
 func (l *matchLoop) forwardEntry(to []mesh.Link, entry []byte, at time.Time) {
 	for _, id := range to {
-		c, ok := l.byLink[id]
-		if !ok {
-			continue
+		if c, ok := l.byLink[id]; ok {
+			l.queueLink(c, entry, at)
 		}
-		if !c.q.pushData(delivery{raw: entry, at: at}) {
-			l.slowConsumer(c)
-			continue
-		}
-		c.linkOut.Inc()
 	}
 }
 
@@ -69,27 +63,35 @@ func (l *matchLoop) publishBloom(m loopMsg) {
 		return // detached while the batch was queued
 	}
 	lm := l.bloom.links[from]
+	local := l.eng.subscriptions() > 0
+	matches := 0
 	for _, be := range m.bpub.Events {
-		if err := l.routeBloomEvent(m.iface, from, lm, be, m.at); err != nil {
+		n, err := l.routeBloomEvent(m.iface, from, lm, be, local, m.at)
+		if err != nil {
 			l.refuseLink(m.iface, fmt.Errorf("bloom-publish: %w", err))
 			return
 		}
+		matches += n
 	}
+	l.metrics.Matches.Add(float64(matches))
 	l.metrics.EventsIn.Add(float64(len(m.bpub.Events)))
 	c.linkIn.Add(float64(len(m.bpub.Events)))
 }
 
-func (l *matchLoop) routeBloomEvent(iface ifaceID, from mesh.Link, lm bloomLinkMetrics, be wire.BloomEvent, at time.Time) error {
+// routeBloomEvent delivers one entry to local clients (decoding it only
+// when local says the router has subscriptions, or it is marked exact)
+// and forwards it; it returns the local matches.
+func (l *matchLoop) routeBloomEvent(iface ifaceID, from mesh.Link, lm bloomLinkMetrics, be wire.BloomEvent, local bool, at time.Time) (int, error) {
 	b := l.bloom
 	var ev match.Event
-	delivered := false
-	if be.Exact || l.eng.subscriptions() > 0 {
+	delivered, matches := false, 0
+	if be.Exact || local {
 		var err error
 		if ev, err = b.dec.DecodeEvent(be.Event); err != nil {
-			return err
+			return 0, err
 		}
 		for _, h := range l.eng.route(iface, ev) {
-			l.metrics.Matches.Add(float64(len(h.subs)))
+			matches += len(h.subs)
 			if c, ok := l.conns[h.iface]; ok {
 				l.deliver(c, h.subs, be.Event, at)
 				delivered = true
@@ -103,7 +105,7 @@ func (l *matchLoop) routeBloomEvent(iface ifaceID, from mesh.Link, lm bloomLinkM
 	} else {
 		var err error
 		if to, err = b.trees.Route(be.Summary, from, to); err != nil {
-			return err
+			return 0, err
 		}
 		if !delivered && len(to) == 0 {
 			lm.falseForwards.Inc()
@@ -111,7 +113,7 @@ func (l *matchLoop) routeBloomEvent(iface ifaceID, from mesh.Link, lm bloomLinkM
 	}
 	b.to = to
 	l.forwardEntry(to, be.Entry, at)
-	return nil
+	return matches, nil
 }
 
 // readLinkData reads a link's data stream: Publish batches in exact mode,

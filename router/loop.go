@@ -131,10 +131,10 @@ func (l *matchLoop) reply(id ifaceID, about wire.Type, sub uint64, err error) {
 }
 
 // publish routes a batch: to local clients by the engine, to links by the
-// mesh (never back to the link it came from). It acknowledges a client's
+// link table (never back to the link it came from). It acknowledges a client's
 // batch; links do not acknowledge events.
 func (l *matchLoop) publish(m loopMsg) {
-	from, fromLink := l.linkOf[m.iface]
+	_, fromLink := l.linkOf[m.iface]
 	matches := 0
 	for i, ev := range m.pub.Events {
 		for _, h := range l.eng.route(m.iface, ev) {
@@ -143,7 +143,7 @@ func (l *matchLoop) publish(m loopMsg) {
 				l.deliver(c, h.subs, m.pub.Raw[i], m.at)
 			}
 		}
-		l.forwardLinks(ev, m.iface, from, m.pub.Raw[i], m.at)
+		l.forwardLinks(ev, m.iface, m.pub.Raw[i], m.at)
 	}
 	l.metrics.Matches.Add(float64(matches))
 	l.metrics.EventsIn.Add(float64(len(m.pub.Events)))
@@ -180,7 +180,7 @@ func (l *matchLoop) mirrorRoutes(m loopMsg) {
 // never back to the one it came from: by the link table in exact mode,
 // on the event's summary in Bloom mode. A full link queue closes the link
 // as a slow consumer.
-func (l *matchLoop) forwardLinks(ev match.Event, iface ifaceID, from mesh.Link, raw []byte, at time.Time) {
+func (l *matchLoop) forwardLinks(ev match.Event, iface ifaceID, raw []byte, at time.Time) {
 	if l.mesh == nil || len(l.byLink) == 0 {
 		return
 	}
@@ -192,16 +192,20 @@ func (l *matchLoop) forwardLinks(ev match.Event, iface ifaceID, from mesh.Link, 
 		return
 	}
 	for _, h := range l.lt.route(iface, ev) {
-		c, ok := l.conns[h.iface]
-		if !ok {
-			continue
+		if c, ok := l.conns[h.iface]; ok {
+			l.queueLink(c, raw, at)
 		}
-		if !c.q.pushData(delivery{raw: raw, at: at}) {
-			l.slowConsumer(c)
-			continue
-		}
-		c.linkOut.Inc()
 	}
+}
+
+// queueLink queues raw (a Publish event or a BloomPublish entry) on link
+// c's data lane; a full queue closes the link as a slow consumer.
+func (l *matchLoop) queueLink(c *conn, raw []byte, at time.Time) {
+	if !c.q.pushData(delivery{raw: raw, at: at}) {
+		l.slowConsumer(c)
+		return
+	}
+	c.linkOut.Inc()
 }
 
 // exactLinks appends to dst the links whose filters match ev by the link
