@@ -114,12 +114,16 @@ type durableNode struct {
 	log     *slog.Logger
 	store   *pebblestore.Store
 	pubends map[string]*durable.Pubend // by pubend id
-	router  *durable.Router
-	up      map[string]string // the router's upstreams, by pubend
-	topo    chan struct{}     // a token when links changed
-	shb     *durable.SHB
-	in      chan durableInput
-	met     *durableMetrics
+	// pubendIDs are the keys of pubends, sorted, and byNode the pubends by
+	// node id: both fixed at boot, read per flush, tick and message.
+	pubendIDs []string
+	byNode    map[string]*durable.Pubend
+	router    *durable.Router
+	up        map[string]string // the router's upstreams, by pubend
+	topo      chan struct{}     // a token when links changed
+	shb       *durable.SHB
+	in        chan durableInput
+	met       *durableMetrics
 
 	mu      sync.Mutex // guards links and clients
 	links   map[string]*durableLink
@@ -156,7 +160,7 @@ func newDurableNode(cfg Config, met *Metrics) (*durableNode, error) {
 		return nil, fmt.Errorf("durable: %w", err)
 	}
 	d := &durableNode{name: cfg.Name, cfg: dc, log: cfg.Logger.With("router", cfg.Name, "part", "durable"),
-		store: st, pubends: map[string]*durable.Pubend{}, in: make(chan durableInput, 4096), topo: make(chan struct{}, 1),
+		store: st, pubends: map[string]*durable.Pubend{}, byNode: map[string]*durable.Pubend{}, in: make(chan durableInput, 4096), topo: make(chan struct{}, 1),
 		links: map[string]*durableLink{}, clients: map[ifaceID]*durableClient{}}
 	if err := d.boot(); err != nil {
 		st.Close()
@@ -181,7 +185,9 @@ func (d *durableNode) boot() error {
 			return fmt.Errorf("durable: %w", err)
 		}
 		d.pubends[p] = pe
+		d.byNode[pubendNode(d.name, p)] = pe
 	}
+	d.pubendIDs = sortedNames(d.pubends)
 	if err := d.newRouter(d.upstreams()); err != nil {
 		return err
 	}

@@ -97,7 +97,7 @@ func (d *durableNode) flush(local []durable.Envelope) (chan syncResult, []durabl
 		}
 		msgs = append(msgs, rd.Msgs...)
 	}
-	for _, p := range sortedNames(d.pubends) {
+	for _, p := range d.pubendIDs {
 		take(d.pubends[p].Ready())
 	}
 	take(d.router.Ready())
@@ -172,18 +172,11 @@ func (d *durableNode) stepLocal(env durable.Envelope) {
 }
 
 // pubendOf returns the local pubend whose node id is node, or nil.
-func (d *durableNode) pubendOf(node string) *durable.Pubend {
-	for p, pe := range d.pubends {
-		if node == pubendNode(d.name, p) {
-			return pe
-		}
-	}
-	return nil
-}
+func (d *durableNode) pubendOf(node string) *durable.Pubend { return d.byNode[node] }
 
 // tick fires every machine's timer.
 func (d *durableNode) tick(t durable.Tick) {
-	for _, p := range sortedNames(d.pubends) {
+	for _, p := range d.pubendIDs {
 		d.pubends[p].Tick(t)
 	}
 	d.router.Tick(t)
