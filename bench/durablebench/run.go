@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -178,13 +177,13 @@ func (b *benchRun) publishRange(ctx context.Context, from, to int) error {
 // waits for every delivery.
 func (b *benchRun) throughput(ctx context.Context, res *Result) error {
 	runtime.GC()
-	stopProfile, err := startProfile(b.cfg.ProfileDir, fmt.Sprintf("%s-run%d.pprof", res.System, res.Run))
+	stopProfile, err := bench.StartCPUProfile(b.cfg.ProfileDir, fmt.Sprintf("%s-run%d.pprof", res.System, res.Run))
 	if err != nil {
 		return err
 	}
 	defer stopProfile()
 	ch := startChurn(ctx, b.cfg.Churn, b.subs)
-	cpu0, _ := processCPU()
+	cpu0, _ := bench.ProcessCPU()
 	start := time.Now()
 	err = b.publishRange(ctx, 0, b.cfg.Events)
 	acked := time.Since(start)
@@ -192,7 +191,7 @@ func (b *benchRun) throughput(ctx context.Context, res *Result) error {
 		err = b.rec.waitFor(ctx, b.rec.expected(b.cfg.Events), b.cfg.Stall)
 	}
 	end := time.Unix(0, b.rec.last.Load())
-	cpu1, cpuOK := processCPU()
+	cpu1, cpuOK := bench.ProcessCPU()
 	n, cerr := ch.end()
 	if err = errors.Join(err, cerr); err != nil {
 		return err
@@ -250,7 +249,7 @@ func (b *benchRun) catchup(ctx context.Context, res *Result) error {
 	// of the first SHB (the others got their events live).
 	affected := func(i int) bool { return !b.cfg.RestartSHB || b.shb[i] == 0 }
 	before := b.rec.deliveredTo(affected)
-	cpu0, _ := processCPU()
+	cpu0, _ := bench.ProcessCPU()
 	start := time.Now()
 	var err error
 	if b.cfg.RestartSHB {
@@ -264,7 +263,7 @@ func (b *benchRun) catchup(ctx context.Context, res *Result) error {
 	if err != nil {
 		return err
 	}
-	cpu1, _ := processCPU()
+	cpu1, _ := bench.ProcessCPU()
 	end := time.Unix(0, b.rec.last.Load())
 	res.Backlog = b.rec.deliveredTo(affected) - before
 	res.CatchupSeconds = end.Sub(start).Seconds()
@@ -286,27 +285,4 @@ func (b *benchRun) each(f func(Subscriber) error) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
-}
-
-// startProfile starts a CPU profile into dir/name when dir is set, and
-// returns its stop function.
-func startProfile(dir, name string) (func(), error) {
-	if dir == "" {
-		return func() {}, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.Create(filepath.Join(dir, name))
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("cpu profile: %w", err)
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		f.Close()
-	}, nil
 }

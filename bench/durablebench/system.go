@@ -92,9 +92,6 @@ var peers = bench.NewPeers[System](PeerJetStream)
 // systems it runs.
 func RegisterPeer(name string, systems func() []System) { peers.Register(name, systems) }
 
-// PeerNames lists the registered peers, sorted.
-func PeerNames() []string { return peers.Names() }
-
 // ErrPeerNotBuilt says how to get a peer this binary was built without.
 type ErrPeerNotBuilt = bench.ErrPeerNotBuilt
 

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -108,13 +107,13 @@ func throughputPhase(ctx context.Context, cl Cluster, rec *recorder, cfg Config,
 		pubs[i] = p
 	}
 	runtime.GC()
-	stopProfile, err := startProfile(cfg.ProfileDir, fmt.Sprintf("%s-run%d.pprof", res.System, res.Run))
+	stopProfile, err := bench.StartCPUProfile(cfg.ProfileDir, fmt.Sprintf("%s-run%d.pprof", res.System, res.Run))
 	if err != nil {
 		return err
 	}
 	defer stopProfile()
 	bytes0, layer, bytesOK := cl.WireBytes()
-	cpu0, cpuOK := processCPU()
+	cpu0, cpuOK := bench.ProcessCPU()
 	start := time.Now()
 	var next atomic.Int64
 	errs := make([]error, len(pubs))
@@ -134,7 +133,7 @@ func throughputPhase(ctx context.Context, cl Cluster, rec *recorder, cfg Config,
 		return err
 	}
 	elapsed := time.Since(start)
-	cpu1, _ := processCPU()
+	cpu1, _ := bench.ProcessCPU()
 	bytes1, _, _ := cl.WireBytes()
 	res.Events = cfg.Events
 	res.Deliveries = rec.cum[cfg.Events]
@@ -195,27 +194,4 @@ func latencyPhase(ctx context.Context, cl Cluster, rec *recorder, cfg Config) er
 		return err
 	}
 	return rec.waitFor(ctx, rec.cum[rec.total], cfg.Stall)
-}
-
-// startProfile starts a CPU profile into dir/name when dir is set, and
-// returns its stop function.
-func startProfile(dir, name string) (func(), error) {
-	if dir == "" {
-		return func() {}, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.Create(filepath.Join(dir, name))
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("cpu profile: %w", err)
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		f.Close()
-	}, nil
 }

@@ -1,15 +1,15 @@
 //go:build unix
 
-package durablebench
+package bench
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU returns the user plus system CPU time of this process so
+// ProcessCPU returns the user plus system CPU time of this process so
 // far, and whether it is known.
-func processCPU() (time.Duration, bool) {
+func ProcessCPU() (time.Duration, bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, false

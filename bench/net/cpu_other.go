@@ -1,8 +1,0 @@
-//go:build !unix
-
-package netbench
-
-import "time"
-
-// processCPU is unknown on this platform.
-func processCPU() (time.Duration, bool) { return 0, false }
