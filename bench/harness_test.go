@@ -204,7 +204,7 @@ func TestSummarize(t *testing.T) {
 	if mean != 50.5 || median != 50 || p99 != 99 {
 		t.Fatalf("summarize(1..100) = %v, %v, %v; want 50.5, 50, 99", mean, median, p99)
 	}
-	if got := medianOf([]float64{3, 1, 2, 10}); got != 2.5 {
+	if got := Median([]float64{3, 1, 2, 10}); got != 2.5 {
 		t.Fatalf("medianOf = %v, want 2.5", got)
 	}
 }

@@ -183,9 +183,9 @@ func timeMatches(idx match.Index, events []match.Event, o Options, r *Result, de
 		means, medians, p99s = append(means, mean), append(medians, median), append(p99s, p99)
 	}
 	r.Runs = runs
-	r.MeanNs, r.MedianNs, r.P99Ns = medianOf(means), medianOf(medians), medianOf(p99s)
+	r.MeanNs, r.MedianNs, r.P99Ns = Median(means), Median(medians), Median(p99s)
 	if len(cpus) == runs {
-		r.CPUNs = medianOf(cpus)
+		r.CPUNs = Median(cpus)
 	}
 	matches := 0
 	for _, c := range counts {
@@ -213,7 +213,11 @@ func quantile(sorted []time.Duration, q float64) float64 {
 	return float64(sorted[min(max(k, 0), len(sorted)-1)])
 }
 
-func medianOf(xs []float64) float64 {
+// Median returns the median of xs (0 for none); xs is not modified.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	n := len(s)

@@ -122,7 +122,7 @@ func summarize(sys string, rs []Result) Summary {
 		for i, r := range rs {
 			xs[i] = f(r)
 		}
-		return median(xs)
+		return bench.Median(xs)
 	}
 	return Summary{System: sys, Runs: len(rs),
 		AckedPerSec:    med(func(r Result) float64 { return r.AckedPerSec }),
@@ -170,7 +170,7 @@ func (rep *Report) ratios(sift, peer string) []Ratio {
 		if len(r.PerRun) == 0 {
 			continue
 		}
-		r.Median = median(r.PerRun)
+		r.Median = bench.Median(r.PerRun)
 		if m.target > 0 {
 			met := r.Median >= m.target
 			r.Target = ">= 1x (issue 11: Sift at least JetStream's durable throughput)"
@@ -179,16 +179,4 @@ func (rep *Report) ratios(sift, peer string) []Ratio {
 		out = append(out, r)
 	}
 	return out
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

@@ -1,7 +1,6 @@
 package netbench
 
 import (
-	"slices"
 	"strings"
 	"time"
 
@@ -130,7 +129,7 @@ func summarize(sys string, rs []Result) Summary {
 		for i, r := range rs {
 			xs[i] = f(r)
 		}
-		return median(xs)
+		return bench.Median(xs)
 	}
 	s := Summary{System: sys, Runs: len(rs),
 		EventsPerSec:           med(func(r Result) float64 { return r.EventsPerSec }),
@@ -183,7 +182,7 @@ func (rep *Report) ratios(sift, peer string) []Ratio {
 		if len(r.PerRun) == 0 {
 			continue
 		}
-		r.Median = median(r.PerRun)
+		r.Median = bench.Median(r.PerRun)
 		if m.workload == rep.Workload.Kind {
 			met := r.Median >= m.target
 			r.Target = ">= " + trimFloat(m.target) + "x"
@@ -196,16 +195,4 @@ func (rep *Report) ratios(sift, peer string) []Ratio {
 		out = append(out, r)
 	}
 	return out
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
