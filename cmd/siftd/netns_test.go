@@ -15,11 +15,17 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sift-pubsub/sift/internal/lossy"
 )
 
 // netnsImpairment is the netem setting on both ends of every veth pair of
 // TestTreeNetns, when the kernel has netem (sch_netem).
 const netnsImpairment = "delay 2ms 1ms loss 1%"
+
+// netnsRelayImpairment is netnsImpairment applied in user space, by a
+// lossy relay on each link, when the kernel has no netem.
+var netnsRelayImpairment = lossy.Config{Delay: 2 * time.Millisecond, Jitter: time.Millisecond, Loss: 0.01}
 
 // netnsConfig is TestTreeNetns's siftd config: clusterConfig's timeouts,
 // plus a short handshake timeout so a dial into a cut link gives up (and
@@ -29,8 +35,9 @@ const netnsConfig = `{"idle_timeout": "3s", "keepalive": "750ms", "handshake_tim
 // TestTreeNetns is TestTree (exact forwarding, poset) with each router in
 // its own network namespace, linked by veth pairs over 10.201.i.0/30
 // addresses that exist only inside those namespaces, with netem delay and
-// loss on every veth when the kernel has netem (the test logs whether it
-// did). The outage here is a cut link, not a crash: the veth between r1
+// loss on every veth when the kernel has netem, and otherwise the same
+// delay and loss from a user-space relay (internal/lossy) that each child
+// dials its parent through (the test logs which). The outage here is a cut link, not a crash: the veth between r1
 // and r2 goes down until both routers log the link lost, both sides
 // publish, and the veth comes back up. Clients run in their router's
 // namespace and dial it on 127.0.0.1.
@@ -85,6 +92,17 @@ func TestTreeNetns(t *testing.T) {
 	if netem {
 		t.Logf("netem on every veth end: %s", netnsImpairment)
 	}
+	parentAddr := func(i int) string { return edgeAddr(i, 1) + ":4433" }
+	if !netem {
+		relays := startNetnsRelays(t, ns, edges)
+		parentAddr = func(i int) string { return relays[i].Addr().String() }
+		t.Logf("a lossy relay on every link instead: %v", netnsRelayImpairment)
+		defer func() {
+			for i, r := range relays {
+				t.Logf("relay %s -> %s: %+v", edges[i].child, edges[i].parent, r.Stats())
+			}
+		}()
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -99,7 +117,7 @@ func TestTreeNetns(t *testing.T) {
 		n := &node{name: name, ns: ns[name], listen: "0.0.0.0:4433", clientAddr: "127.0.0.1:4433"}
 		for i, e := range edges {
 			if e.child == name {
-				n.peers = append(n.peers, edgeAddr(i, 1)+":4433")
+				n.peers = append(n.peers, parentAddr(i))
 			}
 		}
 		c.startNode(n)
@@ -124,6 +142,27 @@ func TestTreeNetns(t *testing.T) {
 			c.waitLinks(tr.r2, tr.r1)
 		},
 	})
+}
+
+// startNetnsRelays starts, in each edge's child namespace, a lossy relay
+// to the parent's address on that edge (closed when the test ends).
+func startNetnsRelays(t *testing.T, ns map[string]string, edges []struct{ child, parent string }) []*lossy.Relay {
+	t.Helper()
+	relays := make([]*lossy.Relay, len(edges))
+	for i, e := range edges {
+		cfg := netnsRelayImpairment
+		cfg.Seed = uint64(i + 1)
+		err := inNetns(ns[e.child], func() error {
+			var err error
+			relays[i], err = lossy.Listen("127.0.0.1:0", edgeAddr(i, 1)+":4433", cfg)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("relay %s -> %s: %v", e.child, e.parent, err)
+		}
+		t.Cleanup(func() { relays[i].Close() })
+	}
+	return relays
 }
 
 // edgeAddr is host h (1 or 2) of edge i's /30.
