@@ -40,6 +40,11 @@ const (
 	TypeFFClaim     Type = 21
 	// Padded keep-alive on links and client connections (heartbeat.go).
 	TypeHeartbeat Type = 22
+	// Advertisements (advert.go).
+	TypeAdverts     Type = 23
+	TypeAdvertise   Type = 24
+	TypeUnadvertise Type = 25
+	TypeAdvertAck   Type = 26
 )
 
 var typeNames = [...]string{
@@ -65,6 +70,10 @@ var typeNames = [...]string{
 	TypeFFFixed:      "ff-fixed",
 	TypeFFClaim:      "ff-claim",
 	TypeHeartbeat:    "heartbeat",
+	TypeAdverts:      "adverts",
+	TypeAdvertise:    "advertise",
+	TypeUnadvertise:  "unadvertise",
+	TypeAdvertAck:    "advert-ack",
 }
 
 // String returns the type's name, e.g. "publish".
@@ -76,7 +85,7 @@ func (t Type) String() string {
 }
 
 // Known reports whether t is a message type of this protocol version.
-func (t Type) Known() bool { return t >= TypeHello && t <= TypeHeartbeat }
+func (t Type) Known() bool { return t >= TypeHello && t <= TypeAdvertAck }
 
 const (
 	// HeaderLen is the length prefix: 4 bytes, big-endian.

@@ -73,6 +73,8 @@ func (d *EventDecoder) Decode(t Type, body []byte) (Message, error) {
 		m = decodeFFClaim(&r)
 	case TypeHeartbeat:
 		m = decodeHeartbeat(&r)
+	case TypeAdverts, TypeAdvertise, TypeUnadvertise, TypeAdvertAck:
+		m = decodeAdvert(t, &r) // advert.go
 	default:
 		return nil, Errorf(CodeUnknownType, "unknown frame type %d", byte(t))
 	}
