@@ -95,6 +95,9 @@ type durableSub struct {
 	// roamed: registered by a reconnection from another SHB; this SHB
 	// claims it (see MsgClaim) once released(s,p) >= start for every p.
 	roamed bool
+	// judged and matched are the last deliver passes (SHB.pass) that
+	// matched filter against the pass's event and that found it matching.
+	judged, matched uint64
 }
 
 // pendingSub is a new subscription waiting for its install acknowledgement.
@@ -148,10 +151,12 @@ type SHB struct {
 	conns   map[string]*conn
 	// connOrder and subOrder cache sortedConns and sortedSubs (nil: to
 	// rebuild); every change to conns or subs goes through setConn,
-	// dropConn, setSub or dropSub, which reset them.
+	// dropConn, setSub or dropSub, which reset them (setConn and dropConn
+	// also keep each pubend's remotes).
 	connOrder  []*conn
 	subOrder   []*durableSub
 	out        []Envelope
+	pass       uint64 // deliver passes so far: one per D tick on a constream
 	now        Tick
 	lastReport Tick
 	Stats      SHBStats
@@ -215,7 +220,13 @@ func (s *SHB) Step(now Tick, env Envelope) error {
 	if err != nil {
 		return fmt.Errorf("shb %s: %w", s.cfg.Node, err)
 	}
-	return s.progress()
+	if err := s.progress(); err != nil {
+		return err
+	}
+	if err := s.checkInvariants(); err != nil {
+		return fmt.Errorf("shb %s: %w", s.cfg.Node, err)
+	}
+	return nil
 }
 
 // Tick handles a timer firing at time now: nacks, install resends,
@@ -237,7 +248,11 @@ func (s *SHB) Tick(now Tick) error {
 		s.report()
 		s.sendClaims()
 	}
-	if err := s.progress(); err != nil {
+	err := s.progress()
+	if err == nil {
+		err = s.checkInvariants()
+	}
+	if err != nil {
 		return fmt.Errorf("shb %s: %w", s.cfg.Node, err)
 	}
 	return nil
@@ -263,22 +278,8 @@ func (s *SHB) send(to string, m Msg) {
 	s.out = append(s.out, Envelope{From: s.cfg.Node, To: to, Msg: m})
 }
 
-// sortedConns returns the connections in subscriber id order. The slice
-// is shared until conns changes: callers only read it.
-func (s *SHB) sortedConns() []*conn {
-	if s.connOrder == nil {
-		s.connOrder = make([]*conn, 0, len(s.conns))
-		for _, id := range slices.Sorted(mapKeys(s.conns)) {
-			s.connOrder = append(s.connOrder, s.conns[id])
-		}
-	}
-	return s.connOrder
-}
-
-func (s *SHB) setConn(id string, c *conn) { s.conns[id], s.connOrder = c, nil }
-func (s *SHB) dropConn(id string)         { delete(s.conns, id); s.connOrder = nil }
-func (s *SHB) setSub(d *durableSub)       { s.subs[d.id], s.subOrder = d, nil }
-func (s *SHB) dropSub(id string)          { delete(s.subs, id); s.subOrder = nil }
+func (s *SHB) setSub(d *durableSub) { s.subs[d.id], s.subOrder = d, nil }
+func (s *SHB) dropSub(id string)    { delete(s.subs, id); s.subOrder = nil }
 
 // sortedSubs returns the registered subscriptions in sid order.
 func (s *SHB) sortedSubs() []*durableSub {

@@ -46,7 +46,7 @@ func (s *SHB) stepCatchup(c *conn, p string) error {
 				s.nackRemote(c, p)
 				return nil
 			}
-			cu.remote = nil
+			s.endRemote(c, p)
 		}
 		s.deliverReady(c, p)
 		if len(cu.pending) > 0 {

@@ -15,7 +15,7 @@ func (s *SHB) knowledge(m Msg) error {
 		return fmt.Errorf("knowledge for unknown pubend %q", m.Pubend)
 	}
 	if m.Kind != MsgLost && !s.staleFiltered(m) {
-		s.learnRemote(pb.id, m)
+		s.learnRemote(pb, m)
 	}
 	switch m.Kind {
 	case MsgData:
@@ -87,12 +87,19 @@ func (s *SHB) advance(pb *shbPubend) error {
 	return nil
 }
 
-// deliver handles one D tick on the constream.
+// deliver handles one D tick on the constream. Each registration's filter
+// is matched against e at most once: the sessions reuse the verdicts of
+// their registrations (matches).
 func (s *SHB) deliver(pb *shbPubend, t Tick, e match.Event) {
+	s.pass++
 	var sids []uint64
 	for _, d := range s.sortedSubs() {
-		if t > d.start[pb.id] && d.filter.Matches(e) {
-			sids = append(sids, d.sid)
+		if t > d.start[pb.id] {
+			d.judged = s.pass
+			if d.filter.Matches(e) {
+				d.matched = s.pass
+				sids = append(sids, d.sid)
+			}
 		}
 	}
 	if len(sids) == 0 {
@@ -105,7 +112,7 @@ func (s *SHB) deliver(pb *shbPubend, t Tick, e match.Event) {
 	pb.tail.add(t, e)
 	for _, c := range s.sortedConns() {
 		cs := c.streams[pb.id]
-		if cs.catchup == nil && t > cs.pos && c.sub.filter.Matches(e) {
+		if cs.catchup == nil && t > cs.pos && s.matches(c.sub, e) {
 			if s.queueFull(cs) {
 				// Rule SHB 4: the subscriber is slow. The PFS holds t
 				// and everything after it, so catch-up serves it from
@@ -117,6 +124,15 @@ func (s *SHB) deliver(pb *shbPubend, t Tick, e match.Event) {
 			s.sendEvent(c, pb.id, t, e)
 		}
 	}
+}
+
+// matches reports whether d's filter matches the event of the current
+// deliver pass, from the verdict of that pass if it judged d.
+func (s *SHB) matches(d *durableSub, e match.Event) bool {
+	if d.judged == s.pass {
+		return d.matched == s.pass
+	}
+	return d.filter.Matches(e)
 }
 
 // lost moves the L prefix of a pubend: the istream and the catch-up streams

@@ -18,11 +18,14 @@ type shbPubend struct {
 	nackedAt  Tick // the doubt horizon when the istream last nacked
 	metaDirty bool
 	w         *pendingWrites
+	// remotes holds the sessions whose catch-up stream on this pubend is
+	// in its remote phase (kept by setConn, dropConn and endRemote).
+	remotes map[*conn]struct{}
 }
 
 func newSHBPubend(id string, w *pendingWrites, tailSize int) *shbPubend {
 	return &shbPubend{id: id, in: NewStream(0), pfs: newPFS(id, w), tail: newTail(tailSize),
-		qSince: -1, w: w}
+		qSince: -1, w: w, remotes: map[*conn]struct{}{}}
 }
 
 // flushMeta writes LD, the L prefix and the PFS counters if they changed.

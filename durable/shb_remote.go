@@ -19,14 +19,12 @@ func newRemote(pos, upto Tick) *remote {
 }
 
 // learnRemote merges a knowledge message (data or a silence not stale) into the
-// remote phases of pubend p that still need its ticks.
-func (s *SHB) learnRemote(p string, m Msg) {
-	for _, c := range s.conns { // each stream on its own: the order does not matter
-		cu := c.streams[p].catchup
-		if cu == nil || cu.remote == nil {
-			continue
-		}
-		rm := cu.remote
+// remote phases of pubend pb that still need its ticks. Only the sessions
+// in a remote phase are visited (pb.remotes), each on its own: the order
+// does not matter.
+func (s *SHB) learnRemote(pb *shbPubend, m Msg) {
+	for c := range pb.remotes {
+		rm := c.streams[pb.id].catchup.remote
 		switch m.Kind {
 		case MsgData:
 			if m.Tick <= rm.upto {
