@@ -90,6 +90,7 @@ func (b *dimBuilder[K]) build(n int, cfg *FastConfig) *dim[K] {
 		}
 		slices.Sort(all)
 		d.eqAll = newSlotSet(all, n)
+		d.eqMiss = eqMisses(d.eq, d.eqAll)
 	}
 	if len(b.ne) > 0 {
 		d.ne = groupKeyed(b.ne)
@@ -101,6 +102,32 @@ func (b *dimBuilder[K]) build(n int, cfg *FastConfig) *dim[K] {
 		d.buildCells(b.los, b.his, b.loRuns, b.hiRuns, n, cfg)
 	}
 	return d
+}
+
+// eqMisses returns, for every value wanted by more points than the bitset
+// all has words, the words of all without those points (see dim.eqMiss).
+// Each such value has more points than words, so the masks take at most
+// 8 bytes per point in all.
+func eqMisses[K cmp.Ordered](eq map[K][]uint32, all slotSet) map[K][]uint64 {
+	if all.bits == nil {
+		return nil // sparse: no value has that many points
+	}
+	words := all.bits.Words()
+	var miss map[K][]uint64
+	for k, slots := range eq {
+		if len(slots) <= len(words) {
+			continue
+		}
+		m := slices.Clone(words)
+		for _, s := range slots {
+			m[s>>6] &^= 1 << (s & 63)
+		}
+		if miss == nil {
+			miss = make(map[K][]uint64)
+		}
+		miss[k] = m
+	}
+	return miss
 }
 
 func groupKeyed[K cmp.Ordered](kvs []keyed[K]) map[K][]uint32 {

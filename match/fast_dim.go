@@ -15,6 +15,10 @@ import (
 // has; its constraints are stored in exactly one of three forms:
 //
 //   - a point (`==`): eq maps the value to the subscriptions wanting it;
+//     for a value wanted by more subscriptions than eqAll has words,
+//     eqMiss holds eqAll without them, so an event with that value fails
+//     the other points with one pass over the words instead of setting
+//     and clearing a bit per subscription wanting it;
 //   - an interval (from <, <=, >, >=, prefix, with optional != points): the
 //     key range is cut into cells; fail[c] holds the subscriptions whose
 //     interval misses cell c entirely, lo[c] and hi[c] the bounds that fall
@@ -30,6 +34,7 @@ type dim[K cmp.Ordered] struct {
 	lo, hi []boundList[K]
 	eq     map[K][]uint32
 	eqAll  slotSet
+	eqMiss map[K][]uint64
 	ne     map[K][]uint32
 	extras []extraPred
 }
@@ -110,6 +115,10 @@ func (d *dim[K]) failInto(p *probe[K], fail, pass []uint64) {
 func (d *dim[K]) failEq(p *probe[K], fail, pass []uint64) {
 	var hits []uint32
 	if !p.inexact {
+		if miss, ok := d.eqMiss[p.key]; ok {
+			orWords(fail, miss)
+			return
+		}
 		hits = d.eq[p.key]
 	}
 	for _, s := range hits {
