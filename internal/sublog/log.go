@@ -3,6 +3,7 @@ package sublog
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -17,7 +18,10 @@ type Log struct {
 	path   string
 	ct     durable.CT // everything appended, synced or not
 	synced durable.CT // what the file holds durably
+	lines  int        // complete lines the file holds
+	size   int64      // bytes the file holds
 	buf    []byte     // lines appended since the last Sync
+	nbuf   int        // how many
 	silent bool       // ct advanced by silence since the last line
 	err    error      // a failed write: the log is unusable
 }
@@ -26,11 +30,17 @@ type Log struct {
 type Recovery struct {
 	Lines int   // complete lines
 	Torn  int64 // bytes of a torn last line, truncated
+	// Checked is the bytes of complete lines Open read and checked: those
+	// after the prefix the log's mark vouched for (all of them without a
+	// usable mark).
+	Checked int64
 }
 
-// Open opens (or creates) the log at path and rebuilds its checkpoint. A
-// torn last line is truncated and the truncation synced; a corrupt line
-// is an error and the file is left as it was.
+// Open opens (or creates) the log at path and rebuilds its checkpoint
+// from the mark beside it (see MarkPath) and the lines after the marked
+// prefix (every line without a usable mark). A torn last line is
+// truncated and the truncation synced; a corrupt line is an error and the
+// file is left as it was. Once the log is synced Open writes its mark.
 func Open(path string) (*Log, Recovery, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -45,16 +55,20 @@ func Open(path string) (*Log, Recovery, error) {
 }
 
 func recoverFile(f *os.File, path string) (*Log, Recovery, error) {
-	c, err := Read(f)
+	marked := markedPrefix(f, path)
+	if _, err := f.Seek(marked.size, io.SeekStart); err != nil {
+		return nil, Recovery{}, fmt.Errorf("log %s: %w", path, err)
+	}
+	t, err := scan(f, marked, nil)
 	if err != nil {
 		return nil, Recovery{}, fmt.Errorf("log %s: %w", path, err)
 	}
-	if c.Torn > 0 {
-		if err := f.Truncate(c.Size); err != nil {
+	if t.torn > 0 {
+		if err := f.Truncate(t.size); err != nil {
 			return nil, Recovery{}, fmt.Errorf("log %s: truncate torn line: %w", path, err)
 		}
 	}
-	if _, err := f.Seek(c.Size, 0); err != nil {
+	if _, err := f.Seek(t.size, io.SeekStart); err != nil {
 		return nil, Recovery{}, fmt.Errorf("log %s: %w", path, err)
 	}
 	if err := f.Sync(); err != nil {
@@ -63,8 +77,11 @@ func recoverFile(f *os.File, path string) (*Log, Recovery, error) {
 	if err := syncDir(filepath.Dir(path)); err != nil {
 		return nil, Recovery{}, fmt.Errorf("log %s: %w", path, err)
 	}
-	l := &Log{f: f, path: path, ct: c.CT, synced: c.CT.Clone()}
-	return l, Recovery{Lines: len(c.Entries), Torn: c.Torn}, nil
+	if err := writeMark(f, path, t); err != nil {
+		return nil, Recovery{}, fmt.Errorf("log %s: %w", path, err)
+	}
+	l := &Log{f: f, path: path, ct: t.ct, synced: t.ct.Clone(), lines: t.lines, size: t.size}
+	return l, Recovery{Lines: t.lines, Torn: t.torn, Checked: t.size - marked.size}, nil
 }
 
 // syncDir makes a newly created file's directory entry durable.
@@ -145,6 +162,7 @@ func (l *Log) append(e Entry) (bool, error) {
 		return false, err
 	}
 	l.buf = AppendLine(l.buf, e)
+	l.nbuf++
 	return true, nil
 }
 
@@ -169,6 +187,7 @@ func (l *Log) Sync() (durable.CT, error) {
 	}
 	if l.silent {
 		l.buf = AppendLine(l.buf, Entry{Kind: KindCT, CT: l.ct})
+		l.nbuf++
 		l.silent = false
 	}
 	if _, err := l.f.Write(l.buf); err != nil {
@@ -179,14 +198,22 @@ func (l *Log) Sync() (durable.CT, error) {
 		l.err = fmt.Errorf("log %s: sync: %w", l.path, err)
 		return nil, l.err
 	}
-	l.buf = l.buf[:0]
+	l.lines += l.nbuf
+	l.size += int64(len(l.buf))
+	l.buf, l.nbuf = l.buf[:0], 0
 	l.synced = l.ct.Clone()
 	return l.synced, nil
 }
 
-// Close syncs what is pending and closes the file.
+// Close syncs what is pending, writes the log's mark and closes the file.
 func (l *Log) Close() error {
 	_, err := l.Sync()
+	if err == nil {
+		err = writeMark(l.f, l.path, tally{ct: l.synced, lines: l.lines, size: l.size})
+		if err != nil {
+			err = fmt.Errorf("log %s: %w", l.path, err)
+		}
+	}
 	if cerr := l.f.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("log %s: close: %w", l.path, cerr)
 	}
