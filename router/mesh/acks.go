@@ -16,6 +16,7 @@ type pending struct {
 	seq    uint64
 	client Client
 	ref    uint64
+	advert bool   // Ready for the client's advertisement ref
 	order  uint64 // creation order, for a stable order of Ready
 	left   int    // links still to acknowledge
 	off    bool   // cancelled (client gone or unsubscribed) or link gone
@@ -35,15 +36,22 @@ type waiter struct {
 type acks struct {
 	waiting map[Link][]waiter
 	owed    map[Link][]*pending
-	ready   map[Client]map[uint64]*pending
+	ready   map[Client]map[readyKey]*pending
 	order   uint64
+}
+
+// readyKey names a Ready owed to a client: for its subscription or its
+// advertisement ref.
+type readyKey struct {
+	ref    uint64
+	advert bool
 }
 
 func newAcks() acks {
 	return acks{
 		waiting: make(map[Link][]waiter),
 		owed:    make(map[Link][]*pending),
-		ready:   make(map[Client]map[uint64]*pending),
+		ready:   make(map[Client]map[readyKey]*pending),
 	}
 }
 
@@ -70,9 +78,9 @@ func (m *Mesh) wait(p pending, from Link, out *Output) {
 		a.owed[p.link] = append(a.owed[p.link], pp)
 	} else {
 		if a.ready[p.client] == nil {
-			a.ready[p.client] = make(map[uint64]*pending)
+			a.ready[p.client] = make(map[readyKey]*pending)
 		}
-		a.ready[p.client][p.ref] = pp
+		a.ready[p.client][readyKey{p.ref, p.advert}] = pp
 	}
 	if pp.left == 0 {
 		var s settled
@@ -117,12 +125,12 @@ func (m *Mesh) linkGone(id Link, out *Output) {
 	m.emit(&s, out)
 }
 
-// cancelReady forgets the Ready owed for a client's subscription ref (it
-// was unsubscribed before it was installed everywhere).
-func (m *Mesh) cancelReady(c Client, ref uint64) {
-	if p := m.acks.ready[c][ref]; p != nil {
+// cancelReady forgets the Ready owed for a client's subscription or
+// advertisement (it was withdrawn before it was installed everywhere).
+func (m *Mesh) cancelReady(c Client, k readyKey) {
+	if p := m.acks.ready[c][k]; p != nil {
 		p.off = true
-		delete(m.acks.ready[c], ref)
+		delete(m.acks.ready[c], k)
 		if len(m.acks.ready[c]) == 0 {
 			delete(m.acks.ready, c)
 		}
@@ -153,8 +161,8 @@ func (s *settled) due(p *pending) {
 func (m *Mesh) emit(s *settled, out *Output) {
 	slices.SortFunc(s.ready, func(a, b *pending) int { return cmp.Compare(a.order, b.order) })
 	for _, p := range s.ready {
-		out.Ready = append(out.Ready, Ready{p.client, p.ref})
-		m.cancelReady(p.client, p.ref)
+		out.Ready = append(out.Ready, Ready{p.client, p.ref, p.advert})
+		m.cancelReady(p.client, readyKey{p.ref, p.advert})
 	}
 	slices.Sort(s.links)
 	for _, id := range slices.Compact(s.links) {

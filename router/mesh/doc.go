@@ -42,6 +42,36 @@
 //     reachable set it announces.
 //   - Bad input (an unparsable filter, an unknown removal, a sequence gap)
 //     returns an error and changes no state; the caller closes the link.
+//   - Advertisements (Config.Advertise, advert.go; off by default, and
+//     then nothing here changes), with SIENA's semantics: a local
+//     publisher advertises filters (Advertise, Unadvertise); every
+//     advertisement floods to every link (each link is sent the
+//     advertisements held by some source other than itself, a set by
+//     canonical text; choice: no covering between advertisements, so an
+//     advertisement covered by another is still sent); a filter of the
+//     table's forwarding set toward link N is sent to N only if it overlaps
+//     (match.Overlaps) an advertisement received from N. Since a filter
+//     covering f overlaps whatever f overlaps, the table's covering still
+//     applies unchanged. When N advertises more, the forwarded filters
+//     that now overlap are sent to N in one Routes; when N withdraws an
+//     advertisement or a link drops (its advertisements are withdrawn from
+//     the others), the filters that overlap nothing any more are withdrawn
+//     from N (choice: withdrawn, not left in place, so forwarding sets stay
+//     exactly the restriction of the table's). Adverts share the link's
+//     Routes sequence and RoutesAck; each side's first message on a link is
+//     its adverts snapshot (a router without advertisements refuses it, and
+//     one with them refuses a peer whose first message is routes: both
+//     ends must agree), then an empty routes snapshot. An advertisement is
+//     Ready (Ready.Advert) once every link acknowledged its flood, or a
+//     barrier: each router sends the subscriptions that overlap a new
+//     advertisement back toward it before acknowledging, on the same FIFO
+//     stream, so when the publisher's router sees the Ready every
+//     subscription overlapping it is installed on the path. A publisher
+//     that waits for Ready misses no event of a subscription already Ready
+//     (both made with the links unchanged since). Conforms says whether a
+//     client's event matches one of its advertisements; the router refuses
+//     those that do not, since subscriptions reach a router only where
+//     advertisements said they must.
 //   - A client subscription may be placed with clients' help (rto.go):
 //     through RTO (StartSubscribeRTO, then AnswerRTO per round of answers;
 //     the subscription reaches the table, the neighbours and Ready only

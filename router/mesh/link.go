@@ -92,8 +92,9 @@ func (m *Mesh) LinkUp(h *wire.LinkHello) (Link, Output, error) {
 	l := &link{id: m.nextLink, slot: slot, peer: h.Name, incarn: h.Incarnation, reach: slices.Clone(h.Reach), held: make(map[string]*heldFilter)}
 	m.links[l.id] = l
 	m.bySlot[slot] = l
-	l.sentSeq = 1
-	out.send(l.id, &wire.Routes{Gen: uint64(l.id), Seq: 1, Snapshot: true, Add: texts(fwd.Add)})
+	add := m.advertSnapshot(l, fwd.Add, &out) // advert.go: the adverts snapshot goes first
+	l.sentSeq++
+	out.send(l.id, &wire.Routes{Gen: uint64(l.id), Seq: l.sentSeq, Snapshot: true, Add: texts(add)})
 	m.propagateReach(&out)
 	return l.id, out, nil
 }
@@ -137,6 +138,7 @@ func (m *Mesh) drop(id Link, out *Output) {
 		panic(fmt.Sprintf("mesh: routing table lost neighbour slot %d: %v", l.slot, err))
 	}
 	m.flush(d, out)
+	m.advertLinkGone(id, out)
 	m.propagateReach(out)
 	m.linkGone(id, out)
 }

@@ -25,6 +25,13 @@ type Config struct {
 	// at random when the router starts); it goes in every hello, so that a
 	// peer holding a link to a previous run can tell it is stale.
 	Incarnation uint64
+	// Advertise turns advertisements on (advert.go): publishers advertise
+	// what they will publish, advertisements flood, and a subscription is
+	// forwarded to a link only if it overlaps an advertisement received
+	// from there. Every router of a mesh must agree (a link between a
+	// router with it and one without fails on its first message). Off by
+	// default: every subscription goes everywhere covering allows.
+	Advertise bool
 }
 
 // Link identifies one session of a router link: a new value every time a
@@ -40,10 +47,13 @@ type Send struct {
 	Msg  wire.Message
 }
 
-// Ready says a client subscription is installed on every router reachable.
+// Ready says a client subscription is installed on every router reachable
+// (or, with Advert set, that every subscription overlapping the client's
+// advertisement Ref is installed at this router).
 type Ready struct {
 	Client Client
 	Ref    uint64
+	Advert bool
 }
 
 // Close asks the caller to close a link the Mesh has already dropped.
@@ -73,6 +83,7 @@ type Mesh struct {
 	clients  map[Client]map[uint64]match.Filter
 	acks     acks
 	placing  map[clientRef]*placing // RTO placements in progress
+	adv      *adverts               // nil: advertisements off
 }
 
 // New returns a Mesh with no links and no subscriptions.
@@ -90,13 +101,17 @@ func New(cfg Config) (*Mesh, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mesh: %w", err)
 	}
-	return &Mesh{
+	m := &Mesh{
 		name: cfg.Name, incarn: cfg.Incarnation, maxLinks: cfg.MaxLinks, table: t,
 		links:   make(map[Link]*link),
 		bySlot:  make(map[poset.Iface]*link),
 		clients: make(map[Client]map[uint64]match.Filter),
 		acks:    newAcks(),
-	}, nil
+	}
+	if cfg.Advertise {
+		m.adv = newAdverts()
+	}
+	return m, nil
 }
 
 // Name returns the router's name.

@@ -25,6 +25,8 @@ func (m *Mesh) Receive(id Link, msg wire.Message) (Output, error) {
 	switch msg := msg.(type) {
 	case *wire.Routes:
 		return out, m.receiveRoutes(l, msg, &out)
+	case *wire.Adverts:
+		return out, m.receiveAdverts(l, msg, &out) // advert_routes.go
 	case *wire.RoutesAck:
 		if msg.Gen != uint64(l.id) {
 			return out, nil // for an earlier session of this link
@@ -49,11 +51,11 @@ func (m *Mesh) Receive(id Link, msg wire.Message) (Output, error) {
 // receiveRoutes validates a Routes message completely, then applies it:
 // additions first, so nothing the neighbours hold is uncovered in between.
 func (m *Mesh) receiveRoutes(l *link, r *wire.Routes, out *Output) error {
-	if l.recvSeq > 0 && r.Gen != l.peerGen {
-		return fmt.Errorf("routes from %s: session %d, expected %d", l.peer, r.Gen, l.peerGen)
+	if err := l.checkSeq("routes", r.Gen, r.Seq); err != nil {
+		return err
 	}
-	if r.Seq != l.recvSeq+1 {
-		return fmt.Errorf("routes from %s: seq %d after %d", l.peer, r.Seq, l.recvSeq)
+	if err := m.checkFirstAdverts(l); err != nil {
+		return err
 	}
 	add, remove, err := l.change(r)
 	if err != nil {
@@ -206,7 +208,7 @@ func (m *Mesh) Unsubscribe(c Client, ref uint64) (Output, error) {
 		return out, fmt.Errorf("client %d: no subscription %d", c, ref)
 	}
 	delete(m.clients[c], ref)
-	m.cancelReady(c, ref)
+	m.cancelReady(c, readyKey{ref: ref})
 	if len(m.clients[c]) == 0 {
 		delete(m.clients, c)
 	}
@@ -226,6 +228,7 @@ func (m *Mesh) DropClient(c Client) Output {
 		o, _ := m.Unsubscribe(c, ref) // refs come from the map: cannot fail
 		out.Sends = append(out.Sends, o.Sends...)
 	}
+	m.dropAdverts(c, &out)
 	m.dropWaits(c)
 	return out
 }
@@ -281,29 +284,34 @@ func (m *Mesh) unsubscribe(d delta, from poset.Iface, f match.Filter) {
 
 // flush sends each link with a net change one Routes message. A slot whose
 // link has just gone (LinkDown unsubscribing what it held) is skipped.
+// With advertisements on, a link is sent only the filters that overlap
+// its advertisements (advertRoutes).
 func (m *Mesh) flush(d delta, out *Output) {
 	for _, slot := range sortedKeys(d) {
-		l := m.bySlot[slot]
-		if l == nil {
-			continue
+		if l := m.bySlot[slot]; l != nil {
+			m.sendRoutes(l, m.advertRoutes(l, d[slot]), out)
 		}
-		var r wire.Routes
-		for _, text := range sortedKeys(d[slot]) {
-			h := d[slot][text]
-			for i := 0; i < -h.n; i++ {
-				r.Remove = append(r.Remove, text)
-			}
-			for i := 0; i < h.n; i++ {
-				r.Add = append(r.Add, text)
-			}
-		}
-		if len(r.Remove)+len(r.Add) == 0 {
-			continue
-		}
-		l.sentSeq++
-		r.Gen, r.Seq = uint64(l.id), l.sentSeq
-		out.send(l.id, &r)
 	}
+}
+
+// sendRoutes sends l one Routes message with the net change, if any.
+func (m *Mesh) sendRoutes(l *link, change map[string]*heldFilter, out *Output) {
+	var r wire.Routes
+	for _, text := range sortedKeys(change) {
+		h := change[text]
+		for i := 0; i < -h.n; i++ {
+			r.Remove = append(r.Remove, text)
+		}
+		for i := 0; i < h.n; i++ {
+			r.Add = append(r.Add, text)
+		}
+	}
+	if len(r.Remove)+len(r.Add) == 0 {
+		return
+	}
+	l.sentSeq++
+	r.Gen, r.Seq = uint64(l.id), l.sentSeq
+	out.send(l.id, &r)
 }
 
 // barrier sends an empty Routes on every link except from that got nothing
@@ -316,7 +324,8 @@ func (m *Mesh) flush(d delta, out *Output) {
 func (m *Mesh) barrier(out *Output, from Link) {
 	sent := map[Link]bool{}
 	for _, sd := range out.Sends {
-		if _, ok := sd.Msg.(*wire.Routes); ok {
+		switch sd.Msg.(type) {
+		case *wire.Routes, *wire.Adverts:
 			sent[sd.Link] = true
 		}
 	}

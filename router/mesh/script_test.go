@@ -20,6 +20,12 @@ import (
 //	deliver               (every queued message, first queue first, traced)
 //	pub R                 (input: one JSON event; who gets it)
 //	show R                (links, what is forwarded and held per link)
+//
+// and, for advertisements (routers ... advertise; advert_script_test.go):
+//
+//	adv R client=N        (input: filter; advertisement ref 1)
+//	unadv R client=N
+//	step A B [n=K]        (deliver the first K messages queued from A to B, traced)
 func TestMeshScripts(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		var s *sim
@@ -30,7 +36,11 @@ func TestMeshScripts(t *testing.T) {
 				if d.HasArg("table") {
 					d.ScanArgs(t, "table", &table)
 				}
-				s = newSim(t, strings.Split(names, ","), table)
+				if d.HasArg("advertise") {
+					s = newAdvertSim(t, strings.Split(names, ","), table)
+				} else {
+					s = newSim(t, strings.Split(names, ","), table)
+				}
 				return ""
 			}
 			var b strings.Builder
@@ -89,7 +99,9 @@ func runScriptCmd(t *testing.T, s *sim, d *datadriven.TestData) {
 	case "show":
 		show(s, r(0))
 	default:
-		t.Fatalf("unknown command %q", d.Cmd)
+		if !runAdvertCmd(t, s, d, r) {
+			t.Fatalf("unknown command %q", d.Cmd)
+		}
 	}
 }
 
@@ -100,5 +112,9 @@ func show(s *sim, r int) {
 		s.logf("  link %s reach=%s unacked=%d", l.Peer, strings.Join(l.Reach, ","), l.Unacked)
 		s.logf("    forwarded: %s", strings.Join(l.Forwarded, " | "))
 		s.logf("    received: %s", strings.Join(l.Received, " | "))
+		if s.adv != nil {
+			s.logf("    adverts forwarded: %s", strings.Join(l.AdvertsForwarded, " | "))
+			s.logf("    adverts received: %s", strings.Join(l.AdvertsReceived, " | "))
+		}
 	}
 }

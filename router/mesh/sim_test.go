@@ -31,7 +31,8 @@ type sim struct {
 	trace   *strings.Builder
 	noCheck bool // benchmarks: skip checkInstalled on Ready
 	table   string
-	runs    int // routers started or restarted: each run's incarnation
+	runs    int        // routers started or restarted: each run's incarnation
+	adv     *advertSim // advertisements on (advert_sim_test.go); nil: off
 }
 
 type subKey struct {
@@ -65,7 +66,7 @@ func newSim(t fataler, names []string, table string) *sim {
 // start returns a new Mesh named n with an incarnation of its own.
 func (s *sim) start(n string) *Mesh {
 	s.runs++
-	m, err := New(Config{Name: n, Table: s.table, MaxLinks: 4, Incarnation: uint64(s.runs)})
+	m, err := New(Config{Name: n, Table: s.table, MaxLinks: 4, Incarnation: uint64(s.runs), Advertise: s.adv != nil})
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -93,6 +94,7 @@ func (s *sim) restart(r int) {
 			delete(s.ready, k)
 		}
 	}
+	s.advertRestart(r)
 }
 
 func (s *sim) logf(format string, args ...any) {
@@ -152,6 +154,10 @@ func (s *sim) dispatch(r int, out Output) {
 		c.q[1-k] = append(c.q[1-k], sd.Msg)
 	}
 	for _, rd := range out.Ready {
+		if rd.Advert {
+			s.advertReady(r, rd)
+			continue
+		}
 		k := subKey{r, rd.Client, rd.Ref}
 		s.logf("ready %s client=%d ref=%d", s.name(r), rd.Client, rd.Ref)
 		if _, live := s.subs[k]; !live {
@@ -338,7 +344,7 @@ func (s *sim) checkInstalled(k subKey) {
 			continue
 		}
 		for _, e := range gridEvents {
-			if s.subs[k].Matches(e) && s.publish(p, e)[k] == 0 {
+			if s.subs[k].Matches(e) && s.conforms(p, e, true) && s.publish(p, e)[k] == 0 {
 				s.t.Fatalf("ready %v (%s) but %s published at %s misses it", k, s.subs[k], e, s.name(p))
 			}
 		}
@@ -363,6 +369,9 @@ func (s *sim) checkQuiet() {
 	}
 	for p := range s.routers {
 		for _, e := range gridEvents {
+			if !s.conforms(p, e, false) {
+				continue // refused at p: it matches no advertisement there
+			}
 			got := s.publish(p, e)
 			for k, f := range s.subs {
 				want := 0
@@ -375,6 +384,7 @@ func (s *sim) checkQuiet() {
 			}
 		}
 	}
+	s.checkAdvertsQuiet()
 	if len(s.subs) == 0 {
 		for _, m := range s.routers {
 			if m.Len() != 0 {
@@ -427,6 +437,8 @@ func describe(m wire.Message) string {
 		return b.String()
 	case *wire.RoutesAck:
 		return fmt.Sprintf("ack seq=%d", m.Seq)
+	case *wire.Adverts:
+		return describeAdverts(m)
 	case *wire.Reach:
 		return "reach " + strings.Join(m.Names, ",")
 	}

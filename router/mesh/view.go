@@ -12,6 +12,10 @@ type LinkRoutes struct {
 	// Unacked counts Routes messages sent on the link and not yet
 	// acknowledged.
 	Unacked uint64 `json:"unacked"`
+	// AdvertsForwarded and AdvertsReceived are the advertisements sent to
+	// and received from the peer (Config.Advertise; empty otherwise).
+	AdvertsForwarded []string `json:"adverts_forwarded,omitempty"`
+	AdvertsReceived  []string `json:"adverts_received,omitempty"`
 }
 
 // Routes describes every link up, in the order they came up.
@@ -26,9 +30,14 @@ func (m *Mesh) Routes() []LinkRoutes {
 		}
 		out = append(out, LinkRoutes{
 			Link: l.id, Peer: l.peer, Reach: append([]string(nil), l.reach...),
-			Forwarded: texts(m.table.Forwarded(l.slot)), Received: recv,
+			Forwarded: m.forwardedTo(l), Received: recv,
 			Unacked: l.sentSeq - l.ackedSeq,
 		})
+		if m.adv != nil {
+			la := m.adv.links[l.id]
+			out[len(out)-1].AdvertsForwarded = sortedKeys(la.sent)
+			out[len(out)-1].AdvertsReceived = sortedKeys(la.held)
+		}
 	}
 	return out
 }

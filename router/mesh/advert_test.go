@@ -1,0 +1,94 @@
+package mesh
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/match"
+)
+
+// TestAdvertModeMismatch links a router with advertisements to one
+// without: each refuses the other's first message with an error that
+// says both ends must agree.
+func TestAdvertModeMismatch(t *testing.T) {
+	on, _ := New(Config{Name: "a", Advertise: true})
+	off, _ := New(Config{Name: "b"})
+	hOn, hOff := on.Hello(), off.Hello()
+	lOn, outOn, err := on.LinkUp(hOff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lOff, outOff, err := off.LinkUp(hOn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := outOn.Sends[0].Msg.(*wire.Adverts); !ok {
+		t.Fatalf("first message with advertisements on is %s, want adverts", describe(outOn.Sends[0].Msg))
+	}
+	if _, err := off.Receive(lOff, outOn.Sends[0].Msg); err == nil || !strings.Contains(err.Error(), "both ends of a link must agree") {
+		t.Errorf("router without advertisements took an adverts message: %v", err)
+	}
+	if _, err := on.Receive(lOn, outOff.Sends[0].Msg); err == nil || !strings.Contains(err.Error(), "both ends of a link must agree") {
+		t.Errorf("router with advertisements took routes before adverts: %v", err)
+	}
+}
+
+// TestBadAdvertsChangeNothing sends malformed Adverts on a link: each is
+// an error naming the problem, and nothing changes (held advertisements,
+// what is sent, the link's sequence).
+func TestBadAdvertsChangeNothing(t *testing.T) {
+	s := newAdvertSim(t, []string{"a", "b"}, "")
+	if err := s.connect(0, 1); err != nil {
+		t.Fatal(err)
+	}
+	s.advertise(subKey{1, 1, 1}, match.MustParse("x > 1"))
+	s.subscribe(subKey{0, 2, 1}, match.MustParse("x > 3"))
+	s.quiesce()
+	a := s.routers[0]
+	l := a.sortedLinks()[0]
+	before := a.Routes()
+	if got := before[0].Forwarded; !slices.Equal(got, []string{"x > 3"}) {
+		t.Fatalf("a forwards %q, want x > 3", got)
+	}
+	next := l.recvSeq + 1
+	cases := []struct {
+		msg  *wire.Adverts
+		want string
+	}{
+		{&wire.Adverts{Gen: l.peerGen, Seq: next + 1, Add: []string{"x > 5"}}, "seq"},
+		{&wire.Adverts{Gen: l.peerGen + 1, Seq: next, Add: []string{"x > 5"}}, "session"},
+		{&wire.Adverts{Gen: l.peerGen, Seq: next, Add: []string{"x > 5", "x >"}}, `filter "x >"`},
+		{&wire.Adverts{Gen: l.peerGen, Seq: next, Add: []string{"x > 1"}}, "twice"},
+		{&wire.Adverts{Gen: l.peerGen, Seq: next, Add: []string{"x > 7", "x>7"}}, "twice"},
+		{&wire.Adverts{Gen: l.peerGen, Seq: next, Remove: []string{"y == 1"}, Add: []string{"x > 0"}}, "never advertised"},
+		{&wire.Adverts{Gen: l.peerGen, Seq: next, Remove: []string{"x > 1", "x > 1"}}, "never advertised"},
+	}
+	for _, c := range cases {
+		out, err := a.Receive(l.id, c.msg)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", describeAdverts(c.msg), err, c.want)
+		}
+		if len(out.Sends)+len(out.Ready)+len(out.Close) != 0 {
+			t.Errorf("%s: output %+v after an error", describeAdverts(c.msg), out)
+		}
+		if got := a.Routes(); !slices.EqualFunc(got, before, sameRoutes) || l.recvSeq != next-1 {
+			t.Fatalf("%s changed the state: %+v, was %+v", describeAdverts(c.msg), got, before)
+		}
+	}
+	// A well-formed withdrawal is taken, and takes x > 3 back.
+	out, err := a.Receive(l.id, &wire.Adverts{Gen: l.peerGen, Seq: next, Remove: []string{"x>1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := out.Sends[0].Msg.(*wire.Routes); !ok || !slices.Equal(r.Remove, []string{"x > 3"}) {
+		t.Fatalf("withdrawing the advertisement sent %s, want routes -(x > 3)", describe(out.Sends[0].Msg))
+	}
+}
+
+func sameRoutes(a, b LinkRoutes) bool {
+	return slices.Equal(a.Forwarded, b.Forwarded) && slices.Equal(a.Received, b.Received) &&
+		slices.Equal(a.AdvertsForwarded, b.AdvertsForwarded) && slices.Equal(a.AdvertsReceived, b.AdvertsReceived) &&
+		a.Unacked == b.Unacked
+}
