@@ -84,6 +84,12 @@ type Config struct {
 	// certs.Loaded's ClientConfig with the node certificate; required
 	// when Peers is set.
 	PeerTLS *tls.Config
+	// Advertise turns advertisements on (advert.go, mesh.Config.Advertise):
+	// publishers advertise what they will publish, subscriptions go only
+	// toward links that advertised overlapping content, and a client's
+	// event matching none of its advertisements is refused. Every router
+	// of a mesh must agree. Off by default; used only when MaxLinks > 0.
+	Advertise bool
 	// Assist configures client-assisted placement, RTO and FF
 	// (rto_config.go); off by default.
 	Assist AssistConfig
