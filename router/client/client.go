@@ -212,6 +212,8 @@ func (c *Client) readControl() {
 			}
 		case *wire.RTOQuery, *wire.FFFixed:
 			c.assisted(m)
+		case *wire.AdvertAck:
+			c.answer(reqKey{m.About, m.ID}, nil) // advert.go
 		case *wire.Error:
 			if m.About == 0 {
 				c.closing.Store(m.Err())
