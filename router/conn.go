@@ -229,7 +229,7 @@ func (r *Router) readControl(ctx context.Context, c *conn, sr *streamReader) err
 // readData reads Publish frames and hands each batch to the matching loop,
 // stamped with the time it was read.
 func (r *Router) readData(ctx context.Context, c *conn, sr *streamReader) error {
-	dec := wire.EventDecoder{ShareStrings: true} // events live until delivered
+	var dec wire.EventDecoder // events live until routed: they alias the frame
 	for {
 		t, body, err := c.readFrame(sr)
 		if err != nil {
@@ -242,11 +242,11 @@ func (r *Router) readData(ctx context.Context, c *conn, sr *streamReader) error 
 			}
 			return wire.Errorf(wire.CodeUnexpected, "%s frame on the data stream", t)
 		}
-		m, err := dec.Decode(t, body)
+		m, err := dec.DecodeOwnedPublish(body) // body is ours: ReadFrame allocated it
 		if err != nil {
 			return err
 		}
-		if !r.send(ctx, loopMsg{kind: msgPublish, iface: c.id, pub: m.(*wire.Publish), at: at}) {
+		if !r.send(ctx, loopMsg{kind: msgPublish, iface: c.id, pub: m, at: at}) {
 			return errStopped
 		}
 	}

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/binary"
+	"unsafe"
 
 	"github.com/sift-pubsub/sift/match"
 )
@@ -52,6 +53,25 @@ func (d *EventDecoder) decodePublish(r *reader) *Publish {
 		m.Raw = append(m.Raw, start[:len(start)-len(r.b):len(start)-len(r.b)])
 	}
 	return m
+}
+
+// DecodeOwnedPublish decodes the body of a Publish frame that the caller
+// hands over, for a router, which keeps events only while it routes them.
+// It is Decode(TypePublish, body) with ShareStrings, without copying the
+// body first: the events' strings, their attribute lists' slabs and Raw
+// alias body, so the caller must never modify body afterwards (a
+// FrameReader's ReadFrame returns a fresh body per frame), and any event
+// kept keeps the whole body alive.
+func (d *EventDecoder) DecodeOwnedPublish(body []byte) (*Publish, error) {
+	r := reader{b: body}
+	if len(body) > 0 {
+		r.shared = unsafe.String(unsafe.SliceData(body), len(body))
+	}
+	m := d.decodePublish(&r)
+	if err := r.end(TypePublish.String()); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // PublishBatch accumulates encoded events for one Publish frame, so a

@@ -3,7 +3,6 @@ package wire
 import (
 	"encoding/binary"
 	"math"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/sift-pubsub/sift/match"
@@ -76,20 +75,44 @@ func CheckEvent(e match.Event) error {
 // EventDecoder decodes binary events, interning attribute names so that a
 // stream of events with the same attributes allocates each name once. The
 // zero value is ready to use; it is not safe for concurrent use.
+//
+// A decoded event costs two allocations: its attribute list and one string
+// holding all its string values (each value is a substring of it, so a
+// value kept alone keeps its event's string bytes alive). With
+// ShareStrings, or through DecodeOwnedPublish, events are carved from the
+// frame instead: see there.
 type EventDecoder struct {
 	// ShareStrings makes Decode copy a Publish or Deliver body into one
-	// string and cut every string value out of it: one allocation per frame
-	// instead of one per value. Any decoded event then keeps the whole
-	// frame's memory alive, so set it only where events are short-lived
-	// (a router forwarding them).
+	// string and cut every string value out of it, and carve the events'
+	// attribute lists from shared slabs: a few allocations per frame
+	// instead of two per event. Any decoded event then keeps the whole
+	// frame's memory (and its slab's neighbours) alive, so set it only
+	// where events are short-lived (a router forwarding them).
 	ShareStrings bool
 
 	names map[string]string
-	attrs []match.Attr
+	// last holds the previous event's names by position: a stream's
+	// events mostly have the same attributes, and comparing bytes with the
+	// name in the same position is cheaper than a map lookup.
+	last []string
+	// slab backs the attribute lists of events that share their frame.
+	slab []match.Attr
+	// strs and buf collect the string values of the event being decoded
+	// (when it does not share its frame), so that they become one string.
+	strs []strValue
+	buf  []byte
 }
+
+// strValue locates a string value of the event being decoded: attribute
+// attr's value is buf[off:off+n].
+type strValue struct{ attr, off, n int }
 
 // maxInterned bounds the name cache; beyond it names are allocated.
 const maxInterned = 4096
+
+// attrSlab is the number of attributes carved from one slab allocation for
+// events that share their frame (48 bytes each).
+const attrSlab = 512
 
 // DecodeEvent decodes one event that must fill b exactly.
 func (d *EventDecoder) DecodeEvent(b []byte) (match.Event, error) {
@@ -109,7 +132,9 @@ func DecodeEvent(b []byte) (match.Event, error) {
 
 // event reads one event. Names must be valid attribute names in strictly
 // increasing bytewise order (so the encoding is canonical and has no
-// duplicates); floats must be finite; strings valid UTF-8.
+// duplicates); floats must be finite; strings valid UTF-8. Having checked
+// all of that as it reads, it builds the event with match.NewTrustedEvent
+// (no second validation, sort or copy).
 func (d *EventDecoder) event(r *reader) match.Event {
 	n := r.count("attribute count", 4)
 	if r.err != nil {
@@ -119,58 +144,90 @@ func (d *EventDecoder) event(r *reader) match.Event {
 		r.fail("event has %d attributes, more than %d", n, MaxEventAttrs)
 		return match.Event{}
 	}
-	d.attrs = d.attrs[:0]
-	prev := ""
-	for i := range n {
-		name := d.name(r)
-		v := readValue(r, name)
+	attrs := d.attrList(n, r.shared != "")
+	d.strs, d.buf = d.strs[:0], d.buf[:0]
+	for i := range attrs {
+		name := d.name(r, i)
+		v := d.value(r, i, name)
 		if r.err != nil {
 			return match.Event{}
 		}
-		if i > 0 && strings.Compare(prev, name) >= 0 {
-			r.fail("attribute %s: names not in strictly increasing order (after %s)", name, prev)
+		if i > 0 && attrs[i-1].Name >= name {
+			r.fail("attribute %s: names not in strictly increasing order (after %s)", name, attrs[i-1].Name)
 			return match.Event{}
 		}
-		prev = name
-		d.attrs = append(d.attrs, match.Attr{Name: name, Value: v})
+		attrs[i] = match.Attr{Name: name, Value: v}
 	}
-	e, err := match.NewEvent(d.attrs...)
-	if err != nil { // unreachable after the checks above; kept as a guard
-		r.fail("event: %v", err)
-		return match.Event{}
-	}
-	return e
+	d.setStrings(attrs)
+	return match.NewTrustedEvent(attrs)
 }
 
-func (d *EventDecoder) name(r *reader) string {
+// attrList returns a list for n attributes: carved from the slab when the
+// event shares its frame, else its own allocation (the event may be kept).
+func (d *EventDecoder) attrList(n int, shared bool) []match.Attr {
+	if !shared {
+		return make([]match.Attr, n)
+	}
+	if n > len(d.slab) {
+		d.slab = make([]match.Attr, max(n, attrSlab))
+	}
+	as := d.slab[:n:n]
+	d.slab = d.slab[n:]
+	return as
+}
+
+// setStrings gives the event's string values (collected in buf) one
+// string for all of them.
+func (d *EventDecoder) setStrings(attrs []match.Attr) {
+	if len(d.strs) == 0 {
+		return
+	}
+	all := string(d.buf)
+	for _, s := range d.strs {
+		attrs[s.attr].Value = match.Str(all[s.off : s.off+s.n])
+	}
+}
+
+// name reads attribute i's name: the previous event's name at i if the
+// bytes are the same, else interned (validated when first seen).
+func (d *EventDecoder) name(r *reader, i int) string {
 	p := r.field("attribute name length", "attribute name")
 	if r.err != nil {
 		return ""
 	}
-	if s, ok := d.names[string(p)]; ok {
-		return s
+	if i < len(d.last) && d.last[i] == string(p) {
+		return d.last[i]
 	}
-	s := string(p)
-	if !match.ValidAttrName(s) {
-		r.fail("invalid attribute name %q", s)
-		return ""
+	s, ok := d.names[string(p)]
+	if !ok {
+		s = string(p)
+		if !match.ValidAttrName(s) {
+			r.fail("invalid attribute name %q", s)
+			return ""
+		}
+		if d.names == nil {
+			d.names = make(map[string]string)
+		}
+		if len(d.names) < maxInterned {
+			d.names[s] = s
+		}
 	}
-	if d.names == nil {
-		d.names = make(map[string]string)
-	}
-	if len(d.names) < maxInterned {
-		d.names[s] = s
+	if i < len(d.last) {
+		d.last[i] = s
+	} else { // i == len(d.last): names are read in order
+		d.last = append(d.last, s)
 	}
 	return s
 }
 
-// readValue reads a tagged value. Its error messages name the attribute
-// (they are built only on failure: this is the per-value hot path).
-func readValue(r *reader, name string) match.Value {
+// value reads attribute i's tagged value. Its error messages name the
+// attribute (they are built only on failure: this is the per-value hot
+// path).
+func (d *EventDecoder) value(r *reader, i int, name string) match.Value {
 	if r.err != nil {
 		return match.Value{}
 	}
-	v := readTagged(r)
+	v := d.tagged(r, i)
 	if r.err != nil {
 		if pe, ok := r.err.(*ProtocolError); ok {
 			pe.Msg = "attribute " + name + ": " + pe.Msg
@@ -179,7 +236,7 @@ func readValue(r *reader, name string) match.Value {
 	return v
 }
 
-func readTagged(r *reader) match.Value {
+func (d *EventDecoder) tagged(r *reader, i int) match.Value {
 	switch tag := r.byte("tag"); tag {
 	case tagString:
 		p := r.field("string length", "string")
@@ -190,7 +247,12 @@ func readTagged(r *reader) match.Value {
 			r.fail("invalid UTF-8")
 			return match.Value{}
 		}
-		return match.Str(r.str(p))
+		if r.shared != "" {
+			return match.Str(r.str(p))
+		}
+		d.strs = append(d.strs, strValue{attr: i, off: len(d.buf), n: len(p)})
+		d.buf = append(d.buf, p...)
+		return match.Str("") // until setStrings
 	case tagInt:
 		return match.Int(r.varint("int"))
 	case tagFloat:

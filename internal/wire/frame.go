@@ -113,6 +113,7 @@ type FrameReader struct {
 	r   *bufio.Reader
 	max int
 	hdr [HeaderLen]byte
+	buf []byte // ReadFrameReuse's body buffer
 }
 
 // NewFrameReader returns a reader of frames of at most max bytes (type and
@@ -131,17 +132,46 @@ func NewFrameReader(r io.Reader, max int) *FrameReader {
 // zero or over the maximum is a *ProtocolError (CodeMalformed or
 // CodeFrameTooLarge) and nothing more is read.
 func (fr *FrameReader) ReadFrame() (Type, []byte, error) {
-	if _, err := io.ReadFull(fr.r, fr.hdr[:]); err != nil {
+	n, err := fr.header()
+	if err != nil {
 		return 0, nil, err
+	}
+	return fr.body(make([]byte, n))
+}
+
+// ReadFrameReuse is ReadFrame into a buffer the reader keeps and reuses:
+// the body is valid only until the next read. It suits a caller that
+// decodes each frame at once into values that do not alias the body (an
+// EventDecoder without ShareStrings copies what it keeps), and saves an
+// allocation per frame. The buffer grows to the largest frame read.
+func (fr *FrameReader) ReadFrameReuse() (Type, []byte, error) {
+	n, err := fr.header()
+	if err != nil {
+		return 0, nil, err
+	}
+	if cap(fr.buf) < n {
+		fr.buf = make([]byte, n)
+	}
+	return fr.body(fr.buf[:n])
+}
+
+// header reads a frame's length prefix and checks it.
+func (fr *FrameReader) header() (int, error) {
+	if _, err := io.ReadFull(fr.r, fr.hdr[:]); err != nil {
+		return 0, err
 	}
 	n := binary.BigEndian.Uint32(fr.hdr[:])
 	if n == 0 {
-		return 0, nil, malformed("empty frame (length 0)")
+		return 0, malformed("empty frame (length 0)")
 	}
 	if uint64(n) > uint64(fr.max) {
-		return 0, nil, Errorf(CodeFrameTooLarge, "frame of %d bytes exceeds the maximum of %d", n, fr.max)
+		return 0, Errorf(CodeFrameTooLarge, "frame of %d bytes exceeds the maximum of %d", n, fr.max)
 	}
-	buf := make([]byte, n)
+	return int(n), nil
+}
+
+// body fills buf (the type byte and the body) from the stream.
+func (fr *FrameReader) body(buf []byte) (Type, []byte, error) {
 	if _, err := io.ReadFull(fr.r, buf); err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF

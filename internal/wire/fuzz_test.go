@@ -55,6 +55,20 @@ func FuzzFrame(f *testing.F) {
 		if ms, err := shared.Decode(typ, body); err != nil || !bytes.Equal(AppendFrame(nil, ms), once) {
 			t.Fatalf("decoding with shared strings differs: %v", err)
 		}
+		// Decoding again with the same (now warm) decoders: the name
+		// cache and the attribute slab must not change the result.
+		var copying EventDecoder
+		copying.Decode(typ, body)
+		for _, d := range []*EventDecoder{&copying, &shared} {
+			if m, err := d.Decode(typ, body); err != nil || !bytes.Equal(AppendFrame(nil, m), once) {
+				t.Fatalf("decoding again with a warm decoder differs: %v", err)
+			}
+		}
+		if typ == TypePublish {
+			if m, err := shared.DecodeOwnedPublish(bytes.Clone(body)); err != nil || !bytes.Equal(AppendFrame(nil, m), once) {
+				t.Fatalf("DecodeOwnedPublish differs: %v", err)
+			}
+		}
 	})
 }
 
@@ -97,7 +111,12 @@ func FuzzEvent(f *testing.F) {
 	f.Add([]byte{2, 1, 'a', tagInt, 2, 1, 'b', tagBool, 1})
 	f.Add([]byte{1, 1, 'a', tagFloat, 0, 0, 0, 0, 0, 0, 0xf0, 0x7f})
 	f.Fuzz(func(t *testing.T, data []byte) {
+		var warm EventDecoder
+		warm.DecodeEvent(data)
 		e, err := DecodeEvent(data)
+		if again, errAgain := warm.DecodeEvent(data); (err == nil) != (errAgain == nil) || err == nil && !again.Equal(e) {
+			t.Fatalf("a warm decoder differs: %v %v, cold %v %v", again, errAgain, e, err)
+		}
 		if err != nil {
 			return
 		}

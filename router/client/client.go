@@ -332,7 +332,7 @@ func (c *Client) readData() {
 	var dec wire.EventDecoder
 	var targets []*Subscription
 	for {
-		t, body, err := fr.ReadFrame()
+		t, body, err := fr.ReadFrameReuse() // decoded events copy what they keep
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				<-c.ctrlDone // the router ends the control stream too, after saying why

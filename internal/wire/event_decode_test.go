@@ -1,0 +1,165 @@
+package wire
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/sift-pubsub/sift/match"
+	"pgregory.net/rapid"
+)
+
+// decodeModes decodes a Publish body the three ways a decoder can, each
+// with a decoder that has already decoded warm (so the name cache and the
+// attribute slab are in play): copying (Decode), sharing a copy of the
+// body (ShareStrings) and sharing the body itself (DecodeOwnedPublish).
+func decodeModes(t *rapid.T, warm, body []byte) map[string][]match.Event {
+	out := map[string][]match.Event{}
+	for _, mode := range []string{"copy", "shared", "owned"} {
+		d := EventDecoder{ShareStrings: mode == "shared"}
+		if _, err := d.Decode(TypePublish, warm); err != nil {
+			t.Fatalf("%s: warm-up: %v", mode, err)
+		}
+		var m Message
+		var err error
+		if mode == "owned" {
+			m, err = d.DecodeOwnedPublish(bytes.Clone(body))
+		} else {
+			m, err = d.Decode(TypePublish, bytes.Clone(body))
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		out[mode] = m.(*Publish).Events
+	}
+	return out
+}
+
+// TestDecodeModesAgree: whatever the mode and whatever the decoder decoded
+// before (the names of the previous event are reused by position), a
+// batch of events decodes to the events encoded.
+func TestDecodeModesAgree(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var warm, evs []match.Event
+		for i := range rapid.IntRange(1, 4).Draw(t, "warm") {
+			warm = append(warm, genEvent(t, "w"+string(rune('0'+i))))
+		}
+		for i := range rapid.IntRange(0, 6).Draw(t, "n") {
+			evs = append(evs, genEvent(t, "e"+string(rune('0'+i))))
+		}
+		warmBody := (&Publish{Seq: 1, Events: warm}).AppendBody(nil)
+		body := (&Publish{Seq: 2, Events: evs}).AppendBody(nil)
+		for mode, got := range decodeModes(t, warmBody, body) {
+			if len(got) != len(evs) {
+				t.Fatalf("%s: %d events, want %d", mode, len(got), len(evs))
+			}
+			for i := range evs {
+				if !got[i].Equal(evs[i]) {
+					t.Fatalf("%s: event %d = %v, want %v", mode, i, got[i], evs[i])
+				}
+			}
+		}
+	})
+}
+
+// TestCopiedEventsOwnTheirStrings: events decoded without sharing keep no
+// reference to the body, so a reused frame buffer (ReadFrameReuse) may be
+// overwritten while the events live on.
+func TestCopiedEventsOwnTheirStrings(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ev := genEvent(t, "e")
+		d := &Deliver{Items: []DeliverItem{{Subs: []uint64{1}, Event: ev}, {Subs: []uint64{2, 3}, Event: ev}}}
+		body := d.AppendBody(nil)
+		var dec EventDecoder
+		m, err := dec.Decode(TypeDeliver, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range body {
+			body[i] = 0xff
+		}
+		for _, it := range m.(*Deliver).Items {
+			if !it.Event.Equal(ev) {
+				t.Fatalf("after overwriting the body: %v, want %v", it.Event, ev)
+			}
+		}
+	})
+}
+
+// TestNameCacheStillChecks: a name that differs from the previous event's
+// name at the same position is checked as if new: invalid names and names
+// out of order are refused even after a valid event warmed the cache.
+func TestNameCacheStillChecks(t *testing.T) {
+	good := AppendEvent(nil, match.MustEvent(
+		match.Attr{Name: "a", Value: match.Int(1)},
+		match.Attr{Name: "b", Value: match.Int(2)},
+	))
+	for _, tc := range []struct {
+		name string
+		ev   []byte
+		want string
+	}{
+		{"invalid", []byte{1, 2, '1', 'a', tagInt, 2}, "invalid attribute name"},
+		{"swapped", []byte{2, 1, 'b', tagInt, 2, 1, 'a', tagInt, 2}, "strictly increasing"},
+		{"repeated", []byte{2, 1, 'a', tagInt, 2, 1, 'a', tagInt, 2}, "strictly increasing"},
+	} {
+		var d EventDecoder
+		if _, err := d.DecodeEvent(good); err != nil {
+			t.Fatalf("%s: warm-up: %v", tc.name, err)
+		}
+		if _, err := d.DecodeEvent(tc.ev); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error containing %q", tc.name, err, tc.want)
+		}
+		if e, err := d.DecodeEvent(good); err != nil || e.Len() != 2 {
+			t.Errorf("%s: the decoder is unusable after a refusal: %v %v", tc.name, e, err)
+		}
+	}
+}
+
+// TestDecodeOwnedPublishBadInput: the owned path refuses what Decode
+// refuses, with the same message.
+func TestDecodeOwnedPublishBadInput(t *testing.T) {
+	ev := AppendEvent(nil, match.MustEvent(match.Attr{Name: "a", Value: match.Str("x")}))
+	for _, body := range [][]byte{
+		nil,
+		{1},
+		{1, 1},
+		append([]byte{1, 1}, ev[:len(ev)-1]...),
+		append(append([]byte{1, 1}, ev...), 0),
+		{1, 1, 1, 1, 'a', tagString, 1, 0xff},
+	} {
+		_, want := Decode(TypePublish, body)
+		var d EventDecoder
+		_, got := d.DecodeOwnedPublish(body)
+		if want == nil || got == nil || got.Error() != want.Error() {
+			t.Errorf("body %x: owned %v, Decode %v", body, got, want)
+		}
+	}
+}
+
+// TestReadFrameReuse: reading with a reused buffer yields the frames
+// ReadFrame yields, and the same refusals.
+func TestReadFrameReuse(t *testing.T) {
+	var stream []byte
+	for _, f := range seedFrames() {
+		stream = append(stream, f...)
+	}
+	a, b := NewFrameReader(bytes.NewReader(stream), 0), NewFrameReader(bytes.NewReader(stream), 0)
+	for i := 0; ; i++ {
+		ta, ba, ea := a.ReadFrame()
+		tb, bb, eb := b.ReadFrameReuse()
+		if ea != eb || ta != tb || !bytes.Equal(ba, bb) {
+			t.Fatalf("frame %d: ReadFrame %v %x %v, ReadFrameReuse %v %x %v", i, ta, ba, ea, tb, bb, eb)
+		}
+		if ea != nil {
+			break
+		}
+	}
+	for _, bad := range [][]byte{{0, 0, 0, 0}, {0, 0, 0, 9, 1}, {0, 1, 0, 0}} {
+		_, _, want := NewFrameReader(bytes.NewReader(bad), 16).ReadFrame()
+		_, _, got := NewFrameReader(bytes.NewReader(bad), 16).ReadFrameReuse()
+		if want == nil || got == nil || got.Error() != want.Error() {
+			t.Errorf("%x: ReadFrameReuse %v, ReadFrame %v", bad, got, want)
+		}
+	}
+}
