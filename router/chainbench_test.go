@@ -125,6 +125,7 @@ func benchChain(b *testing.B, forward string) {
 	w0 := ce.wire()
 	d0 := ce.deliveries()
 	cpu0, _ := ce.cpu()
+	stopProfile := profileTimed(b)
 	b.ResetTimer()
 	start := time.Now()
 	for i := range b.N {
@@ -141,6 +142,7 @@ func benchChain(b *testing.B, forward string) {
 	ce.waitSentinels(b)
 	all := time.Since(start)
 	b.StopTimer()
+	stopProfile()
 	cpu1, _ := ce.cpu()
 	w1 := ce.wire()
 	delivered := 0
