@@ -38,9 +38,10 @@ type core struct {
 	all    nodeSet
 	seq    uint64
 	epoch  uint64
-	gen    uint64 // bumped by every structural change
-	rtoTok uint64 // token of the latest RTO placement
-	tests  uint64 // covering tests so far
+	gen    uint64      // bumped by every structural change
+	rtoTok uint64      // token of the latest RTO placement
+	rtoMem *rtoScratch // the placements' memory, reused
+	tests  uint64      // covering tests so far
 	ctr    Counters
 	subs   int
 	fixed  []fixedFilter // FF fixed filters, in pinning order

@@ -8,9 +8,10 @@ var childIndexMin = 32
 // kidIndex groups a node's children by the attribute and value of their
 // first string equality (key.eqAttr, key.eqHash; attribute 0: none), so
 // that RTO can skip at once the children that require another value of
-// the new filter's attribute: they are disjoint from it. Groups and buckets
-// keep their creation order and each bucket is in seq order, so walks are
-// deterministic.
+// the new filter's attribute: they are disjoint from it. Each bucket is in
+// seq order and an emptied bucket is freed (the last bucket of its group
+// takes its place), so a walk's order depends only on the sequence of
+// edge changes: walks are deterministic.
 type kidIndex struct {
 	groups []kidGroup
 }
@@ -18,7 +19,12 @@ type kidIndex struct {
 type kidGroup struct {
 	attr    int32
 	byHash  map[uint64]int // index into buckets
-	buckets [][]*node
+	buckets []kidBucket
+}
+
+type kidBucket struct {
+	hash  uint64
+	nodes []*node
 }
 
 // add indexes child c.
@@ -28,20 +34,34 @@ func (x *kidIndex) add(c *node) {
 	if !ok {
 		i = len(g.buckets)
 		g.byHash[c.key.eqHash] = i
-		g.buckets = append(g.buckets, nil)
+		g.buckets = append(g.buckets, kidBucket{hash: c.key.eqHash})
 	}
-	g.buckets[i] = insertBySeq(g.buckets[i], c)
+	g.buckets[i].nodes = insertBySeq(g.buckets[i].nodes, c)
 }
 
-// remove forgets child c (empty buckets stay, to keep indices stable).
+// remove forgets child c, and its bucket once empty.
 func (x *kidIndex) remove(c *node) {
 	g := x.group(c.key.eqAttr, false)
 	if g == nil {
 		return
 	}
-	if i, ok := g.byHash[c.key.eqHash]; ok {
-		g.buckets[i], _ = removeBySeq(g.buckets[i], c)
+	i, ok := g.byHash[c.key.eqHash]
+	if !ok {
+		return
 	}
+	b := &g.buckets[i]
+	b.nodes, _ = removeBySeq(b.nodes, c)
+	if len(b.nodes) > 0 {
+		return
+	}
+	delete(g.byHash, b.hash)
+	last := len(g.buckets) - 1
+	if i != last {
+		g.buckets[i] = g.buckets[last]
+		g.byHash[g.buckets[i].hash] = i
+	}
+	g.buckets[last] = kidBucket{}
+	g.buckets = g.buckets[:last]
 }
 
 func (x *kidIndex) group(attr int32, create bool) *kidGroup {
@@ -57,26 +77,24 @@ func (x *kidIndex) group(attr int32, create bool) *kidGroup {
 	return &x.groups[len(x.groups)-1]
 }
 
-// each calls fn for every child that may overlap a filter whose first
-// string equality is (attr, hash): all children, except those whose first
-// string equality is on attr with another value.
-func (x *kidIndex) each(attr int32, hash uint64, fn func(*node)) {
+// overlapping appends to dst the buckets holding every child that may
+// overlap a filter whose first string equality is (attr, hash): all
+// children, except those whose first string equality is on attr with
+// another value.
+func (x *kidIndex) overlapping(attr int32, hash uint64, dst [][]*node) [][]*node {
 	for gi := range x.groups {
 		g := &x.groups[gi]
 		if attr != 0 && g.attr == attr {
 			if i, ok := g.byHash[hash]; ok {
-				for _, c := range g.buckets[i] {
-					fn(c)
-				}
+				dst = append(dst, g.buckets[i].nodes)
 			}
 			continue
 		}
 		for _, b := range g.buckets {
-			for _, c := range b {
-				fn(c)
-			}
+			dst = append(dst, b.nodes)
 		}
 	}
+	return dst
 }
 
 // indexKids keeps p's child index in step after c was added to or removed

@@ -27,15 +27,20 @@ func checkKids(c *core) error {
 		}
 		var got []*node
 		for _, g := range n.kids.groups {
+			if len(g.byHash) != len(g.buckets) {
+				return fmt.Errorf("node %s: %d bucket keys for %d buckets", n.text, len(g.byHash), len(g.buckets))
+			}
 			for h, i := range g.byHash {
-				for _, ch := range g.buckets[i] {
+				b := g.buckets[i]
+				if b.hash != h || len(b.nodes) == 0 {
+					return fmt.Errorf("node %s: bucket %d misindexed or empty", n.text, i)
+				}
+				for _, ch := range b.nodes {
 					if ch.key.eqAttr != g.attr || ch.key.eqHash != h {
 						return fmt.Errorf("node %s: child %s in the wrong bucket", n.text, ch.text)
 					}
 				}
-			}
-			for _, b := range g.buckets {
-				got = append(got, b...)
+				got = append(got, b.nodes...)
 			}
 		}
 		slices.SortFunc(got, func(a, b *node) int { return cmpSeq(a, b.seq) })

@@ -10,13 +10,13 @@ import (
 // index; smaller sets are scanned.
 const indexThreshold = 32
 
-// nodeSet is a set of nodes kept in seq order, with their filters and text
-// lengths alongside (so RTO can send a layer without visiting its nodes),
+// nodeSet is a set of nodes kept in seq order, with their filters and
+// texts alongside (so RTO can send a layer without visiting its nodes),
 // and a candidate index once it is large enough (when allowed).
 type nodeSet struct {
 	list     []*node
 	filters  []match.Filter
-	textLen  []int32
+	texts    []string
 	idx      *candIndex
 	indexing bool
 }
@@ -28,7 +28,7 @@ func (s *nodeSet) add(n *node) {
 	}
 	s.list = slices.Insert(s.list, i, n)
 	s.filters = slices.Insert(s.filters, i, n.key.f)
-	s.textLen = slices.Insert(s.textLen, i, int32(len(n.text)))
+	s.texts = slices.Insert(s.texts, i, n.text)
 	switch {
 	case s.idx != nil:
 		s.idx.add(n)
@@ -47,7 +47,7 @@ func (s *nodeSet) remove(n *node) {
 	}
 	s.list = slices.Delete(s.list, i, i+1)
 	s.filters = slices.Delete(s.filters, i, i+1)
-	s.textLen = slices.Delete(s.textLen, i, i+1)
+	s.texts = slices.Delete(s.texts, i, i+1)
 	if s.idx != nil {
 		s.idx.remove(n)
 	}

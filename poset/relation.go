@@ -69,6 +69,16 @@ func relates(a, b *key) bool {
 	return match.Covers(a.f, b.f)
 }
 
+// mayCover is relates without its covering test: false only when a cannot
+// cover b (b has an attribute a lacks, or b's box leaves a's). It is not
+// counted as a covering test and never calls match.Covers.
+func mayCover(a, b *key) bool {
+	if a.empty || !a.exact || !b.exact || b.empty {
+		return true
+	}
+	return a.mask&^b.mask == 0 && boxContains(a.box, b.box)
+}
+
 // disjoint is a cheap sufficient condition for two filters to match no
 // common event: on some attribute both constrain, their numeric intervals
 // do not meet or their string equalities differ. It is not a covering

@@ -1,8 +1,10 @@
 package poset
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 
 	"github.com/sift-pubsub/sift/match"
@@ -38,18 +40,47 @@ func (cfg RTOConfig) withDefaults() (RTOConfig, error) {
 
 // Query is one filter vector of the layered view of the routing table,
 // sent with the filter to insert. Layer 0 holds roots; layer i+1 children
-// of layer i nodes that the answers so far leave relevant. Filters may
-// share the router's memory: receivers must not modify it.
+// of layer i nodes that the answers so far leave relevant. Filters and
+// Texts share the router's memory: receivers must not modify them, and
+// they are valid until the placement's next Answer (or the next StartRTO
+// on the structure).
 type Query struct {
-	Layer   int
-	Filter  match.Filter   // the filter being inserted
-	Filters []match.Filter // the vector
+	Layer  int
+	Filter match.Filter // the filter being inserted
+	// Text is Filter's canonical text, for the wire.
+	Text string
+	// Filters is the vector, and Texts their canonical texts (the wire
+	// form), made once per node so a router encodes a query without
+	// formatting filters.
+	Filters []match.Filter
+	Texts   []string
 	size    int
 }
 
 // Size is the query's size in bytes on the wire: the canonical text of
 // every filter with a 2-byte length, and an 8-byte header.
 func (q Query) Size() int { return q.size }
+
+// AppendWire appends the query in a simple wire form to dst: the filter's
+// and then each vector filter's canonical text, each after a 2-byte
+// big-endian length (texts are truncated at 65,535 bytes), after an
+// 8-byte header holding the layer and the vector length. It is what Size
+// counts, and what a router does per query beyond building it.
+func (q Query) AppendWire(dst []byte) []byte {
+	dst = binary.BigEndian.AppendUint32(dst, uint32(q.Layer))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(q.Texts)))
+	dst = appendText(dst, q.Text)
+	for _, t := range q.Texts {
+		dst = appendText(dst, t)
+	}
+	return dst
+}
+
+func appendText(dst []byte, t string) []byte {
+	t = t[:min(len(t), math.MaxUint16)]
+	dst = binary.BigEndian.AppendUint16(dst, uint16(len(t)))
+	return append(dst, t...)
+}
 
 // Answer is a client's return vector for a query: Up marks the filters
 // that cover the query's filter, Down those it covers, and Overlap those
@@ -107,35 +138,69 @@ type RTOStats struct {
 // changed or a newer placement started. A placement does no I/O and keeps
 // no clock.
 type Placement struct {
-	c       *core
-	cfg     RTOConfig
-	e       entry
-	u       *node
-	gen     uint64
-	tok     uint64 // marks the nodes this placement sent
-	forest  bool
-	parent  *node // forest: the node being descended
+	c      *core
+	cfg    RTOConfig
+	e      entry
+	u      *node
+	gen    uint64
+	tok    uint64 // marks the nodes this placement looked at
+	forest bool
+	parent *node // forest: the node being descended
+	layer  int
+	done   bool
+	stats  RTOStats
+	*rtoScratch
+}
+
+// rtoScratch is the memory of a placement, kept by the structure and
+// handed to the next placement, so that placements allocate little.
+type rtoScratch struct {
 	queries []Query
 	vectors [][]*node
+	cur     []*node        // the nodes of the current layer (below layer 0)
+	next    []*node        // the next layer, gathered while reading answers
+	filters []match.Filter // the current layer's filters and texts
+	texts   []string
 	ups     []*node // nodes answered as covering the filter
 	downs   []*node // nodes answered as covered by it
-	next    []*node // poset: the next layer, gathered while reading answers
-	firstUp *node   // forest: the first covering node of the current layer
-	// poset: the overlapping, not covered roots; and whether exploration is
-	// restricted to the subtrees of covering roots
+	todo    []*node // poset: answered nodes that joined the region
+	buckets [][]*node
+	stack   []*node
+	votes   [3][]Bits
+	firstUp *node // forest: the first covering node of the current layer
+	// poset: the overlapping, uncovered roots, expanded only when no root
+	// covers the filter (then everything overlapping is explored: all)
 	expandable []*node
-	restricted bool
-	layer      int
-	done       bool
-	stats      RTOStats
+	all        bool
+	// poset: the region below the first predecessor found, where the
+	// successors are searched; checked tells how many of ups were
+	// checked for being a predecessor
+	region  bool
+	checked int
+}
+
+func (s *rtoScratch) reset() {
+	for _, l := range [][]*node{s.cur, s.next, s.ups, s.downs, s.todo, s.stack, s.expandable} {
+		clear(l)
+	}
+	clear(s.vectors)
+	clear(s.buckets)
+	*s = rtoScratch{
+		queries: s.queries[:0], vectors: s.vectors[:0], cur: s.cur[:0], next: s.next[:0],
+		filters: s.filters[:0], texts: s.texts[:0], ups: s.ups[:0], downs: s.downs[:0],
+		todo: s.todo[:0], buckets: s.buckets[:0], stack: s.stack[:0], votes: s.votes,
+		expandable: s.expandable[:0],
+	}
 }
 
 // Answer bits kept on nodes (node.rtoAns) during a placement.
 const (
-	bitUp      = 1
-	bitDown    = 2
-	bitSent    = 4
-	bitOverlap = 8
+	bitUp       = 1
+	bitDown     = 2
+	bitSent     = 4  // queued for a layer (every root is sent too)
+	bitOverlap  = 8  //
+	bitRegion   = 16 // poset: in the successor search's region
+	bitExpanded = 32 // poset: children queued
 )
 
 // errStale reports a structure that changed during a placement.
@@ -156,11 +221,21 @@ func (c *core) StartRTO(id match.ID, from Iface, f match.Filter, cfg RTOConfig) 
 	c.rtoTok++
 	_, forest := c.alg.(forestAlg)
 	p := &Placement{c: c, cfg: cfg, e: entry{id: id, from: from, f: f}, gen: c.gen, tok: c.rtoTok, forest: forest}
-	if !match.Satisfiable(f) || c.byText[f.String()] != nil || c.roots.len() == 0 {
+	if !match.Satisfiable(f) || c.roots.len() == 0 {
 		p.done = true
 		return p, c.Add(id, from, f)
 	}
-	p.u = c.newNode(f, f.String())
+	text := f.String()
+	if c.byText[text] != nil {
+		p.done = true
+		return p, c.Add(id, from, f)
+	}
+	if c.rtoMem == nil {
+		c.rtoMem = &rtoScratch{}
+	}
+	p.rtoScratch = c.rtoMem
+	p.reset()
+	p.u = c.newNode(f, text)
 	p.prepare(c.roots.list)
 	return p, nil
 }
@@ -175,28 +250,34 @@ func (p *Placement) Stats() RTOStats { return p.stats }
 func (p *Placement) Clients() int { return p.cfg.Clients }
 
 // Queries returns the vectors of the current layer; each must be answered
-// by Clients() clients.
-func (p *Placement) Queries() []Query { return p.queries }
+// by Clients() clients. They are valid until the next Answer.
+func (p *Placement) Queries() []Query {
+	if p.done {
+		return nil
+	}
+	return p.queries
+}
 
-// prepare splits the next layer into vectors. The roots' filters come
-// from the root set's cache, so layer 0 costs no visit to its nodes.
+// prepare splits the next layer into vectors. The roots' filters and
+// texts come from the root set's cache, so layer 0 costs no visit to its
+// nodes.
 func (p *Placement) prepare(layer []*node) {
-	var filters []match.Filter
-	var lens []int32
-	if p.layer == 0 {
-		filters, lens = p.c.roots.filters, p.c.roots.textLen
-	} else {
-		filters, lens = make([]match.Filter, len(layer)), make([]int32, len(layer))
-		for i, n := range layer {
-			filters[i], lens[i] = n.key.f, int32(len(n.text))
+	filters, texts := p.c.roots.filters, p.c.roots.texts
+	if p.layer > 0 {
+		p.filters, p.texts = p.filters[:0], p.texts[:0]
+		for _, n := range layer {
+			p.filters = append(p.filters, n.key.f)
+			p.texts = append(p.texts, n.text)
 		}
+		filters, texts = p.filters, p.texts
 	}
 	p.queries, p.vectors = p.queries[:0], p.vectors[:0]
 	for start := 0; start < len(layer); start += p.cfg.VectorSize {
 		end := min(start+p.cfg.VectorSize, len(layer))
-		q := Query{Layer: p.layer, Filter: p.u.key.f, Filters: filters[start:end:end], size: 8 + len(p.u.text)}
-		for _, l := range lens[start:end] {
-			q.size += 2 + int(l)
+		q := Query{Layer: p.layer, Filter: p.u.key.f, Text: p.u.text,
+			Filters: filters[start:end:end], Texts: texts[start:end:end], size: 8 + 2 + len(p.u.text)}
+		for _, t := range q.Texts {
+			q.size += 2 + len(t)
 		}
 		p.queries = append(p.queries, q)
 		p.vectors = append(p.vectors, layer[start:end])
@@ -219,17 +300,9 @@ func (p *Placement) Answer(answers [][]Answer) (done bool, err error) {
 	if err := p.checkShape(answers); err != nil {
 		return false, err
 	}
+	asked := len(p.ups)
 	for qi, nodes := range p.vectors {
-		k := len(answers[qi])
-		ups, downs, overlaps := make([]Bits, k), make([]Bits, k), make([]Bits, k)
-		for ci, a := range answers[qi] {
-			ups[ci], downs[ci], overlaps[ci] = a.Up, a.Down, a.Overlap
-			p.stats.BytesIn += a.Size()
-		}
-		up, d1 := combine(ups, len(nodes))
-		down, d2 := combine(downs, len(nodes))
-		over, d3 := combine(overlaps, len(nodes))
-		p.stats.Disputed = p.stats.Disputed || d1 || d2 || d3
+		up, down, over := p.combine(answers[qi], len(nodes))
 		// Only nodes with some bit set need a visit.
 		for w := range up {
 			for set := up[w] | down[w] | over[w]; set != 0; set &= set - 1 {
@@ -245,13 +318,16 @@ func (p *Placement) Answer(answers [][]Answer) (done bool, err error) {
 					v |= bitOverlap
 				}
 				n := nodes[i]
+				if n.rtoTok == p.tok {
+					v |= n.rtoAns & bitRegion
+				}
 				n.rtoTok, n.rtoAns = p.tok, v
 				p.note(n, v)
 			}
 		}
 	}
 	p.layer++
-	next, finished := p.advance()
+	next, finished := p.advance(asked)
 	if finished {
 		p.finish()
 		return true, nil
@@ -260,66 +336,104 @@ func (p *Placement) Answer(answers [][]Answer) (done bool, err error) {
 	return false, nil
 }
 
+// combine merges the answers of the clients to one query: their bitwise
+// majority, recording a dispute. One client's answer is used as it is.
+func (p *Placement) combine(as []Answer, n int) (up, down, over Bits) {
+	if len(as) == 1 {
+		p.stats.BytesIn += as[0].Size()
+		return as[0].Up, as[0].Down, as[0].Overlap
+	}
+	for i := range p.votes {
+		p.votes[i] = p.votes[i][:0]
+	}
+	for _, a := range as {
+		p.stats.BytesIn += a.Size()
+		p.votes[0] = append(p.votes[0], a.Up)
+		p.votes[1] = append(p.votes[1], a.Down)
+		p.votes[2] = append(p.votes[2], a.Overlap)
+	}
+	up, d1 := combine(p.votes[0], n)
+	down, d2 := combine(p.votes[1], n)
+	over, d3 := combine(p.votes[2], n)
+	p.stats.Disputed = p.stats.Disputed || d1 || d2 || d3
+	return up, down, over
+}
+
 // note records a node's answer: the lists the position is computed from,
-// and (poset) its children for the next layer when the filter overlaps it
-// without covering it.
+// and (poset) the expansions it calls for. Every node answered as covering
+// the filter has its children sent (the search for predecessors), and so
+// has every overlapping node that it does not cover in the successor
+// search's region; at layer 0 the overlapping roots wait for advance.
 func (p *Placement) note(n *node, v uint8) {
 	if v&bitUp != 0 {
 		p.ups = append(p.ups, n)
 		if p.firstUp == nil {
 			p.firstUp = n
 		}
+		if !p.forest {
+			for _, q := range n.parents {
+				q.rtoKid = p.tok
+			}
+		}
 	}
 	if v&bitDown != 0 {
 		p.downs = append(p.downs, n)
 	}
-	if p.forest || v&bitDown != 0 || v&bitOverlap == 0 {
-		return
-	}
-	if p.layer == 0 {
-		p.expandable = append(p.expandable, n) // decided once layer 0 is read
-		return
-	}
-	p.expand(n)
-}
-
-// expand queues n's children not sent yet for the next layer, leaving
-// out those disjoint from the filter: they can be neither above nor below
-// it. A node with many children skips, through its child index, whole
-// buckets of children that require another value of the filter's first
-// string equality, without looking at them.
-func (p *Placement) expand(n *node) {
-	if n.kids != nil {
-		n.kids.each(p.u.key.eqAttr, p.u.key.eqHash, p.expandChild)
-		return
-	}
-	for _, ch := range n.children {
-		p.expandChild(ch)
+	switch {
+	case p.forest || v&bitDown != 0:
+	case v&bitUp != 0:
+		p.expand(n, false)
+	case v&bitOverlap == 0:
+	case p.layer == 0:
+		p.expandable = append(p.expandable, n)
+	case p.all || v&bitRegion != 0:
+		p.expand(n, p.region)
 	}
 }
 
-// childUp reports whether a child of n was answered as covering the
-// filter. A covering child is not disjoint from it, so only the child
-// index's relevant buckets need a look.
-func (p *Placement) childUp(n *node) bool {
+// expand queues n's children not looked at yet for the next layer,
+// leaving out those disjoint from the filter: they can be neither above
+// nor below it. A node with many children skips, through its child index,
+// whole buckets of children that require another value of the filter's
+// first string equality, without looking at them. With region, the
+// children join the successor search's region.
+func (p *Placement) expand(n *node, region bool) {
+	n.rtoAns |= bitExpanded
 	if n.kids == nil {
-		return anyChild(n, func(ch *node) bool { return p.is(ch, bitUp) })
+		for _, ch := range n.children {
+			p.expandChild(ch, region)
+		}
+		return
 	}
-	up := false
-	n.kids.each(p.u.key.eqAttr, p.u.key.eqHash, func(ch *node) { up = up || p.is(ch, bitUp) })
-	return up
+	p.buckets = n.kids.overlapping(p.u.key.eqAttr, p.u.key.eqHash, p.buckets[:0])
+	for _, b := range p.buckets {
+		for _, ch := range b {
+			p.expandChild(ch, region)
+		}
+	}
 }
 
 // expandChild queues ch unless it was looked at already or is disjoint
-// from the filter (marked unsent, so it is looked at once).
-func (p *Placement) expandChild(ch *node) {
+// from the filter (marked unsent, so it is looked at once). A child seen
+// already that joins the region is expanded in turn if its answer calls
+// for it.
+func (p *Placement) expandChild(ch *node, region bool) {
 	if ch.rtoTok == p.tok {
+		if region && ch.rtoAns&bitRegion == 0 {
+			ch.rtoAns |= bitRegion
+			if ch.rtoAns&(bitUp|bitDown|bitOverlap|bitExpanded) == bitOverlap {
+				p.todo = append(p.todo, ch)
+			}
+		}
 		return
 	}
 	p.stats.Touched++
 	ch.rtoTok, ch.rtoAns = p.tok, 0
 	if !disjoint(&ch.key, &p.u.key) {
 		ch.rtoAns = bitSent // queued; answered next round
+		if region {
+			ch.rtoAns |= bitRegion
+		}
 		p.next = append(p.next, ch)
 	}
 }

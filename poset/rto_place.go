@@ -1,27 +1,55 @@
 package poset
 
 // advance computes the next layer to send from the answers so far, or
-// reports that the position is known.
-func (p *Placement) advance() (next []*node, finished bool) {
+// reports that the position is known; asked is how many covering nodes
+// were known before this round's answers.
+//
+// Poset: every node answered as covering the filter has its children sent,
+// so every predecessor is found. Every successor lies below every
+// predecessor, so once a first predecessor is known (a covering node whose
+// children, all answered by then, include none that covers the filter),
+// the successors are searched only in its region: its overlapping children
+// that the filter does not cover, and theirs in turn. When no root covers
+// the filter there is no predecessor: then every overlapping node the
+// filter does not cover is explored (all).
+func (p *Placement) advance(asked int) (next []*node, finished bool) {
 	if p.forest {
 		return p.advanceForest()
 	}
-	// Poset: the children of every node that overlaps the filter and that
-	// the filter does not cover (gathered by note); only there can
-	// predecessors and successors still be found. When some root covers
-	// the filter, every predecessor and successor lies below every
-	// covering root, so only the covering roots' subtrees are explored.
 	if p.layer == 1 {
-		p.restricted = len(p.ups) > 0
-		for _, r := range p.expandable {
-			if !p.restricted || p.is(r, bitUp) {
-				p.expand(r)
+		p.all = len(p.ups) == 0
+		if p.all {
+			for _, r := range p.expandable {
+				p.expand(r, false)
 			}
 		}
-		p.expandable = nil
 	}
-	next, p.next = p.next, nil
+	if !p.all && !p.region {
+		p.findRegion(asked)
+	}
+	for len(p.todo) > 0 {
+		n := p.todo[len(p.todo)-1]
+		p.todo = p.todo[:len(p.todo)-1]
+		if n.rtoAns&bitExpanded == 0 {
+			p.expand(n, true)
+		}
+	}
+	next, p.cur, p.next = p.next, p.next, p.cur[:0]
 	return next, len(next) == 0
+}
+
+// findRegion starts the successor search below the first predecessor
+// among the covering nodes answered before the last round (their children
+// have all been answered since). Its children join the region.
+func (p *Placement) findRegion(asked int) {
+	for _, w := range p.ups[p.checked:asked] {
+		if w.rtoKid != p.tok && w.rtoAns&bitDown == 0 {
+			p.region = true
+			p.expand(w, true)
+			break
+		}
+	}
+	p.checked = asked
 }
 
 // advanceForest follows the forest's single path: into the first node of
@@ -87,7 +115,7 @@ func (p *Placement) position() position {
 	}
 	var pos position
 	for _, n := range p.ups {
-		if !p.childUp(n) {
+		if n.rtoKid != p.tok { // no child answered as covering the filter
 			if p.is(n, bitDown) {
 				return position{join: n}
 			}
@@ -136,8 +164,9 @@ func (p *Placement) downChildren(n *node) []*node {
 	return out
 }
 
-// immediateBelow reports whether every parent of n was sent and is not
-// covered by the filter.
+// immediateBelow reports whether no parent of n is covered by the
+// filter, as far as the answers tell: a parent answered as covered is, and
+// so is one not sent that lies below such a node.
 func (p *Placement) immediateBelow(n *node) bool {
 	for _, q := range n.parents {
 		if p.is(q, bitDown) || !p.sent(q) && p.belowDown(q) {
@@ -147,17 +176,24 @@ func (p *Placement) immediateBelow(n *node) bool {
 	return true
 }
 
-// belowDown reports whether an ancestor of q (not sent itself) was answered
-// as covered by the filter. A parent that was not sent lies below such a
-// node, or (when exploration was restricted) outside the covering roots'
-// subtrees, where the filter covers nothing.
+// belowDown reports whether an ancestor of q (not sent itself) was
+// answered as covered by the filter. When everything overlapping was
+// explored (all), a parent that was not sent can only lie below such a
+// node. Otherwise a node outside the explored region may be one the filter
+// does not cover: a cheap necessary condition (mayCover, not a covering
+// test) rules most of those out, and the others are walked up through
+// their ancestors not sent.
 func (p *Placement) belowDown(q *node) bool {
-	if !p.restricted {
-		return true // only the subtrees of covered nodes go unsent
+	if p.all {
+		return true
+	}
+	if !mayCover(&p.u.key, &q.key) {
+		return false
 	}
 	c := p.c
 	c.newEpoch()
-	stack := []*node{q}
+	stack := append(p.stack[:0], q)
+	defer func() { p.stack = stack[:0] }()
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]

@@ -1,10 +1,13 @@
 package poset
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/sift-pubsub/sift/bench/workload"
 	"github.com/sift-pubsub/sift/match"
 	"pgregory.net/rapid"
 )
@@ -23,6 +26,9 @@ func runRTO(c *core, id match.ID, from Iface, f match.Filter, cfg RTOConfig, cl 
 	for !p.Done() {
 		answers := make([][]Answer, len(p.Queries()))
 		for qi, q := range p.Queries() {
+			if err := checkQuery(q); err != nil {
+				return p.Stats(), err
+			}
 			for i := range p.Clients() {
 				answers[qi] = append(answers[qi], cl(q, i))
 			}
@@ -32,6 +38,22 @@ func runRTO(c *core, id match.ID, from Iface, f match.Filter, cfg RTOConfig, cl 
 		}
 	}
 	return p.Stats(), nil
+}
+
+// checkQuery checks a query's texts and wire form against its filters.
+func checkQuery(q Query) error {
+	if q.Text != q.Filter.String() || len(q.Texts) != len(q.Filters) {
+		return fmt.Errorf("query texts: %q for %s, %d texts for %d filters", q.Text, q.Filter, len(q.Texts), len(q.Filters))
+	}
+	for i, f := range q.Filters {
+		if q.Texts[i] != f.String() {
+			return fmt.Errorf("query text %d: %q for %s", i, q.Texts[i], f)
+		}
+	}
+	if got := len(q.AppendWire(nil)); got != q.Size() {
+		return fmt.Errorf("query wire form: %d bytes, Size %d", got, q.Size())
+	}
+	return nil
 }
 
 // liar returns a client whose answers are wrong in the given style; the
@@ -218,4 +240,59 @@ func TestRTOMalformedAnswers(t *testing.T) {
 	if _, err := p.StartRTO(1, 0, match.MustParse("c > 1"), RTOConfig{}); err == nil {
 		t.Error("duplicate id accepted")
 	}
+}
+
+// TestRTOHonestEqualsLocalNested: on the covering-heavy Nested workload
+// (deep nesting, many parents per node, child indexes in use), each spare
+// filter placed by honest clients under Verify gets exactly the parents
+// and children a local insert gives it, without a fallback.
+func TestRTOHonestEqualsLocalNested(t *testing.T) {
+	const n, spare = 1500, 150
+	w, err := workload.Nested(workload.NestedConfig{Subscriptions: n + spare, Events: 1}, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kidsMin := range []int{childIndexMin, 4} {
+		old := childIndexMin
+		childIndexMin = kidsMin
+		local, offl := NewPoset(Config{Classic: true}), NewPoset(Config{Classic: true})
+		for i := range n {
+			local.Add(match.ID(i), 0, w.Filters[i])
+			offl.Add(match.ID(i), 0, w.Filters[i])
+		}
+		for i := n; i < n+spare; i++ {
+			id, f := match.ID(i), w.Filters[i]
+			local.Add(id, 0, f)
+			stats, err := runRTO(offl.core, id, 0, f, RTOConfig{Policy: Verify, VectorSize: 16}, honest)
+			if err != nil || stats.Fallback {
+				t.Fatalf("kids %d, %s: err %v, stats %+v", kidsMin, f, err, stats)
+			}
+			ln, on := local.byID[id], offl.byID[id]
+			if d := diffTexts(ln.parents, on.parents) + diffTexts(ln.children, on.children); d != "" {
+				t.Fatalf("kids %d, %s: offloaded placement differs (-local +offloaded): %s", kidsMin, f, d)
+			}
+			local.Delete(id)
+			offl.Delete(id)
+		}
+		childIndexMin = old
+	}
+}
+
+// diffTexts lists the texts only in a (-) or only in b (+).
+func diffTexts(a, b []*node) string {
+	in := func(l []*node, m *node) bool {
+		return slices.ContainsFunc(l, func(x *node) bool { return x.text == m.text })
+	}
+	var out strings.Builder
+	for _, m := range a {
+		if !in(b, m) {
+			out.WriteString(" -(" + m.text + ")")
+		}
+	}
+	for _, m := range b {
+		if !in(a, m) {
+			out.WriteString(" +(" + m.text + ")")
+		}
+	}
+	return out.String()
 }
