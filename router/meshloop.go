@@ -20,6 +20,9 @@ type links struct {
 	linkOf map[ifaceID]mesh.Link
 	bloom  *bloomState  // nil: exact forwarding (bloom.go)
 	assist *assistState // RTO and FF (rto.go); nil without a mesh
+	// adverts is the advertisement bookkeeping (advert.go); nil when
+	// Config.Advertise is off.
+	adverts *advertState
 }
 
 // newLinks returns the mesh state cfg asks for.
@@ -27,7 +30,7 @@ func newLinks(cfg Config) (links, error) {
 	if cfg.MaxLinks == 0 {
 		return links{}, nil
 	}
-	m, err := mesh.New(mesh.Config{Name: cfg.Name, Table: cfg.Table, MaxLinks: cfg.MaxLinks, Incarnation: newIncarnation()})
+	m, err := mesh.New(mesh.Config{Name: cfg.Name, Table: cfg.Table, MaxLinks: cfg.MaxLinks, Incarnation: newIncarnation(), Advertise: cfg.Advertise})
 	if err != nil {
 		return links{}, err
 	}
@@ -42,7 +45,7 @@ func newLinks(cfg Config) (links, error) {
 	if err := m.Pin(set.fixed); err != nil {
 		return links{}, fmt.Errorf("router: fixed filters: %w", err)
 	}
-	return links{mesh: m, byLink: make(map[mesh.Link]*conn), linkOf: make(map[ifaceID]mesh.Link), bloom: b, assist: newAssistState(set)}, nil
+	return links{mesh: m, byLink: make(map[mesh.Link]*conn), linkOf: make(map[ifaceID]mesh.Link), bloom: b, assist: newAssistState(set), adverts: newAdvertState(cfg)}, nil
 }
 
 // subscribe installs a client subscription in the engine and, with a
@@ -158,7 +161,8 @@ func (l *matchLoop) meshDetach(id ifaceID) {
 }
 
 // apply carries out a mesh output: link messages onto the links' control
-// lanes, client Acks for Ready subscriptions, and links to close.
+// lanes, client Acks for Ready subscriptions (AdvertAcks for Ready
+// advertisements), and links to close.
 func (l *matchLoop) apply(out mesh.Output) {
 	for _, s := range out.Sends {
 		if c, ok := l.byLink[s.Link]; ok {
@@ -166,8 +170,12 @@ func (l *matchLoop) apply(out mesh.Output) {
 		}
 	}
 	for _, r := range out.Ready {
+		var ack wire.Message = &wire.Ack{About: wire.TypeSubscribe, ID: r.Ref}
+		if r.Advert {
+			ack = &wire.AdvertAck{About: wire.TypeAdvertise, ID: r.Ref}
+		}
 		if c, ok := l.conns[ifaceID(r.Client)]; ok {
-			l.pushControl(c, wire.AppendFrame(nil, &wire.Ack{About: wire.TypeSubscribe, ID: r.Ref}))
+			l.pushControl(c, wire.AppendFrame(nil, ack))
 		}
 	}
 	for _, cl := range out.Close {
