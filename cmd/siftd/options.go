@@ -39,6 +39,9 @@ type options struct {
 	RTOClients int    `json:"rto_clients"`
 	FF         string `json:"ff"`
 	fixed      []string
+	// Advertise turns advertisements on (router.Config.Advertise); every
+	// router of a mesh must agree.
+	Advertise bool `json:"advertise"`
 
 	// Tuning, only in the config file; zero takes the router's default.
 	Index                   string   `json:"index"`
@@ -107,6 +110,9 @@ func resolve(flags options, changed func(string) bool) (options, error) {
 	if changed("rto-clients") {
 		opts.RTOClients = flags.RTOClients
 	}
+	if changed("advertise") {
+		opts.Advertise = flags.Advertise
+	}
 	if err := opts.readFixed(); err != nil {
 		return opts, err
 	}
@@ -141,6 +147,7 @@ func (o options) routerConfig() router.Config {
 		MaxLinks:                maxLinks,
 		Table:                   o.Table,
 		Forward:                 o.Forward,
+		Advertise:               o.Advertise,
 		BloomIndex:              o.BloomIndex,
 		Assist:                  router.AssistConfig{RTO: o.RTO, Clients: o.RTOClients, Fixed: o.fixed},
 		Bloom:                   bloom.Params{M: o.BloomM, K: o.BloomK, Seed: o.BloomSeed, Flat: o.BloomFlat},
@@ -165,6 +172,12 @@ func addAssistFlags(f *pflag.FlagSet, flags *options) {
 	f.StringVar(&flags.RTO, "rto", "off", "routing-table offloading to assisting clients (sift sub --assist): off, trust, majority or verify")
 	f.IntVar(&flags.RTOClients, "rto-clients", 3, "assisting clients per vector under --rto majority")
 	f.StringVar(&flags.FF, "ff", "", "fixed filters file for FF (one filter per line); assisting clients claim which cover theirs")
+	addAdvertiseFlag(f, flags) // here rather than in main.go, which this change does not touch
+}
+
+// addAdvertiseFlag registers --advertise.
+func addAdvertiseFlag(f *pflag.FlagSet, flags *options) {
+	f.BoolVar(&flags.Advertise, "advertise", false, "advertisements: subscriptions travel only toward publishers that advertised overlapping content (sift pub --advertise), and events outside a publisher's advertisements are refused; every linked router must agree")
 }
 
 // readFixed loads the FF fixed filters file, if any.
