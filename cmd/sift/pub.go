@@ -36,6 +36,9 @@ twice), and fails only when no router answered for --timeout.`,
 			if err := dur.check(cmd.Flags().Changed); err != nil {
 				return fmt.Errorf("pub: %w", err)
 			}
+			if err := checkAdvertFlags(dur.on); err != nil { // pub_advertise.go
+				return fmt.Errorf("pub: %w", err)
+			}
 			events, err := readEventsArg(cmd.InOrStdin(), path)
 			if err != nil {
 				return err
@@ -59,6 +62,7 @@ twice), and fails only when no router answered for --timeout.`,
 	cmd.Flags().StringVar(&dur.pubend, "pubend", "", "with --durable: the pubend (default: the router's own)")
 	cmd.Flags().DurationVar(&dur.timeout, "timeout", 30*time.Second, "with --durable: give up after this long without a working router")
 	cmd.Flags().Float64Var(&dur.rate, "rate", 0, "with --durable: publish at most this many events per second (0: no limit)")
+	cmd.Flags().Var(&pubAdverts, "advertise", "advertise FILTER before publishing (repeatable; routers started with --advertise refuse events outside the advertisements)")
 	rootCmd.AddCommand(cmd)
 }
 
@@ -83,6 +87,9 @@ func publish(ctx context.Context, conn routerFlags, events []match.Event) (int, 
 		return 0, err
 	}
 	defer c.Close()
+	if err := advertiseAll(ctx, c, events); err != nil { // pub_advertise.go
+		return 0, err
+	}
 	if err := c.Publish(ctx, events...); err != nil {
 		return 0, err
 	}
