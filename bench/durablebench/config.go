@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/sift-pubsub/sift/bench"
 )
 
 // Config is one benchmark: the systems, the topology, the load and the
@@ -92,11 +94,7 @@ type Churn struct {
 func (c Churn) On() bool { return c.Every > 0 && c.For > 0 }
 
 // Progress reports how far a benchmark is.
-type Progress struct {
-	Done, Total int    // runs finished, and planned (over every system)
-	System      string // the system starting now
-	Run         int
-}
+type Progress = bench.Progress
 
 func (c Config) withDefaults() Config {
 	def := func(p *int, v int) {
@@ -156,12 +154,5 @@ func (c Config) Validate() error {
 	case c.Churn.On() && c.Churn.For >= c.Churn.Every:
 		return fmt.Errorf("disconnections of %v every %v never end", c.Churn.For, c.Churn.Every)
 	}
-	seen := map[string]bool{}
-	for _, s := range c.Systems {
-		if seen[s.Name()] {
-			return fmt.Errorf("system %s given twice", s.Name())
-		}
-		seen[s.Name()] = true
-	}
-	return nil
+	return bench.DistinctSystems(c.Systems)
 }

@@ -1,10 +1,6 @@
 package durablebench
 
-import (
-	"time"
-
-	netbench "github.com/sift-pubsub/sift/bench/net"
-)
+import netbench "github.com/sift-pubsub/sift/bench/net"
 
 // Result is one run of one system.
 type Result struct {
@@ -42,18 +38,7 @@ type Result struct {
 }
 
 // Latency summarises a latency histogram, in microseconds.
-type Latency struct {
-	Count uint64  `json:"count"`
-	P50   float64 `json:"p50_us"`
-	P99   float64 `json:"p99_us"`
-	P999  float64 `json:"p999_us"`
-	Max   float64 `json:"max_us"`
-}
-
-func latencyOf(h *netbench.Histogram) Latency {
-	us := func(d time.Duration) float64 { return float64(d) / 1e3 }
-	return Latency{Count: h.Count(), P50: us(h.Quantile(0.5)), P99: us(h.Quantile(0.99)), P999: us(h.Quantile(0.999)), Max: us(h.Max())}
-}
+type Latency = netbench.Latency
 
 // CPUPerDelivery is the CPU microseconds per delivered event in the
 // throughput phase.

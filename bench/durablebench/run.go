@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/sift-pubsub/sift/bench"
+	netbench "github.com/sift-pubsub/sift/bench/net"
 )
 
 // Run runs every system cfg.Runs times, alternating, each run on a fresh
@@ -22,36 +22,19 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	dir := cfg.Dir
-	if dir == "" {
-		var err error
-		if dir, err = os.MkdirTemp("", "sift-bench-durable-"); err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(dir)
+	dir, cleanup, err := bench.WorkDir(cfg.Dir, "sift-bench-durable-")
+	if err != nil {
+		return nil, err
 	}
+	defer cleanup()
 	rep := newReport(cfg)
-	total := cfg.Runs * len(cfg.Systems)
-	for run := range cfg.Runs {
-		for i := range cfg.Systems {
-			sys := cfg.Systems[i]
-			if run%2 == 1 {
-				sys = cfg.Systems[len(cfg.Systems)-1-i]
-			}
-			if cfg.Progress != nil {
-				cfg.Progress(Progress{Done: len(rep.Results), Total: total, System: sys.Name(), Run: run + 1})
-			}
-			runDir := filepath.Join(dir, fmt.Sprintf("run%d-%s", run+1, sys.Name()))
-			res, err := runOnce(ctx, sys, run+1, cfg, runDir)
-			os.RemoveAll(runDir)
-			if err != nil {
-				return nil, fmt.Errorf("run %d of %s: %w", run+1, sys.Name(), err)
-			}
-			rep.Results = append(rep.Results, res)
-		}
-	}
-	if cfg.Progress != nil {
-		cfg.Progress(Progress{Done: total, Total: total})
+	rep.Results, err = bench.Alternate(cfg.Systems, cfg.Runs, cfg.Progress, func(sys System, run int) (Result, error) {
+		runDir := bench.RunDir(dir, run, sys.Name())
+		defer os.RemoveAll(runDir)
+		return runOnce(ctx, sys, run, cfg, runDir)
+	})
+	if err != nil {
+		return nil, err
 	}
 	rep.finish()
 	return rep, nil
@@ -108,7 +91,7 @@ func runOnce(ctx context.Context, sys System, run int, cfg Config, dir string) (
 		return res, fmt.Errorf("%d events delivered twice (exactly-once broken)", dups)
 	}
 	res.Redelivered = dups
-	res.Loaded, res.Paced = latencyOf(b.rec.histogram(phaseThroughput)), latencyOf(b.rec.histogram(phaseLatency))
+	res.Loaded, res.Paced = netbench.LatencyOf(b.rec.histogram(phaseThroughput)), netbench.LatencyOf(b.rec.histogram(phaseLatency))
 	return res, nil
 }
 

@@ -3,9 +3,10 @@ package durablebench
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/sift-pubsub/sift/bench"
 )
 
 // WriteTable writes the setup, the per-system medians and the ratios as
@@ -25,19 +26,7 @@ func (rep *Report) WriteTable(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if len(rep.Ratios) == 0 {
-		return nil
-	}
-	fmt.Fprintln(w, "\nratios (Sift / peer; median of per-run ratios):")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, r := range rep.Ratios {
-		verdict := ""
-		if r.Met != nil {
-			verdict = "target " + r.Target + ": " + map[bool]string{true: "met", false: "NOT met"}[*r.Met]
-		}
-		fmt.Fprintf(tw, "%s / %s\t%s\t%.3gx\t(runs: %s)\t%s\n", r.Sift, r.Peer, r.Measure, r.Median, floats(r.PerRun), verdict)
-	}
-	return tw.Flush()
+	return bench.WriteRatios(w, rep.Ratios)
 }
 
 // shape describes the churn and catch-up options.
@@ -57,12 +46,4 @@ func (rep *Report) shape() string {
 		return ""
 	}
 	return ", " + strings.Join(parts, ", ")
-}
-
-func floats(xs []float64) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = strconv.FormatFloat(x, 'g', 3, 64)
-	}
-	return strings.Join(parts, " ")
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sift-pubsub/sift/bench"
 	"github.com/sift-pubsub/sift/bench/workload"
 )
 
@@ -56,11 +57,7 @@ type Config struct {
 }
 
 // Progress reports how far a benchmark is.
-type Progress struct {
-	Done, Total int    // runs of one system finished, and planned
-	System      string // the system starting now
-	Run         int
-}
+type Progress = bench.Progress
 
 func (c Config) withDefaults() Config {
 	def := func(p *int, v int) {
@@ -104,12 +101,5 @@ func (c Config) Validate() error {
 	case c.Stall < 0:
 		return errors.New("negative stall timeout")
 	}
-	seen := map[string]bool{}
-	for _, s := range c.Systems {
-		if seen[s.Name()] {
-			return fmt.Errorf("system %s given twice", s.Name())
-		}
-		seen[s.Name()] = true
-	}
-	return nil
+	return bench.DistinctSystems(c.Systems)
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/sift-pubsub/sift/bench"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 )
 
 // WritePlots writes the PNG plots into dir: throughput.png, cpu.png and
@@ -56,23 +55,15 @@ func (rep *Report) setupLabel() string {
 }
 
 func (rep *Report) runsPlot() (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = "Throughput per run (systems alternate within a run)"
-	p.X.Label.Text = "run - " + rep.setupLabel()
-	p.Y.Label.Text = "events/s"
-	var args []any
+	var perRun []plotter.XYs
 	for _, sys := range rep.Setup.Systems {
 		var xys plotter.XYs
 		for _, r := range rep.runsOf(sys) {
 			xys = append(xys, plotter.XY{X: float64(r.Run), Y: r.EventsPerSec})
 		}
-		args = append(args, sys, xys)
+		perRun = append(perRun, xys)
 	}
-	if err := plotutil.AddLinePoints(p, args...); err != nil {
-		return nil, fmt.Errorf("plot runs: %w", err)
-	}
-	p.Y.Min = 0
-	return p, nil
+	return rep.plots().Runs("Throughput per run (systems alternate within a run)", "events/s", perRun)
 }
 
 // plots returns the plot helper with this report's systems and label.
@@ -86,9 +77,9 @@ func (rep *Report) plots() bench.SystemPlots {
 
 // latencyPlot draws the paced p50, p99 and p999 of each system.
 func (rep *Report) latencyPlot() (*plot.Plot, error) {
-	qs := make([][]float64, 3)
+	var q [][3]float64
 	for _, s := range rep.Summary {
-		qs[0], qs[1], qs[2] = append(qs[0], s.PacedP50), append(qs[1], s.PacedP99), append(qs[2], s.PacedP999)
+		q = append(q, [3]float64{s.PacedP50, s.PacedP99, s.PacedP999})
 	}
-	return rep.plots().Latency(fmt.Sprintf("Publish-to-deliver latency at %g events/s (paced)", rep.Setup.Rate), []string{"p50", "p99", "p999"}, qs)
+	return rep.plots().PacedLatency(fmt.Sprintf("Publish-to-deliver latency at %g events/s (paced)", rep.Setup.Rate), q)
 }

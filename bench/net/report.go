@@ -2,7 +2,6 @@ package netbench
 
 import (
 	"strings"
-	"time"
 
 	"github.com/sift-pubsub/sift/bench"
 	"github.com/sift-pubsub/sift/bench/workload"
@@ -11,17 +10,12 @@ import (
 // Report is a benchmark's every run, the per-system medians and the
 // ratios the issue sets targets on, with what is needed to reproduce it.
 type Report struct {
-	Command   string        `json:"command"`
-	Machine   bench.Machine `json:"machine"`
-	Started   time.Time     `json:"started"`
-	Seconds   float64       `json:"seconds"`
-	LoadStart float64       `json:"load_average_start"`
-	LoadEnd   float64       `json:"load_average_end"`
-	Workload  WorkloadInfo  `json:"workload"`
-	Setup     Setup         `json:"setup"`
-	Results   []Result      `json:"results"`
-	Summary   []Summary     `json:"summary"`
-	Ratios    []Ratio       `json:"ratios"`
+	bench.RunInfo
+	Workload WorkloadInfo `json:"workload"`
+	Setup    Setup        `json:"setup"`
+	Results  []Result     `json:"results"`
+	Summary  []Summary    `json:"summary"`
+	Ratios   []Ratio      `json:"ratios"`
 }
 
 // WorkloadInfo describes the workload as generated.
@@ -58,8 +52,7 @@ func newReport(cfg Config, w workload.NetWorkload) *Report {
 	for _, s := range cfg.Systems {
 		setup.Systems = append(setup.Systems, s.Name())
 	}
-	return &Report{Command: cfg.Command, Machine: bench.CurrentMachine(), Started: time.Now().UTC(),
-		LoadStart: bench.LoadAverage(), Workload: info, Setup: setup}
+	return &Report{RunInfo: bench.StartRunInfo(cfg.Command), Workload: info, Setup: setup}
 }
 
 // Summary is one system's medians over its runs.
@@ -80,24 +73,13 @@ type Summary struct {
 	LoadedP999             float64 `json:"loaded_p999_us"`
 }
 
-// Ratio compares a Sift system with a peer system on one measure: the
-// median over runs of the per-run ratio (runs alternate, so each ratio
-// compares runs made under about the same load). Target is the issue's
-// bound; Met says whether the median meets it (nil: no target).
-type Ratio struct {
-	Measure string    `json:"measure"`
-	Sift    string    `json:"sift"`
-	Peer    string    `json:"peer"`
-	Median  float64   `json:"median"`
-	PerRun  []float64 `json:"per_run"`
-	Target  string    `json:"target,omitempty"`
-	Met     *bool     `json:"met,omitempty"`
-}
+// Ratio compares a Sift system with a peer system on one measure (see
+// bench.Ratio).
+type Ratio = bench.Ratio
 
 // finish computes the summaries and ratios and closes the report.
 func (rep *Report) finish() {
-	rep.Seconds = time.Since(rep.Started).Seconds()
-	rep.LoadEnd = bench.LoadAverage()
+	rep.Finish()
 	for _, sys := range rep.Setup.Systems {
 		rep.Summary = append(rep.Summary, summarize(sys, rep.runsOf(sys)))
 	}
@@ -114,23 +96,11 @@ func (rep *Report) finish() {
 }
 
 func (rep *Report) runsOf(sys string) []Result {
-	var out []Result
-	for _, r := range rep.Results {
-		if r.System == sys {
-			out = append(out, r)
-		}
-	}
-	return out
+	return bench.RunsOf(rep.Results, sys, func(r Result) string { return r.System })
 }
 
 func summarize(sys string, rs []Result) Summary {
-	med := func(f func(Result) float64) float64 {
-		xs := make([]float64, len(rs))
-		for i, r := range rs {
-			xs[i] = f(r)
-		}
-		return bench.Median(xs)
-	}
+	med := func(f func(Result) float64) float64 { return bench.MedianOf(rs, f) }
 	s := Summary{System: sys, Runs: len(rs),
 		EventsPerSec:           med(func(r Result) float64 { return r.EventsPerSec }),
 		DeliveriesPerSec:       med(func(r Result) float64 { return r.DeliveriesPerSec }),
@@ -173,16 +143,10 @@ func (rep *Report) ratios(sift, peer string) []Ratio {
 	a, b := rep.runsOf(sift), rep.runsOf(peer)
 	var out []Ratio
 	for _, m := range ratioMeasures {
-		r := Ratio{Measure: m.name, Sift: sift, Peer: peer}
-		for i := range min(len(a), len(b)) {
-			if x, y := m.value(a[i]), m.value(b[i]); x > 0 && y > 0 {
-				r.PerRun = append(r.PerRun, x/y)
-			}
-		}
-		if len(r.PerRun) == 0 {
+		r, ok := bench.PairedRatio(m.name, sift, peer, bench.Values(a, m.value), bench.Values(b, m.value))
+		if !ok {
 			continue
 		}
-		r.Median = bench.Median(r.PerRun)
 		if m.workload == rep.Workload.Kind {
 			met := r.Median >= m.target
 			r.Target = ">= " + trimFloat(m.target) + "x"

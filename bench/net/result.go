@@ -42,7 +42,8 @@ type Latency struct {
 	Max   float64 `json:"max_us"`
 }
 
-func latencyOf(h *Histogram) Latency {
+// LatencyOf summarises h.
+func LatencyOf(h *Histogram) Latency {
 	us := func(d time.Duration) float64 { return float64(d) / 1e3 }
 	return Latency{Count: h.Count(), P50: us(h.Quantile(0.5)), P99: us(h.Quantile(0.99)), P999: us(h.Quantile(0.999)), Max: us(h.Max())}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -28,34 +27,17 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir := cfg.Dir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "sift-bench-net-"); err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(dir)
+	dir, cleanup, err := bench.WorkDir(cfg.Dir, "sift-bench-net-")
+	if err != nil {
+		return nil, err
 	}
+	defer cleanup()
 	rep := newReport(cfg, w)
-	total := cfg.Runs * len(cfg.Systems)
-	for run := range cfg.Runs {
-		for i := range cfg.Systems {
-			sys := cfg.Systems[i]
-			if run%2 == 1 {
-				sys = cfg.Systems[len(cfg.Systems)-1-i]
-			}
-			if cfg.Progress != nil {
-				cfg.Progress(Progress{Done: len(rep.Results), Total: total, System: sys.Name(), Run: run + 1})
-			}
-			runDir := filepath.Join(dir, fmt.Sprintf("run%d-%s", run+1, sys.Name()))
-			res, err := runOnce(ctx, sys, run+1, w, cfg, runDir)
-			if err != nil {
-				return nil, fmt.Errorf("run %d of %s: %w", run+1, sys.Name(), err)
-			}
-			rep.Results = append(rep.Results, res)
-		}
-	}
-	if cfg.Progress != nil {
-		cfg.Progress(Progress{Done: total, Total: total})
+	rep.Results, err = bench.Alternate(cfg.Systems, cfg.Runs, cfg.Progress, func(sys System, run int) (Result, error) {
+		return runOnce(ctx, sys, run, w, cfg, bench.RunDir(dir, run, sys.Name()))
+	})
+	if err != nil {
+		return nil, err
 	}
 	rep.finish()
 	return rep, nil
@@ -90,7 +72,7 @@ func runOnce(ctx context.Context, sys System, run int, w workload.NetWorkload, c
 		return res, fmt.Errorf("%d deliveries unexpected or repeated", n)
 	}
 	loaded, paced := rec.histograms()
-	res.Loaded, res.Paced = latencyOf(loaded), latencyOf(paced)
+	res.Loaded, res.Paced = LatencyOf(loaded), LatencyOf(paced)
 	return res, nil
 }
 
