@@ -2,6 +2,7 @@ package poset
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/sift-pubsub/sift/match"
@@ -102,28 +103,43 @@ func (c *core) testDown(w, u *node) bool {
 func (c *core) newNode(f match.Filter, text string) *node {
 	c.seq++
 	n := &node{seq: c.seq, key: newKey(f), text: text}
-	c.signEq(&n.key)
+	c.sign(&n.key)
 	return n
 }
 
-// signEq records in k its first string equality as an interned attribute
+// sign records in k its first string equality as an interned attribute
 // id and a hash of the value, so that disjoint can tell two filters of
-// different symbols apart without reading their boxes.
-func (c *core) signEq(k *key) {
+// different symbols apart without reading their boxes; and, when the box
+// is no more than one string equality and one numeric interval (simple),
+// the interval, so that disjoint needs nothing else.
+func (c *core) sign(k *key) {
+	k.simple = k.exact && !k.empty
 	for i := range k.box {
-		if s := &k.box[i]; s.hasEq {
-			id, ok := c.attrIDs[s.attr]
-			if !ok {
-				if c.attrIDs == nil {
-					c.attrIDs = make(map[string]int32)
-				}
-				id = int32(len(c.attrIDs) + 1)
-				c.attrIDs[s.attr] = id
-			}
-			k.eqAttr, k.eqHash = id, fnv64a(s.eq)
-			return
+		s := &k.box[i]
+		eqSpan := s.hasEq && math.IsInf(s.lo, -1) && math.IsInf(s.hi, 1)
+		switch {
+		case s.hasEq && k.eqAttr == 0:
+			k.eqAttr, k.eqHash = c.attrID(s.attr), fnv64a(s.eq)
+			k.simple = k.simple && eqSpan
+		case !s.hasEq && k.numAttr == 0:
+			k.numAttr, k.lo, k.hi = c.attrID(s.attr), s.lo, s.hi
+		default:
+			k.simple = false
 		}
 	}
+}
+
+// attrID interns an attribute name (ids start at 1).
+func (c *core) attrID(attr string) int32 {
+	id, ok := c.attrIDs[attr]
+	if !ok {
+		if c.attrIDs == nil {
+			c.attrIDs = make(map[string]int32)
+		}
+		id = int32(len(c.attrIDs) + 1)
+		c.attrIDs[attr] = id
+	}
+	return id
 }
 
 // Add inserts subscription id with filter f, received from interface from.

@@ -21,18 +21,19 @@ type entry struct {
 // node is one element of a structure: a class of equivalent filters (under
 // Covers in both directions) with the subscriptions that use them.
 type node struct {
-	seq uint64 // creation order; siblings are kept in seq order
-	// RTO scratch, beside the key that placements read with it: the
-	// answer bits of the placement whose token is rtoTok, and whether a
-	// child was answered as covering the filter (rtoKid equal to it).
+	// RTO scratch first, beside the key fields that placements read with
+	// it: the answer bits of the placement whose token is rtoTok, and
+	// whether a child was answered as covering the filter (rtoKid equal
+	// to the token).
 	rtoTok   uint64
-	rtoKid   uint64
 	rtoAns   uint8
 	key      key
+	text     string // canonical text of key.f
+	rtoKid   uint64
+	seq      uint64    // creation order; siblings are kept in seq order
 	children []*node   // in seq order
 	kids     *kidIndex // children by first string equality, once many (kids.go)
 	parents  []*node   // the forest keeps at most one
-	text     string    // canonical text of key.f
 	entries  []entry
 	pinned   bool // a fixed filter (FF): stays without subscriptions
 

@@ -3,17 +3,26 @@ package poset
 import "github.com/sift-pubsub/sift/match"
 
 // key is a filter with what the structures' covering relation needs to know
-// about it, computed once.
+// about it, computed once. The fields RTO reads for every node it looks
+// at come first, so that they share a cache line with the node's RTO
+// marks (node.rtoTok).
 type key struct {
-	f     match.Filter
-	exact bool   // every constraint lies in the complete fragment
-	empty bool   // the match-all filter
-	mask  uint64 // attribute mask (exact, non-empty filters)
-	box   []span // over-approximation per attribute (exact, non-empty filters)
+	exact bool // every constraint lies in the complete fragment
+	empty bool // the match-all filter
+	// simple: the box has at most a string-equality span (eqAttr) and a
+	// numeric span (numAttr, [lo, hi]) and nothing else, so disjoint
+	// decides from these fields alone; set by the structure (sign)
+	simple bool
 	// first string equality of box: attribute id interned by the
 	// structure (0: none, or a key made outside one) and value hash
 	eqAttr int32
-	eqHash uint64
+	// the numeric span of a simple key: attribute id (0: none) and interval
+	numAttr int32
+	eqHash  uint64
+	lo, hi  float64
+	mask    uint64 // attribute mask (exact, non-empty filters)
+	f       match.Filter
+	box     []span // over-approximation per attribute (exact, non-empty filters)
 }
 
 func newKey(f match.Filter) key {
@@ -85,6 +94,10 @@ func mayCover(a, b *key) bool {
 // test (no match.Covers call; it is not counted): RTO uses it to leave out
 // of a vector filters that can be neither above nor below the new one.
 func disjoint(a, b *key) bool {
+	if a.simple && b.simple {
+		return a.eqAttr != 0 && a.eqAttr == b.eqAttr && a.eqHash != b.eqHash ||
+			a.numAttr != 0 && a.numAttr == b.numAttr && (a.hi < b.lo || b.hi < a.lo)
+	}
 	if !a.exact || !b.exact || a.mask&b.mask == 0 {
 		return false
 	}

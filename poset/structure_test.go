@@ -153,6 +153,12 @@ func TestDisjointSound(t *testing.T) {
 		if d != disjoint(&kb, &ka) {
 			t.Fatalf("disjoint(%s, %s) is not symmetric", a, b)
 		}
+		// The simple keys' fast path decides exactly as the box walk.
+		fa, fb := ka, kb
+		fa.simple, fb.simple = false, false
+		if full := disjoint(&fa, &fb); full != d {
+			t.Fatalf("disjoint(%s, %s) = %v, but %v from the boxes", a, b, d, full)
+		}
 		if !d {
 			return
 		}
@@ -181,6 +187,9 @@ func TestDisjointEqualityFastPath(t *testing.T) {
 		{`s == "x"`, `s == "y" && u == "x"`, true},
 		{`s == "x" && n > 5`, `s == "x" && n < 3`, true},
 		{`s == "x" && n > 5`, `s == "x" && n < 9`, false},
+		{`n > 5`, `m < 3`, false},
+		{`n > 5 && n < 7`, `s == "y" && n >= 7.5`, true},
+		{`s == "x" && s < "z"`, `s == "y"`, true},
 	} {
 		ka, kb := key(tc.a), key(tc.b)
 		if got := disjoint(&ka, &kb); got != tc.want {
