@@ -70,4 +70,9 @@
 // silences stamped before its newest install acknowledgement, and a new
 // subscription starts above every tick the SHB already knows, so no tick
 // above a subscriber's start is ever judged without its filter.
+//
+// Built with the tag invariants (go test -tags invariants, or go run -tags
+// invariants ./cmd/sift sim durable), the SHB checks its derived state
+// after every Step and Tick and fails the step when it is inconsistent;
+// other builds skip the checks at no cost.
 package durable
