@@ -20,6 +20,7 @@ type Log struct {
 	synced durable.CT // what the file holds durably
 	lines  int        // complete lines the file holds
 	size   int64      // bytes the file holds
+	marked int64      // bytes the mark on disk vouches for (0: none)
 	buf    []byte     // lines appended since the last Sync
 	nbuf   int        // how many
 	silent bool       // ct advanced by silence since the last line
@@ -77,10 +78,10 @@ func recoverFile(f *os.File, path string) (*Log, Recovery, error) {
 	if err := syncDir(filepath.Dir(path)); err != nil {
 		return nil, Recovery{}, fmt.Errorf("log %s: %w", path, err)
 	}
-	if err := writeMark(f, path, t); err != nil {
-		return nil, Recovery{}, fmt.Errorf("log %s: %w", path, err)
+	l := &Log{f: f, path: path, ct: t.ct, synced: t.ct.Clone(), lines: t.lines, size: t.size, marked: marked.size}
+	if err := l.mark(); err != nil {
+		return nil, Recovery{}, err
 	}
-	l := &Log{f: f, path: path, ct: t.ct, synced: t.ct.Clone(), lines: t.lines, size: t.size}
 	return l, Recovery{Lines: t.lines, Torn: t.torn, Checked: t.size - marked.size}, nil
 }
 
@@ -209,15 +210,25 @@ func (l *Log) Sync() (durable.CT, error) {
 func (l *Log) Close() error {
 	_, err := l.Sync()
 	if err == nil {
-		err = writeMark(l.f, l.path, tally{ct: l.synced, lines: l.lines, size: l.size})
-		if err != nil {
-			err = fmt.Errorf("log %s: %w", l.path, err)
-		}
+		err = l.mark()
 	}
 	if cerr := l.f.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("log %s: close: %w", l.path, cerr)
 	}
 	return err
+}
+
+// mark writes the mark of the synced file unless the mark on disk already
+// vouches for all of it. Only call it when nothing is pending.
+func (l *Log) mark() error {
+	if l.marked > 0 && l.marked == l.size {
+		return nil
+	}
+	if err := writeMark(l.f, l.path, tally{ct: l.synced, lines: l.lines, size: l.size}); err != nil {
+		return fmt.Errorf("log %s: %w", l.path, err)
+	}
+	l.marked = l.size
+	return nil
 }
 
 // String names a kind.
