@@ -35,23 +35,34 @@ type linkFrame interface {
 	Reset()
 	Size() int
 	add(raw []byte)
-	AppendFrame(b []byte, seq uint64) []byte
+	// frame returns the batch as frame number seq, valid until the next
+	// call or Reset.
+	frame(seq uint64) []byte
 }
 
 type publishFrame struct{ wire.PublishBatch }
 
 func (f *publishFrame) add(raw []byte) { f.AddRaw(raw) }
 
-type bloomFrame struct{ wire.BloomBatch }
+func (f *publishFrame) frame(seq uint64) []byte { return f.Frame(seq) } // in place
+
+type bloomFrame struct {
+	wire.BloomBatch
+	buf []byte
+}
 
 func (f *bloomFrame) add(raw []byte) { f.AddEntry(raw) }
+
+func (f *bloomFrame) frame(seq uint64) []byte {
+	f.buf = f.AppendFrame(f.buf[:0], seq)
+	return f.buf
+}
 
 // runLink writes what is queued for a neighbour router on the link's data
 // stream, as many items per frame as fit, until the queue closes or a
 // write fails.
 func (w *connWriter) runLink(s io.WriteCloser, batch linkFrame) error {
 	var items []delivery
-	var buf []byte
 	var seq uint64
 	for finished := false; ; {
 		select {
@@ -72,12 +83,12 @@ func (w *connWriter) runLink(s io.WriteCloser, batch linkFrame) error {
 				batch.add(items[end].raw)
 			}
 			seq++
-			buf = batch.AppendFrame(buf[:0], seq)
-			if _, err := s.Write(buf); err != nil {
+			frame := batch.frame(seq)
+			if _, err := s.Write(frame); err != nil {
 				return fmt.Errorf("link data stream: %w", err)
 			}
 			w.cm.framesOut.Inc()
-			w.cm.bytesOut.Add(float64(len(buf)))
+			w.cm.bytesOut.Add(float64(len(frame)))
 			start = end
 		}
 		if finished {

@@ -59,7 +59,6 @@ func (w *connWriter) runControl(s io.WriteCloser) error {
 func (w *connWriter) runData(s io.WriteCloser) error {
 	var items []delivery
 	var batch wire.DeliverBatch
-	var buf []byte
 	for finished := false; ; {
 		select {
 		case <-w.q.dataReady:
@@ -71,11 +70,11 @@ func (w *connWriter) runData(s io.WriteCloser) error {
 		items = w.q.takeData(items)
 		for start := 0; start < len(items); {
 			end := w.fill(&batch, items[start:]) + start
-			buf = batch.AppendFrame(buf[:0])
-			if _, err := s.Write(buf); err != nil {
+			frame := batch.Frame()
+			if _, err := s.Write(frame); err != nil {
 				return fmt.Errorf("data stream: %w", err)
 			}
-			w.account(items[start:end], len(buf))
+			w.account(items[start:end], len(frame))
 			start = end
 		}
 		if finished {

@@ -75,49 +75,92 @@ func (d *EventDecoder) DecodeOwnedPublish(body []byte) (*Publish, error) {
 }
 
 // PublishBatch accumulates encoded events for one Publish frame, so a
-// publisher encodes each event once, straight into the batch.
-type PublishBatch struct {
-	buf []byte
-	n   int
-}
+// publisher encodes each event once, straight into the batch, and the
+// finished frame is the batch's own buffer (Frame).
+type PublishBatch struct{ f frameBuf }
 
 // Add encodes e into the batch.
 func (p *PublishBatch) Add(e match.Event) {
-	p.buf = AppendEvent(p.buf, e)
-	p.n++
+	p.f.room()
+	p.f.buf = AppendEvent(p.f.buf, e)
+	p.f.n++
 }
 
 // AddRaw adds an event already encoded with AppendEvent.
-func (p *PublishBatch) AddRaw(raw []byte) {
-	p.buf = append(p.buf, raw...)
-	p.n++
-}
+func (p *PublishBatch) AddRaw(raw []byte) { p.f.add(raw) }
 
 // Overhead bounds the bytes a Publish frame adds to its events (length,
 // type, sequence number and count).
 const Overhead = HeaderLen + 1 + 2*binary.MaxVarintLen64
 
 // Len returns the number of events in the batch.
-func (p *PublishBatch) Len() int { return p.n }
+func (p *PublishBatch) Len() int { return p.f.n }
 
 // Size returns the encoded size of the events so far.
-func (p *PublishBatch) Size() int { return len(p.buf) }
+func (p *PublishBatch) Size() int { return p.f.size() }
+
+// Frame returns the batch as a Publish frame with sequence number seq,
+// built in place: it aliases the batch and is valid until the next Add,
+// AddRaw or Reset.
+func (p *PublishBatch) Frame(seq uint64) []byte {
+	return p.f.frame(TypePublish, seq, uint64(p.f.n))
+}
 
 // AppendFrame appends the batch as a Publish frame with sequence number seq.
 func (p *PublishBatch) AppendFrame(b []byte, seq uint64) []byte {
-	start := len(b)
-	b = append(b, 0, 0, 0, 0, byte(TypePublish))
-	b = binary.AppendUvarint(b, seq)
-	b = binary.AppendUvarint(b, uint64(p.n))
-	b = append(b, p.buf...)
-	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start-HeaderLen))
-	return b
+	return append(b, p.Frame(seq)...)
 }
 
 // Reset empties the batch, keeping its buffer.
-func (p *PublishBatch) Reset() {
-	p.buf = p.buf[:0]
-	p.n = 0
+func (p *PublishBatch) Reset() { p.f.reset() }
+
+// frameBuf is a frame being built whose header goes last, into room
+// reserved before the items, so that the finished frame is a slice of the
+// buffer: the items are copied once, into the batch, not again into a
+// frame.
+type frameBuf struct {
+	buf []byte // frameRoom bytes of room, then the items (empty until the first)
+	n   int
+}
+
+// frameRoom holds the largest header: length, type and two varints.
+const frameRoom = HeaderLen + 1 + 2*binary.MaxVarintLen64
+
+var zeroRoom [frameRoom]byte
+
+// room makes sure buf starts with the header room.
+func (f *frameBuf) room() {
+	if len(f.buf) < frameRoom {
+		f.buf = append(f.buf[:0], zeroRoom[:]...)
+	}
+}
+
+func (f *frameBuf) add(raw []byte) {
+	f.room()
+	f.buf = append(f.buf, raw...)
+	f.n++
+}
+
+func (f *frameBuf) size() int { return max(0, len(f.buf)-frameRoom) }
+
+func (f *frameBuf) reset() {
+	f.buf = f.buf[:0]
+	f.n = 0
+}
+
+// frame writes the header (type t, then head as varints, at most two)
+// right before the items and returns the frame.
+func (f *frameBuf) frame(t Type, head ...uint64) []byte {
+	f.room()
+	var h [frameRoom]byte
+	hb := append(h[:0], 0, 0, 0, 0, byte(t))
+	for _, v := range head {
+		hb = binary.AppendUvarint(hb, v)
+	}
+	start := frameRoom - len(hb)
+	copy(f.buf[start:], hb)
+	binary.BigEndian.PutUint32(f.buf[start:], uint32(len(f.buf)-start-HeaderLen))
+	return f.buf[start:]
 }
 
 // DeliverItem is one event delivered to the subscriptions it matched.
@@ -184,38 +227,31 @@ func (d *EventDecoder) decodeDeliver(r *reader) *Deliver {
 }
 
 // DeliverBatch accumulates Deliver items from already encoded events (a
-// Publish's Raw), so a router forwards event bytes without re-encoding.
-type DeliverBatch struct {
-	buf []byte
-	n   int
-}
+// Publish's Raw), so a router forwards event bytes without re-encoding,
+// and the finished frame is the batch's own buffer (Frame).
+type DeliverBatch struct{ f frameBuf }
 
 // Add appends one item: the subscription ids (1 to MaxSubsPerItem) and the
 // raw encoded event.
 func (d *DeliverBatch) Add(subs []uint64, rawEvent []byte) {
-	d.buf = appendSubs(d.buf, subs)
-	d.buf = append(d.buf, rawEvent...)
-	d.n++
+	d.f.room()
+	d.f.buf = appendSubs(d.f.buf, subs)
+	d.f.buf = append(d.f.buf, rawEvent...)
+	d.f.n++
 }
 
 // Len returns the number of items.
-func (d *DeliverBatch) Len() int { return d.n }
+func (d *DeliverBatch) Len() int { return d.f.n }
 
 // Size returns the encoded size of the items so far.
-func (d *DeliverBatch) Size() int { return len(d.buf) }
+func (d *DeliverBatch) Size() int { return d.f.size() }
+
+// Frame returns the items as one Deliver frame, built in place: it aliases
+// the batch and is valid until the next Add or Reset.
+func (d *DeliverBatch) Frame() []byte { return d.f.frame(TypeDeliver, uint64(d.f.n)) }
 
 // AppendFrame appends the items as one Deliver frame.
-func (d *DeliverBatch) AppendFrame(b []byte) []byte {
-	start := len(b)
-	b = append(b, 0, 0, 0, 0, byte(TypeDeliver))
-	b = binary.AppendUvarint(b, uint64(d.n))
-	b = append(b, d.buf...)
-	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-start-HeaderLen))
-	return b
-}
+func (d *DeliverBatch) AppendFrame(b []byte) []byte { return append(b, d.Frame()...) }
 
 // Reset empties the batch, keeping its buffer.
-func (d *DeliverBatch) Reset() {
-	d.buf = d.buf[:0]
-	d.n = 0
-}
+func (d *DeliverBatch) Reset() { d.f.reset() }

@@ -16,7 +16,6 @@ type publisher struct {
 	mu       sync.Mutex // the batch, seq and data stream writes
 	batch    wire.PublishBatch
 	seq      uint64
-	frame    []byte
 	event    []byte        // the event being added, encoded
 	maxBytes int           // most event bytes per frame: BatchBytes within the router's limit
 	inflight chan struct{} // one token per unacknowledged batch
@@ -109,9 +108,9 @@ func (p *publisher) sendLocked(ctx context.Context) error {
 		return fmt.Errorf("publish: %w", p.c.err)
 	}
 	p.seq++
-	p.frame = p.batch.AppendFrame(p.frame[:0], p.seq)
+	_, err := p.c.data.Write(p.batch.Frame(p.seq)) // the frame is the batch's buffer
 	p.batch.Reset()
-	if _, err := p.c.data.Write(p.frame); err != nil {
+	if err != nil {
 		return fmt.Errorf("publish: %w", remoteError(err))
 	}
 	return nil
