@@ -28,6 +28,9 @@ type conn struct {
 	// linkIn and linkOut count a router link's events (set by the loop
 	// when the link comes up; nil for clients).
 	linkIn, linkOut prometheus.Counter
+	// staged holds the deliveries the loop is routing to this connection
+	// in the current step; only the loop touches it (loop.go, stage).
+	staged []delivery
 }
 
 // fail closes the connection with a protocol error code and message, once,

@@ -55,6 +55,7 @@ type matchLoop struct {
 	metrics *Metrics
 	ids     idArena    // backs the subscription ids of queued deliveries
 	lt      *linkTable // exact forwarding: the links' filters; nil until a link sends some
+	staged  []*conn    // connections with deliveries staged in this step
 	links              // nil mesh: no router links
 }
 
@@ -66,6 +67,7 @@ func (l *matchLoop) run(in <-chan loopMsg) {
 }
 
 func (l *matchLoop) step(m loopMsg) {
+	defer l.flush()
 	switch m.kind {
 	case msgAttach:
 		if err := l.eng.attach(m.iface, kindClient); err != nil {
@@ -145,6 +147,7 @@ func (l *matchLoop) publish(m loopMsg) {
 		}
 		l.forwardLinks(ev, m.iface, m.pub.Raw[i], m.at)
 	}
+	l.flush()
 	l.metrics.Matches.Add(float64(matches))
 	l.metrics.EventsIn.Add(float64(len(m.pub.Events)))
 	if c, ok := l.conns[m.iface]; ok && fromLink {
@@ -198,14 +201,10 @@ func (l *matchLoop) forwardLinks(ev match.Event, iface ifaceID, raw []byte, at t
 	}
 }
 
-// queueLink queues raw (a Publish event or a BloomPublish entry) on link
-// c's data lane; a full queue closes the link as a slow consumer.
+// queueLink stages raw (a Publish event or a BloomPublish entry) for link
+// c's data lane.
 func (l *matchLoop) queueLink(c *conn, raw []byte, at time.Time) {
-	if !c.q.pushData(delivery{raw: raw, at: at}) {
-		l.slowConsumer(c)
-		return
-	}
-	c.linkOut.Inc()
+	l.stage(c, delivery{raw: raw, at: at})
 }
 
 // exactLinks appends to dst the links whose filters match ev by the link
@@ -222,19 +221,45 @@ func (l *matchLoop) exactLinks(iface ifaceID, ev match.Event, dst []mesh.Link) [
 	return dst
 }
 
-// deliver queues an event for a connection, in items of at most
-// wire.MaxSubsPerItem subscription ids; a full queue closes the connection
-// as a slow consumer.
+// deliver stages an event for a connection, in items of at most
+// wire.MaxSubsPerItem subscription ids.
 func (l *matchLoop) deliver(c *conn, subs []uint64, raw []byte, at time.Time) {
 	for len(subs) > 0 {
 		n := min(len(subs), wire.MaxSubsPerItem)
-		d := delivery{subs: l.ids.copy(subs[:n]), raw: raw, at: at}
+		l.stage(c, delivery{subs: l.ids.copy(subs[:n]), raw: raw, at: at})
 		subs = subs[n:]
-		if !c.q.pushData(d) {
-			l.slowConsumer(c)
-			return
-		}
 	}
+}
+
+// stage adds d to c's deliveries of this step. A step routes a whole
+// batch of events, and flush queues each connection's share at once: one
+// lock and one writer wake-up per connection and batch, not per event.
+func (l *matchLoop) stage(c *conn, d delivery) {
+	if len(c.staged) == 0 {
+		l.staged = append(l.staged, c)
+	}
+	c.staged = append(c.staged, d)
+}
+
+// flush queues the staged deliveries on their connections' data lanes, in
+// the order they were staged. A connection whose queue cannot take them
+// all is closed as a slow consumer; one detached during the step gets
+// nothing.
+func (l *matchLoop) flush() {
+	for _, c := range l.staged {
+		items := c.staged
+		switch {
+		case l.conns[c.id] != c:
+		case !c.q.pushData(items):
+			l.slowConsumer(c)
+		case c.linkOut != nil:
+			c.linkOut.Add(float64(len(items)))
+		}
+		clear(items)
+		c.staged = items[:0]
+	}
+	clear(l.staged)
+	l.staged = l.staged[:0]
 }
 
 func (l *matchLoop) pushControl(c *conn, frame []byte) {

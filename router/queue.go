@@ -57,15 +57,15 @@ func (q *sendQueue) pushControl(frame []byte) bool {
 	return true
 }
 
-// pushData queues a delivery; false means the queue is full (the
-// connection is a slow consumer) or closed.
-func (q *sendQueue) pushData(d delivery) bool {
+// pushData queues deliveries, in order, all or none; false means they do
+// not all fit (the connection is a slow consumer) or the queue is closed.
+func (q *sendQueue) pushData(ds []delivery) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.closed || len(q.data) >= q.dataMax {
+	if q.closed || len(q.data)+len(ds) > q.dataMax {
 		return false
 	}
-	q.data = append(q.data, d)
+	q.data = append(q.data, ds...)
 	signal(q.dataReady)
 	return true
 }
