@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
@@ -20,6 +21,7 @@ type Subscription struct {
 	c      chan match.Event
 
 	done    chan struct{} // closed first when the subscription ends
+	ended   atomic.Bool   // set, after err, just before done is closed
 	sendMu  sync.Mutex    // held by the reader while sending on c
 	endOnce sync.Once
 	err     error
@@ -98,12 +100,10 @@ func (s *Subscription) Next(ctx context.Context) (match.Event, error) {
 
 // Err returns why the subscription ended, or nil while it is active.
 func (s *Subscription) Err() error {
-	select {
-	case <-s.done:
-		return s.err
-	default:
+	if !s.ended.Load() { // an atomic load: the reader asks once per delivery
 		return nil
 	}
+	return s.err
 }
 
 // deliver hands e to the subscriber, waiting while the channel is full
@@ -128,6 +128,7 @@ func (s *Subscription) deliver(e match.Event, connDone <-chan struct{}) {
 func (s *Subscription) end(err error) {
 	s.endOnce.Do(func() {
 		s.err = err
+		s.ended.Store(true)
 		close(s.done)
 		s.sendMu.Lock()
 		close(s.c)
