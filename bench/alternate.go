@@ -68,12 +68,11 @@ func DistinctSystems[S Named](systems []S) error {
 	return nil
 }
 
-// RunsOf returns the results of the system named sys, in the order given;
-// system names a result's system.
-func RunsOf[R any](results []R, sys string, system func(R) string) []R {
+// RunsOf returns the results of the system named sys, in the order given.
+func RunsOf[R RunResult](results []R, sys string) []R {
 	var out []R
 	for _, r := range results {
-		if system(r) == sys {
+		if r.SystemName() == sys {
 			out = append(out, r)
 		}
 	}

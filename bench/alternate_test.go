@@ -87,3 +87,16 @@ func TestRunInfoLeadsTheJSON(t *testing.T) {
 		t.Fatalf("run info %+v", rep.RunInfo)
 	}
 }
+
+// TestRunPoints: each system's line goes through its own runs, in order.
+func TestRunPoints(t *testing.T) {
+	type res struct {
+		RunID
+		v float64
+	}
+	rs := []res{{RunID{System: "a", Run: 1}, 5}, {RunID{System: "b", Run: 1}, 7}, {RunID{System: "a", Run: 2}, 6}}
+	pts := RunPoints([]string{"a", "b", "c"}, rs, func(r res) float64 { return r.v })
+	if len(pts) != 3 || len(pts[0]) != 2 || pts[0][1].X != 2 || pts[0][1].Y != 6 || len(pts[1]) != 1 || pts[1][0].Y != 7 || len(pts[2]) != 0 {
+		t.Fatalf("points %v", pts)
+	}
+}

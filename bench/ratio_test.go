@@ -21,12 +21,13 @@ func TestPairedRatio(t *testing.T) {
 
 func TestRunsOfAndMedianOf(t *testing.T) {
 	type res struct {
-		sys string
-		v   float64
+		RunID
+		v float64
 	}
-	rs := []res{{"a", 1}, {"b", 10}, {"a", 3}, {"b", 20}, {"a", 2}}
-	a := RunsOf(rs, "a", func(r res) string { return r.sys })
-	if !slices.Equal(a, []res{{"a", 1}, {"a", 3}, {"a", 2}}) {
+	r := func(sys string, n int, v float64) res { return res{RunID{System: sys, Run: n}, v} }
+	rs := []res{r("a", 1, 1), r("b", 1, 10), r("a", 2, 3), r("b", 2, 20), r("a", 3, 2)}
+	a := RunsOf(rs, "a")
+	if !slices.Equal(a, []res{r("a", 1, 1), r("a", 2, 3), r("a", 3, 2)}) {
 		t.Fatalf("RunsOf %v", a)
 	}
 	if m := MedianOf(a, func(r res) float64 { return r.v }); m != 2 {

@@ -33,6 +33,35 @@ func (ri *RunInfo) Finish() {
 	ri.LoadEnd = LoadAverage()
 }
 
+// RunID names one run of one system in a side-by-side benchmark's
+// results. Embedded in a result, its fields stand first in the result's
+// JSON.
+type RunID struct {
+	System string `json:"system"`
+	Run    int    `json:"run"`
+	// LoadAverage is the machine's 1-minute load average as the run
+	// started (-1: unknown).
+	LoadAverage float64 `json:"load_average"`
+}
+
+// StartRun names run n of system and records the load as it starts.
+func StartRun(system string, n int) RunID {
+	return RunID{System: system, Run: n, LoadAverage: LoadAverage()}
+}
+
+// SystemName returns the name of the run's system.
+func (id RunID) SystemName() string { return id.System }
+
+// RunNumber returns the run's number (from 1).
+func (id RunID) RunNumber() int { return id.Run }
+
+// RunResult is the result of one run of one system: a type that embeds
+// RunID.
+type RunResult interface {
+	SystemName() string
+	RunNumber() int
+}
+
 // WorkDir returns dir, or when dir is empty a new temporary folder named
 // after prefix together with a cleanup that removes it (a no-op for a
 // given dir).

@@ -27,6 +27,18 @@ func (sp SystemPlots) Runs(title, unit string, perRun []plotter.XYs) (*plot.Plot
 	return p, nil
 }
 
+// RunPoints returns, for each of systems, the points (run number,
+// value(result)) of its results, for Runs.
+func RunPoints[R RunResult](systems []string, results []R, value func(R) float64) []plotter.XYs {
+	out := make([]plotter.XYs, len(systems))
+	for i, sys := range systems {
+		for _, r := range RunsOf(results, sys) {
+			out[i] = append(out[i], plotter.XY{X: float64(r.RunNumber()), Y: value(r)})
+		}
+	}
+	return out
+}
+
 // PacedLatency draws each system's paced p50, p99 and p999 (in
 // microseconds; q[i] holds system i's three).
 func (sp SystemPlots) PacedLatency(title string, q [][3]float64) (*plot.Plot, error) {

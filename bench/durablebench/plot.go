@@ -50,14 +50,7 @@ func (rep *Report) setupLabel() string {
 }
 
 func (rep *Report) runsPlot() (*plot.Plot, error) {
-	var perRun []plotter.XYs
-	for _, sys := range rep.Setup.Systems {
-		var xys plotter.XYs
-		for _, r := range rep.runsOf(sys) {
-			xys = append(xys, plotter.XY{X: float64(r.Run), Y: r.DeliveredPerS})
-		}
-		perRun = append(perRun, xys)
-	}
+	perRun := bench.RunPoints(rep.Setup.Systems, rep.Results, func(r Result) float64 { return r.DeliveredPerS })
 	return rep.plots().Runs("Delivered events/s per run (systems alternate)", "delivered events/s", perRun)
 }
 

@@ -1,14 +1,13 @@
 package durablebench
 
-import netbench "github.com/sift-pubsub/sift/bench/net"
+import (
+	"github.com/sift-pubsub/sift/bench"
+	netbench "github.com/sift-pubsub/sift/bench/net"
+)
 
 // Result is one run of one system.
 type Result struct {
-	System string `json:"system"`
-	Run    int    `json:"run"`
-	// LoadAverage is the machine's 1-minute load average as the run
-	// started (-1: unknown).
-	LoadAverage float64 `json:"load_average"`
+	bench.RunID
 	// Throughput phase: Events published; AckSeconds from the first
 	// publish to the last acknowledgement, Seconds to the last delivery;
 	// Deliveries checked (each subscriber got exactly its group's events).

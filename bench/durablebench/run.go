@@ -66,7 +66,7 @@ func runOnce(ctx context.Context, sys System, run int, cfg Config, dir string) (
 	if err := b.connect(ctx); err != nil {
 		return res, err
 	}
-	res = Result{System: sys.Name(), Run: run, LoadAverage: bench.LoadAverage()}
+	res = Result{RunID: bench.StartRun(sys.Name(), run)}
 	defer func() {
 		if d, ok := cl.(Diagnoser); ok && err != nil && os.Getenv("SIFT_BENCH_DIAGNOSE") != "" {
 			err = fmt.Errorf("%w\n%s", err, d.Diagnose(context.Background()))

@@ -96,7 +96,7 @@ func (rep *Report) finish() {
 }
 
 func (rep *Report) runsOf(sys string) []Result {
-	return bench.RunsOf(rep.Results, sys, func(r Result) string { return r.System })
+	return bench.RunsOf(rep.Results, sys)
 }
 
 func summarize(sys string, rs []Result) Summary {

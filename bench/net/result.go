@@ -1,14 +1,14 @@
 package netbench
 
-import "time"
+import (
+	"time"
+
+	"github.com/sift-pubsub/sift/bench"
+)
 
 // Result is one run of one system.
 type Result struct {
-	System string `json:"system"`
-	Run    int    `json:"run"`
-	// LoadAverage is the machine's 1-minute load average as the run
-	// started (-1: unknown).
-	LoadAverage float64 `json:"load_average"`
+	bench.RunID
 	// Throughput phase: Events published, Deliveries expected and
 	// checked (every subscriber got exactly its matching events), in
 	// Seconds from the first publish to the last delivery.

@@ -61,7 +61,7 @@ func runOnce(ctx context.Context, sys System, run int, w workload.NetWorkload, c
 			return res, fmt.Errorf("subscriber %d: %w", i, err)
 		}
 	}
-	res = Result{System: sys.Name(), Run: run, LoadAverage: bench.LoadAverage()}
+	res = Result{RunID: bench.StartRun(sys.Name(), run)}
 	if err := throughputPhase(ctx, cl, rec, cfg, &res); err != nil {
 		return res, fmt.Errorf("throughput phase: %w", err)
 	}
