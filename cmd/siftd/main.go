@@ -6,7 +6,7 @@
 //	siftd --name NAME --listen HOST:PORT --certs DIR --data DIR
 //	      [--metrics HOST:PORT] [--peer HOST:PORT ...] [--table poset|forest]
 //	      [--pubend NAME[=ROUTER] ...] [--member ROUTER ...] [--max-retain DURATION] [--drop-after DURATION]
-//	      [--config FILE]
+//	      [--gc-percent N] [--memory-limit SIZE|auto|off] [--config FILE]
 //
 // It logs with log/slog (text, to stderr); the line `msg="router ready"`
 // carries the bound address, so scripts can wait for it. Each --peer is
@@ -46,6 +46,7 @@ func main() {
 
 func newCommand() *cobra.Command {
 	var flags options
+	var gc gcFlags
 	cmd := &cobra.Command{
 		Use:           "siftd --name NAME --listen HOST:PORT --certs DIR --data DIR [--metrics HOST:PORT] [--peer HOST:PORT ...] [--table poset|forest] [--forward exact|bloom] [--bloom-index sbstree|bftree] [--config FILE]",
 		Short:         "Run a Sift router",
@@ -57,6 +58,11 @@ func newCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			gcs, err := gc.resolve(cmd.Flags().Changed, os.Getenv, machineMemory)
+			if err != nil {
+				return err
+			}
+			gcs.apply()
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return run(ctx, opts)
@@ -74,6 +80,7 @@ func newCommand() *cobra.Command {
 	f.StringVar(&flags.BloomIndex, "bloom-index", "sbstree", "Bloom forwarding index over each link's filters: sbstree or bftree")
 	addDurableFlags(f, &flags)
 	addAssistFlags(f, &flags)
+	addGCFlags(f, &gc)
 	f.StringVar(&flags.configFile, "config", "", "JSON configuration file; flags override it")
 	return cmd
 }
