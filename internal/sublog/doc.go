@@ -25,9 +25,9 @@
 //     session may repeat them), so a file never holds a tick twice and its
 //     ticks strictly increase per pubend.
 //   - Open rebuilds the CT from the file: from its mark and the lines after
-//     the marked prefix when the mark fits the file (the file is at least
-//     that long and the 4 KiB before the marked size are the bytes
-//     marked), from every line otherwise. A last line without its newline
+//     the marked prefix when the mark fits the file (its checksum holds,
+//     the file is at least that long and the 4 KiB before the marked size
+//     are the bytes marked), from every line otherwise. A last line without its newline
 //     was torn by a crash: Open truncates it (and syncs the truncation). A
 //     complete line that does not parse, or that goes back in tick order,
 //     is corruption: Open refuses the file with an error naming the line,

@@ -2,6 +2,8 @@ package sublog
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -54,5 +56,34 @@ func FuzzRead(f *testing.F) {
 		if !sameCT(c.CT, refCT(c.Entries)) {
 			t.Fatalf("CT %v, reference %v", c.CT, refCT(c.Entries))
 		}
+	})
+}
+
+// FuzzOpenMark: whatever the mark file beside a log holds, Open recovers
+// what a full Read of the log finds (a mark is believed only when its sum
+// and the log's bytes before the marked size check), and never panics.
+func FuzzOpenMark(f *testing.F) {
+	dir := f.TempDir()
+	path := filepath.Join(dir, "seed.log")
+	writeLog(f, path, 20)
+	good, err := os.ReadFile(MarkPath(path))
+	if err != nil {
+		f.Fatal(err)
+	}
+	log, _ := os.ReadFile(path)
+	f.Add(good)
+	f.Add(bytes.Replace(good, []byte(`"p":20`), []byte(`"p":99`), 1)) // a damaged checkpoint
+	f.Add(bytes.Replace(good, []byte(`"lines":20`), []byte(`"lines":2`), 1))
+	f.Add([]byte(`{"size":1,"lines":1,"ct":{"p":9},"tail":"","sum":""}`))
+	f.Fuzz(func(t *testing.T, m []byte) {
+		path := filepath.Join(t.TempDir(), "sub.log")
+		os.WriteFile(path, log, 0o644)
+		os.WriteFile(MarkPath(path), m, 0o644)
+		l, rec, err := Open(path)
+		if err != nil {
+			t.Fatalf("Open with mark %q: %v", m, err)
+		}
+		defer l.Close()
+		checkAgainstRead(t, log, l, rec)
 	})
 }

@@ -29,6 +29,20 @@ type mark struct {
 	// Tail is the SHA-256 of the markTail bytes before Size, so a file
 	// replaced or rewritten since is not taken for the one marked.
 	Tail string `json:"tail"`
+	// Sum is the SHA-256 of the mark's JSON with Sum empty, so a mark
+	// damaged on disk is not believed.
+	Sum string `json:"sum"`
+}
+
+// sum returns the digest of m's fields other than Sum.
+func (m mark) sum() string {
+	m.Sum = ""
+	data, err := json.Marshal(m)
+	if err != nil {
+		panic(err) // a mark always marshals
+	}
+	d := sha256.Sum256(data)
+	return hex.EncodeToString(d[:])
 }
 
 // markTail is how many bytes before a mark's size its digest covers.
@@ -48,7 +62,7 @@ func markedPrefix(f *os.File, path string) tally {
 	var m mark
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if dec.Decode(&m) != nil || m.Size <= 0 || m.Lines <= 0 || int64(m.Lines) > m.Size || m.CT == nil {
+	if dec.Decode(&m) != nil || m.Sum != m.sum() || m.Size <= 0 || m.Lines <= 0 || int64(m.Lines) > m.Size || m.CT == nil {
 		return none
 	}
 	for p, t := range m.CT {
@@ -92,7 +106,9 @@ func writeMark(f *os.File, path string, t tally) error {
 	if err != nil {
 		return fmt.Errorf("mark: %w", err)
 	}
-	data, err := json.Marshal(mark{Size: t.size, Lines: t.lines, CT: t.ct, Tail: d})
+	m := mark{Size: t.size, Lines: t.lines, CT: t.ct, Tail: d}
+	m.Sum = m.sum()
+	data, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("mark: %w", err)
 	}
