@@ -19,9 +19,9 @@ import (
 // only ever describes complete, checked, synced lines. The next Open
 // checks only the lines after a mark that still fits the file, which
 // makes opening cost independent of the log's length. A mark is a cache:
-// without one, or with one that does not fit (the file is shorter, or its
-// bytes before the marked size are not the ones marked), Open reads the
-// whole file as before.
+// without one, or with one that is damaged or does not fit (the file is
+// shorter, or its bytes before the marked size are not the ones marked),
+// Open reads the whole file as before.
 type mark struct {
 	Size  int64      `json:"size"`  // bytes of complete lines vouched for
 	Lines int        `json:"lines"` // how many lines they are
