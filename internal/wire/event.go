@@ -191,7 +191,7 @@ func (d *EventDecoder) setStrings(attrs []match.Attr) {
 // name reads attribute i's name: the previous event's name at i if the
 // bytes are the same, else interned (validated when first seen).
 func (d *EventDecoder) name(r *reader, i int) string {
-	p := r.field("attribute name length", "attribute name")
+	p := r.bytes("attribute name")
 	if r.err != nil {
 		return ""
 	}
@@ -239,7 +239,7 @@ func (d *EventDecoder) value(r *reader, i int, name string) match.Value {
 func (d *EventDecoder) tagged(r *reader, i int) match.Value {
 	switch tag := r.byte("tag"); tag {
 	case tagString:
-		p := r.field("string length", "string")
+		p := r.bytes("string")
 		if r.err != nil {
 			return match.Value{}
 		}
@@ -281,22 +281,6 @@ func (d *EventDecoder) tagged(r *reader, i int) match.Value {
 		}
 	}
 	return match.Value{}
-}
-
-// field is reader.bytes with both error contexts given as constants, so
-// that the per-attribute hot path builds no strings.
-func (r *reader) field(lenWhat, what string) []byte {
-	n := r.uvarint(lenWhat)
-	if r.err != nil {
-		return nil
-	}
-	if n > uint64(len(r.b)) {
-		r.fail("%s: length %d exceeds the %d bytes left", what, n, len(r.b))
-		return nil
-	}
-	p := r.b[:n:n]
-	r.b = r.b[n:]
-	return p
 }
 
 // str returns p, just read from r, as a string: a substring of the shared

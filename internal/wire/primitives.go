@@ -19,7 +19,8 @@ func appendBytes(b []byte, p []byte) []byte {
 
 // reader consumes a message body. The first error sticks: later reads
 // return zero values, and err reports it, so decoders check once at the end
-// of a group of reads.
+// of a group of reads. fail also empties b, so a read that finds bytes
+// left knows that no error is pending.
 type reader struct {
 	b   []byte
 	err error
@@ -37,12 +38,38 @@ func (r *reader) fail(format string, args ...any) {
 }
 
 func (r *reader) uvarint(what string) uint64 {
+	if len(r.b) > 0 && r.b[0] < 0x80 { // one byte: most counts, lengths and ids
+		v := r.b[0]
+		r.b = r.b[1:]
+		return uint64(v)
+	}
 	if r.err != nil {
 		return 0
 	}
 	v, n := binary.Uvarint(r.b)
 	if n <= 0 {
 		r.fail("%s: truncated or overlong varint", what)
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// length reads the varint length prefix of what; a failure says
+// "<what> length: ...", a string built only then (this is the per-field
+// hot path).
+func (r *reader) length(what string) uint64 {
+	if len(r.b) > 0 && r.b[0] < 0x80 {
+		v := r.b[0]
+		r.b = r.b[1:]
+		return uint64(v)
+	}
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail("%s length: truncated or overlong varint", what)
 		return 0
 	}
 	r.b = r.b[n:]
@@ -90,7 +117,7 @@ func (r *reader) fixed64(what string) uint64 {
 
 // bytes returns a length-prefixed byte string aliasing the body.
 func (r *reader) bytes(what string) []byte {
-	n := r.uvarint(what + " length")
+	n := r.length(what)
 	if r.err != nil {
 		return nil
 	}
