@@ -98,10 +98,17 @@ func (w *connWriter) fill(batch *wire.DeliverBatch, items []delivery) int {
 	return len(items)
 }
 
+// account counts written deliveries and observes their latency, once per
+// run of deliveries from the same publish frame (one read time).
 func (w *connWriter) account(items []delivery, bytes int) {
 	now := time.Now()
-	for _, d := range items {
-		w.metrics.Latency.Observe(now.Sub(d.at).Seconds())
+	for i := 0; i < len(items); {
+		at, j := items[i].at, i+1
+		for j < len(items) && items[j].at.Equal(at) {
+			j++
+		}
+		w.metrics.latency.observeN(now.Sub(at).Seconds(), uint64(j-i))
+		i = j
 	}
 	w.metrics.EventsOut.Add(float64(len(items)))
 	w.cm.framesOut.Inc()
