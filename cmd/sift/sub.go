@@ -30,7 +30,9 @@ or on Ctrl-C. A filter the router refuses is an error naming the column.
 With --durable ID --out FILE the subscription is durable: FILE is its
 transaction log ({"pubend":P,"tick":T,"event":{...}}, {"pubend":P,"gap":[A,B]},
 {"ct":{...}} lines), synced before each acknowledgement; a restart resumes
-exactly where FILE ends. --router may list several routers, comma-separated.
+exactly where FILE ends. FILE.mark vouches for FILE's synced prefix so that
+a restart reads only what follows it; deleting it costs one full read of
+FILE. --router may list several routers, comma-separated.
 
 With --assist the client offers its CPU to the router for placing
 subscriptions in its routing table (siftd --rto, --ff): it answers the
