@@ -1,21 +1,10 @@
 package bench
 
-import (
-	"time"
-)
-
 // Report is everything a run measured, with what is needed to reproduce
 // it: the command, the machine, the workload parameters and the sweeps.
 type Report struct {
-	Command string    `json:"command"`
-	Machine Machine   `json:"machine"`
-	Started time.Time `json:"started"`
-	Seconds float64   `json:"seconds"`
-	// LoadStart and LoadEnd are the 1-minute load averages when the run
-	// started and ended (-1: unknown); compare them with Machine.Cores.
-	LoadStart float64 `json:"load_average_start"`
-	LoadEnd   float64 `json:"load_average_end"`
-	Workload  string  `json:"workload"`
+	RunInfo
+	Workload string `json:"workload"`
 	// Params are the workload's parameters before sweeping.
 	Params  []Param  `json:"params"`
 	Sweeps  []Sweep  `json:"sweeps,omitempty"`
@@ -34,13 +23,10 @@ type RunOpts struct {
 func newReport(cfg Config) *Report {
 	o := cfg.Options.withDefaults()
 	return &Report{
-		Command:   cfg.Command,
-		Machine:   CurrentMachine(),
-		Started:   time.Now().UTC(),
-		LoadStart: LoadAverage(),
-		Workload:  cfg.Spec.Kind,
-		Params:    cfg.Spec.Params(),
-		Sweeps:    cfg.Sweeps,
-		Options:   RunOpts{Runs: o.Runs, Warmup: o.Warmup, Check: o.Check, BudgetSeconds: o.Budget.Seconds()},
+		RunInfo:  StartRunInfo(cfg.Command),
+		Workload: cfg.Spec.Kind,
+		Params:   cfg.Spec.Params(),
+		Sweeps:   cfg.Sweeps,
+		Options:  RunOpts{Runs: o.Runs, Warmup: o.Warmup, Check: o.Check, BudgetSeconds: o.Budget.Seconds()},
 	}
 }

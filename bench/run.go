@@ -57,8 +57,7 @@ func Run(cfg Config) (*Report, error) {
 			}
 		}
 	}
-	rep.Seconds = time.Since(rep.Started).Seconds()
-	rep.LoadEnd = LoadAverage()
+	rep.Finish()
 	return rep, nil
 }
 
