@@ -26,10 +26,10 @@ type node struct {
 	// whether a child was answered as covering the filter (rtoKid equal
 	// to the token).
 	rtoTok   uint64
+	rtoKid   uint64
 	rtoAns   uint8
 	key      key
-	text     string // canonical text of key.f
-	rtoKid   uint64
+	text     string    // canonical text of key.f
 	seq      uint64    // creation order; siblings are kept in seq order
 	children []*node   // in seq order
 	kids     *kidIndex // children by first string equality, once many (kids.go)
