@@ -8,7 +8,6 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/sift-pubsub/sift/bench/durablebench"
@@ -111,23 +110,10 @@ func runBenchDurable(ctx context.Context, stdout, stderr io.Writer, o benchDurab
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("bench durable: %w", err)
 	}
-	var bar *progressbar.ProgressBar
-	if !o.quiet && isTerminal(os.Stderr) {
-		bar = progressbar.NewOptions(-1, progressbar.OptionSetWriter(stderr),
-			progressbar.OptionSetDescription("bench durable"), progressbar.OptionShowCount(),
-			progressbar.OptionClearOnFinish())
-		cfg.Progress = func(p durablebench.Progress) {
-			bar.ChangeMax(p.Total)
-			if p.System != "" {
-				bar.Describe(fmt.Sprintf("run %d of %s", p.Run, p.System))
-			}
-			bar.Set(p.Done)
-		}
-	}
+	bar := newBenchBar(stderr, o.quiet, "bench durable")
+	cfg.Progress = bar.runs("")
 	rep, err := durablebench.Run(ctx, cfg)
-	if bar != nil {
-		bar.Finish()
-	}
+	bar.finish()
 	if err != nil {
 		return fmt.Errorf("bench durable: %w", err)
 	}

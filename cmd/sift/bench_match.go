@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
@@ -97,24 +96,18 @@ func runBenchMatch(stdout, stderr io.Writer, o benchMatchOptions) error {
 		Spec: spec, Sweeps: sweeps, Structures: structures, Command: commandLine(),
 		Options: bench.Options{Runs: o.runs, Warmup: o.warmup, Check: o.check, Budget: o.budget},
 	}
-	showProgress := !o.quiet && isTerminal(os.Stderr)
-	var bar *progressbar.ProgressBar
-	if showProgress {
-		bar = progressbar.NewOptions(-1, progressbar.OptionSetWriter(stderr),
-			progressbar.OptionSetDescription("bench match"), progressbar.OptionShowCount(),
-			progressbar.OptionClearOnFinish())
+	bar := newBenchBar(stderr, o.quiet, "bench match")
+	if bar != nil {
 		cfg.Options.Progress = func(p bench.ProgressEvent) {
-			bar.ChangeMax(p.Total)
+			desc := ""
 			if p.Running {
-				bar.Describe(fmt.Sprintf("%s %s", p.Structure, paramsLabel(p.Point)))
+				desc = fmt.Sprintf("%s %s", p.Structure, paramsLabel(p.Point))
 			}
-			bar.Set(p.Done)
+			bar.update(p.Done, p.Total, desc)
 		}
 	}
 	rep, err := bench.Run(cfg)
-	if bar != nil {
-		bar.Finish()
-	}
+	bar.finish()
 	if err != nil {
 		return fmt.Errorf("bench match: %w", err)
 	}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	netbench "github.com/sift-pubsub/sift/bench/net"
@@ -123,23 +122,10 @@ func benchNetSystems(o benchNetOptions) ([]netbench.System, error) {
 }
 
 func benchNetWorkload(ctx context.Context, stdout, stderr io.Writer, cfg netbench.Config, out string, quiet bool) error {
-	var bar *progressbar.ProgressBar
-	if !quiet && isTerminal(os.Stderr) {
-		bar = progressbar.NewOptions(-1, progressbar.OptionSetWriter(stderr),
-			progressbar.OptionSetDescription("bench net"), progressbar.OptionShowCount(),
-			progressbar.OptionClearOnFinish())
-		cfg.Progress = func(p netbench.Progress) {
-			bar.ChangeMax(p.Total)
-			if p.System != "" {
-				bar.Describe(fmt.Sprintf("%s: run %d of %s", cfg.Workload.Kind, p.Run, p.System))
-			}
-			bar.Set(p.Done)
-		}
-	}
+	bar := newBenchBar(stderr, quiet, "bench net")
+	cfg.Progress = bar.runs(cfg.Workload.Kind + ": ")
 	rep, err := netbench.Run(ctx, cfg)
-	if bar != nil {
-		bar.Finish()
-	}
+	bar.finish()
 	if err != nil {
 		return err
 	}
