@@ -146,20 +146,34 @@ func (d *EventDecoder) event(r *reader) match.Event {
 	}
 	attrs := d.attrList(n, r.shared != "")
 	d.strs, d.buf = d.strs[:0], d.buf[:0]
+	b := r.b // the fast path's position; r.b catches up at the end
 	for i := range attrs {
-		name := d.name(r, i)
-		v := d.value(r, i, name)
-		if r.err != nil {
+		a, rest, ok := d.fastAttr(b, i, r.shared)
+		if !ok { // anything unusual, errors included: the reader decides and words it
+			r.b = b
+			a = d.attr(r, i)
+			if r.err != nil {
+				return match.Event{}
+			}
+			rest = r.b
+		}
+		b = rest
+		if i > 0 && attrs[i-1].Name >= a.Name {
+			r.fail("attribute %s: names not in strictly increasing order (after %s)", a.Name, attrs[i-1].Name)
 			return match.Event{}
 		}
-		if i > 0 && attrs[i-1].Name >= name {
-			r.fail("attribute %s: names not in strictly increasing order (after %s)", name, attrs[i-1].Name)
-			return match.Event{}
-		}
-		attrs[i] = match.Attr{Name: name, Value: v}
+		attrs[i] = a
 	}
+	r.b = b
 	d.setStrings(attrs)
 	return match.NewTrustedEvent(attrs)
+}
+
+// attr reads attribute i with the reader: the careful path, which words
+// every error.
+func (d *EventDecoder) attr(r *reader, i int) match.Attr {
+	name := d.name(r, i)
+	return match.Attr{Name: name, Value: d.value(r, i, name)}
 }
 
 // attrList returns a list for n attributes: carved from the slab when the
@@ -188,22 +202,31 @@ func (d *EventDecoder) setStrings(attrs []match.Attr) {
 	}
 }
 
-// name reads attribute i's name: the previous event's name at i if the
-// bytes are the same, else interned (validated when first seen).
+// name reads attribute i's name (see intern).
 func (d *EventDecoder) name(r *reader, i int) string {
 	p := r.bytes("attribute name")
 	if r.err != nil {
 		return ""
 	}
+	s, ok := d.intern(p, i)
+	if !ok {
+		r.fail("invalid attribute name %q", p)
+	}
+	return s
+}
+
+// intern returns the name p as attribute i: the previous event's name at
+// i if the bytes are the same, else the interned copy, validated when
+// first seen; false if p is not a valid attribute name.
+func (d *EventDecoder) intern(p []byte, i int) (string, bool) {
 	if i < len(d.last) && d.last[i] == string(p) {
-		return d.last[i]
+		return d.last[i], true
 	}
 	s, ok := d.names[string(p)]
 	if !ok {
 		s = string(p)
 		if !match.ValidAttrName(s) {
-			r.fail("invalid attribute name %q", s)
-			return ""
+			return "", false
 		}
 		if d.names == nil {
 			d.names = make(map[string]string)
@@ -217,7 +240,7 @@ func (d *EventDecoder) name(r *reader, i int) string {
 	} else { // i == len(d.last): names are read in order
 		d.last = append(d.last, s)
 	}
-	return s
+	return s, true
 }
 
 // value reads attribute i's tagged value. Its error messages name the

@@ -163,3 +163,56 @@ func TestReadFrameReuse(t *testing.T) {
 		}
 	}
 }
+
+// slowDecodeEvent is the reference for the fast path: DecodeEvent with
+// every attribute read by the reader (EventDecoder.attr), as before the
+// fast path existed.
+func slowDecodeEvent(b []byte) (match.Event, error) {
+	var d EventDecoder
+	r := reader{b: b}
+	n := r.count("attribute count", 4)
+	if r.err == nil && n > MaxEventAttrs {
+		r.fail("event has %d attributes, more than %d", n, MaxEventAttrs)
+	}
+	if r.err != nil {
+		return match.Event{}, r.err
+	}
+	attrs := make([]match.Attr, n)
+	for i := range attrs {
+		a := d.attr(&r, i)
+		if r.err != nil {
+			return match.Event{}, r.err
+		}
+		if i > 0 && attrs[i-1].Name >= a.Name {
+			r.fail("attribute %s: names not in strictly increasing order (after %s)", a.Name, attrs[i-1].Name)
+			return match.Event{}, r.err
+		}
+		attrs[i] = a
+	}
+	d.setStrings(attrs)
+	if err := r.end("event"); err != nil {
+		return match.Event{}, err
+	}
+	return match.NewTrustedEvent(attrs), nil
+}
+
+// FuzzEventFastPath: the decoder (fast path, reader fallback) accepts
+// exactly what the reader alone accepts, with the same event or the same
+// error message.
+func FuzzEventFastPath(f *testing.F) {
+	f.Add(AppendEvent(nil, match.MustEvent(match.Attr{Name: "a", Value: match.Str("x")}, match.Attr{Name: "b", Value: match.MustFloat(1.5)})))
+	f.Add([]byte{2, 1, 'a', tagInt, 0x80, 0x80, 1, 1, 'b', tagBool, 2})
+	f.Add([]byte{1, 1, 'a', tagFloat, 0, 0, 0, 0, 0, 0, 0xf0, 0x7f})
+	f.Add([]byte{1, 1, 'a', tagString, 2, 0xc3, 0x28})
+	f.Add([]byte{2, 1, 'b', tagInt, 2, 1, 'a', tagInt, 2})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, gotErr := DecodeEvent(data)
+		want, wantErr := slowDecodeEvent(data)
+		if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+			t.Fatalf("errors differ: fast path %v, reader %v", gotErr, wantErr)
+		}
+		if gotErr == nil && !got.Equal(want) {
+			t.Fatalf("events differ: fast path %v, reader %v", got, want)
+		}
+	})
+}
