@@ -69,13 +69,17 @@
 // in the poset links a filter only below the claimed fixed filters, so a
 // covering filter outside their subtrees may lack its edge (the structure
 // stays sound and Match exact). One RTO placement runs at a time per
-// structure, and the structure must not change until it is done. RTO
-// leaves out of its vectors the children that a cheap box test shows
-// disjoint from the new filter (they can be neither above nor below it),
-// which cuts the bytes sent, but the router still examines every child of
-// the nodes it expands: on covering-heavy workloads that memory work, not
-// covering tests, dominates its CPU, so RTO saves covering tests far more
-// than CPU (see the issue-3 note).
+// structure, and the structure must not change until it is done. An RTO
+// placement in the poset sends the children of every node answered as
+// covering the new filter (so it finds every predecessor), and searches
+// the successors only below the first predecessor found (every successor
+// lies below every predecessor). It leaves out of its vectors the children
+// that a cheap test shows disjoint from the new filter (they can be neither
+// above nor below it); nodes with many children index them by their first
+// string equality (a flat child index), so whole groups of other values
+// are skipped unread. What remains of the router's work is memory work per
+// node looked at, and verification's few covering tests (see the issue-3
+// note).
 //
 // A Table's neighbours can change (AddNeighbour, RemoveNeighbour): adding
 // one costs the part of the structure not covered by other interfaces'
