@@ -214,8 +214,8 @@ func (d *EventDecoder) decodeDeliver(r *reader) *Deliver {
 		}
 		subs := slab[:k:k]
 		slab = slab[k:]
-		for i := range subs {
-			subs[i] = r.uvarint("deliver subscription id")
+		if !readIDs(r, subs) {
+			return m
 		}
 		e := d.event(r)
 		if r.err != nil {
@@ -224,6 +224,24 @@ func (d *EventDecoder) decodeDeliver(r *reader) *Deliver {
 		m.Items = append(m.Items, DeliverItem{Subs: subs, Event: e})
 	}
 	return m
+}
+
+// readIDs reads len(ids) varint subscription ids, the position in a local
+// variable (no write barrier per id, as in fastAttr); the reader words a
+// failure.
+func readIDs(r *reader, ids []uint64) bool {
+	b := r.b
+	for i := range ids {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			r.b = b
+			r.uvarint("deliver subscription id") // fails, saying why
+			return false
+		}
+		ids[i], b = v, b[n:]
+	}
+	r.b = b
+	return true
 }
 
 // DeliverBatch accumulates Deliver items from already encoded events (a
