@@ -30,7 +30,7 @@ type Client struct {
 	pub publisher
 
 	mu      sync.Mutex
-	subs    map[uint64]*Subscription
+	subs    subTable              // by id (subscription.go)
 	pending map[reqKey]chan error // nil channel: abandoned subscribe
 	nextSub atomic.Uint64
 
@@ -72,7 +72,6 @@ func Dial(ctx context.Context, addr string, opts Options) (*Client, error) {
 	c := &Client{
 		opts:     opts,
 		qc:       qc,
-		subs:     make(map[uint64]*Subscription),
 		pending:  make(map[reqKey]chan error),
 		done:     make(chan struct{}),
 		ctrlDone: make(chan struct{}),
@@ -161,8 +160,7 @@ func (c *Client) fail(err error) {
 		c.err = err
 		close(c.done)
 		c.mu.Lock()
-		subs := c.subs
-		c.subs = map[uint64]*Subscription{}
+		subs := c.subs.drain()
 		c.mu.Unlock()
 		for _, s := range subs {
 			s.end(err)
@@ -306,8 +304,7 @@ func (c *Client) noWait(k reqKey, m wire.Message) error {
 		case err := <-ch:
 			if err != nil {
 				c.mu.Lock()
-				s := c.subs[k.id]
-				delete(c.subs, k.id)
+				s := c.subs.remove(k.id)
 				c.mu.Unlock()
 				if s != nil {
 					s.end(err)
@@ -371,7 +368,7 @@ func (c *Client) lookup(ids []uint64, dst []*Subscription) []*Subscription {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, id := range ids {
-		dst = append(dst, c.subs[id])
+		dst = append(dst, c.subs.get(id))
 	}
 	return dst
 }

@@ -47,11 +47,11 @@ func (c *Client) Subscribe(ctx context.Context, filter string) (*Subscription, e
 		c.mu.Unlock()
 		return nil, c.err
 	}
-	c.subs[s.id] = s // before the request: deliveries may beat the ack
+	c.subs.put(s) // before the request: deliveries may beat the ack
 	c.mu.Unlock()
 	if err := c.request(ctx, reqKey{wire.TypeSubscribe, s.id}, &wire.Subscribe{ID: s.id, Filter: filter}); err != nil {
 		c.mu.Lock()
-		delete(c.subs, s.id)
+		c.subs.remove(s.id)
 		c.mu.Unlock()
 		s.end(err)
 		return nil, err
@@ -63,8 +63,7 @@ func (c *Client) Subscribe(ctx context.Context, filter string) (*Subscription, e
 // channel is closed and Err returns ErrUnsubscribed.
 func (c *Client) Unsubscribe(ctx context.Context, s *Subscription) error {
 	c.mu.Lock()
-	_, ok := c.subs[s.id]
-	delete(c.subs, s.id)
+	ok := c.subs.remove(s.id) != nil
 	c.mu.Unlock()
 	if !ok {
 		return s.Err()
@@ -134,4 +133,78 @@ func (s *Subscription) end(err error) {
 		close(s.c)
 		s.sendMu.Unlock()
 	})
+}
+
+// subTable maps a connection's subscription ids to their subscriptions.
+// Ids are handed out in order (Client.nextSub), so it is a list of pages
+// of subPage ids, indexed by id/subPage: a lookup is two slice indexings,
+// not a map access (the reader looks up every subscription id of every
+// delivery). A page is freed when its last subscription goes, so memory
+// follows the live subscriptions, plus one pointer per subPage ids ever
+// handed out. The zero value is empty; callers hold Client.mu.
+type subTable struct {
+	pages []*subPageOf
+}
+
+const subPage = 256
+
+type subPageOf struct {
+	subs [subPage]*Subscription
+	live int
+}
+
+// get returns subscription id, or nil.
+func (t *subTable) get(id uint64) *Subscription {
+	if p := id / subPage; p < uint64(len(t.pages)) && t.pages[p] != nil {
+		return t.pages[p].subs[id%subPage]
+	}
+	return nil
+}
+
+// put adds s under its id.
+func (t *subTable) put(s *Subscription) {
+	p := s.id / subPage
+	for uint64(len(t.pages)) <= p {
+		t.pages = append(t.pages, nil)
+	}
+	pg := t.pages[p]
+	if pg == nil {
+		pg = new(subPageOf)
+		t.pages[p] = pg
+	}
+	if pg.subs[s.id%subPage] == nil {
+		pg.live++
+	}
+	pg.subs[s.id%subPage] = s
+}
+
+// remove removes and returns subscription id (nil if absent).
+func (t *subTable) remove(id uint64) *Subscription {
+	s := t.get(id)
+	if s == nil {
+		return nil
+	}
+	pg := t.pages[id/subPage]
+	pg.subs[id%subPage] = nil
+	if pg.live--; pg.live == 0 {
+		t.pages[id/subPage] = nil
+	}
+	return s
+}
+
+// drain empties the table and returns what it held.
+func (t *subTable) drain() []*Subscription {
+	var out []*Subscription
+	for _, pg := range t.pages {
+		if pg == nil {
+			continue
+		}
+		for _, s := range pg.subs {
+			if s != nil {
+				out = append(out, s)
+			}
+		}
+	}
+	t.pages = nil
+	return out
 }
