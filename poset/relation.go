@@ -1,6 +1,10 @@
 package poset
 
-import "github.com/sift-pubsub/sift/match"
+import (
+	"math"
+
+	"github.com/sift-pubsub/sift/match"
+)
 
 // key is a filter with what the structures' covering relation needs to know
 // about it, computed once. The fields RTO reads for every node it looks
@@ -79,13 +83,33 @@ func relates(a, b *key) bool {
 }
 
 // mayCover is relates without its covering test: false only when a cannot
-// cover b (b has an attribute a lacks, or b's box leaves a's). It is not
-// counted as a covering test and never calls match.Covers.
+// cover b (b leaves unconstrained an attribute of a, or b's box leaves
+// a's). It is not counted as a covering test and never calls match.Covers.
+// Simple keys decide from their fields alone, as their boxes would.
 func mayCover(a, b *key) bool {
+	if a.simple && b.simple {
+		return spanMayCover(a.eqAttr, math.Inf(-1), math.Inf(1), b) &&
+			spanMayCover(a.numAttr, a.lo, a.hi, b) &&
+			(a.eqAttr == 0 || a.eqAttr != b.eqAttr || a.eqHash == b.eqHash)
+	}
 	if a.empty || !a.exact || !b.exact || b.empty {
 		return true
 	}
 	return a.mask&^b.mask == 0 && boxContains(a.box, b.box)
+}
+
+// spanMayCover reports whether simple key b constrains attribute attr
+// (0: none, trivially true) within [lo, hi].
+func spanMayCover(attr int32, lo, hi float64, b *key) bool {
+	switch attr {
+	case 0:
+		return true
+	case b.numAttr:
+		return lo <= b.lo && b.hi <= hi
+	case b.eqAttr:
+		return math.IsInf(lo, -1) && math.IsInf(hi, 1)
+	}
+	return false
 }
 
 // disjoint is a cheap sufficient condition for two filters to match no

@@ -159,6 +159,19 @@ func TestDisjointSound(t *testing.T) {
 		if full := disjoint(&fa, &fb); full != d {
 			t.Fatalf("disjoint(%s, %s) = %v, but %v from the boxes", a, b, d, full)
 		}
+		// mayCover: a necessary condition for covering, and the fast path
+		// agrees with the boxes.
+		for _, k := range [][2]*key{{&ka, &kb}, {&kb, &ka}} {
+			m := mayCover(k[0], k[1])
+			if relates(k[0], k[1]) && !m {
+				t.Fatalf("%s covers %s but mayCover is false", k[0].f, k[1].f)
+			}
+			sa, sb := *k[0], *k[1]
+			sa.simple, sb.simple = false, false
+			if full := mayCover(&sa, &sb); full != m {
+				t.Fatalf("mayCover(%s, %s) = %v, but %v from the boxes", k[0].f, k[1].f, m, full)
+			}
+		}
 		if !d {
 			return
 		}
@@ -194,6 +207,33 @@ func TestDisjointEqualityFastPath(t *testing.T) {
 		ka, kb := key(tc.a), key(tc.b)
 		if got := disjoint(&ka, &kb); got != tc.want {
 			t.Errorf("disjoint(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+// TestMayCoverFastPath: simple keys (one string equality, one numeric
+// interval) decide mayCover from their own fields.
+func TestMayCoverFastPath(t *testing.T) {
+	c := NewPoset(Config{}).core
+	key := func(text string) key { f := match.MustParse(text); return c.newNode(f, text).key }
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{`s == "x"`, `s == "y"`, false},
+		{`s == "x"`, `s == "x" && n > 3`, true},
+		{`n > 1`, `n > 2`, true},
+		{`n > 2`, `n > 1`, false},
+		{`n > 1`, `s == "x"`, false},
+		{`s == "x" && n < 5`, `s == "x" && n < 4 && n > 1`, true},
+		{`s == "x" && n < 5`, `n < 4 && n > 1`, false},
+	} {
+		ka, kb := key(tc.a), key(tc.b)
+		if !ka.simple || !kb.simple {
+			t.Fatalf("%s, %s: not simple keys", tc.a, tc.b)
+		}
+		if got := mayCover(&ka, &kb); got != tc.want {
+			t.Errorf("mayCover(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}
 }
