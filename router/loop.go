@@ -233,33 +233,46 @@ func (l *matchLoop) deliver(c *conn, subs []uint64, raw []byte, at time.Time) {
 
 // stage adds d to c's deliveries of this step. A step routes a whole
 // batch of events, and flush queues each connection's share at once: one
-// lock and one writer wake-up per connection and batch, not per event.
+// lock and one writer wake-up per connection and batch, not per event. A
+// share that reaches stageMax is queued at once, so a large batch does not
+// hold back the connection's writer.
 func (l *matchLoop) stage(c *conn, d delivery) {
 	if len(c.staged) == 0 {
 		l.staged = append(l.staged, c)
 	}
 	c.staged = append(c.staged, d)
+	if len(c.staged) >= stageMax {
+		l.push(c)
+	}
 }
 
-// flush queues the staged deliveries on their connections' data lanes, in
-// the order they were staged. A connection whose queue cannot take them
-// all is closed as a slow consumer; one detached during the step gets
-// nothing.
+const stageMax = 1024
+
+// flush queues the staged deliveries of every connection (see push).
 func (l *matchLoop) flush() {
 	for _, c := range l.staged {
-		items := c.staged
-		switch {
-		case l.conns[c.id] != c:
-		case !c.q.pushData(items):
-			l.slowConsumer(c)
-		case c.linkOut != nil:
-			c.linkOut.Add(float64(len(items)))
+		if len(c.staged) > 0 {
+			l.push(c)
 		}
-		clear(items)
-		c.staged = items[:0]
 	}
 	clear(l.staged)
 	l.staged = l.staged[:0]
+}
+
+// push queues c's staged deliveries on its data lane, in the order they
+// were staged. A connection whose queue cannot take them all is closed as
+// a slow consumer; one detached during the step gets nothing.
+func (l *matchLoop) push(c *conn) {
+	items := c.staged
+	switch {
+	case l.conns[c.id] != c:
+	case !c.q.pushData(items):
+		l.slowConsumer(c)
+	case c.linkOut != nil:
+		c.linkOut.Add(float64(len(items)))
+	}
+	clear(items)
+	c.staged = items[:0]
 }
 
 func (l *matchLoop) pushControl(c *conn, frame []byte) {
