@@ -29,7 +29,8 @@ type linkAdverts struct {
 }
 
 // fwdFilter is a filter the table forwards toward a link, and whether it
-// overlaps one of the link's advertisements (and so was sent).
+// was sent: it overlapped one of the link's advertisements when it entered
+// the forwarding set or since (a withdrawal does not take it back).
 type fwdFilter struct {
 	f    match.Filter
 	n    int
@@ -75,9 +76,9 @@ func (m *Mesh) Advertise(c Client, ref uint64, f match.Filter) (Output, error) {
 }
 
 // Unadvertise withdraws client c's advertisement ref: links where no
-// other source holds it hear the removal, and the subscriptions sent there
-// only because of it are withdrawn. An unknown ref is an error and changes
-// nothing. An Advertise not Ready yet never will be.
+// other source holds it hear the removal (subscriptions already forwarded
+// because of it stay; see the package doc). An unknown ref is an error and
+// changes nothing. An Advertise not Ready yet never will be.
 func (m *Mesh) Unadvertise(c Client, ref uint64) (Output, error) {
 	var out Output
 	if m.adv == nil {

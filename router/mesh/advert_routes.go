@@ -10,9 +10,9 @@ import (
 // receiveAdverts validates an Adverts message completely, then applies it:
 // the link's held advertisements change, the change floods to the other
 // links, the peer is sent the forwarded filters that now overlap its
-// advertisements (and told to drop those that no longer do), and the
-// message is acknowledged once the other links acknowledged what it made
-// this router send them. The Routes for the peer precede the
+// advertisements (a withdrawal takes nothing back: see withdrawals in the
+// package doc), and the message is acknowledged once the other links
+// acknowledged what it made this router send them. The Routes for the peer precede the
 // acknowledgement on the same stream, so when it arrives they are
 // installed there.
 func (m *Mesh) receiveAdverts(l *link, a *wire.Adverts, out *Output) error {
@@ -28,18 +28,17 @@ func (m *Mesh) receiveAdverts(l *link, a *wire.Adverts, out *Output) error {
 		return fmt.Errorf("adverts from %s seq %d: %w", l.peer, a.Seq, err)
 	}
 	l.peerGen, l.recvSeq = a.Gen, a.Seq
-	var added, removed []match.Filter
+	var added []match.Filter
 	for _, text := range sortedKeys(change) {
 		if h := change[text]; h.n > 0 {
 			la.held[text] = h.f
 			added = append(added, h.f)
 		} else {
 			delete(la.held, text)
-			removed = append(removed, h.f)
 		}
 	}
 	m.floodAdverts(change, out)
-	m.resendOverlapping(l, la, added, removed, out)
+	m.sendOverlapping(l, la, added, out)
 	if a.Snapshot || len(a.Add) > 0 || len(a.Remove) == 0 {
 		m.barrier(out, l.id)
 	}
@@ -114,20 +113,15 @@ func (la *linkAdverts) advertChange(a *wire.Adverts) (map[string]*heldFilter, er
 	return change, nil
 }
 
-// resendOverlapping sends link l, in one Routes message, the forwarded
+// sendOverlapping sends link l, in one Routes message, the forwarded
 // filters that overlap one of the advertisements just added and were not
-// sent yet, and withdraws those that overlapped only advertisements just
-// removed.
-func (m *Mesh) resendOverlapping(l *link, la *linkAdverts, added, removed []match.Filter, out *Output) {
+// sent yet.
+func (m *Mesh) sendOverlapping(l *link, la *linkAdverts, added []match.Filter, out *Output) {
 	change := make(map[string]*heldFilter)
 	for text, ff := range la.fwd {
-		switch {
-		case !ff.sent && overlapsAny(ff.f, added):
+		if !ff.sent && overlapsAny(ff.f, added) {
 			ff.sent = true
 			change[text] = &heldFilter{f: ff.f, n: ff.n}
-		case ff.sent && overlapsAny(ff.f, removed) && !la.overlaps(ff.f):
-			ff.sent = false
-			change[text] = &heldFilter{f: ff.f, n: -ff.n}
 		}
 	}
 	m.sendRoutes(l, change, out)
@@ -156,7 +150,8 @@ func (m *Mesh) advertRoutes(l *link, change map[string]*heldFilter) map[string]*
 
 // forwardedTo returns the filters sent to link l, in canonical order: the
 // table's forwarding set, restricted with advertisements on to the
-// filters overlapping the peer's advertisements.
+// filters that overlapped the peer's advertisements when they entered the
+// set or since.
 func (m *Mesh) forwardedTo(l *link) []string {
 	all := texts(m.table.Forwarded(l.slot))
 	if m.adv == nil {

@@ -53,20 +53,27 @@
 //     (match.Overlaps) an advertisement received from N. Since a filter
 //     covering f overlaps whatever f overlaps, the table's covering still
 //     applies unchanged. When N advertises more, the forwarded filters
-//     that now overlap are sent to N in one Routes; when N withdraws an
-//     advertisement or a link drops (its advertisements are withdrawn from
-//     the others), the filters that overlap nothing any more are withdrawn
-//     from N (choice: withdrawn, not left in place, so forwarding sets stay
-//     exactly the restriction of the table's). Adverts share the link's
+//     that now overlap are sent to N in one Routes. Withdrawals (N
+//     unadvertises, or a link drops and its advertisements are withdrawn
+//     from the others) flood too but take no subscription back. Choice:
+//     a withdrawal travels on the control stream and would overtake the
+//     events published under the advertisement still in flight on the
+//     data streams (the multi-process test lost a publisher's last events
+//     that way when it exited right after Flush). So what N is sent holds
+//     the table's forwarding set restricted to N's advertisements, plus
+//     filters that overlapped an earlier advertisement of N's; those
+//     leave when unsubscribed (or uncovered) and when the link resyncs
+//     (a new link session starts from an empty set). Adverts share the link's
 //     Routes sequence and RoutesAck; each side's first message on a link is
 //     its adverts snapshot (a router without advertisements refuses it, and
 //     one with them refuses a peer whose first message is routes: both
 //     ends must agree), then an empty routes snapshot. An advertisement is
-//     Ready (Ready.Advert) once every link acknowledged its flood, or a
-//     barrier: each router sends the subscriptions that overlap a new
-//     advertisement back toward it before acknowledging, on the same FIFO
-//     stream, so when the publisher's router sees the Ready every
-//     subscription overlapping it is installed on the path. A publisher
+//     Ready (Ready.Advert) once every link has acknowledged its flood (or,
+//     where nothing new was flooded, a barrier): each router sends the
+//     subscriptions that overlap a new advertisement back toward it before
+//     acknowledging, on the same FIFO stream, so when the publisher's
+//     router sees the Ready every subscription overlapping it is installed
+//     on the path. A publisher
 //     that waits for Ready misses no event of a subscription already Ready
 //     (both made with the links unchanged since). Conforms says whether a
 //     client's event matches one of its advertisements; the router refuses
@@ -97,6 +104,12 @@
 // in flight; flags announcing "not settled" cannot replace the barrier,
 // since they race with the subscription. A client that does not wait for
 // Ready could skip its barrier (not built).
+//
+// Advertisements cost, per change of the table's forwarding set toward a
+// link, an overlap test against each advertisement received from it, and
+// per new advertisement one test per filter forwarded there and not sent
+// yet. Advertisements are not pruned by covering among themselves (each
+// distinct canonical text floods once per link).
 //
 // Events are routed with the table's own exact matching (Route); the
 // router's per-event path uses its fast index for local clients.

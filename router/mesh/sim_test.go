@@ -201,6 +201,7 @@ func (s *sim) deliver(c *conn, k int) {
 		return
 	}
 	s.logf("%s -> %s: %s", s.name(c.ends[1-k].router), s.name(e.router), describe(msg))
+	s.noteAdverts(e, msg)
 	out, err := s.routers[e.router].Receive(e.link, roundTrip(s.t, msg))
 	if err != nil {
 		s.t.Fatalf("%s: %v", s.name(e.router), err)
