@@ -41,7 +41,7 @@ type core struct {
 	epoch  uint64
 	gen    uint64      // bumped by every structural change
 	rtoTok uint64      // token of the latest RTO placement
-	rtoMem *rtoScratch // the placements' memory, reused
+	rtoMem *rtoScratch // a finished placement's memory, for the next one
 	tests  uint64      // covering tests so far
 	ctr    Counters
 	subs   int

@@ -152,8 +152,9 @@ type Placement struct {
 	*rtoScratch
 }
 
-// rtoScratch is the memory of a placement, kept by the structure and
-// handed to the next placement, so that placements allocate little.
+// rtoScratch is the memory of a placement, handed back to the structure
+// when the placement finishes and on to the next one, so that placements
+// allocate little.
 type rtoScratch struct {
 	queries []Query
 	vectors [][]*node
@@ -230,10 +231,12 @@ func (c *core) StartRTO(id match.ID, from Iface, f match.Filter, cfg RTOConfig) 
 		p.done = true
 		return p, c.Add(id, from, f)
 	}
-	if c.rtoMem == nil {
-		c.rtoMem = &rtoScratch{}
+	// The memory of the last placement that finished, if no placement
+	// holds it: a placement left unfinished (stale) keeps its own.
+	p.rtoScratch, c.rtoMem = c.rtoMem, nil
+	if p.rtoScratch == nil {
+		p.rtoScratch = &rtoScratch{}
 	}
-	p.rtoScratch = c.rtoMem
 	p.reset()
 	p.u = c.newNode(f, text)
 	p.prepare(c.roots.list)

@@ -264,4 +264,5 @@ func (p *Placement) commit(join *node, before uint64) {
 	c.ctr.Inserts++
 	c.ctr.InsertTests += c.tests - before
 	p.done = true
+	c.rtoMem, p.rtoScratch = p.rtoScratch, nil
 }

@@ -296,3 +296,37 @@ func diffTexts(a, b []*node) string {
 	}
 	return out.String()
 }
+
+// TestRTOStalePlacementKeepsQueries: a placement left unfinished when a
+// newer one starts keeps its own queries (the router may still send them;
+// their answers are then refused as stale), and the newer one runs on.
+func TestRTOStalePlacementKeepsQueries(t *testing.T) {
+	p := NewPoset(Config{})
+	for i, text := range []string{"a > 10", "b > 1", "a > 30"} {
+		p.Add(match.ID(i), 0, match.MustParse(text))
+	}
+	old, err := p.StartRTO(10, 0, match.MustParse("a > 20"), RTOConfig{Policy: Verify})
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := func(qs []Query) (out []string) {
+		for _, q := range qs {
+			out = append(out, q.Text+": "+strings.Join(q.Texts, ", "))
+		}
+		return out
+	}
+	before := texts(old.Queries())
+	if _, err := runRTO(p.core, 11, 0, match.MustParse("b > 5"), RTOConfig{Policy: Verify}, honest); err != nil {
+		t.Fatal(err)
+	}
+	if after := texts(old.Queries()); !slices.Equal(before, after) {
+		t.Fatalf("stale placement's queries changed:\n%q\n%q", before, after)
+	}
+	answers := [][]Answer{}
+	for _, q := range old.Queries() {
+		answers = append(answers, []Answer{Evaluate(q)})
+	}
+	if _, err := old.Answer(answers); err == nil {
+		t.Fatal("a stale placement accepted answers")
+	}
+}
