@@ -141,12 +141,7 @@ func (l *matchLoop) refuseUnadvertised(m loopMsg) bool {
 		return false
 	}
 	l.adverts.refused.Add(float64(n))
-	if c, ok := l.conns[m.iface]; ok {
-		msg := fmt.Sprintf("publish batch %d refused: event %d %s matches none of this connection's advertisements (%d of %d events do not; this router runs advertisements)",
-			m.pub.Seq, first, m.pub.Events[first], n, len(m.pub.Events))
-		l.metrics.Errors.WithLabelValues(wire.CodeUnexpected.String()).Inc()
-		c.fail(wire.CodeUnexpected, msg)
-		l.detach(m.iface)
-	}
+	l.refuseLink(m.iface, fmt.Errorf("publish batch %d refused: event %d %s matches none of this connection's advertisements (%d of %d events do not; this router runs advertisements)",
+		m.pub.Seq, first, m.pub.Events[first], n, len(m.pub.Events))) // bloom.go: any connection
 	return true
 }

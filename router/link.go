@@ -51,8 +51,7 @@ func (r *Router) runLink(ctx context.Context, c *conn, ctrl, data *streamReader,
 	}
 	if err := <-verdict; err != nil {
 		c.log.Warn("link refused", "link", h.Name, "err", err)
-		r.countError(err)
-		c.fail(wire.CodeOf(err), err.Error())
+		r.failConn(c, err)
 		return err
 	}
 	c.log = c.log.With("link", h.Name)
@@ -60,8 +59,7 @@ func (r *Router) runLink(ctx context.Context, c *conn, ctrl, data *streamReader,
 	if accepted {
 		var err error
 		if data, err = r.acceptLinkData(ctx, c); err != nil {
-			r.countError(err)
-			c.fail(wire.CodeOf(err), err.Error())
+			r.failConn(c, err)
 			return err
 		}
 	}
@@ -87,8 +85,7 @@ func (r *Router) runLink(ctx context.Context, c *conn, ctrl, data *streamReader,
 	case isPeerClose(err):
 		c.fail(wire.CodeNone, "link closed by peer: "+err.Error())
 	default:
-		r.countError(err)
-		c.fail(wire.CodeOf(err), err.Error())
+		r.failConn(c, err)
 	}
 	c.log.Info("link down", "err", err)
 	return err
@@ -210,8 +207,7 @@ func (r *Router) dialLink(ctx, connCtx context.Context, peer string) (time.Durat
 		c.fail(wire.CodeNone, "refused by peer")
 		return 0, fmt.Errorf("peer %s: %w", peer, err)
 	case err != nil:
-		r.countError(err)
-		c.fail(wire.CodeOf(err), err.Error())
+		r.failConn(c, err)
 		return 0, fmt.Errorf("peer %s: %w", peer, err)
 	}
 	began := time.Now()
@@ -308,6 +304,15 @@ func (r *Router) Routes(ctx context.Context) ([]mesh.LinkRoutes, error) {
 		}
 	})
 	return out, err
+}
+
+// failConn counts err as a protocol error sent and closes c with its code
+// and message (once; the reader or writer that ends next sees it). Used
+// outside the matching loop; inside it, refuseLink (bloom.go) also
+// detaches.
+func (r *Router) failConn(c *conn, err error) {
+	r.countError(err)
+	c.fail(wire.CodeOf(err), err.Error())
 }
 
 // newIncarnation picks this router run's incarnation, sent in every link

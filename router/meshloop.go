@@ -132,10 +132,7 @@ func (l *matchLoop) linkFrame(m loopMsg) {
 	}
 	out, err := l.mesh.Receive(id, m.frame)
 	if err != nil {
-		c := l.conns[m.iface]
-		l.metrics.Errors.WithLabelValues(wire.CodeUnexpected.String()).Inc()
-		c.fail(wire.CodeUnexpected, err.Error())
-		l.detach(m.iface)
+		l.refuseLink(m.iface, err)
 		return
 	}
 	l.bloomRoutes(m.iface, id, m.frame)
