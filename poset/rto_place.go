@@ -1,56 +1,7 @@
 package poset
 
-// advance computes the next layer to send from the answers so far, or
-// reports that the position is known; asked is how many covering nodes
-// were known before this round's answers.
-//
-// Poset: every node answered as covering the filter has its children sent,
-// so every predecessor is found. Every successor lies below every
-// predecessor, so once a first predecessor is known (a covering node whose
-// children, all answered by then, include none that covers the filter),
-// the successors are searched only in its region: its overlapping children
-// that the filter does not cover, and theirs in turn. When no root covers
-// the filter there is no predecessor: then every overlapping node the
-// filter does not cover is explored (all).
-func (p *Placement) advance(asked int) (next []*node, finished bool) {
-	if p.forest {
-		return p.advanceForest()
-	}
-	if p.layer == 1 {
-		p.all = len(p.ups) == 0
-		if p.all {
-			for _, r := range p.expandable {
-				p.expand(r, false)
-			}
-		}
-	}
-	if !p.all && !p.region {
-		p.findRegion(asked)
-	}
-	for len(p.todo) > 0 {
-		n := p.todo[len(p.todo)-1]
-		p.todo = p.todo[:len(p.todo)-1]
-		if n.rtoAns&bitExpanded == 0 {
-			p.expand(n, true)
-		}
-	}
-	next, p.cur, p.next = p.next, p.next, p.cur[:0]
-	return next, len(next) == 0
-}
-
-// findRegion starts the successor search below the first predecessor
-// among the covering nodes answered before the last round (their children
-// have all been answered since). Its children join the region.
-func (p *Placement) findRegion(asked int) {
-	for _, w := range p.ups[p.checked:asked] {
-		if w.rtoKid != p.tok && w.rtoAns&bitDown == 0 {
-			p.region = true
-			p.expand(w, true)
-			break
-		}
-	}
-	p.checked = asked
-}
+// Where a placement puts the filter: the forest's one-path descent, the
+// position read from the answers, its verification, and the linking.
 
 // advanceForest follows the forest's single path: into the first node of
 // the layer (in creation order) that covers the filter.
