@@ -330,3 +330,43 @@ func TestRTOStalePlacementKeepsQueries(t *testing.T) {
 		t.Fatal("a stale placement accepted answers")
 	}
 }
+
+// TestRTOLiarsNested: on the covering-heavy Nested workload (deep
+// structures, the successor region, child indexes), lying clients under
+// verify, and a colluding majority-minority under majority, never make
+// Match differ from Scan, and every edge stays a covering.
+func TestRTOLiarsNested(t *testing.T) {
+	const n, spare = 800, 60
+	w, err := workload.Nested(workload.NestedConfig{Subscriptions: n + spare, Events: 300}, 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range structures {
+		for _, style := range []string{"random", "invert", "all", "none"} {
+			for _, cfg := range []RTOConfig{{Policy: Verify, VectorSize: 16}, {Policy: Majority, Clients: 3, VectorSize: 16}} {
+				seed := uint64(len(style)) + uint64(cfg.Policy)
+				t.Logf("%s/%s/%s: seed %d", st.name, style, cfg.Policy, seed)
+				rng := rand.New(rand.NewPCG(seed, 2))
+				c := st.make(Config{Classic: true})
+				scan := match.NewScan()
+				from := map[match.ID]Iface{}
+				for i := range n + spare {
+					id := match.ID(i)
+					if i < n {
+						c.Add(id, 0, w.Filters[i])
+					} else if _, err := runRTO(c, id, 0, w.Filters[i], cfg, liar(style, 1, rng)); err != nil {
+						t.Fatal(err)
+					}
+					scan.Insert(id, w.Filters[i])
+					from[id] = 0
+				}
+				if err := checkCommon(c); err != nil {
+					t.Fatalf("%s/%s/%s: %v", st.name, style, cfg.Policy, err)
+				}
+				if err := checkMatch(c, scan, from, w.Events); err != nil {
+					t.Fatalf("%s/%s/%s: %v", st.name, style, cfg.Policy, err)
+				}
+			}
+		}
+	}
+}
