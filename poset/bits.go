@@ -12,6 +12,14 @@ func (b Bits) Set(i int) { b[i/64] |= 1 << (i % 64) }
 // Get reports bit i.
 func (b Bits) Get(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
 
+// beyond reports whether a bit at position n or above is set.
+func (b Bits) beyond(n int) bool {
+	if n%64 == 0 || len(b) == 0 {
+		return false // NewBits(n) has no bits beyond n
+	}
+	return b[len(b)-1]>>(n%64) != 0
+}
+
 // Equal reports whether a and b hold the same bits.
 func (b Bits) Equal(c Bits) bool {
 	if len(b) != len(c) {

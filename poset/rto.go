@@ -40,13 +40,13 @@ type rtoScratch struct {
 	next    []*node        // the next layer, gathered while reading answers
 	filters []match.Filter // the current layer's filters and texts
 	texts   []string
-	ups     []*node // nodes answered as covering the filter
-	downs   []*node // nodes answered as covered by it
-	todo    []*node // poset: answered nodes that joined the region
-	buckets [][]*node
-	stack   []*node
-	votes   [3][]Bits
-	firstUp *node // forest: the first covering node of the current layer
+	ups     []*node   // nodes answered as covering the filter
+	downs   []*node   // nodes answered as covered by it
+	todo    []*node   // poset: answered nodes that joined the region
+	buckets [][]*node // runs of a child index being walked
+	stack   []*node   // belowDown's walk
+	votes   [3][]Bits // majority: the clients' Up, Down, Overlap for one query
+	firstUp *node     // forest: the first covering node of the current layer
 	// poset: the overlapping, uncovered roots, expanded only when no root
 	// covers the filter (then everything overlapping is explored: all)
 	expandable []*node
@@ -77,7 +77,7 @@ const (
 	bitUp       = 1
 	bitDown     = 2
 	bitSent     = 4  // queued for a layer (every root is sent too)
-	bitOverlap  = 8  //
+	bitOverlap  = 8  // may match a common event with the filter
 	bitRegion   = 16 // poset: in the successor search's region
 	bitExpanded = 32 // poset: children queued
 )
@@ -248,10 +248,14 @@ func (p *Placement) checkShape(answers [][]Answer) error {
 		if len(as) != p.cfg.Clients {
 			return fmt.Errorf("rto: query %d: %d answers, want %d", qi, len(as), p.cfg.Clients)
 		}
-		want := len(NewBits(len(p.vectors[qi])))
+		n := len(p.vectors[qi])
+		want := len(NewBits(n))
 		for _, a := range as {
 			if len(a.Up) != want || len(a.Down) != want || len(a.Overlap) != want {
 				return fmt.Errorf("rto: query %d: answer of the wrong length", qi)
+			}
+			if a.Up.beyond(n) || a.Down.beyond(n) || a.Overlap.beyond(n) {
+				return fmt.Errorf("rto: query %d: answer marks a filter beyond the %d of the vector", qi, n)
 			}
 		}
 	}

@@ -233,6 +233,11 @@ func TestRTOMalformedAnswers(t *testing.T) {
 	if _, err := pl.Answer([][]Answer{{{Up: NewBits(200), Down: NewBits(1), Overlap: NewBits(1)}}}); err == nil {
 		t.Error("answer of the wrong length accepted")
 	}
+	beyond := NewBits(1)
+	beyond.Set(63) // the vector holds one filter
+	if _, err := pl.Answer([][]Answer{{{Up: beyond, Down: NewBits(1), Overlap: NewBits(1)}}}); err == nil {
+		t.Error("answer marking a filter beyond the vector accepted")
+	}
 	p.Add(3, 0, match.MustParse("b > 1"))
 	if _, err := pl.Answer([][]Answer{{Evaluate(pl.Queries()[0])}}); err == nil {
 		t.Error("answer accepted after the structure changed")
