@@ -171,7 +171,7 @@ func (l *matchLoop) rtoSend(run *rtoRun) {
 	run.missing, run.qs = len(qs)*len(run.helpers), run.qs[:0]
 	for qi, q := range qs {
 		run.answers[qi] = make([]poset.Answer, len(run.helpers))
-		msg := &wire.RTOQuery{Filter: q.Filter.String(), Filters: filterTexts(q.Filters)}
+		msg := &wire.RTOQuery{Filter: q.Text, Filters: q.Texts} // encoded below, before the next Answer
 		for slot, h := range run.helpers {
 			a.nextQ++
 			msg.Q = a.nextQ
