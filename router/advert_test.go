@@ -18,9 +18,10 @@ import (
 // router's Routes); once a publisher at a has advertised symbol == "IBM",
 // the overlapping subscription is installed at b and a (and the one that
 // does not overlap is not) by the time Advertise returns, and the IBM
-// events published at a reach c exactly. An event outside the publisher's
-// advertisements is refused: the batch is dropped, the publisher's
-// connection closed with an error naming it, and the refusal counted.
+// events published at a reach c exactly. Once the publisher withdraws its
+// advertisement, its event is refused: the batch is dropped, the
+// publisher's connection closed with an error naming it, and the refusal
+// counted.
 func TestAdvertChain(t *testing.T) {
 	a, b, c := startAdvertChain(t)
 	ibm, sap := `symbol == "IBM" && price > 50`, `symbol == "SAP"`
@@ -35,7 +36,8 @@ func TestAdvertChain(t *testing.T) {
 	checkLink(t, c, "b", nil, nil)
 
 	pub := dial(t, a, "pub", client.Options{})
-	if _, err := pub.Advertise(testCtx(t), `symbol == "IBM"`); err != nil {
+	adv, err := pub.Advertise(testCtx(t), `symbol == "IBM"`)
+	if err != nil {
 		var pe *wire.ProtocolError
 		if errors.As(err, &pe) && strings.Contains(pe.Msg, "advertise frame on the control stream") {
 			t.Skip("router/conn.go readControl does not hand Advertise to advertFromClient yet (wiring for the lead: router/advert.go)")
@@ -67,8 +69,11 @@ func TestAdvertChain(t *testing.T) {
 		t.Fatalf("subscriber at c (%s): %v", ibm, err)
 	}
 
-	bad := match.MustEvent(match.Attr{Name: "symbol", Value: match.Str("SAP")}, match.Attr{Name: "price", Value: match.MustFloat(99)})
-	if err := pub.Publish(testCtx(t), bad); err != nil {
+	// Once the advertisement is withdrawn, even an IBM event is refused.
+	if err := pub.Unadvertise(testCtx(t), adv); err != nil {
+		t.Fatal(err)
+	}
+	if err := pub.Publish(testCtx(t), evs[0]); err != nil {
 		t.Fatal(err)
 	}
 	err = pub.Flush(testCtx(t))
@@ -144,4 +149,40 @@ func counterValue(t *testing.T, env *local.Env, name string) float64 {
 	}
 	t.Fatalf("%s: no counter %s", env.Router.Name(), name)
 	return 0
+}
+
+// TestAdvertiseOff: a router without advertisements acknowledges Advertise
+// and Unadvertise at once and takes any event (every subscription reaches
+// it anyway).
+func TestAdvertiseOff(t *testing.T) {
+	env := start(t, nil)
+	sub, err := dial(t, env, "sub", client.Options{}).Subscribe(testCtx(t), `x > 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := dial(t, env, "pub", client.Options{})
+	adv, err := pub.Advertise(testCtx(t), `x > 5`)
+	if err != nil {
+		var pe *wire.ProtocolError
+		if errors.As(err, &pe) && strings.Contains(pe.Msg, "advertise frame on the control stream") {
+			t.Skip("router/conn.go readControl does not hand Advertise to advertFromClient yet (wiring for the lead: router/advert.go)")
+		}
+		t.Fatal(err)
+	}
+	if _, err := pub.Advertise(testCtx(t), `x >`); err == nil || wire.CodeOf(errors.Unwrap(err)) != wire.CodeBadFilter {
+		t.Fatalf("a malformed advertisement: %v, want CodeBadFilter", err)
+	}
+	if err := pub.Unadvertise(testCtx(t), adv); err != nil {
+		t.Fatal(err)
+	}
+	e := match.MustEvent(match.Attr{Name: "x", Value: match.Int(3)}) // outside the withdrawn x > 5
+	if err := pub.Publish(testCtx(t), e); err != nil {
+		t.Fatal(err)
+	}
+	if err := pub.Flush(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := sameEvents(collect(t, sub, 1), []match.Event{e}); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -224,9 +224,9 @@ func (m *Mesh) advertLinkGone(id Link, out *Output) {
 	m.floodAdverts(change, out)
 }
 
-// bump changes the count of a filter the table forwards toward the link;
-// its sent flag is set when it enters (by the caller, who knows the
-// link's advertisements).
+// bump changes the count of a filter the table forwards toward the link
+// and returns its entry (count zero: it just left). A filter entering is
+// sent if it overlaps one of the link's advertisements.
 func (la *linkAdverts) bump(f match.Filter, n int) *fwdFilter {
 	text := f.String()
 	ff := la.fwd[text]
