@@ -33,7 +33,9 @@
 //     is corruption: Open refuses the file with an error naming the line,
 //     and changes nothing. Open and Close write the mark once the file is
 //     synced (atomically: a crash leaves the old mark or the new one), so
-//     a mark only vouches for complete, checked, synced lines.
+//     a mark only vouches for complete, checked, synced lines. A mark
+//     Open cannot write (a full disk, say) does not fail Open: it is
+//     reported in Recovery.MarkErr.
 //
 // # Caveats
 //

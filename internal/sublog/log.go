@@ -35,13 +35,19 @@ type Recovery struct {
 	// after the prefix the log's mark vouched for (all of them without a
 	// usable mark).
 	Checked int64
+	// MarkErr is why Open could not write the log's mark (nil: written,
+	// or the mark on disk vouched for the whole file already). The mark
+	// is a cache: the log is open and sound all the same, and the next
+	// Open reads every line past the older mark, if any.
+	MarkErr error
 }
 
 // Open opens (or creates) the log at path and rebuilds its checkpoint
 // from the mark beside it (see MarkPath) and the lines after the marked
 // prefix (every line without a usable mark). A torn last line is
 // truncated and the truncation synced; a corrupt line is an error and the
-// file is left as it was. Once the log is synced Open writes its mark.
+// file is left as it was. Once the log is synced Open writes its mark; a
+// mark that cannot be written does not fail Open (see Recovery.MarkErr).
 func Open(path string) (*Log, Recovery, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -79,10 +85,9 @@ func recoverFile(f *os.File, path string) (*Log, Recovery, error) {
 		return nil, Recovery{}, fmt.Errorf("log %s: %w", path, err)
 	}
 	l := &Log{f: f, path: path, ct: t.ct, synced: t.ct.Clone(), lines: t.lines, size: t.size, marked: marked.size}
-	if err := l.mark(); err != nil {
-		return nil, Recovery{}, err
-	}
-	return l, Recovery{Lines: t.lines, Torn: t.torn, Checked: t.size - marked.size}, nil
+	rec := Recovery{Lines: t.lines, Torn: t.torn, Checked: t.size - marked.size}
+	rec.MarkErr = l.mark()
+	return l, rec, nil
 }
 
 // syncDir makes a newly created file's directory entry durable.

@@ -186,3 +186,45 @@ func BenchmarkOpen(b *testing.B) {
 		})
 	}
 }
+
+// TestOpenSurvivesUnwritableMark: the mark is a cache, so a mark that
+// cannot be written (here its temporary file's name is taken by a
+// folder) does not stop Open: the log opens with the checkpoint of a full
+// read, the failure is reported in Recovery.MarkErr, and the log can be
+// appended to and reopened.
+func TestOpenSurvivesUnwritableMark(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub.log")
+	writeLog(t, path, 30)
+	if err := os.Remove(MarkPath(path)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(MarkPath(path)+".tmp", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(path)
+	l, rec, err := Open(path)
+	if err != nil {
+		t.Fatalf("Open failed for want of a mark: %v", err)
+	}
+	if rec.MarkErr == nil {
+		t.Fatal("the mark was not written, but Recovery.MarkErr is nil")
+	}
+	checkAgainstRead(t, before, l, rec)
+	if _, err := l.Event("p", 31, seqEvent(31)); err != nil {
+		t.Fatal(err)
+	}
+	if ct, err := l.Sync(); err != nil || ct["p"] != 31 {
+		t.Fatalf("Sync: %v, %v", ct, err)
+	}
+	if err := l.Close(); err == nil {
+		t.Fatal("Close wrote a mark it cannot write")
+	}
+	if err := os.Remove(MarkPath(path) + ".tmp"); err != nil {
+		t.Fatal(err)
+	}
+	l, rec = openT(t, path)
+	defer l.Close()
+	if rec.MarkErr != nil || rec.Lines != 31 || l.CT()["p"] != 31 {
+		t.Fatalf("reopen: %+v, ct %v", rec, l.CT())
+	}
+}
