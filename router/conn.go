@@ -215,6 +215,11 @@ func (r *Router) readControl(ctx context.Context, c *conn, sr *streamReader) err
 			continue
 		case *wire.Heartbeat:
 			continue // it only keeps a restart of this router noticeable
+		case *wire.Advertise, *wire.Unadvertise:
+			if err := r.advertFromClient(ctx, c, m); err != nil { // advert.go
+				return err
+			}
+			continue
 		case *wire.AssistOffer, *wire.RTOAnswer, *wire.FFClaim:
 			if err := r.assistFromClient(ctx, c, m); err != nil { // rto.go
 				return err

@@ -136,6 +136,9 @@ func (l *matchLoop) reply(id ifaceID, about wire.Type, sub uint64, err error) {
 // link table (never back to the link it came from). It acknowledges a client's
 // batch; links do not acknowledge events.
 func (l *matchLoop) publish(m loopMsg) {
+	if l.refuseUnadvertised(m) { // advert.go
+		return
+	}
 	_, fromLink := l.linkOf[m.iface]
 	matches := 0
 	for i, ev := range m.pub.Events {
