@@ -55,6 +55,27 @@ func checkCommon(c *core) error {
 	if !slices.Equal(roots, c.roots.list) {
 		return fmt.Errorf("roots list differs from the parentless nodes")
 	}
+	return checkReachable(c)
+}
+
+// checkReachable verifies that every node lies below a root: a cycle of
+// edges can leave nodes that no root leads to, and Match never sees them.
+func checkReachable(c *core) error {
+	seen := map[*node]bool{}
+	queue := slices.Clone(c.roots.list)
+	for len(queue) > 0 {
+		n := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		if !seen[n] {
+			seen[n] = true
+			queue = append(queue, n.children...)
+		}
+	}
+	for _, n := range c.all.list {
+		if !seen[n] {
+			return fmt.Errorf("node %s lies below no root", n.text)
+		}
+	}
 	return nil
 }
 

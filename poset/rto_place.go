@@ -161,7 +161,14 @@ func (p *Placement) belowDown(q *node) bool {
 	return false
 }
 
-// verify checks a position with covering tests.
+// verify checks a position with covering tests. A poset predecessor
+// must cover the filter strictly: one equivalent to it is a node to join,
+// and an edge between equivalent nodes would let later lies, each
+// covering claim true, close a cycle of equivalent nodes that no root
+// leads to once the nodes above it go (their events missed). With strict
+// predecessors every edge into a new node leaves a node not equivalent to
+// it, so no cycle can form. (mayCover rules most predecessors out without
+// a covering test.)
 func (p *Placement) verify(pos position) bool {
 	c, u := p.c, p.u
 	if pos.join != nil {
@@ -171,7 +178,7 @@ func (p *Placement) verify(pos position) bool {
 		return false
 	}
 	for _, n := range pos.preds {
-		if !c.covers(n, u) {
+		if !c.covers(n, u) || mayCover(&u.key, &n.key) && c.covers(u, n) {
 			return false
 		}
 	}

@@ -16,9 +16,10 @@ const (
 	// Events can be missed only if every client asked lies the same way.
 	Majority
 	// Verify checks the claimed position with covering tests: every claimed
-	// predecessor (or parent) covers the filter and the filter covers every
-	// claimed successor (or adopted node). On failure the router inserts
-	// the filter itself. No answer can make an event be missed.
+	// predecessor (or parent) covers the filter, a predecessor strictly
+	// (not equivalent to it), and the filter covers every claimed successor
+	// (or adopted node). On failure the router inserts the filter itself.
+	// No answer can make an event be missed.
 	Verify
 )
 

@@ -1,0 +1,78 @@
+package poset
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/sift-pubsub/sift/match"
+)
+
+// scripted answers every query honestly except for the vector filters
+// named in lies (by canonical text), which get the answer given there:
+// any of "u" (covers the new filter), "d" (is covered by it), "o"
+// (overlaps it).
+func scripted(lies map[string]string) client {
+	return func(q Query, _ int) Answer {
+		a := Evaluate(q)
+		for i, text := range q.Texts {
+			l, ok := lies[text]
+			if !ok {
+				continue
+			}
+			w, bit := i/64, uint64(1)<<(i%64)
+			a.Up[w] &^= bit
+			a.Down[w] &^= bit
+			a.Overlap[w] &^= bit
+			for _, c := range l {
+				switch c {
+				case 'u':
+					a.Up[w] |= bit
+				case 'd':
+					a.Down[w] |= bit
+				case 'o':
+					a.Overlap[w] |= bit
+				}
+			}
+		}
+		return a
+	}
+}
+
+// TestRTOVerifyRefusesAHiddenEquivalent: a client that hides that the new
+// filter is equivalent to a node (it should join it) must not get it
+// placed below that node. Otherwise lies that verify cannot see (every
+// covering claimed holds) chain equivalent filters into a cycle
+// (E1 -> E3 -> E2 -> E4 -> E1 below B), and once B is deleted no root
+// leads to them: every event they match is missed.
+func TestRTOVerifyRefusesAHiddenEquivalent(t *testing.T) {
+	const b, e1, e2, e3, e4 = `a exists`, `a == 5`, `a == 5 && a exists`, `a == 5 && a >= 5`, `a == 5 && a <= 5`
+	p := NewPoset(Config{})
+	scan := match.NewScan()
+	add := func(id match.ID, text string, lies map[string]string) {
+		t.Helper()
+		f := match.MustParse(text)
+		if _, err := runRTO(p.core, id, 0, f, RTOConfig{Policy: Verify}, scripted(lies)); err != nil {
+			t.Fatal(err)
+		}
+		scan.Insert(id, f)
+	}
+	add(1, b, nil)
+	add(2, e1, nil)
+	add(3, e2, map[string]string{e1: ""})             // E2 beside E1 under B
+	add(4, e3, map[string]string{e1: "uo", e2: "do"}) // E1 -> E3 -> E2
+	add(5, e4, map[string]string{e2: "uo", e1: "do"}) // E2 -> E4 -> E1
+	if err := p.Delete(1); err != nil {
+		t.Fatal(err)
+	}
+	scan.Delete(1)
+	e := match.MustEvent(match.Attr{Name: "a", Value: match.Int(5)})
+	got, want := p.Match(e, nil), scan.Match(e, nil)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("event %s: matched %v, want %v\n%s", e, got, want, p)
+	}
+	if err := checkCommon(p.core); err != nil {
+		t.Fatalf("%v\n%s", err, p)
+	}
+}
