@@ -16,7 +16,8 @@ import (
 // exactly the sessions in a remote phase (what learnRemote used to find by
 // visiting every session), and that every event sent matches its
 // subscriber's filter. It also checks that the runs reached remote phases,
-// so the index was exercised.
+// so the index was exercised, and that the check fails on a corrupted
+// index.
 func TestSHBRemotesIndex(t *testing.T) {
 	remoteSteps := 0
 	rapid.Check(t, func(rt *rapid.T) {
@@ -29,6 +30,7 @@ func TestSHBRemotesIndex(t *testing.T) {
 			for _, p := range h.s.cfg.Pubends {
 				if len(h.s.pubs[p].remotes) > 0 {
 					remoteSteps++
+					checkRemotesCatches(rt, h.s, h.s.pubs[p])
 				}
 			}
 		}
@@ -37,6 +39,28 @@ func TestSHBRemotesIndex(t *testing.T) {
 		t.Fatal("no run reached a remote phase: the index was not exercised")
 	}
 	t.Logf("%d steps with a remote phase", remoteSteps)
+}
+
+// checkRemotesCatches checks that checkRemotes can fail: it reports pb's
+// remotes missing a session in a remote phase, and holding a session that
+// is not in one. pb.remotes is restored.
+func checkRemotesCatches(rt *rapid.T, s *SHB, pb *shbPubend) {
+	for c := range pb.remotes {
+		delete(pb.remotes, c)
+		err := s.checkRemotes()
+		pb.remotes[c] = struct{}{}
+		if err == nil {
+			rt.Fatalf("pubend %s: checkRemotes missed the session of %s left out of remotes", pb.id, c.sub.id)
+		}
+		break
+	}
+	stray := &conn{}
+	pb.remotes[stray] = struct{}{}
+	err := s.checkRemotes()
+	delete(pb.remotes, stray)
+	if err == nil {
+		rt.Fatalf("pubend %s: checkRemotes missed a session in remotes with no remote phase", pb.id)
+	}
 }
 
 // shbHarness is one SHB under random inputs for TestSHBRemotesIndex.
