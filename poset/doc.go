@@ -65,7 +65,10 @@
 // boxes linearly: no covering tests, but linear CPU.
 //
 // RTO under Trust (and under Majority when every client asked lies the same
-// way) can misplace a filter so that events are missed; Verify cannot. FF
+// way) can misplace a filter so that events are missed; Verify cannot: every
+// edge it accepts is a covering, and a predecessor must not be equivalent to
+// the new filter, so lies cannot chain equivalent filters into a cycle that
+// no root leads to. FF
 // in the poset links a filter only below the claimed fixed filters, so a
 // covering filter outside their subtrees may lack its edge (the structure
 // stays sound and Match exact). One RTO placement runs at a time per
