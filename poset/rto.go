@@ -58,12 +58,19 @@ type rtoScratch struct {
 	checked int
 }
 
+// reset empties the scratch, keeping its memory but, up to the capacity
+// of every slice, no pointer to a node or filter: a finished placement's
+// scratch waits in the structure for the next one, and the nodes it
+// looked at may be deleted meanwhile.
 func (s *rtoScratch) reset() {
 	for _, l := range [][]*node{s.cur, s.next, s.ups, s.downs, s.todo, s.stack, s.expandable} {
-		clear(l)
+		clear(l[:cap(l)])
 	}
-	clear(s.vectors)
-	clear(s.buckets)
+	clear(s.vectors[:cap(s.vectors)])
+	clear(s.buckets[:cap(s.buckets)])
+	clear(s.queries[:cap(s.queries)])
+	clear(s.filters[:cap(s.filters)])
+	clear(s.texts[:cap(s.texts)])
 	*s = rtoScratch{
 		queries: s.queries[:0], vectors: s.vectors[:0], cur: s.cur[:0], next: s.next[:0],
 		filters: s.filters[:0], texts: s.texts[:0], ups: s.ups[:0], downs: s.downs[:0],

@@ -76,3 +76,53 @@ func TestRTOVerifyRefusesAHiddenEquivalent(t *testing.T) {
 		t.Fatalf("%v\n%s", err, p)
 	}
 }
+
+// TestRTOScratchHoldsNoNodes: the memory a finished placement hands back
+// to the structure keeps no pointer to a node or filter, so deleting the
+// subscriptions frees their nodes even before the next placement.
+func TestRTOScratchHoldsNoNodes(t *testing.T) {
+	for _, st := range structures {
+		c := st.make(Config{})
+		texts := []string{`a > 1`, `a > 2`, `a > 3 && b < 4`, `a > 5`, `b < 2`, `a > 4`, `a > 6 && b < 1`}
+		for i, text := range texts {
+			if _, err := runRTO(c, match.ID(i+1), 0, match.MustParse(text), RTOConfig{Policy: Verify, VectorSize: 2}, honest); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range texts {
+			if err := c.Delete(match.ID(i + 1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s := c.rtoMem
+		if s == nil {
+			t.Fatalf("%s: no placement memory handed back", st.name)
+		}
+		held := 0
+		for _, l := range [][]*node{s.cur, s.next, s.ups, s.downs, s.todo, s.stack, s.expandable} {
+			for _, n := range l[:cap(l)] {
+				if n != nil {
+					held++
+				}
+			}
+		}
+		for _, v := range append(s.vectors[:cap(s.vectors)], s.buckets[:cap(s.buckets)]...) {
+			if v != nil {
+				held++
+			}
+		}
+		for _, q := range s.queries[:cap(s.queries)] {
+			if q.Filters != nil || q.Filter.Len() > 0 {
+				held++
+			}
+		}
+		for _, f := range s.filters[:cap(s.filters)] {
+			if f.Len() > 0 {
+				held++
+			}
+		}
+		if held > 0 || s.firstUp != nil {
+			t.Errorf("%s: the structure's placement memory still points at %d deleted nodes or filters", st.name, held)
+		}
+	}
+}

@@ -222,5 +222,6 @@ func (p *Placement) commit(join *node, before uint64) {
 	c.ctr.Inserts++
 	c.ctr.InsertTests += c.tests - before
 	p.done = true
+	p.reset()
 	c.rtoMem, p.rtoScratch = p.rtoScratch, nil
 }
