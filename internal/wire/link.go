@@ -20,27 +20,44 @@ const MaxRoutes = 1 << 20
 // Incarnation is a random value the sender chose when it started: a hello
 // from a router already linked under the same name but with another
 // incarnation means that router restarted and the old link is stale.
+// Advertise says the sender runs advertisements (--advertise); linked
+// routers must agree on it.
 type LinkHello struct {
 	MinVersion, MaxVersion uint64
 	Name                   string
 	Reach                  []string
 	Bloom                  *BloomParams
 	Incarnation            uint64
+	Advertise              bool
 }
+
+// LinkHello flags, the optional varint after the incarnation.
+const (
+	linkFlagAdvertise = 1 << iota
+	linkFlagsKnown    = linkFlagAdvertise
+)
 
 // Type returns TypeLinkHello.
 func (*LinkHello) Type() Type { return TypeLinkHello }
 
 // AppendBody appends min, max, name, the reachable names, the forwarding
-// mode (0: exact; 1: bloom, then m, k, seed, flat, hash family) and the
-// incarnation (8 bytes, little endian).
+// mode (0: exact; 1: bloom, then m, k, seed, flat, hash family), the
+// incarnation (8 bytes, little endian) and, only when some flag is set, a
+// varint of flags (bit 0: Advertise). A hello without flags is the one
+// routers wrote before flags existed, so old and new routers that do not
+// advertise still link; an old router refuses a hello with flags (trailing
+// bytes), as it must refuse a router that advertises.
 func (m *LinkHello) AppendBody(b []byte) []byte {
 	b = binary.AppendUvarint(b, m.MinVersion)
 	b = binary.AppendUvarint(b, m.MaxVersion)
 	b = appendString(b, m.Name)
 	b = appendNames(b, m.Reach)
 	b = appendBloomParams(b, m.Bloom)
-	return binary.LittleEndian.AppendUint64(b, m.Incarnation)
+	b = binary.LittleEndian.AppendUint64(b, m.Incarnation)
+	if m.Advertise {
+		b = binary.AppendUvarint(b, linkFlagAdvertise)
+	}
+	return b
 }
 
 func decodeLinkHello(r *reader) *LinkHello {
@@ -58,6 +75,18 @@ func decodeLinkHello(r *reader) *LinkHello {
 	}
 	m.Bloom = readBloomParams(r)
 	m.Incarnation = r.fixed64("link hello incarnation")
+	if r.err != nil || len(r.b) == 0 {
+		return m // no flags: a hello from before they existed
+	}
+	switch flags := r.uvarint("link hello flags"); {
+	case r.err != nil:
+	case flags == 0:
+		r.fail("link hello: flags present but zero (omitted when none is set)")
+	case flags&^linkFlagsKnown != 0:
+		r.fail("link hello: unknown flags %#x", flags&^linkFlagsKnown)
+	default:
+		m.Advertise = flags&linkFlagAdvertise != 0
+	}
 	return m
 }
 

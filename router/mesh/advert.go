@@ -97,6 +97,20 @@ func (m *Mesh) Unadvertise(c Client, ref uint64) (Output, error) {
 	return out, nil
 }
 
+// checkAdvertMode refuses a peer whose hello says it runs advertisements
+// while this router does not, or the reverse: both ends of a link must
+// agree, or subscriptions would stop short of publishers (a router
+// without them sends no advertisement) or ignore them.
+func (m *Mesh) checkAdvertMode(h *wire.LinkHello) error {
+	switch on := m.adv != nil; {
+	case h.Advertise && !on:
+		return fmt.Errorf("%s runs advertisements (--advertise) and this router (%s) does not; both ends of a link must agree", h.Name, m.name)
+	case !h.Advertise && on:
+		return fmt.Errorf("this router (%s) runs advertisements (--advertise) and %s does not; both ends of a link must agree", m.name, h.Name)
+	}
+	return nil
+}
+
 // Conforms reports whether local client c may publish e: always with
 // advertisements off, else when e matches one of c's advertisements. A
 // router refuses a non-conforming event, since subscriptions reach it

@@ -11,17 +11,41 @@ import (
 )
 
 // TestAdvertModeMismatch links a router with advertisements to one
-// without: each refuses the other's first message with an error that
-// says both ends must agree.
+// without: each refuses the other's hello (its advertise flag) with an
+// error that says both ends must agree, and takes no link. A peer whose
+// hello agrees but whose first message does not (it lied, or predates
+// the flag) is refused on that message.
 func TestAdvertModeMismatch(t *testing.T) {
 	on, _ := New(Config{Name: "a", Advertise: true})
 	off, _ := New(Config{Name: "b"})
 	hOn, hOff := on.Hello(), off.Hello()
-	lOn, outOn, err := on.LinkUp(hOff)
+	if !hOn.Advertise || hOff.Advertise {
+		t.Fatalf("hello advertise flags %v (on) and %v (off)", hOn.Advertise, hOff.Advertise)
+	}
+	for _, c := range []struct {
+		m    *Mesh
+		h    *wire.LinkHello
+		want string
+	}{
+		{on, hOff, "this router (a) runs advertisements (--advertise) and b does not; both ends of a link must agree"},
+		{off, hOn, "a runs advertisements (--advertise) and this router (b) does not; both ends of a link must agree"},
+	} {
+		_, out, err := c.m.LinkUp(c.h)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s took %s's hello: %v", c.m.Name(), c.h.Name, err)
+		}
+		if len(out.Sends)+len(c.m.links)+len(c.m.Routes()) != 0 {
+			t.Errorf("%s: a refused hello changed state (%d sends, %d links)", c.m.Name(), len(out.Sends), len(c.m.links))
+		}
+	}
+
+	liarOn, liarOff := *hOn, *hOff // flags that disagree with what follows
+	liarOn.Advertise, liarOff.Advertise = false, true
+	lOn, outOn, err := on.LinkUp(&liarOff)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lOff, outOff, err := off.LinkUp(hOn)
+	lOff, outOff, err := off.LinkUp(&liarOn)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,11 +56,12 @@ func (m *Mesh) HelloTo(peer string) *wire.LinkHello {
 			except = l.id
 		}
 	}
-	return &wire.LinkHello{MinVersion: wire.Version, MaxVersion: wire.Version, Name: m.name, Reach: m.reachExcept(except), Incarnation: m.incarn}
+	return &wire.LinkHello{MinVersion: wire.Version, MaxVersion: wire.Version, Name: m.name, Reach: m.reachExcept(except), Incarnation: m.incarn, Advertise: m.adv != nil}
 }
 
 // LinkUp accepts a link whose peer sent h. It refuses, with an error and
-// no state change, a version mismatch, a link to itself or to a router
+// no state change, a version mismatch, a peer that disagrees on
+// advertisements (h.Advertise against Config.Advertise), a link to itself or to a router
 // already linked with the same incarnation, a link that would close a
 // cycle, and a link beyond MaxLinks. A hello from a linked router with
 // another incarnation means that router restarted: the stale link is
@@ -69,6 +70,9 @@ func (m *Mesh) HelloTo(peer string) *wire.LinkHello {
 // forwards to the peer, and Reach updates for the other links.
 func (m *Mesh) LinkUp(h *wire.LinkHello) (Link, Output, error) {
 	if _, err := wire.Negotiate(&wire.Hello{MinVersion: h.MinVersion, MaxVersion: h.MaxVersion}, wire.Version, wire.Version); err != nil {
+		return 0, Output{}, fmt.Errorf("link to %s refused: %w", h.Name, err)
+	}
+	if err := m.checkAdvertMode(h); err != nil { // advert.go
 		return 0, Output{}, fmt.Errorf("link to %s refused: %w", h.Name, err)
 	}
 	stale := m.staleLink(h)
