@@ -11,7 +11,8 @@
 // relay created inside a network namespace stays entirely in it.
 //
 // Jitter reorders datagrams as netem's does: each one is delayed by
-// Delay plus a uniform draw from [-Jitter, Jitter], independently. The
+// Delay plus a uniform draw from [-Jitter, Jitter], independently.
+// Without jitter datagrams leave in the order they came, as under netem. The
 // draws come from a seeded generator, but which datagrams they fall on
 // depends on timing, so a run is not reproducible datagram for datagram.
 package lossy
@@ -60,7 +61,7 @@ func (c Config) validate() error {
 // Stats counts a relay's datagrams over both directions.
 type Stats struct {
 	Forwarded uint64 // delivered (or handed to a socket that refused them)
-	Dropped   uint64 // lost on purpose
+	Dropped   uint64 // lost on purpose, or beyond maxQueued waiting (no jitter)
 }
 
 // maxDatagram bounds a datagram read; larger ones are truncated by the
@@ -77,6 +78,7 @@ type Relay struct {
 	mu      sync.Mutex // guards rng
 	rng     *rand.Rand
 	pending sync.WaitGroup // readers and scheduled sends
+	lines   [2]*line       // toward the target and the client, without jitter
 	closed  atomic.Bool
 	fwd     atomic.Uint64
 	drop    atomic.Uint64
@@ -106,9 +108,12 @@ func Listen(listen, target string, cfg Config) (*Relay, error) {
 		return nil, fmt.Errorf("lossy: dial target: %w", err)
 	}
 	r := &Relay{cfg: cfg, near: near, far: far, rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))}
+	if cfg.Delay > 0 && cfg.Jitter == 0 {
+		r.lines = [2]*line{newLine(r.toTarget, r.closed.Load), newLine(r.toClient, r.closed.Load)}
+	}
 	r.pending.Add(2)
-	go r.pump(near, r.toTarget)
-	go r.pump(far, r.toClient)
+	go r.pump(near, r.toTarget, r.lines[0])
+	go r.pump(far, r.toClient, r.lines[1])
 	return r, nil
 }
 
@@ -126,12 +131,17 @@ func (r *Relay) Close() error {
 	}
 	err := errors.Join(r.near.Close(), r.far.Close())
 	r.pending.Wait()
+	for _, l := range r.lines {
+		if l != nil {
+			l.stop()
+		}
+	}
 	return err
 }
 
 // pump reads datagrams from c until it is closed and hands each to send
-// after its impairment.
-func (r *Relay) pump(c *net.UDPConn, send func([]byte)) {
+// after its impairment (through ln, if not nil, when there is no jitter).
+func (r *Relay) pump(c *net.UDPConn, send func([]byte), ln *line) {
 	defer r.pending.Done()
 	buf := make([]byte, maxDatagram)
 	for {
@@ -145,12 +155,13 @@ func (r *Relay) pump(c *net.UDPConn, send func([]byte)) {
 		if c == r.near {
 			r.client.Store(from)
 		}
-		r.impair(append([]byte(nil), buf[:n]...), send)
+		r.impair(append([]byte(nil), buf[:n]...), send, ln)
 	}
 }
 
-// impair drops d or schedules send(d) after its delay.
-func (r *Relay) impair(d []byte, send func([]byte)) {
+// impair drops d or schedules send(d) after its delay: in order on ln
+// when there is one (no jitter), on a timer of its own otherwise.
+func (r *Relay) impair(d []byte, send func([]byte), ln *line) {
 	r.mu.Lock()
 	lost := r.rng.Float64() < r.cfg.Loss
 	delay := r.cfg.Delay
@@ -164,6 +175,12 @@ func (r *Relay) impair(d []byte, send func([]byte)) {
 	}
 	if delay == 0 {
 		send(d)
+		return
+	}
+	if ln != nil {
+		if !ln.push(time.Now().Add(delay), d) {
+			r.drop.Add(1)
+		}
 		return
 	}
 	r.pending.Add(1)
