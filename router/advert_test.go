@@ -86,8 +86,9 @@ func TestAdvertChain(t *testing.T) {
 }
 
 // startAdvertChain starts routers a - b - c with advertisements on (c
-// dials b, b dials a) and waits for both links.
-func startAdvertChain(t *testing.T) (a, b, c *local.Env) {
+// dials b, b dials a), each configured further by mods, and waits for both
+// links.
+func startAdvertChain(t *testing.T, mods ...func(*router.Config)) (a, b, c *local.Env) {
 	shared, err := local.Start(t.TempDir(), nil) // only for its deployment certificates
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +98,13 @@ func startAdvertChain(t *testing.T) (a, b, c *local.Env) {
 		t.Fatal(err)
 	}
 	advertise := func(mod func(*router.Config)) func(*router.Config) {
-		return func(c *router.Config) { mod(c); c.Advertise = true }
+		return func(c *router.Config) {
+			mod(c)
+			c.Advertise = true
+			for _, m := range mods {
+				m(c)
+			}
+		}
 	}
 	wa, wb, wc := newLinkWatch(), newLinkWatch(), newLinkWatch()
 	a = startAt(t, t.TempDir(), certDir, advertise(linkedRouter(t, "a", certDir, "", wa)))
@@ -181,6 +188,144 @@ func TestAdvertiseOff(t *testing.T) {
 	}
 	if err := pub.Flush(testCtx(t)); err != nil {
 		t.Fatal(err)
+	}
+	if err := sameEvents(collect(t, sub, 1), []match.Event{e}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAdvertBloomChain is the chain a - b - c with advertisements and
+// Bloom forwarding (--forward bloom --advertise). b's own `price > 40`
+// covers c's IBM filter, so once a advertises symbol == "IBM" only b's
+// filter reaches a: a learns the IBM filter's constraints from the
+// dictionary flood alone (the false-negative trap of routing.md, now
+// under advertisements). The IBM events published at a reach b and c
+// exactly; the SAP subscription never leaves c.
+func TestAdvertBloomChain(t *testing.T) {
+	a, b, c := startAdvertChain(t, func(c *router.Config) { c.Forward = router.ForwardBloom })
+	ibm, sap, wide := `symbol == "IBM" && price > 50`, `symbol == "SAP"`, `price > 40`
+	subC := dial(t, c, "sub-c", client.Options{})
+	subIBM, err := subC.Subscribe(testCtx(t), ibm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subscribe(t, subC, sap)
+	subWide, err := dial(t, b, "sub-b", client.Options{}).Subscribe(testCtx(t), wide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkLink(t, a, "b", nil, nil) // nobody advertised: nothing reached a
+	checkLink(t, c, "b", nil, nil)
+
+	pub := dial(t, a, "pub", client.Options{})
+	if _, err := pub.Advertise(testCtx(t), `symbol == "IBM"`); err != nil {
+		t.Fatal(err)
+	}
+	checkLink(t, c, "b", []string{ibm}, nil)
+	checkLinks(t, b, map[string][2][]string{"a": {{wide}, nil}, "c": {nil, {ibm}}})
+	checkLink(t, a, "b", nil, []string{wide})
+
+	var evs []match.Event
+	for _, e := range stockEvents(12, 3000) {
+		if match.MustParse(`symbol == "IBM"`).Matches(e) {
+			evs = append(evs, e)
+		}
+	}
+	if err := pub.Publish(testCtx(t), evs...); err != nil {
+		t.Fatal(err)
+	}
+	if err := pub.Flush(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []struct {
+		where, filter string
+		sub           *client.Subscription
+	}{{"c", ibm, subIBM}, {"b", wide, subWide}} {
+		want := expected(w.filter, evs)
+		if len(want) < 10 {
+			t.Fatalf("only %d events match %s: weak test", len(want), w.filter)
+		}
+		if err := sameEvents(collect(t, w.sub, len(want)), want); err != nil {
+			t.Fatalf("subscriber at %s (%s): %v", w.where, w.filter, err)
+		}
+	}
+	if n := metricValue(a.Router.Metrics().Bloom.Summaries); n < float64(len(evs)) {
+		t.Fatalf("a computed %v summaries for %d events: not Bloom forwarding", n, len(evs))
+	}
+}
+
+// TestAdvertDurable: durable delivery needs no advertisement. A durable
+// subscription travels to the pubend's router by the durable protocol's
+// own installs (MsgInstall, hop by hop), not by the mesh's subscription
+// propagation that advertisements restrict, and a durable publisher's
+// events enter its pubend, not the plain publish path that refuses
+// events outside advertisements. So with --advertise on every router and
+// nobody advertising, the durable subscriber at c gets exactly its events
+// from pubend a, while a plain subscription at c stays at c.
+func TestAdvertDurable(t *testing.T) {
+	a, b, c := startAdvertChain(t, durableOn(map[string]string{"a": "a"}, "a", "b", "c"))
+	subscribe(t, dial(t, c, "plain", client.Options{}), `symbol == "SAP"`)
+	ctx := testCtx(t)
+	f := `symbol prefix "S"`
+	s, err := client.DurableSubscribe(ctx, client.DurableSubscribeOptions{DurableOptions: durableOpts(c), ID: "sub-c", Filter: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := newDurableReader(t, s)
+	pub, err := client.NewDurablePublisher(ctx, client.DurablePublisherOptions{DurableOptions: durableOpts(a), Pubend: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pub.Close()
+	evs := stockEvents(13, 600)
+	for _, e := range evs {
+		if _, err := pub.Publish(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pub.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := expected(f, evs)
+	if len(want) < 10 {
+		t.Fatalf("only %d events match %s: weak test", len(want), f)
+	}
+	if err := r.until(ctx, func() bool { return len(r.events) >= len(want) }); err != nil {
+		t.Fatalf("durable subscriber at c: %v (want %d events)", err, len(want))
+	}
+	if err := sameEvents(r.events, want); err != nil {
+		t.Fatalf("durable subscriber at c: %v", err)
+	}
+	checkLink(t, a, "b", nil, nil) // the plain subscription stayed at c
+	checkLinks(t, b, map[string][2][]string{"a": {nil, nil}, "c": {nil, nil}})
+}
+
+// TestUnadvertiseAfterPublish: events published before Unadvertise are
+// routed under the advertisement, even when they are still in the
+// client's batch (Publish buffers until the batch fills or Flush):
+// Unadvertise sends them first and waits for the router to take them,
+// so the router does not refuse them, closing the connection.
+func TestUnadvertiseAfterPublish(t *testing.T) {
+	a, _, c := startAdvertChain(t)
+	sub, err := dial(t, c, "sub", client.Options{}).Subscribe(testCtx(t), `x > 0`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := dial(t, a, "pub", client.Options{})
+	adv, err := pub.Advertise(testCtx(t), `x > 0`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := match.MustEvent(match.Attr{Name: "x", Value: match.Int(3)})
+	if err := pub.Publish(testCtx(t), e); err != nil {
+		t.Fatal(err)
+	}
+	if err := pub.Unadvertise(testCtx(t), adv); err != nil {
+		t.Fatal(err)
+	}
+	if err := pub.Flush(testCtx(t)); err != nil {
+		t.Fatalf("an event published before Unadvertise was refused: %v", err)
 	}
 	if err := sameEvents(collect(t, sub, 1), []match.Event{e}); err != nil {
 		t.Fatal(err)

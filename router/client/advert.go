@@ -40,10 +40,18 @@ func (c *Client) Advertise(ctx context.Context, filter string) (*Advertisement, 
 	return a, nil
 }
 
-// Unadvertise withdraws an advertisement: subscriptions that reached the
-// router only because of it may be withdrawn, and events matching it alone
-// are refused from then on. It returns once the router acknowledged.
+// Unadvertise withdraws an advertisement: events matching it alone are
+// refused from then on (subscriptions that reached the router because of
+// it stay until they are unsubscribed or a link resyncs). The events
+// published before it still travel under it: Unadvertise first flushes
+// them and waits until the router has taken them (as Flush), since they
+// travel on the data stream and the withdrawal on the control stream,
+// which the router may read first. It returns once the router
+// acknowledged the withdrawal.
 func (c *Client) Unadvertise(ctx context.Context, a *Advertisement) error {
+	if err := c.Flush(ctx); err != nil {
+		return fmt.Errorf("unadvertise %q: %w", a.filter, err)
+	}
 	if err := c.request(ctx, reqKey{wire.TypeUnadvertise, a.id}, &wire.Unadvertise{ID: a.id}); err != nil {
 		return fmt.Errorf("unadvertise %q: %w", a.filter, err)
 	}
