@@ -40,8 +40,9 @@ func (cfg RTOConfig) withDefaults() (RTOConfig, error) {
 // sent with the filter to insert. Layer 0 holds roots; layer i+1 children
 // of layer i nodes that the answers so far leave relevant. Filters and
 // Texts share the router's memory: receivers must not modify them, and
-// they are valid until the placement's next Answer (or the next StartRTO
-// on the structure).
+// they are valid until the placement's next Answer, the next StartRTO on
+// the structure, or any other change to it (layer 0 shares the roots'
+// lists, which an insert or delete shifts in place).
 type Query struct {
 	Layer  int
 	Filter match.Filter // the filter being inserted
