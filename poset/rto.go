@@ -163,9 +163,9 @@ func (p *Placement) prepare(layer []*node) {
 	for start := 0; start < len(layer); start += p.cfg.VectorSize {
 		end := min(start+p.cfg.VectorSize, len(layer))
 		q := Query{Layer: p.layer, Filter: p.u.key.f, Text: p.u.text,
-			Filters: filters[start:end:end], Texts: texts[start:end:end], size: 8 + 2 + len(p.u.text)}
+			Filters: filters[start:end:end], Texts: texts[start:end:end], size: 8 + wireLen(p.u.text)}
 		for _, t := range q.Texts {
-			q.size += 2 + len(t)
+			q.size += wireLen(t)
 		}
 		p.queries = append(p.queries, q)
 		p.vectors = append(p.vectors, layer[start:end])

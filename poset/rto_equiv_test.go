@@ -2,6 +2,7 @@ package poset
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sift-pubsub/sift/match"
@@ -124,5 +125,19 @@ func TestRTOScratchHoldsNoNodes(t *testing.T) {
 		if held > 0 || s.firstUp != nil {
 			t.Errorf("%s: the structure's placement memory still points at %d deleted nodes or filters", st.name, held)
 		}
+	}
+}
+
+// TestRTOQuerySizeOfLongTexts: Size counts what AppendWire writes even
+// for a filter text beyond the 65,535 bytes a text's length can say
+// (runRTO's checkQuery compares them).
+func TestRTOQuerySizeOfLongTexts(t *testing.T) {
+	p := NewPoset(Config{})
+	long := match.MustParse(`s == "` + strings.Repeat("x", 70_000) + `"`)
+	if err := p.Add(1, 0, long); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runRTO(p.core, 2, 0, match.MustParse(`s exists`), RTOConfig{Policy: Verify}, honest); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -75,6 +75,9 @@ func (q Query) AppendWire(dst []byte) []byte {
 	return dst
 }
 
+// wireLen is the bytes appendText writes for t.
+func wireLen(t string) int { return 2 + min(len(t), math.MaxUint16) }
+
 func appendText(dst []byte, t string) []byte {
 	t = t[:min(len(t), math.MaxUint16)]
 	dst = binary.BigEndian.AppendUint16(dst, uint16(len(t)))
