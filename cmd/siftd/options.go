@@ -177,7 +177,7 @@ func addAssistFlags(f *pflag.FlagSet, flags *options) {
 
 // addAdvertiseFlag registers --advertise.
 func addAdvertiseFlag(f *pflag.FlagSet, flags *options) {
-	f.BoolVar(&flags.Advertise, "advertise", false, "advertisements: subscriptions travel only toward publishers that advertised overlapping content (sift pub --advertise), and events outside a publisher's advertisements are refused; every linked router must agree")
+	f.BoolVar(&flags.Advertise, "advertise", false, "advertisements: plain subscriptions travel only toward publishers that advertised overlapping content (sift pub --advertise), and plain events outside a publisher's advertisements are refused; every linked router must agree (a link to a router that disagrees is refused at hello). Durable delivery is unaffected: durable subscriptions reach pubends by the durable protocol and durable publishers do not advertise")
 }
 
 // readFixed loads the FF fixed filters file, if any.
