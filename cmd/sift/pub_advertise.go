@@ -38,10 +38,12 @@ func (a *advertFlag) Type() string { return "FILTER" }
 var pubAdverts advertFlag
 
 // checkAdvertFlags refuses --advertise with --durable: durable publishing
-// does not advertise.
+// needs no advertisement (durable subscriptions reach the pubend by the
+// durable protocol's own installs, which advertisements do not restrict),
+// and a pubend takes every event its publishers send.
 func checkAdvertFlags(durable bool) error {
 	if durable && len(pubAdverts.filters) > 0 {
-		return errors.New("--advertise does not combine with --durable")
+		return errors.New("--advertise does not combine with --durable: durable delivery needs no advertisement, even between routers started with --advertise (durable subscriptions reach every pubend by the durable protocol)")
 	}
 	return nil
 }

@@ -64,10 +64,11 @@
 //     filters that overlapped an earlier advertisement of N's; those
 //     leave when unsubscribed (or uncovered) and when the link resyncs
 //     (a new link session starts from an empty set). Adverts share the link's
-//     Routes sequence and RoutesAck; each side's first message on a link is
-//     its adverts snapshot (a router without advertisements refuses it, and
-//     one with them refuses a peer whose first message is routes: both
-//     ends must agree), then an empty routes snapshot. An advertisement is
+//     Routes sequence and RoutesAck. Both ends of a link must agree: the
+//     hello carries the advertise flag (HelloTo) and LinkUp refuses a peer
+//     that disagrees, naming both; each side's first message on a link is
+//     its adverts snapshot (then an empty routes snapshot), and a peer
+//     whose hello lied is refused on that message as well. An advertisement is
 //     Ready (Ready.Advert) once every link has acknowledged its flood (or,
 //     where nothing new was flooded, a barrier): each router sends the
 //     subscriptions that overlap a new advertisement back toward it before
@@ -110,6 +111,13 @@
 // per new advertisement one test per filter forwarded there and not sent
 // yet. Advertisements are not pruned by covering among themselves (each
 // distinct canonical text floods once per link).
+//
+// Advertisements restrict plain subscriptions only. Durable delivery
+// (package durable, driven by the router) installs durable filters toward
+// every pubend by its own messages, so it works between routers with
+// advertisements and durable publishers do not advertise; the plain
+// subscriptions of a router still reach a pubend's router only where a
+// plain publisher there advertised.
 //
 // Events are routed with the table's own exact matching (Route); the
 // router's per-event path uses its fast index for local clients.
