@@ -63,6 +63,7 @@ twice), and fails only when no router answered for --timeout.`,
 	cmd.Flags().DurationVar(&dur.timeout, "timeout", 30*time.Second, "with --durable: give up after this long without a working router")
 	cmd.Flags().Float64Var(&dur.rate, "rate", 0, "with --durable: publish at most this many events per second (0: no limit)")
 	cmd.Flags().Var(&pubAdverts, "advertise", "advertise FILTER before publishing (repeatable; routers started with --advertise refuse events outside the advertisements)")
+	cmd.Flags().DurationVar(&pubAdverts.hold, "hold", 0, "with --advertise: stay connected this long after publishing, keeping the advertisements in place (they are withdrawn when the publisher leaves)")
 	rootCmd.AddCommand(cmd)
 }
 
@@ -96,6 +97,7 @@ func publish(ctx context.Context, conn routerFlags, events []match.Event) (int, 
 	if err := c.Flush(ctx); err != nil {
 		return 0, err
 	}
+	holdAdverts(ctx) // pub_advertise.go
 	return len(events), nil
 }
 

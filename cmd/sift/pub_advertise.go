@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router/client"
@@ -12,10 +13,11 @@ import (
 
 // advertFlag is sift pub's repeatable --advertise FILTER: each filter is
 // parsed when the flag is read, so a malformed one fails before anything
-// is sent.
+// is sent. hold is --hold: how long to stay connected after publishing.
 type advertFlag struct {
 	texts   []string
 	filters []match.Filter
+	hold    time.Duration
 }
 
 func (a *advertFlag) String() string { return strings.Join(a.texts, ", ") }
@@ -42,6 +44,9 @@ var pubAdverts advertFlag
 // durable protocol's own installs, which advertisements do not restrict),
 // and a pubend takes every event its publishers send.
 func checkAdvertFlags(durable bool) error {
+	if pubAdverts.hold < 0 || pubAdverts.hold > 0 && len(pubAdverts.filters) == 0 {
+		return errors.New("--hold needs --advertise and a duration of zero or more")
+	}
 	if durable && len(pubAdverts.filters) > 0 {
 		return errors.New("--advertise does not combine with --durable: durable delivery needs no advertisement, even between routers started with --advertise (durable subscriptions reach every pubend by the durable protocol)")
 	}
@@ -68,6 +73,21 @@ func advertiseAll(ctx context.Context, c *client.Client, events []match.Event) e
 		}
 	}
 	return nil
+}
+
+// holdAdverts keeps the publisher connected for --hold (or until ctx
+// ends), so its advertisements stay in place: a demonstration, or a
+// publisher that publishes again from another process meanwhile.
+func holdAdverts(ctx context.Context) {
+	if pubAdverts.hold <= 0 {
+		return
+	}
+	t := time.NewTimer(pubAdverts.hold)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }
 
 func matchesAny(fs []match.Filter, e match.Event) bool {
