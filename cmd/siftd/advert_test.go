@@ -22,8 +22,8 @@ import (
 // publisher leaves, its advertisement is withdrawn everywhere (the filter
 // stays). A `sift pub --advertise` whose events
 // fall outside its advertisement publishes nothing. A fourth siftd without
-// --advertise cannot link to r1: the link fails with an error saying both
-// ends must agree.
+// --advertise cannot link to r1: r1 refuses its hello (the advertise flag)
+// and r4 logs the refusal, saying both ends must agree.
 func TestAdvertise(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -106,7 +106,7 @@ func TestAdvertise(t *testing.T) {
 	}
 
 	r4 := start("r4", false, r1)
-	r4.p.waitLine(t, ctx, regexp.MustCompile(`both ends of a link must agree`))
+	r4.p.waitLine(t, ctx, regexp.MustCompile(`link refused.*link to r4 refused: this router \(r1\) runs advertisements \(--advertise\) and r4 does not; both ends of a link must agree`))
 }
 
 // forwarded checks what n's link to peer forwards (canonical texts).
