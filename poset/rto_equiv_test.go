@@ -141,3 +141,43 @@ func TestRTOQuerySizeOfLongTexts(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRTOUnverifiedLiesCloseNoCycle: under trust (and an undisputed
+// majority) the same lies as in TestRTOVerifyRefusesAHiddenEquivalent are
+// taken without covering tests, but the placement that would close the
+// cycle E1 -> E3 -> E2 -> E4 -> E1 falls back to a normal insert, so the
+// structure stays acyclic and every node stays below a root once B goes
+// (a cycle would hang walks up the structure, such as FF's deepest).
+func TestRTOUnverifiedLiesCloseNoCycle(t *testing.T) {
+	const b, e1, e2, e3, e4 = `a exists`, `a == 5`, `a == 5 && a exists`, `a == 5 && a >= 5`, `a == 5 && a <= 5`
+	for _, cfg := range []RTOConfig{{Policy: Trust}, {Policy: Majority, Clients: 3}} {
+		t.Run(cfg.Policy.String(), func(t *testing.T) {
+			p := NewPoset(Config{})
+			fallbacks := 0
+			add := func(id match.ID, text string, lies map[string]string) {
+				t.Helper()
+				st, err := runRTO(p.core, id, 0, match.MustParse(text), cfg, scripted(lies))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if st.Fallback {
+					fallbacks++
+				}
+			}
+			add(1, b, nil)
+			add(2, e1, nil)
+			add(3, e2, map[string]string{e1: ""})
+			add(4, e3, map[string]string{e1: "uo", e2: "do"})
+			add(5, e4, map[string]string{e2: "uo", e1: "do"}) // would close the cycle
+			if fallbacks != 1 {
+				t.Errorf("%d placements fell back, want 1 (the one closing the cycle)\n%s", fallbacks, p)
+			}
+			if err := p.Delete(1); err != nil {
+				t.Fatal(err)
+			}
+			if err := checkCommon(p.core); err != nil {
+				t.Fatalf("%v\n%s", err, p)
+			}
+		})
+	}
+}

@@ -41,23 +41,65 @@ func (p *Placement) finish() {
 	c := p.c
 	before := c.tests
 	pos := p.position()
-	if p.cfg.Policy == Verify || p.cfg.Policy == Majority && p.stats.Disputed {
-		p.stats.Verified = true
-		if !p.verify(pos) {
-			p.stats.Fallback = true
-			c.newEpoch()
-			pos = position{join: c.alg.place(c, p.u)}
-			if pos.join == nil {
-				c.register(p.u)
-			}
-			p.commit(pos.join, before)
-			return
+	verified := p.cfg.Policy == Verify || p.cfg.Policy == Majority && p.stats.Disputed
+	p.stats.Verified = verified
+	if verified && !p.verify(pos) || !verified && p.wouldCycle(pos) {
+		p.stats.Fallback = true
+		c.newEpoch()
+		pos = position{join: c.alg.place(c, p.u)}
+		if pos.join == nil {
+			c.register(p.u)
 		}
+		p.commit(pos.join, before)
+		return
 	}
 	if pos.join == nil {
 		p.apply(pos)
 	}
 	p.commit(pos.join, before)
+}
+
+// wouldCycle reports whether linking the new node at pos would close a
+// cycle: a claimed successor (or adopted node) that is a claimed
+// predecessor (or the parent) or one of its ancestors. Verified answers
+// never do (see verify), but unverified ones (trust, an undisputed
+// majority) can, and a cycle would hang every walk up the structure and
+// hide its nodes from the roots. Trust may cost events; it must not
+// corrupt the structure. The check walks ancestors only: no covering
+// tests.
+func (p *Placement) wouldCycle(pos position) bool {
+	below := pos.succs
+	above := pos.preds
+	if p.forest {
+		below = pos.adopt
+		above = nil
+		if pos.parent != nil {
+			above = []*node{pos.parent}
+		}
+	}
+	if len(below) == 0 || len(above) == 0 {
+		return false
+	}
+	isBelow := make(map[*node]bool, len(below))
+	for _, n := range below {
+		isBelow[n] = true
+	}
+	seen := make(map[*node]bool)
+	stack := append([]*node(nil), above...)
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if isBelow[n] {
+			return true
+		}
+		for _, up := range n.parents {
+			if !seen[up] {
+				seen[up] = true
+				stack = append(stack, up)
+			}
+		}
+	}
+	return false
 }
 
 func (p *Placement) position() position {
