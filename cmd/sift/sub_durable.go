@@ -29,7 +29,7 @@ func (d durableSubFlags) enabled() bool { return d.id != "" || d.out != "" }
 // acknowledgement at the SHB, a new one starts now). It runs until
 // --count events were logged, --timeout passed, or SIGINT/SIGTERM; the log
 // is synced on the way out.
-func subscribeDurable(ctx context.Context, conn routerFlags, opts subOptions, d durableSubFlags, filter string, stderr io.Writer) error {
+func subscribeDurable(ctx context.Context, conn routerFlags, opts subOptions, d durableSubFlags, filter string, stderr io.Writer) (err error) {
 	if d.id == "" || d.out == "" {
 		return errors.New("--durable ID and --out FILE go together")
 	}
@@ -44,7 +44,10 @@ func subscribeDurable(ctx context.Context, conn routerFlags, opts subOptions, d 
 	if err != nil {
 		return err
 	}
-	defer log.Close()
+	defer func() { err = closeDurableLog(log, err, stderr) }()
+	if rec.MarkErr != nil {
+		fmt.Fprintf(stderr, "warning: %v (the next start reads the log past the older mark)\n", rec.MarkErr)
+	}
 	if rec.Torn > 0 {
 		fmt.Fprintf(stderr, "truncated a torn last line (%d bytes) of %s\n", rec.Torn, d.out)
 	}
@@ -186,4 +189,18 @@ func ctxEnd(ctx context.Context, events, count int) error {
 		return fmt.Errorf("timed out after %d of %d events", events, count)
 	}
 	return nil
+}
+
+// closeDurableLog closes the subscriber's log on the way out: a failure to
+// sync or close it is the command's error (unless it already has one); a
+// mark that could not be written is only a warning.
+func closeDurableLog(log *sublog.Log, err error, stderr io.Writer) error {
+	cerr := log.Close()
+	switch {
+	case errors.Is(cerr, sublog.ErrMark):
+		fmt.Fprintf(stderr, "warning: %v (the next start reads the log past the older mark)\n", cerr)
+	case cerr != nil && err == nil:
+		return cerr
+	}
+	return err
 }

@@ -211,7 +211,14 @@ func (l *Log) Sync() (durable.CT, error) {
 	return l.synced, nil
 }
 
+// ErrMark is wrapped by the errors that concern only a log's mark, a
+// cache: the log itself is synced and sound, and the next Open reads the
+// lines past the older mark (all of them without one).
+var ErrMark = errors.New("mark not written")
+
 // Close syncs what is pending, writes the log's mark and closes the file.
+// An error wrapping ErrMark means that everything was synced and closed
+// but the mark could not be written.
 func (l *Log) Close() error {
 	_, err := l.Sync()
 	if err == nil {
@@ -230,7 +237,7 @@ func (l *Log) mark() error {
 		return nil
 	}
 	if err := writeMark(l.f, l.path, tally{ct: l.synced, lines: l.lines, size: l.size}); err != nil {
-		return fmt.Errorf("log %s: %w", l.path, err)
+		return fmt.Errorf("log %s: %w: %w", l.path, ErrMark, err)
 	}
 	l.marked = l.size
 	return nil
