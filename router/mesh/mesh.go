@@ -28,9 +28,9 @@ type Config struct {
 	// Advertise turns advertisements on (advert.go): publishers advertise
 	// what they will publish, advertisements flood, and a subscription is
 	// forwarded to a link only if it overlaps an advertisement received
-	// from there. Every router of a mesh must agree (a link between a
-	// router with it and one without fails on its first message). Off by
-	// default: every subscription goes everywhere covering allows.
+	// from there. Every router of a mesh must agree (the hello carries it,
+	// and LinkUp refuses a peer that disagrees). Off by default: every
+	// subscription goes everywhere covering allows.
 	Advertise bool
 }
 
