@@ -88,7 +88,10 @@ type Config struct {
 	// publishers advertise what they will publish, subscriptions go only
 	// toward links that advertised overlapping content, and a client's
 	// event matching none of its advertisements is refused. Every router
-	// of a mesh must agree. Off by default; used only when MaxLinks > 0.
+	// of a mesh must agree (the link hello carries the mode; a mismatch is
+	// refused). A withdrawal takes no subscription back (it could overtake
+	// events still in flight); durable subscriptions and publishes are not
+	// restricted. Off by default; used only when MaxLinks > 0.
 	Advertise bool
 	// Assist configures client-assisted placement, RTO and FF
 	// (rto_config.go); off by default.
