@@ -235,7 +235,8 @@ func (r *Router) readControl(ctx context.Context, c *conn, sr *streamReader) err
 }
 
 // readData reads Publish frames and hands each batch to the matching loop,
-// stamped with the time it was read.
+// stamped with the time it was read, decoded keeping only the attributes
+// the loop's filters name (wanted.go).
 func (r *Router) readData(ctx context.Context, c *conn, sr *streamReader) error {
 	var dec wire.EventDecoder // events live until routed: they alias the frame
 	for {
@@ -250,11 +251,13 @@ func (r *Router) readData(ctx context.Context, c *conn, sr *streamReader) error 
 			}
 			return wire.Errorf(wire.CodeUnexpected, "%s frame on the data stream", t)
 		}
+		var ver uint64
+		dec.Wanted, ver = r.loop.want.load()   // wanted.go
 		m, err := dec.DecodeOwnedPublish(body) // body is ours: ReadFrame allocated it
 		if err != nil {
 			return err
 		}
-		if !r.send(ctx, loopMsg{kind: msgPublish, iface: c.id, pub: m, at: at}) {
+		if !r.send(ctx, loopMsg{kind: msgPublish, iface: c.id, pub: m, at: at, wantVer: ver}) {
 			return errStopped
 		}
 	}

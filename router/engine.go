@@ -53,6 +53,9 @@ type engine struct {
 	// ifacesOnly: route reports the matching interfaces without their
 	// subscription ids (the link table needs only the links).
 	ifacesOnly bool
+	// onFilter, if set, is told every filter subscribe installs (the
+	// loop's wanted attribute names, wanted.go).
+	onFilter func(match.Filter)
 
 	matched []match.ID
 	hits    []hit
@@ -157,6 +160,9 @@ func (e *engine) subscribe(id ifaceID, sub uint64, text string) error {
 	st.subs[sub] = subEntry{idx: x, filter: f}
 	e.owner[x] = subRef{iface: st, sub: sub}
 	e.touch()
+	if e.onFilter != nil {
+		e.onFilter(f)
+	}
 	return nil
 }
 

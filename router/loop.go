@@ -30,13 +30,16 @@ const (
 type loopMsg struct {
 	kind   msgKind
 	iface  ifaceID
-	conn   *conn            // msgAttach
-	sub    uint64           // msgSubscribe, msgUnsubscribe
-	filter string           // msgSubscribe
-	pub    *wire.Publish    // msgPublish
-	at     time.Time        // msgPublish: when the frame was read
-	query  func(*matchLoop) // msgQuery: runs inside the loop
-	hello  *wire.LinkHello  // msgLinkUp: the peer's hello
+	conn   *conn         // msgAttach
+	sub    uint64        // msgSubscribe, msgUnsubscribe
+	filter string        // msgSubscribe
+	pub    *wire.Publish // msgPublish
+	at     time.Time     // msgPublish: when the frame was read
+	// wantVer (msgPublish) is the version of the wanted names pub was
+	// decoded with; 0: in full (wanted.go).
+	wantVer uint64
+	query   func(*matchLoop) // msgQuery: runs inside the loop
+	hello   *wire.LinkHello  // msgLinkUp: the peer's hello
 	// sendHello (msgLinkUp) makes the loop queue this router's hello
 	// before anything else on the link: the accepting side answers.
 	sendHello bool
@@ -57,10 +60,15 @@ type matchLoop struct {
 	lt      *linkTable // exact forwarding: the links' filters; nil until a link sends some
 	staged  []*conn    // connections with deliveries staged in this step
 	links              // nil mesh: no router links
+	// want is the set of attribute names the readers decode (wanted.go);
+	// redec decodes again the batches decoded under an older set.
+	want  wantedNames
+	redec wire.EventDecoder
 }
 
 // run processes inputs until in is closed.
 func (l *matchLoop) run(in <-chan loopMsg) {
+	l.startWanted()
 	for m := range in {
 		l.step(m)
 	}
@@ -139,6 +147,11 @@ func (l *matchLoop) publish(m loopMsg) {
 	if l.refuseUnadvertised(m) { // advert.go
 		return
 	}
+	if l.want.stale(m.wantVer) {
+		if err := l.want.refresh(&l.redec, m.pub); err != nil {
+			panic("router: a validated batch no longer decodes: " + err.Error())
+		}
+	}
 	_, fromLink := l.linkOf[m.iface]
 	matches := 0
 	for i, ev := range m.pub.Events {
@@ -173,6 +186,7 @@ func (l *matchLoop) mirrorRoutes(m loopMsg) {
 	}
 	if l.lt == nil {
 		l.lt = newLinkTable()
+		l.lt.eng.onFilter = l.want.addFilter
 	}
 	if err := l.lt.apply(m.iface, r); err != nil {
 		c := l.conns[m.iface]

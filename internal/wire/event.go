@@ -90,11 +90,23 @@ type EventDecoder struct {
 	// where events are short-lived (a router forwarding them).
 	ShareStrings bool
 
+	// Wanted, when not nil, makes the decoder keep only the attributes it
+	// names: a router needs as values only the attributes its filters
+	// name. Everything is still read and validated exactly as without it
+	// (names, their order, tags, values, UTF-8, trailing bytes), so a
+	// frame is refused, with the same error, whatever Wanted holds; only
+	// the decoded events lack the attributes not wanted. Nil keeps all.
+	Wanted *Wanted
+
 	names map[string]string
 	// last holds the previous event's names by position: a stream's
 	// events mostly have the same attributes, and comparing bytes with the
 	// name in the same position is cheaper than a map lookup.
 	last []string
+	// want caches, by position like last, whether last[i] is in wantFor
+	// (wantUnknown until looked up); it is cleared when Wanted changes.
+	want    []wantState
+	wantFor *Wanted
 	// slab backs the attribute lists of events that share their frame.
 	slab []match.Attr
 	// strs and buf collect the string values of the event being decoded
@@ -146,8 +158,11 @@ func (d *EventDecoder) event(r *reader) match.Event {
 	}
 	attrs := d.attrList(n, r.shared != "")
 	d.strs, d.buf = d.strs[:0], d.buf[:0]
+	d.syncWanted()
 	b := r.b // the fast path's position; r.b catches up at the end
-	for i := range attrs {
+	kept, prev := 0, ""
+	for i := range n {
+		strs, buf := len(d.strs), len(d.buf)
 		a, rest, ok := d.fastAttr(b, i, r.shared)
 		if !ok { // anything unusual, errors included: the reader decides and words it
 			r.b = b
@@ -158,13 +173,23 @@ func (d *EventDecoder) event(r *reader) match.Event {
 			rest = r.b
 		}
 		b = rest
-		if i > 0 && attrs[i-1].Name >= a.Name {
-			r.fail("attribute %s: names not in strictly increasing order (after %s)", a.Name, attrs[i-1].Name)
+		if i > 0 && prev >= a.Name {
+			r.fail("attribute %s: names not in strictly increasing order (after %s)", a.Name, prev)
 			return match.Event{}
 		}
-		attrs[i] = a
+		prev = a.Name
+		if !d.wanted(i, a.Name) {
+			d.strs, d.buf = d.strs[:strs], d.buf[:buf] // its string, if any, is not kept
+			continue
+		}
+		if len(d.strs) > strs {
+			d.strs[strs].attr = kept // setStrings fills the kept position
+		}
+		attrs[kept] = a
+		kept++
 	}
 	r.b = b
+	attrs = attrs[:kept:kept]
 	d.setStrings(attrs)
 	return match.NewTrustedEvent(attrs)
 }
@@ -237,8 +262,10 @@ func (d *EventDecoder) intern(p []byte, i int) (string, bool) {
 	}
 	if i < len(d.last) {
 		d.last[i] = s
+		d.want[i] = wantUnknown
 	} else { // i == len(d.last): names are read in order
 		d.last = append(d.last, s)
+		d.want = append(d.want, wantUnknown)
 	}
 	return s, true
 }

@@ -1,0 +1,123 @@
+package router
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/match"
+)
+
+// wantedLoop is a started matching loop without links and one client
+// connection (id 1) with no subscriptions.
+func wantedLoop(t *testing.T) (*matchLoop, *conn) {
+	t.Helper()
+	l := &matchLoop{
+		eng:     newEngine(match.NewFast(match.FastConfig{}), 0),
+		conns:   map[ifaceID]*conn{},
+		metrics: NewMetrics(nil),
+	}
+	l.startWanted()
+	c := &conn{id: 1, q: newSendQueue(1024, 1<<20)}
+	l.step(loopMsg{kind: msgAttach, iface: 1, conn: c})
+	return l, c
+}
+
+// readBatch does what a data reader does: decode a Publish body with the
+// loop's current wanted set and stamp the message with its version.
+func readBatch(l *matchLoop, evs ...match.Event) loopMsg {
+	var dec wire.EventDecoder
+	var ver uint64
+	dec.Wanted, ver = l.want.load()
+	body := (&wire.Publish{Seq: 1, Events: evs}).AppendBody(nil)
+	p, err := dec.DecodeOwnedPublish(body)
+	if err != nil {
+		panic(err)
+	}
+	return loopMsg{kind: msgPublish, iface: 99, pub: p, wantVer: ver}
+}
+
+func subscribe(t *testing.T, l *matchLoop, sub uint64, filter string) {
+	t.Helper()
+	l.step(loopMsg{kind: msgSubscribe, iface: 1, sub: sub, filter: filter})
+	if _, ok := l.eng.ifaces[1].subs[sub]; !ok {
+		t.Fatalf("subscription %d (%s) not installed", sub, filter)
+	}
+}
+
+// TestBatchDecodedBeforeNewNameIsDecodedAgain: a batch a reader decoded
+// while no filter named `late`, matched after a subscription on `late`
+// was installed, is delivered to it: the loop decodes it again with the
+// current names. (Without the second decoding the event lacks `late` and
+// the subscription misses it.)
+func TestBatchDecodedBeforeNewNameIsDecodedAgain(t *testing.T) {
+	l, c := wantedLoop(t)
+	subscribe(t, l, 1, `symbol == "IBM"`)
+	ev := match.MustEvent(
+		match.Attr{Name: "late", Value: match.Bool(true)},
+		match.Attr{Name: "price", Value: match.Int(3)},
+		match.Attr{Name: "symbol", Value: match.Str("HP")},
+	)
+	early := readBatch(l, ev)
+	if got := early.pub.Events[0].Len(); got != 1 {
+		t.Fatalf("decoded under {symbol}: %d attributes, want 1 (%v)", got, early.pub.Events[0])
+	}
+	subscribe(t, l, 2, `late == true`)
+	c.q.takeData(nil)
+	l.step(early)
+	got := c.q.takeData(nil)
+	if len(got) != 1 || len(got[0].subs) != 1 || got[0].subs[0] != 2 {
+		t.Fatalf("deliveries %+v, want the event once, to subscription 2", got)
+	}
+	if !early.pub.Events[0].Equal(match.MustEvent(ev.At(0), ev.At(2))) {
+		t.Fatalf("decoded again: %v, want late and symbol", early.pub.Events[0])
+	}
+}
+
+// TestWantedVersions: the set grows only with new names, each growth is a
+// new version, and past maxWantedNames it becomes every name.
+func TestWantedVersions(t *testing.T) {
+	l, _ := wantedLoop(t)
+	set, v1 := l.want.load()
+	if set == nil || len(set.Names()) != 0 {
+		t.Fatalf("started set %v, want empty", set)
+	}
+	subscribe(t, l, 1, `a == 1 && b > 2`)
+	set, v2 := l.want.load()
+	if v2 != v1+1 || set.String() != "{a,b}" {
+		t.Fatalf("after a,b: version %d set %v, want %d {a,b}", v2, set, v1+1)
+	}
+	subscribe(t, l, 2, `b < 9`)
+	if _, v := l.want.load(); v != v2 {
+		t.Fatalf("no new name: version %d, want %d", v, v2)
+	}
+	l.step(loopMsg{kind: msgUnsubscribe, iface: 1, sub: 1})
+	if set, _ := l.want.load(); !set.Has("a") {
+		t.Fatalf("unsubscribing removed a name: %v", set)
+	}
+	for i := range maxWantedNames {
+		subscribe(t, l, uint64(10+i), fmt.Sprintf("n%d exists", i))
+	}
+	set, v := l.want.load()
+	if set != nil {
+		t.Fatalf("%d names: set %v, want all", maxWantedNames+2, set)
+	}
+	subscribe(t, l, 5000, `zz exists`)
+	if _, v2 := l.want.load(); v2 != v {
+		t.Fatalf("all names: a new filter published version %d (was %d)", v2, v)
+	}
+}
+
+// TestWantedAllWithBloomOrAdverts: Bloom forwarding and advertisements
+// read events beyond the filters, so their loops decode in full.
+func TestWantedAllWithBloomOrAdverts(t *testing.T) {
+	for _, l := range []*matchLoop{
+		{eng: newEngine(match.NewFast(match.FastConfig{}), 0), links: links{bloom: &bloomState{}}},
+		{eng: newEngine(match.NewFast(match.FastConfig{}), 0), links: links{adverts: &advertState{}}},
+	} {
+		l.startWanted()
+		if set, v := l.want.load(); set != nil || v == 0 {
+			t.Fatalf("bloom %v adverts %v: set %v version %d, want all", l.bloom != nil, l.adverts != nil, set, v)
+		}
+	}
+}
