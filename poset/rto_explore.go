@@ -32,12 +32,13 @@ func (p *Placement) advance(asked int) (next []*node, finished bool) {
 	}
 	for len(p.todo) > 0 {
 		n := p.todo[len(p.todo)-1]
+		p.todo[len(p.todo)-1] = nil
 		p.todo = p.todo[:len(p.todo)-1]
 		if n.rtoAns&bitExpanded == 0 {
 			p.expand(n, true)
 		}
 	}
-	next, p.cur, p.next = p.next, p.next, p.cur[:0]
+	next, p.cur, p.next = p.next, p.next, emptied(p.cur)
 	return next, len(next) == 0
 }
 
@@ -101,7 +102,7 @@ func (p *Placement) expand(n *node, region bool) {
 		}
 		return
 	}
-	p.buckets = n.kids.overlapping(p.u.key.eqAttr, p.u.key.eqHash, p.buckets[:0])
+	p.buckets = n.kids.overlapping(p.u.key.eqAttr, p.u.key.eqHash, emptied(p.buckets))
 	for _, b := range p.buckets {
 		for _, ch := range b {
 			p.expandChild(ch, region)

@@ -186,9 +186,10 @@ func (p *Placement) belowDown(q *node) bool {
 	c := p.c
 	c.newEpoch()
 	stack := append(p.stack[:0], q)
-	defer func() { p.stack = stack[:0] }()
+	defer func() { p.stack = emptied(stack) }()
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
+		stack[len(stack)-1] = nil
 		stack = stack[:len(stack)-1]
 		for _, a := range n.parents {
 			if p.is(a, bitDown) {
