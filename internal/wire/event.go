@@ -103,9 +103,9 @@ type EventDecoder struct {
 	// events mostly have the same attributes, and comparing bytes with the
 	// name in the same position is cheaper than a map lookup.
 	last []string
-	// want caches, by position like last, whether last[i] is in wantFor
-	// (wantUnknown until looked up); it is cleared when Wanted changes.
-	want    []wantState
+	// at caches facts about last, by position: whether last[i] is in
+	// wantFor (wanted.go), and whether last[i-1] < last[i] was checked.
+	at      []position
 	wantFor *Wanted
 	// slab backs the attribute lists of events that share their frame.
 	slab []match.Attr
@@ -173,7 +173,7 @@ func (d *EventDecoder) event(r *reader) match.Event {
 			rest = r.b
 		}
 		b = rest
-		if i > 0 && prev >= a.Name {
+		if i > 0 && !d.ordered(i, prev, a.Name) {
 			r.fail("attribute %s: names not in strictly increasing order (after %s)", a.Name, prev)
 			return match.Event{}
 		}
@@ -189,9 +189,29 @@ func (d *EventDecoder) event(r *reader) match.Event {
 		kept++
 	}
 	r.b = b
-	attrs = attrs[:kept:kept]
+	attrs = d.keepAttrs(attrs, kept, r.shared != "")
 	d.setStrings(attrs)
 	return match.NewTrustedEvent(attrs)
+}
+
+// position is what the decoder knows about the names last seen at one
+// position (see EventDecoder.at).
+type position struct {
+	want    wantState
+	ordered bool // last[i-1] < last[i] holds
+}
+
+// ordered reports whether prev, attribute i-1's name, is before name,
+// attribute i's. Every name read goes through intern, so they are
+// last[i-1] and last[i]; intern forgets the answer when either changes,
+// and a stream of events with the same names compares them once.
+func (d *EventDecoder) ordered(i int, prev, name string) bool {
+	if d.at[i].ordered {
+		return true
+	}
+	ok := prev < name
+	d.at[i].ordered = ok
+	return ok
 }
 
 // attr reads attribute i with the reader: the careful path, which words
@@ -201,8 +221,10 @@ func (d *EventDecoder) attr(r *reader, i int) match.Attr {
 	return match.Attr{Name: name, Value: d.value(r, i, name)}
 }
 
-// attrList returns a list for n attributes: carved from the slab when the
-// event shares its frame, else its own allocation (the event may be kept).
+// attrList returns a list for n attributes: the front of the slab when
+// the event shares its frame (taken only by keepAttrs, once the event
+// knows how many it keeps), else its own allocation (the event may be
+// kept).
 func (d *EventDecoder) attrList(n int, shared bool) []match.Attr {
 	if !shared {
 		return make([]match.Attr, n)
@@ -210,9 +232,16 @@ func (d *EventDecoder) attrList(n int, shared bool) []match.Attr {
 	if n > len(d.slab) {
 		d.slab = make([]match.Attr, max(n, attrSlab))
 	}
-	as := d.slab[:n:n]
-	d.slab = d.slab[n:]
-	return as
+	return d.slab[:n:n]
+}
+
+// keepAttrs cuts the event's list to the kept attributes, taking them
+// from the slab when the list is carved from it (shared).
+func (d *EventDecoder) keepAttrs(attrs []match.Attr, kept int, shared bool) []match.Attr {
+	if shared {
+		d.slab = d.slab[kept:]
+	}
+	return attrs[:kept:kept]
 }
 
 // setStrings gives the event's string values (collected in buf) one
@@ -262,10 +291,13 @@ func (d *EventDecoder) intern(p []byte, i int) (string, bool) {
 	}
 	if i < len(d.last) {
 		d.last[i] = s
-		d.want[i] = wantUnknown
+		d.at[i] = position{}
+		if i+1 < len(d.at) {
+			d.at[i+1].ordered = false // its predecessor changed
+		}
 	} else { // i == len(d.last): names are read in order
 		d.last = append(d.last, s)
-		d.want = append(d.want, wantUnknown)
+		d.at = append(d.at, position{})
 	}
 	return s, true
 }

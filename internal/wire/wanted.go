@@ -61,30 +61,29 @@ const (
 // last event.
 func (d *EventDecoder) syncWanted() {
 	if d.Wanted != d.wantFor {
-		clear(d.want)
+		for i := range d.at {
+			d.at[i].want = wantUnknown
+		}
 		d.wantFor = d.Wanted
 	}
 }
 
-// wanted reports whether attribute i, named name, is kept. The name is
-// almost always the one interned at position i, whose answer is cached.
+// wanted reports whether attribute i, named name (which is last[i]), is
+// kept; the answer is cached by position.
 func (d *EventDecoder) wanted(i int, name string) bool {
 	if d.Wanted == nil {
 		return true
 	}
-	if i >= len(d.last) || d.last[i] != name {
-		return d.Wanted.Has(name) // not cached (the name cache was full)
-	}
-	switch d.want[i] {
+	switch d.at[i].want { // name is last[i]: see EventDecoder.ordered
 	case wantYes:
 		return true
 	case wantNo:
 		return false
 	}
 	ok := d.Wanted.Has(name)
-	d.want[i] = wantNo
+	d.at[i].want = wantNo
 	if ok {
-		d.want[i] = wantYes
+		d.at[i].want = wantYes
 	}
 	return ok
 }

@@ -145,3 +145,38 @@ func FuzzEventWanted(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDecodeWanted decodes a batch of 64 events of 8 attributes as a
+// router does (DecodeOwnedPublish), keeping all of them or only symbol.
+func BenchmarkDecodeWanted(b *testing.B) {
+	evs := make([]match.Event, 64)
+	for i := range evs {
+		evs[i] = match.MustEvent(
+			match.Attr{Name: "exchange", Value: match.Str("NYSE")},
+			match.Attr{Name: "price", Value: match.MustFloat(float64(i) + 0.5)},
+			match.Attr{Name: "seq", Value: match.Int(int64(i))},
+			match.Attr{Name: "source", Value: match.Str("feed-handler-7")},
+			match.Attr{Name: "symbol", Value: match.Str("SYM" + strings.Repeat("x", i%5))},
+			match.Attr{Name: "trader", Value: match.Str("t-0042")},
+			match.Attr{Name: "urgent", Value: match.Bool(i%2 == 0)},
+			match.Attr{Name: "volume", Value: match.Int(int64(100 * i))},
+		)
+	}
+	body := (&Publish{Seq: 1, Events: evs}).AppendBody(nil)
+	for _, w := range []*Wanted{nil, NewWanted([]string{"symbol"})} {
+		b.Run("wanted="+w.String(), func(b *testing.B) {
+			d := EventDecoder{Wanted: w}
+			bodies := make([][]byte, 256)
+			for i := range bodies {
+				bodies[i] = bytes.Clone(body)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				if _, err := d.DecodeOwnedPublish(bodies[i%len(bodies)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
