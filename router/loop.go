@@ -144,13 +144,13 @@ func (l *matchLoop) reply(id ifaceID, about wire.Type, sub uint64, err error) {
 // link table (never back to the link it came from). It acknowledges a client's
 // batch; links do not acknowledge events.
 func (l *matchLoop) publish(m loopMsg) {
-	if l.refuseUnadvertised(m) { // advert.go
-		return
-	}
-	if l.want.stale(m.wantVer) {
+	if l.want.stale(m.wantVer) { // before anything reads the events (wanted.go)
 		if err := l.want.refresh(&l.redec, m.pub); err != nil {
 			panic("router: a validated batch no longer decodes: " + err.Error())
 		}
+	}
+	if l.refuseUnadvertised(m) { // advert.go
+		return
 	}
 	_, fromLink := l.linkOf[m.iface]
 	matches := 0
