@@ -3,11 +3,11 @@ package match_test
 import (
 	"fmt"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/sift-pubsub/sift/bench/workload"
+	"github.com/sift-pubsub/sift/internal/cpuclock"
 	"github.com/sift-pubsub/sift/match"
 )
 
@@ -69,7 +69,7 @@ func benchMatchConfig(b *testing.B, w workload.Workload, cfg match.FastConfig) {
 	var dst []match.ID
 	matches := 0
 	b.ResetTimer()
-	cpu := cpuTime()
+	cpu := cpuclock.Process()
 	for i := 0; i < b.N; i++ {
 		dst = idx.Match(w.Events[i%len(w.Events)], dst[:0])
 		matches += len(dst)
@@ -113,7 +113,7 @@ func BenchmarkFastInsertHEM(b *testing.B) {
 			extra := hemWorkload(b, 200_000).Filters
 			idx := loadFast(b, w.Filters)
 			b.ResetTimer()
-			cpu := cpuTime()
+			cpu := cpuclock.Process()
 			for i := 0; i < b.N; i++ {
 				if err := idx.Insert(match.ID(n+i), extra[i%len(extra)]); err != nil {
 					b.Fatal(err)
@@ -139,15 +139,8 @@ func BenchmarkScanMatchHEM(b *testing.B) {
 
 // cpuTime returns the CPU time the process has used (user and system, all
 // threads, GC included). On a shared machine it is steadier than wall time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // reportCPU reports the CPU time per operation since start.
 func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cpuclock.Process()-start)/float64(b.N), "cpu-ns/op")
 }

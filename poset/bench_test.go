@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sift-pubsub/sift/bench/workload"
+	"github.com/sift-pubsub/sift/internal/cpuclock"
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/poset"
 )
@@ -102,13 +103,13 @@ func build(b *testing.B, kind string, classic bool, w wl, n int) *builtStructure
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	s := newStructure(kind, classic)
-	start := threadClock()
+	start := cpuclock.Thread()
 	for i := range n {
 		if err := s.Insert(match.ID(i), work.Filters[i]); err != nil {
 			b.Fatal(err)
 		}
 	}
-	dur := threadClock() - start
+	dur := cpuclock.Thread() - start
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	bs := &builtStructure{s: s, w: work, n: n, buildDur: dur, bytes: after.HeapAlloc - before.HeapAlloc}
@@ -157,7 +158,7 @@ func cases() []benchCase {
 func BenchmarkInsertDelete(b *testing.B) {
 	for _, c := range cases() {
 		b.Run(c.name(), func(b *testing.B) {
-			lockThread(b)
+			b.Cleanup(cpuclock.LockThread())
 			bs := build(b, c.kind, c.classic, c.w, c.n)
 			s := bs.s
 			s.ResetCounters()
@@ -166,16 +167,16 @@ func BenchmarkInsertDelete(b *testing.B) {
 			for i := range b.N {
 				id := match.ID(bs.n + i%spare)
 				f := bs.w.Filters[id]
-				t0 := threadClock()
+				t0 := cpuclock.Thread()
 				if err := s.Insert(id, f); err != nil {
 					b.Fatal(err)
 				}
-				t1 := threadClock()
+				t1 := cpuclock.Thread()
 				if err := s.Delete(id); err != nil {
 					b.Fatal(err)
 				}
 				ins += t1 - t0
-				del += threadClock() - t1
+				del += cpuclock.Thread() - t1
 			}
 			k := s.Counters()
 			b.ReportMetric(float64(ins.Nanoseconds())/float64(b.N), "ns/insert")
@@ -197,17 +198,17 @@ func BenchmarkMatch(b *testing.B) {
 			continue // matching does not depend on the index
 		}
 		b.Run(c.name(), func(b *testing.B) {
-			lockThread(b)
+			b.Cleanup(cpuclock.LockThread())
 			bs := build(b, c.kind, c.classic, c.w, c.n)
 			s := bs.s
 			s.ResetCounters()
 			var dst []match.ID
 			b.ResetTimer()
-			t0 := threadClock()
+			t0 := cpuclock.Thread()
 			for i := range b.N {
 				dst = s.Match(bs.w.Events[i%len(bs.w.Events)], dst[:0])
 			}
-			cpu := threadClock() - t0
+			cpu := cpuclock.Thread() - t0
 			k := s.Counters()
 			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/match")
 			b.ReportMetric(float64(k.MatchEvals)/float64(k.Matches), "evals/match")

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sift-pubsub/sift/internal/cpuclock"
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/poset"
 )
@@ -43,7 +44,7 @@ func BenchmarkRTO(b *testing.B) {
 						name = "local-indexed"
 					}
 					b.Run(fmt.Sprintf("%s/%s/n=%d", kind, name, n), func(b *testing.B) {
-						lockThread(b)
+						b.Cleanup(cpuclock.LockThread())
 						bs := build(b, kind, classic, workloads[0], n)
 						runRTOBench(b, bs, m.local, m.cfg)
 					})
@@ -64,11 +65,11 @@ func runRTOBench(b *testing.B, bs *builtStructure, local bool, cfg poset.RTOConf
 		f := bs.w.Filters[id]
 		if local {
 			runtime.GC() // as before each router step of RTO (see placeRTO)
-			t0 := threadClock()
+			t0 := cpuclock.Thread()
 			if err := s.Insert(id, f); err != nil {
 				b.Fatal(err)
 			}
-			router += threadClock() - t0
+			router += cpuclock.Thread() - t0
 		} else {
 			st, d := placeRTO(b, s, id, f, cfg)
 			router += d
@@ -98,13 +99,13 @@ func runRTOBench(b *testing.B, bs *builtStructure, local bool, cfg poset.RTOConf
 // keeps their garbage from being charged to the router as GC assists.
 func placeRTO(b *testing.B, s structure, id match.ID, f match.Filter, cfg poset.RTOConfig) (poset.RTOStats, time.Duration) {
 	runtime.GC()
-	t0 := threadClock()
+	t0 := cpuclock.Thread()
 	p, err := s.StartRTO(id, 0, f, cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
 	wire = encodeQueries(p.Queries(), wire)
-	d := threadClock() - t0
+	d := cpuclock.Thread() - t0
 	for !p.Done() {
 		qs := p.Queries()
 		answers := make([][]poset.Answer, len(qs))
@@ -115,12 +116,12 @@ func placeRTO(b *testing.B, s structure, id match.ID, f match.Filter, cfg poset.
 			}
 		}
 		runtime.GC()
-		t1 := threadClock()
+		t1 := cpuclock.Thread()
 		if _, err := p.Answer(answers); err != nil {
 			b.Fatal(err)
 		}
 		wire = encodeQueries(p.Queries(), wire)
-		d += threadClock() - t1
+		d += cpuclock.Thread() - t1
 	}
 	return p.Stats(), d
 }
@@ -159,7 +160,7 @@ func BenchmarkFF(b *testing.B) {
 			for _, ff := range []bool{false, true} {
 				name := map[bool]string{false: "local", true: "ff-verify"}[ff]
 				b.Run(fmt.Sprintf("%s/%s/n=%d", kind, name, n), func(b *testing.B) {
-					lockThread(b)
+					b.Cleanup(cpuclock.LockThread())
 					s.ResetCounters()
 					var router time.Duration
 					fallbacks := 0
@@ -168,7 +169,7 @@ func BenchmarkFF(b *testing.B) {
 						id := match.ID(n + i%spare)
 						f := w.Filters[id]
 						claim := poset.FixedCovering(fixed, f) // the client's work
-						t0 := threadClock()
+						t0 := cpuclock.Thread()
 						if ff {
 							st, err := s.AddFF(id, 0, f, []poset.Bits{claim}, poset.Verify)
 							if err != nil {
@@ -180,7 +181,7 @@ func BenchmarkFF(b *testing.B) {
 						} else if err := s.Insert(id, f); err != nil {
 							b.Fatal(err)
 						}
-						router += threadClock() - t0
+						router += cpuclock.Thread() - t0
 						s.Delete(id)
 					}
 					k := s.Counters()

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/sift-pubsub/sift/bench"
 	"github.com/sift-pubsub/sift/bench/workload"
+	"github.com/sift-pubsub/sift/internal/cpuclock"
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router"
 	"github.com/sift-pubsub/sift/router/certs"
@@ -160,7 +160,7 @@ func (be *benchEnv) useRouter(b *testing.B) {
 		}
 		b.Cleanup(func() { env.Stop() })
 		be.dial, be.metrics = env.Dial, env.Router.Metrics()
-		be.cpu = func() (time.Duration, bool) { return cpuTime(), false }
+		be.cpu = func() (time.Duration, bool) { return cpuclock.Process(), false }
 		return
 	}
 	cl, err := certs.Load(dir, certs.Client)
@@ -315,12 +315,6 @@ func profileTimed(b *testing.B) func() {
 		b.Fatal(err)
 	}
 	return stop
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func percentile(ds []time.Duration, p float64) time.Duration {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"github.com/sift-pubsub/sift/internal/cpuclock"
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router"
 	"github.com/sift-pubsub/sift/router/client"
@@ -53,7 +54,7 @@ func setupChain(b *testing.B, forward string) *chainEnv {
 	near, far := m.Routers[0], m.Routers[2]
 	shape := benchShapes[0]
 	be := &benchEnv{shape: shape, sentinel: make(chan struct{}, shape.conns), metrics: far.Router.Metrics()}
-	be.cpu = func() (time.Duration, bool) { return cpuTime(), false }
+	be.cpu = func() (time.Duration, bool) { return cpuclock.Process(), false }
 	w := be.subscribeAll(b, far.Dial)
 	be.dialPublisher(b, near.Dial, w)
 	idx := match.NewFast(match.FastConfig{})

@@ -6,12 +6,12 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/sift-pubsub/sift/bench/workload"
 	"github.com/sift-pubsub/sift/bftree"
+	"github.com/sift-pubsub/sift/internal/cpuclock"
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/match/bloom"
 	"github.com/sift-pubsub/sift/sbstree"
@@ -87,13 +87,6 @@ type result struct {
 // cpuTime is the process's user+system CPU time: on a shared machine it
 // is a steadier measure than wall time (the sweep is single-threaded
 // apart from the garbage collector).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 func heap() uint64 {
 	runtime.GC()
@@ -126,12 +119,12 @@ func measure(t *testing.T, w workload.Workload, idx *bloom.Index) result {
 	r.perSummary = time.Since(start) / time.Duration(len(w.Events))
 
 	var dst []match.ID
-	start, cpu0 := time.Now(), cpuTime()
+	start, cpu0 := time.Now(), cpuclock.Process()
 	for _, e := range w.Events {
 		dst = idx.Match(e, dst[:0])
 	}
 	r.perEvent = time.Since(start) / time.Duration(len(w.Events))
-	r.cpuEvent = (cpuTime() - cpu0) / time.Duration(len(w.Events))
+	r.cpuEvent = (cpuclock.Process() - cpu0) / time.Duration(len(w.Events))
 	r.stats = idx.Counters()
 	r.matches = float64(r.stats.Exact) / float64(r.stats.Events)
 	r.fwdFP, r.fwdFPUnsat = forwardedFP(w, idx)
@@ -265,13 +258,13 @@ func fastRow(t *testing.T, n int, w workload.Workload) {
 	mb := float64(heap()-h0) / (1 << 20)
 	var dst []match.ID
 	matches := 0
-	start, cpu0 := time.Now(), cpuTime()
+	start, cpu0 := time.Now(), cpuclock.Process()
 	for _, e := range w.Events {
 		dst = idx.Match(e, dst[:0])
 		matches += len(dst)
 	}
 	per := time.Since(start) / time.Duration(len(w.Events))
-	cpu := (cpuTime() - cpu0) / time.Duration(len(w.Events))
+	cpu := (cpuclock.Process() - cpu0) / time.Duration(len(w.Events))
 	fmt.Printf("| %d | fast (exact) | - | - | %.2f | %.1f | - | - | %s | %s | - | %.1f | - | - | - | - | - | - | - |\n",
 		n, build.Seconds(), mb, us(per), us(cpu), float64(matches)/float64(len(w.Events)))
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sift-pubsub/sift/bench/workload"
+	"github.com/sift-pubsub/sift/internal/cpuclock"
 	"github.com/sift-pubsub/sift/match"
 )
 
@@ -29,11 +30,11 @@ func BenchmarkAdvertChainSubscribe(b *testing.B) {
 	}
 	for _, order := range []string{"adverts-first", "adverts-after"} {
 		b.Run(order, func(b *testing.B) {
-			lockThread(b)
+			b.Cleanup(cpuclock.LockThread())
 			var atNear int
 			var cpu time.Duration
 			for b.Loop() {
-				start := threadClock()
+				start := cpuclock.Thread()
 				s := newAdvertSim(b, []string{"a", "b", "c"}, "poset")
 				s.noCheck = true
 				if s.connect(0, 1) != nil || s.connect(1, 2) != nil {
@@ -57,7 +58,7 @@ func BenchmarkAdvertChainSubscribe(b *testing.B) {
 					advertise()
 				}
 				atNear = len(s.routers[0].Routes()[0].Received)
-				cpu += threadClock() - start
+				cpu += cpuclock.Thread() - start
 			}
 			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 			b.ReportMetric(float64(len(w.Filters)), "subs/op")

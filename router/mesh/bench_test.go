@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/sift-pubsub/sift/bench/workload"
+	"github.com/sift-pubsub/sift/internal/cpuclock"
 )
 
 // BenchmarkChainSubscribe installs stock subscriptions at the far end of a
@@ -20,11 +21,11 @@ func BenchmarkChainSubscribe(b *testing.B) {
 	}
 	for _, table := range []string{"poset", "forest"} {
 		b.Run(table, func(b *testing.B) {
-			lockThread(b)
+			b.Cleanup(cpuclock.LockThread())
 			var atNear int
 			var cpu time.Duration
 			for b.Loop() {
-				start := threadClock()
+				start := cpuclock.Thread()
 				s := newSim(b, []string{"a", "b", "c"}, table)
 				s.noCheck = true
 				if s.connect(0, 1) != nil || s.connect(1, 2) != nil {
@@ -36,7 +37,7 @@ func BenchmarkChainSubscribe(b *testing.B) {
 				}
 				s.quiesce()
 				atNear = len(s.routers[0].Routes()[0].Received)
-				cpu += threadClock() - start
+				cpu += cpuclock.Thread() - start
 			}
 			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 			b.ReportMetric(float64(len(w.Filters)), "subs/op")
