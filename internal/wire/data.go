@@ -36,6 +36,9 @@ func (m *Publish) AppendBody(b []byte) []byte {
 }
 
 func (d *EventDecoder) decodePublish(r *reader) *Publish {
+	if r.shared != "" {
+		defer d.sharedFrameDone(len(r.shared))
+	}
 	m := &Publish{Seq: r.uvarint("publish seq")}
 	n := r.count("publish event count", 1)
 	if r.err != nil {
@@ -198,6 +201,9 @@ func appendSubs(b []byte, subs []uint64) []byte {
 }
 
 func (d *EventDecoder) decodeDeliver(r *reader) *Deliver {
+	if r.shared != "" {
+		defer d.sharedFrameDone(len(r.shared))
+	}
 	n := r.count("deliver item count", 2)
 	m := &Deliver{Items: make([]DeliverItem, 0, n)}
 	var slab []uint64 // the items' ids, carved from few allocations

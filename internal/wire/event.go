@@ -107,8 +107,11 @@ type EventDecoder struct {
 	// wantFor (wanted.go), and whether last[i-1] < last[i] was checked.
 	at      []position
 	wantFor *Wanted
-	// slab backs the attribute lists of events that share their frame.
-	slab []match.Attr
+	// slab backs the attribute lists of events that share their frame;
+	// pinned counts the bytes of the frames its used part may keep alive
+	// (see sharedFrameDone).
+	slab   []match.Attr
+	pinned int
 	// strs and buf collect the string values of the event being decoded
 	// (when it does not share its frame), so that they become one string.
 	strs []strValue
@@ -125,6 +128,13 @@ const maxInterned = 4096
 // attrSlab is the number of attributes carved from one slab allocation for
 // events that share their frame (48 bytes each).
 const attrSlab = 512
+
+// maxSlabPinned bounds the bytes of earlier frames a decoder's slab may
+// keep alive: its used part holds the attribute lists of decoded events,
+// whose strings alias their frames, so without a bound an idle reader
+// would keep up to attrSlab routed frames (one kept attribute each: up to
+// hundreds of MiB of large frames) reachable.
+const maxSlabPinned = 1 << 20
 
 // DecodeEvent decodes one event that must fill b exactly.
 func (d *EventDecoder) DecodeEvent(b []byte) (match.Event, error) {
@@ -230,9 +240,19 @@ func (d *EventDecoder) attrList(n int, shared bool) []match.Attr {
 		return make([]match.Attr, n)
 	}
 	if n > len(d.slab) {
-		d.slab = make([]match.Attr, max(n, attrSlab))
+		d.slab, d.pinned = make([]match.Attr, max(n, attrSlab)), 0
 	}
 	return d.slab[:n:n]
+}
+
+// sharedFrameDone is called after decoding a frame of size bytes whose
+// events share it: once the slab may pin more than maxSlabPinned bytes of
+// frames, the decoder lets it go (the events decoded so far keep it as
+// long as they live; the next frame starts a new one).
+func (d *EventDecoder) sharedFrameDone(size int) {
+	if d.pinned += size; d.pinned > maxSlabPinned {
+		d.slab, d.pinned = nil, 0
+	}
 }
 
 // keepAttrs cuts the event's list to the kept attributes, taking them
