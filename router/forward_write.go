@@ -91,6 +91,7 @@ func (w *connWriter) runLink(s io.WriteCloser, batch linkFrame) error {
 			w.cm.bytesOut.Add(float64(len(frame)))
 			start = end
 		}
+		clear(items) // written: an idle writer must not keep their frames alive
 		if finished {
 			s.Close()
 			return errFinished

@@ -77,6 +77,7 @@ func (w *connWriter) runData(s io.WriteCloser) error {
 			w.account(items[start:end], len(frame))
 			start = end
 		}
+		clear(items) // written: an idle writer must not keep their frames alive
 		if finished {
 			s.Close()
 			return errFinished
