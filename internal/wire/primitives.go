@@ -43,16 +43,7 @@ func (r *reader) uvarint(what string) uint64 {
 		r.b = r.b[1:]
 		return uint64(v)
 	}
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.fail("%s: truncated or overlong varint", what)
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
+	return r.uvarintSlow(what, "")
 }
 
 // length reads the varint length prefix of what; a failure says
@@ -64,12 +55,18 @@ func (r *reader) length(what string) uint64 {
 		r.b = r.b[1:]
 		return uint64(v)
 	}
+	return r.uvarintSlow(what, " length")
+}
+
+// uvarintSlow reads a varint of more than one byte (or fails) for uvarint
+// and length; a failure names what, then suffix.
+func (r *reader) uvarintSlow(what, suffix string) uint64 {
 	if r.err != nil {
 		return 0
 	}
 	v, n := binary.Uvarint(r.b)
 	if n <= 0 {
-		r.fail("%s length: truncated or overlong varint", what)
+		r.fail("%s%s: truncated or overlong varint", what, suffix)
 		return 0
 	}
 	r.b = r.b[n:]
