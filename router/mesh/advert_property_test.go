@@ -1,7 +1,6 @@
 package mesh
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"testing"
@@ -35,11 +34,8 @@ func TestAdvertProperty(t *testing.T) {
 }
 
 func runAdvertProperty(rt *rapid.T, table string) {
-	n := rapid.IntRange(2, 6).Draw(rt, "routers")
-	names := make([]string, n)
-	for i := range names {
-		names[i] = fmt.Sprintf("r%d", i)
-	}
+	names := drawRouterNames(rt)
+	n := len(names)
 	s := newAdvertSim(rt, names, table)
 	nextClient := Client(1)
 	for range rapid.IntRange(1, 60).Draw(rt, "ops") {
@@ -74,14 +70,7 @@ func runAdvertProperty(rt *rapid.T, table string) {
 				}
 			}
 		case 9, 10:
-			for range rapid.IntRange(1, 10).Draw(rt, "steps") {
-				q := s.queued()
-				if len(q) == 0 {
-					break
-				}
-				p := rapid.SampledFrom(q).Draw(rt, "queue")
-				s.deliver(s.conns[p[0]], p[1])
-			}
+			s.deliverSome(rt)
 		case 11:
 			s.settle()
 		case 12:

@@ -31,11 +31,8 @@ func TestMeshProperty(t *testing.T) {
 }
 
 func runMeshProperty(rt *rapid.T, table string) {
-	n := rapid.IntRange(2, 6).Draw(rt, "routers")
-	names := make([]string, n)
-	for i := range names {
-		names[i] = fmt.Sprintf("r%d", i)
-	}
+	names := drawRouterNames(rt)
+	n := len(names)
 	s := newSim(rt, names, table)
 	nextClient := Client(1)
 	for range rapid.IntRange(1, 60).Draw(rt, "ops") {
@@ -62,14 +59,7 @@ func runMeshProperty(rt *rapid.T, table string) {
 				}
 			}
 		case 7, 8:
-			for range rapid.IntRange(1, 10).Draw(rt, "steps") {
-				q := s.queued()
-				if len(q) == 0 {
-					break
-				}
-				p := rapid.SampledFrom(q).Draw(rt, "queue")
-				s.deliver(s.conns[p[0]], p[1])
-			}
+			s.deliverSome(rt)
 		case 9:
 			s.settle()
 		case 10:
@@ -81,6 +71,28 @@ func runMeshProperty(rt *rapid.T, table string) {
 		s.unsubscribe(k)
 	}
 	s.settle()
+}
+
+// drawRouterNames draws 2-6 routers, named r0, r1, ...
+func drawRouterNames(rt *rapid.T) []string {
+	names := make([]string, rapid.IntRange(2, 6).Draw(rt, "routers"))
+	for i := range names {
+		names[i] = fmt.Sprintf("r%d", i)
+	}
+	return names
+}
+
+// deliverSome delivers 1-10 queued messages, each from a drawn queue,
+// stopping early when nothing is queued.
+func (s *sim) deliverSome(rt *rapid.T) {
+	for range rapid.IntRange(1, 10).Draw(rt, "steps") {
+		q := s.queued()
+		if len(q) == 0 {
+			break
+		}
+		p := rapid.SampledFrom(q).Draw(rt, "queue")
+		s.deliver(s.conns[p[0]], p[1])
+	}
 }
 
 func sortedSubs(m map[subKey]match.Filter) []subKey {
