@@ -89,14 +89,7 @@ func TestAdvertChain(t *testing.T) {
 // dials b, b dials a), each configured further by mods, and waits for both
 // links.
 func startAdvertChain(t *testing.T, mods ...func(*router.Config)) (a, b, c *local.Env) {
-	shared, err := local.Start(t.TempDir(), nil) // only for its deployment certificates
-	if err != nil {
-		t.Fatal(err)
-	}
-	certDir := shared.CertsDir
-	if err := shared.Stop(); err != nil {
-		t.Fatal(err)
-	}
+	certDir := deploymentCerts(t)
 	advertise := func(mod func(*router.Config)) func(*router.Config) {
 		return func(c *router.Config) {
 			mod(c)

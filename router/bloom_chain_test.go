@@ -58,14 +58,7 @@ type chainRun struct {
 // and collects what every subscriber got.
 func runBloomChain(t *testing.T, mod func(*router.Config)) chainRun {
 	t.Helper()
-	shared, err := local.Start(t.TempDir(), nil) // only for its deployment certificates
-	if err != nil {
-		t.Fatal(err)
-	}
-	certDir := shared.CertsDir
-	if err := shared.Stop(); err != nil {
-		t.Fatal(err)
-	}
+	certDir := deploymentCerts(t)
 	both := func(name string, w *linkWatch, peers ...string) func(*router.Config) {
 		base := linkedRouter(t, name, certDir, "", w, peers...)
 		return func(c *router.Config) { base(c); mod(c) }

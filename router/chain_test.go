@@ -19,14 +19,7 @@ import (
 // with nothing extra before a final marker event that matches every
 // filter; the publisher's own router delivers to a local subscriber too.
 func TestChainForwarding(t *testing.T) {
-	shared, err := local.Start(t.TempDir(), nil) // only for its deployment certificates
-	if err != nil {
-		t.Fatal(err)
-	}
-	certDir := shared.CertsDir
-	if err := shared.Stop(); err != nil {
-		t.Fatal(err)
-	}
+	certDir := deploymentCerts(t)
 	wa, wb, wc := newLinkWatch(), newLinkWatch(), newLinkWatch()
 	a := startAt(t, t.TempDir(), certDir, linkedRouter(t, "a", certDir, "", wa))
 	defer a.Stop()

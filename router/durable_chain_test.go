@@ -65,14 +65,7 @@ func (h *teeLog) Handle(ctx context.Context, r slog.Record) error {
 }
 
 func newDurableChain(t *testing.T) *durableChain {
-	shared, err := local.Start(t.TempDir(), nil) // only for its deployment certificates
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := shared.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	ch := &durableChain{t: t, certDir: shared.CertsDir, dirs: map[string]string{}, addrs: map[string]string{},
+	ch := &durableChain{t: t, certDir: deploymentCerts(t), dirs: map[string]string{}, addrs: map[string]string{},
 		peers: map[string][]string{"a": nil, "b": {"a"}, "c": {"b"}}, envs: map[string]*local.Env{}}
 	base := t.TempDir()
 	for _, n := range []string{"a", "b", "c"} {

@@ -11,9 +11,21 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router"
+	"github.com/sift-pubsub/sift/router/certs"
 	"github.com/sift-pubsub/sift/router/client"
 	"github.com/sift-pubsub/sift/router/local"
 )
+
+// deploymentCerts writes one deployment's CA and certificates into a
+// temporary folder, for routers started with local.StartIn to share.
+func deploymentCerts(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := certs.Init(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
 
 // start runs a router for the test and stops it at cleanup.
 func start(t testing.TB, mod func(*router.Config)) *local.Env {

@@ -132,14 +132,7 @@ func canonical(fs []string) []string {
 // (new subscriptions, same address) gets b's subscriptions by snapshot
 // while b drops the old a's.
 func TestLinkResync(t *testing.T) {
-	shared, err := local.Start(t.TempDir(), nil) // only for its deployment certificates
-	if err != nil {
-		t.Fatal(err)
-	}
-	certDir := shared.CertsDir
-	if err := shared.Stop(); err != nil {
-		t.Fatal(err)
-	}
+	certDir := deploymentCerts(t)
 	addrA := freeUDPAddr(t)
 	wa, wb := newLinkWatch(), newLinkWatch()
 
