@@ -237,37 +237,41 @@ func (m *durableMesh) logs() string {
 
 // debugDurable returns router name's /debug/durable, or why not.
 func (m *durableMesh) debugDurable(name string) string {
-	resp, err := http.Get("http://" + m.nodes[name].metrics + "/debug/durable")
+	body, err := m.fetch(name, "/debug/durable")
 	if err != nil {
 		return err.Error()
 	}
-	defer resp.Body.Close()
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(resp.Body); err != nil {
-		return err.Error()
-	}
-	return strings.Join(strings.Fields(buf.String()), " ")
+	return strings.Join(strings.Fields(body), " ")
 }
 
 // durableMetrics returns router name's sift_durable_* counters and
 // gauges from /metrics, on one line, or why not.
 func (m *durableMesh) durableMetrics(name string) string {
-	resp, err := http.Get("http://" + m.nodes[name].metrics + "/metrics")
+	body, err := m.fetch(name, "/metrics")
 	if err != nil {
 		return err.Error()
 	}
-	defer resp.Body.Close()
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(resp.Body); err != nil {
-		return err.Error()
-	}
 	var keep []string
-	for _, line := range strings.Split(buf.String(), "\n") {
+	for _, line := range strings.Split(body, "\n") {
 		if strings.HasPrefix(line, "sift_durable_") && !strings.Contains(line, "_bucket") {
 			keep = append(keep, line)
 		}
 	}
 	return strings.Join(keep, "; ")
+}
+
+// fetch returns path from router name's metrics address.
+func (m *durableMesh) fetch(name, path string) (string, error) {
+	resp, err := http.Get("http://" + m.nodes[name].metrics + path)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(resp.Body); err != nil {
+		return "", err
+	}
+	return buf.String(), nil
 }
 
 // waitAcked waits until router name's SHB has recorded an acknowledgement
