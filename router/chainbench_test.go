@@ -18,8 +18,10 @@ import (
 // QUIC on loopback, the stock-10x1000 subscribers (10 connections with
 // 1,000 stock subscriptions each) at the far router c, one publisher of
 // ~200-byte stock events at the near router a, client batching on; exact
-// and Bloom forwarding. Everything runs in this process, so CPU figures
-// are the whole process: three routers and eleven clients.
+// and Bloom forwarding, and exact with subscribers taking borrowed events
+// (client.Options.OnBorrowedEvent: the same routers, less client work).
+// Everything runs in this process, so CPU figures are the whole process:
+// three routers and eleven clients.
 //
 //	go test -run XXX -bench 'Chain' -benchtime 50000x ./router
 
@@ -32,6 +34,20 @@ const (
 
 var forwardModes = []string{router.ForwardExact, router.ForwardBloom}
 
+// chainVariant is a chain benchmark setup: the forwarding mode and the
+// subscribers' shape (benchShapes).
+type chainVariant struct {
+	name    string
+	forward string
+	shape   benchShape
+}
+
+var chainVariants = []chainVariant{
+	{router.ForwardExact, router.ForwardExact, stockShape},
+	{router.ForwardBloom, router.ForwardBloom, stockShape},
+	{router.ForwardExact + "-borrowed", router.ForwardExact, stockBorrowedShape},
+}
+
 type chainEnv struct {
 	*benchEnv
 	mesh    *local.Mesh
@@ -39,9 +55,9 @@ type chainEnv struct {
 }
 
 // setupChain starts the chain with the given forwarding mode and
-// installs the subscribers at c (each Subscribe returns once the
+// installs the subscribers of shape at c (each Subscribe returns once the
 // subscription is in place on every router of the chain).
-func setupChain(b *testing.B, forward string) *chainEnv {
+func setupChain(b *testing.B, forward string, shape benchShape) *chainEnv {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -52,7 +68,6 @@ func setupChain(b *testing.B, forward string) *chainEnv {
 	}
 	b.Cleanup(func() { m.Stop() })
 	near, far := m.Routers[0], m.Routers[2]
-	shape := benchShapes[0]
 	be := &benchEnv{shape: shape, sentinel: make(chan struct{}, shape.conns), metrics: far.Router.Metrics()}
 	be.cpu = func() (time.Duration, bool) { return cpuclock.Process(), false }
 	w := be.subscribeAll(b, far.Dial)
@@ -115,13 +130,13 @@ func connBytes(m *router.Metrics, peer, dir string) float64 {
 // frame bytes that crossed the two links per event delivered at c,
 // against flooding (every published frame over both links).
 func BenchmarkChain(b *testing.B) {
-	for _, fwd := range forwardModes {
-		b.Run(fwd, func(b *testing.B) { benchChain(b, fwd) })
+	for _, v := range chainVariants {
+		b.Run(v.name, func(b *testing.B) { benchChain(b, v) })
 	}
 }
 
-func benchChain(b *testing.B, forward string) {
-	ce := setupChain(b, forward)
+func benchChain(b *testing.B, v chainVariant) {
+	ce := setupChain(b, v.forward, v.shape)
 	ctx := context.Background()
 	w0 := ce.wire()
 	d0 := ce.deliveries()
@@ -176,7 +191,7 @@ func BenchmarkChainLatency(b *testing.B) {
 }
 
 func benchChainLatency(b *testing.B, forward string) {
-	ce := setupChain(b, forward)
+	ce := setupChain(b, forward, stockShape)
 	ctx := context.Background()
 	probe, err := ce.mesh.Routers[2].Dial(ctx, "probe", client.Options{})
 	if err != nil {

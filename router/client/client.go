@@ -326,10 +326,11 @@ func (c *Client) forget(k reqKey) {
 // ends.
 func (c *Client) readData() {
 	fr := wire.NewFrameReader(c.data, wire.HardMaxFrame)
-	var dec wire.EventDecoder
+	dec := c.deliverDecoder() // borrow.go
+	callback := c.callback()
 	var targets []*Subscription
 	for {
-		t, body, err := fr.ReadFrameReuse() // decoded events copy what they keep
+		t, body, err := fr.ReadFrameReuse() // decoded events copy what they keep (borrow.go)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				<-c.ctrlDone // the router ends the control stream too, after saying why
@@ -352,8 +353,8 @@ func (c *Client) readData() {
 			for _, s := range targets {
 				switch {
 				case s == nil || s.Err() != nil: // unsubscribed meanwhile
-				case c.opts.OnEvent != nil:
-					c.opts.OnEvent(s, it.Event)
+				case callback != nil:
+					callback(s, it.Event)
 				default:
 					s.deliver(it.Event, c.done)
 				}

@@ -17,6 +17,13 @@
 // the subscription ends; Err then says why (Unsubscribe, Close, or the
 // router's error, such as a slow-consumer disconnection).
 //
+// Instead of the channels, every delivery of a connection may go to one
+// callback on its reader goroutine, in delivery order: Options.OnEvent
+// with events the application owns, or Options.OnBorrowedEvent with
+// borrowed events, valid only until the callback returns (KeepEvent
+// copies one to keep), which cost the reader no allocation of their own.
+// The channels' events, and OnEvent's, are always owned.
+//
 // # Caveats
 //
 // Deliveries for all subscriptions share the connection's data stream: a

@@ -113,3 +113,63 @@ func ExampleClient_Unsubscribe() {
 	// Output:
 	// false unsubscribed
 }
+
+// OnBorrowedEvent receives every delivery on the connection's reader
+// goroutine, decoded without allocations of its own; the event is valid
+// only during the call: read what you need, or keep KeepEvent(e).
+func ExampleOptions_onBorrowedEvent() {
+	env, stop := startRouter()
+	defer stop()
+	ctx := context.Background()
+
+	prices := make(chan string, 8)
+	var kept []match.Event // touched by the reader goroutine only, until done
+	done := make(chan struct{})
+	onEvent := func(s *client.Subscription, e match.Event) {
+		if _, last := e.Get("last"); last {
+			close(done)
+			return
+		}
+		sym, _ := e.Get("symbol")
+		price, _ := e.Get("price")
+		prices <- fmt.Sprintf("%s %s at %v", s.Filter(), sym.AsString(), price) // copies what it reads
+		kept = append(kept, client.KeepEvent(e))                                  // e itself must not be kept
+	}
+	c, err := client.Dial(ctx, env.Addr, client.Options{TLS: env.ClientTLS, OnBorrowedEvent: onEvent})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	for _, f := range []string{`symbol == "IBM" && price < 10`, `last exists`} {
+		if _, err := c.Subscribe(ctx, f); err != nil {
+			log.Fatal(err)
+		}
+	}
+	for _, line := range []string{
+		`{"symbol":"IBM","price":9.5}`,
+		`{"symbol":"IBM","price":12.0}`,
+		`{"symbol":"IBM","price":8}`,
+		`{"last":true}`,
+	} {
+		e, err := match.ParseEventJSON([]byte(line))
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := c.Publish(ctx, e); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if err := c.Flush(ctx); err != nil {
+		log.Fatal(err)
+	}
+	<-done
+	close(prices)
+	for p := range prices {
+		fmt.Println(p)
+	}
+	fmt.Println(len(kept), "kept:", kept[0])
+	// Output:
+	// symbol == "IBM" && price < 10 IBM at 9.5
+	// symbol == "IBM" && price < 10 IBM at 8
+	// 2 kept: {"price":9.5,"symbol":"IBM"}
+}

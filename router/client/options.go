@@ -25,7 +25,8 @@ type Options struct {
 	// MaxInFlight is the most unacknowledged publish batches; default 16.
 	MaxInFlight int
 	// SubscriptionBuffer is each subscription's channel capacity; default
-	// 1024 (unused, and no buffer is allocated, when OnEvent is set).
+	// 1024 (unused, and no buffer is allocated, when OnEvent or
+	// OnBorrowedEvent is set).
 	SubscriptionBuffer int
 	// OnEvent, if set, receives every delivery instead of the
 	// subscriptions' channels, called from the connection's reader
@@ -33,6 +34,16 @@ type Options struct {
 	// applications with very many subscriptions per connection; it must not
 	// block for long, since it holds up every delivery behind it.
 	OnEvent func(s *Subscription, e match.Event)
+	// OnBorrowedEvent is OnEvent with borrowed events, for subscribers
+	// that read each event once and let it go: it is called exactly as
+	// OnEvent would be (instead of the channels, on the reader goroutine,
+	// one call at a time, in delivery order), but the event, its attribute
+	// list and its string values are valid only until the call returns.
+	// Decoding a borrowed event costs no allocation of its own (the events
+	// of a Deliver frame share a few allocations per frame; see borrow.go),
+	// where an owned event costs two. To keep one beyond the call, keep
+	// KeepEvent(e). OnEvent and OnBorrowedEvent are exclusive.
+	OnBorrowedEvent func(s *Subscription, e match.Event)
 	// IdleTimeout closes a silent connection; default 30s.
 	IdleTimeout time.Duration
 	// KeepAlive is the keep-alive period; default 10s.
@@ -55,6 +66,9 @@ type Options struct {
 func (o Options) withDefaults() (Options, error) {
 	if o.TLS == nil {
 		return o, errors.New("client: Options.TLS is required")
+	}
+	if o.OnEvent != nil && o.OnBorrowedEvent != nil {
+		return o, errors.New("client: Options.OnEvent and Options.OnBorrowedEvent are exclusive")
 	}
 	if o.Name == "" {
 		o.Name = "sift-client"

@@ -33,7 +33,7 @@ type Subscription struct {
 // naming the column, CodeTooManySubscriptions, and so on.
 func (c *Client) Subscribe(ctx context.Context, filter string) (*Subscription, error) {
 	buf := c.opts.SubscriptionBuffer
-	if c.opts.OnEvent != nil {
+	if c.callback() != nil {
 		buf = 0 // the channel is never used
 	}
 	s := &Subscription{
@@ -79,7 +79,7 @@ func (s *Subscription) ID() uint64 { return s.id }
 func (s *Subscription) Filter() string { return s.filter }
 
 // Events returns the channel of matching events (unused when
-// Options.OnEvent is set). It is closed when the subscription ends; Err
+// Options.OnEvent or Options.OnBorrowedEvent is set). It is closed when the subscription ends; Err
 // then says why.
 func (s *Subscription) Events() <-chan match.Event { return s.c }
 
