@@ -133,7 +133,7 @@ func ExampleOptions_onBorrowedEvent() {
 		sym, _ := e.Get("symbol")
 		price, _ := e.Get("price")
 		prices <- fmt.Sprintf("%s %s at %v", s.Filter(), sym.AsString(), price) // copies what it reads
-		kept = append(kept, client.KeepEvent(e))                                  // e itself must not be kept
+		kept = append(kept, client.KeepEvent(e))                                // e itself must not be kept
 	}
 	c, err := client.Dial(ctx, env.Addr, client.Options{TLS: env.ClientTLS, OnBorrowedEvent: onEvent})
 	if err != nil {
