@@ -326,11 +326,11 @@ func (c *Client) forget(k reqKey) {
 // ends.
 func (c *Client) readData() {
 	fr := wire.NewFrameReader(c.data, wire.HardMaxFrame)
-	dec := c.deliverDecoder() // borrow.go
-	callback := c.callback()
+	var dec wire.EventDecoder
+	callback := c.callback() // borrow.go
 	var targets []*Subscription
 	for {
-		t, body, err := fr.ReadFrameReuse() // decoded events copy what they keep (borrow.go)
+		t, body, err := fr.ReadFrameReuse() // decoded events copy what they keep
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				<-c.ctrlDone // the router ends the control stream too, after saying why

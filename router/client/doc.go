@@ -21,8 +21,8 @@
 // callback on its reader goroutine, in delivery order: Options.OnEvent
 // with events the application owns, or Options.OnBorrowedEvent with
 // borrowed events, valid only until the callback returns (KeepEvent
-// copies one to keep), which cost the reader no allocation of their own.
-// The channels' events, and OnEvent's, are always owned.
+// copies one to keep), so that the client may decode them into reused
+// memory. The channels' events, and OnEvent's, are always owned.
 //
 // # Caveats
 //

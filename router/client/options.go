@@ -38,11 +38,11 @@ type Options struct {
 	// that read each event once and let it go: it is called exactly as
 	// OnEvent would be (instead of the channels, on the reader goroutine,
 	// one call at a time, in delivery order), but the event, its attribute
-	// list and its string values are valid only until the call returns.
-	// Decoding a borrowed event costs no allocation of its own (the events
-	// of a Deliver frame share a few allocations per frame; see borrow.go),
-	// where an owned event costs two. To keep one beyond the call, keep
-	// KeepEvent(e). OnEvent and OnBorrowedEvent are exclusive.
+	// list and its string values are valid only until the call returns,
+	// so that the client may decode events into memory it reuses for the
+	// next ones (see borrow.go) instead of allocating twice per event. To
+	// use an event after the call, keep KeepEvent(e). OnEvent and
+	// OnBorrowedEvent are exclusive.
 	OnBorrowedEvent func(s *Subscription, e match.Event)
 	// IdleTimeout closes a silent connection; default 30s.
 	IdleTimeout time.Duration
