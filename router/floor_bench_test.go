@@ -218,7 +218,8 @@ func floorPublish(st *quic.Stream, n int) error {
 }
 
 // floorForward relays every frame from the one upstream connection it
-// accepts to the next relay, unchanged.
+// accepts to the next relay, unchanged, through a writer goroutine (as a
+// router's link writer).
 func floorForward(ctx context.Context, ln *quic.Listener, next string, conf *tls.Config, qconf *quic.Config) error {
 	up, _, err := floorAccept(ctx, ln)
 	if err != nil {
@@ -228,25 +229,28 @@ func floorForward(ctx context.Context, ln *quic.Listener, next string, conf *tls
 	if err != nil {
 		return err
 	}
-	buf := make([]byte, 4+floorBatch*floorEventBytes)
+	w := newFloorWriter(ctx, down, 4+floorBatch*floorEventBytes)
+	defer w.stop()
 	for {
+		buf := w.buffer()
+		if buf == nil {
+			return w.err
+		}
 		frame, err := floorReadFrame(up, buf)
 		if err != nil {
 			return err
 		}
-		if _, err := down.Write(frame); err != nil {
-			return fmt.Errorf("forward: %w", err)
-		}
+		w.write(frame)
 	}
 }
 
 // floorFanOut accepts subs subscriber connections and the upstream one,
-// and writes each upstream frame's events to the subscribers they
-// go to (floorGoesTo), one frame per subscriber per upstream frame, as the
-// router's writers do.
+// and writes each upstream frame's events to the subscribers they go to
+// (floorGoesTo), one frame per subscriber per upstream frame, each
+// subscriber through its own writer goroutine, as the router's writers do.
 func floorFanOut(ctx context.Context, ln *quic.Listener, subs int) error {
 	var up *quic.Stream
-	down := make([]*quic.Stream, subs)
+	down := make([]*floorWriter, subs)
 	for range subs + 1 {
 		st, role, err := floorAccept(ctx, ln)
 		switch {
@@ -255,21 +259,21 @@ func floorFanOut(ctx context.Context, ln *quic.Listener, subs int) error {
 		case role == roleUpstream:
 			up = st
 		case int(role) < subs:
-			down[role] = st
+			down[role] = newFloorWriter(ctx, st, 4+floorBatch*floorDeliveryBytes)
+			defer down[role].stop()
 		default:
 			return fmt.Errorf("fan-out: stream announced role %d", role)
 		}
 	}
-	buf := make([]byte, 4+floorBatch*floorEventBytes)
-	out := make([]byte, 4+floorBatch*floorDeliveryBytes)
+	in := make([]byte, 4+floorBatch*floorEventBytes)
 	next := 0
 	for {
-		frame, err := floorReadFrame(up, buf)
+		frame, err := floorReadFrame(up, in)
 		if err != nil {
 			return err
 		}
 		n := (len(frame) - 4) / floorEventBytes
-		for s, st := range down {
+		for s, w := range down {
 			k := 0
 			for j := next; j < next+n; j++ {
 				if floorGoesTo(j, s) {
@@ -279,13 +283,72 @@ func floorFanOut(ctx context.Context, ln *quic.Listener, subs int) error {
 			if k == 0 {
 				continue
 			}
-			binary.BigEndian.PutUint32(out, uint32(k*floorDeliveryBytes))
-			if _, err := st.Write(out[:4+k*floorDeliveryBytes]); err != nil {
-				return fmt.Errorf("deliver: %w", err)
+			out := w.buffer()
+			if out == nil {
+				return w.err
 			}
+			binary.BigEndian.PutUint32(out, uint32(k*floorDeliveryBytes))
+			w.write(out[:4+k*floorDeliveryBytes])
 		}
 		next += n
 	}
+}
+
+// floorWriter writes frames to one stream from its own goroutine, with a
+// few buffers cycling between the relay that fills them and the writer.
+type floorWriter struct {
+	st     *quic.Stream
+	full   chan []byte
+	free   chan []byte
+	done   chan struct{}
+	cancel context.CancelFunc
+	err    error // set before done is closed
+}
+
+func newFloorWriter(ctx context.Context, st *quic.Stream, size int) *floorWriter {
+	const buffers = 4
+	ctx, cancel := context.WithCancel(ctx)
+	w := &floorWriter{st: st, full: make(chan []byte, buffers), free: make(chan []byte, buffers), done: make(chan struct{}), cancel: cancel}
+	for range buffers {
+		w.free <- make([]byte, size)
+	}
+	go w.run(ctx)
+	return w
+}
+
+func (w *floorWriter) run(ctx context.Context) {
+	defer close(w.done)
+	for {
+		select {
+		case <-ctx.Done():
+			w.err = ctx.Err()
+			return
+		case frame := <-w.full:
+			if _, err := w.st.Write(frame); err != nil {
+				w.err = fmt.Errorf("write: %w", err)
+				return
+			}
+			w.free <- frame[:cap(frame)]
+		}
+	}
+}
+
+// buffer returns a free buffer, or nil once the writer failed (w.err).
+func (w *floorWriter) buffer() []byte {
+	select {
+	case b := <-w.free:
+		return b
+	case <-w.done:
+		return nil
+	}
+}
+
+// write hands a filled buffer to the writer.
+func (w *floorWriter) write(frame []byte) { w.full <- frame }
+
+func (w *floorWriter) stop() {
+	w.cancel()
+	<-w.done
 }
 
 // floorGoesTo says whether event j goes to subscriber s: floorFanout
