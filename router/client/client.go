@@ -10,6 +10,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/match"
 )
 
 // ErrClosed is the error of operations on a closed Client and of
@@ -348,28 +349,43 @@ func (c *Client) readData() {
 			c.qc.CloseWithError(quic.ApplicationErrorCode(wire.CodeOf(err)), err.Error())
 			return
 		}
-		for _, it := range m.(*wire.Deliver).Items {
-			targets = c.lookup(it.Subs, targets[:0])
-			for _, s := range targets {
-				switch {
-				case s == nil || s.Err() != nil: // unsubscribed meanwhile
-				case callback != nil:
-					callback(s, it.Event)
-				default:
-					s.deliver(it.Event, c.done)
-				}
-			}
-		}
+		targets = c.dispatch(m.(*wire.Deliver).Items, targets[:0], callback)
 	}
 }
 
-// lookup appends the subscriptions of ids to dst, under one lock (nil for
-// one unsubscribed meanwhile); the caller dispatches without the lock.
-func (c *Client) lookup(ids []uint64, dst []*Subscription) []*Subscription {
+// dispatch hands each item's event to its subscriptions, item after item:
+// to callback if set, else to their channels. It returns targets, scratch
+// space for the next frame.
+func (c *Client) dispatch(items []wire.DeliverItem, targets []*Subscription, callback func(*Subscription, match.Event)) []*Subscription {
+	targets = c.lookup(items, targets)
+	next := targets // the current item's subscriptions first
+	for _, it := range items {
+		for _, s := range next[:len(it.Subs)] {
+			switch {
+			case s == nil || s.Err() != nil: // unsubscribed meanwhile
+			case callback != nil:
+				callback(s, it.Event)
+			default:
+				s.deliver(it.Event, c.done)
+			}
+		}
+		next = next[len(it.Subs):]
+	}
+	return targets
+}
+
+// lookup appends the subscriptions of a frame's items, item after item,
+// to dst under one lock (nil for one unsubscribed meanwhile); the caller
+// dispatches without the lock. A subscription that ends before its turn
+// comes is skipped by its Err; one subscribed meanwhile cannot be in the
+// frame (Subscribe adds it before asking the router).
+func (c *Client) lookup(items []wire.DeliverItem, dst []*Subscription) []*Subscription {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, id := range ids {
-		dst = append(dst, c.subs.get(id))
+	for _, it := range items {
+		for _, id := range it.Subs {
+			dst = append(dst, c.subs.get(id))
+		}
 	}
 	return dst
 }
