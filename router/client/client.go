@@ -360,18 +360,24 @@ func (c *Client) dispatch(items []wire.DeliverItem, targets []*Subscription, cal
 	targets = c.lookup(items, targets)
 	next := targets // the current item's subscriptions first
 	for _, it := range items {
-		for _, s := range next[:len(it.Subs)] {
-			switch {
-			case s == nil || s.Err() != nil: // unsubscribed meanwhile
-			case callback != nil:
-				callback(s, it.Event)
-			default:
-				s.deliver(it.Event, c.done)
-			}
-		}
+		c.hand(next[:len(it.Subs)], it.Event, callback)
 		next = next[len(it.Subs):]
 	}
 	return targets
+}
+
+// hand gives e to each of subs still active: to callback if set, else to
+// the subscription's channel.
+func (c *Client) hand(subs []*Subscription, e match.Event, callback func(*Subscription, match.Event)) {
+	for _, s := range subs {
+		switch {
+		case s == nil || s.Err() != nil: // unsubscribed meanwhile
+		case callback != nil:
+			callback(s, e)
+		default:
+			s.deliver(e, c.done)
+		}
+	}
 }
 
 // lookup appends the subscriptions of a frame's items, item after item,
