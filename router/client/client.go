@@ -355,13 +355,14 @@ func (c *Client) readData() {
 
 // dispatch hands each item's event to its subscriptions, item after item:
 // to callback if set, else to their channels. It returns targets, scratch
-// space for the next frame.
+// space for the next frame. (Looking up a whole frame's subscriptions
+// under one lock, instead of one item's, was measured 4% dearer in CPU
+// per event on the issue 6 workload, probably because a frame's targets,
+// tens of KB, are written and then read back.)
 func (c *Client) dispatch(items []wire.DeliverItem, targets []*Subscription, callback func(*Subscription, match.Event)) []*Subscription {
-	targets = c.lookup(items, targets)
-	next := targets // the current item's subscriptions first
 	for _, it := range items {
-		c.hand(next[:len(it.Subs)], it.Event, callback)
-		next = next[len(it.Subs):]
+		targets = c.lookup(it.Subs, targets[:0])
+		c.hand(targets, it.Event, callback)
 	}
 	return targets
 }
@@ -380,18 +381,13 @@ func (c *Client) hand(subs []*Subscription, e match.Event, callback func(*Subscr
 	}
 }
 
-// lookup appends the subscriptions of a frame's items, item after item,
-// to dst under one lock (nil for one unsubscribed meanwhile); the caller
-// dispatches without the lock. A subscription that ends before its turn
-// comes is skipped by its Err; one subscribed meanwhile cannot be in the
-// frame (Subscribe adds it before asking the router).
-func (c *Client) lookup(items []wire.DeliverItem, dst []*Subscription) []*Subscription {
+// lookup appends the subscriptions of ids to dst, under one lock (nil for
+// one unsubscribed meanwhile); the caller dispatches without the lock.
+func (c *Client) lookup(ids []uint64, dst []*Subscription) []*Subscription {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, it := range items {
-		for _, id := range it.Subs {
-			dst = append(dst, c.subs.get(id))
-		}
+	for _, id := range ids {
+		dst = append(dst, c.subs.get(id))
 	}
 	return dst
 }
