@@ -79,8 +79,8 @@ func (s *Subscription) ID() uint64 { return s.id }
 func (s *Subscription) Filter() string { return s.filter }
 
 // Events returns the channel of matching events (unused when
-// Options.OnEvent or Options.OnBorrowedEvent is set). It is closed when the subscription ends; Err
-// then says why.
+// Options.OnEvent or Options.OnBorrowedEvent is set). It is closed when
+// the subscription ends; Err then says why.
 func (s *Subscription) Events() <-chan match.Event { return s.c }
 
 // Next returns the next event, or the reason the subscription ended, or
