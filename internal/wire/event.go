@@ -116,6 +116,8 @@ type EventDecoder struct {
 	// (when it does not share its frame), so that they become one string.
 	strs []strValue
 	buf  []byte
+	// borrowed is the memory DecodeBorrowedDeliver decodes into.
+	borrowed borrowedMemory
 }
 
 // strValue locates a string value of the event being decoded: attribute
@@ -241,6 +243,7 @@ func (d *EventDecoder) attrList(n int, shared bool) []match.Attr {
 	}
 	if n > len(d.slab) {
 		d.slab, d.pinned = make([]match.Attr, max(n, attrSlab)), 0
+		d.borrowed.grown(d.slab)
 	}
 	return d.slab[:n:n]
 }

@@ -330,6 +330,11 @@ func (c *Client) readData() {
 	var dec wire.EventDecoder
 	callback := c.callback() // borrow.go
 	var targets []*Subscription
+	var item [1]wire.DeliverItem
+	handBorrowed := func(subs []uint64, e match.Event) { // valid during the call only
+		item[0] = wire.DeliverItem{Subs: subs, Event: e}
+		targets = c.dispatch(item[:], targets[:0], callback)
+	}
 	for {
 		t, body, err := fr.ReadFrameReuse() // decoded events copy what they keep
 		if err != nil {
@@ -340,7 +345,12 @@ func (c *Client) readData() {
 			c.qc.CloseWithError(quic.ApplicationErrorCode(wire.CodeNone), "client done")
 			return
 		}
-		m, err := dec.Decode(t, body)
+		var m wire.Message
+		if t == wire.TypeDeliver && c.opts.OnBorrowedEvent != nil {
+			err = dec.DecodeBorrowedDeliver(body, handBorrowed) // body: the reused frame buffer
+		} else {
+			m, err = dec.Decode(t, body)
+		}
 		if err == nil && t != wire.TypeDeliver {
 			err = wire.Errorf(wire.CodeUnexpected, "router sent %s on the data stream", t)
 		}
@@ -349,7 +359,9 @@ func (c *Client) readData() {
 			c.qc.CloseWithError(quic.ApplicationErrorCode(wire.CodeOf(err)), err.Error())
 			return
 		}
-		targets = c.dispatch(m.(*wire.Deliver).Items, targets[:0], callback)
+		if m != nil {
+			targets = c.dispatch(m.(*wire.Deliver).Items, targets[:0], callback)
+		}
 	}
 }
 

@@ -37,12 +37,15 @@ type Options struct {
 	// OnBorrowedEvent is OnEvent with borrowed events, for subscribers
 	// that read each event once and let it go: it is called exactly as
 	// OnEvent would be (instead of the channels, on the reader goroutine,
-	// one call at a time, in delivery order), but the event, its attribute
-	// list and its string values are valid only until the call returns,
-	// so that the client may decode events into memory it reuses for the
-	// next ones (see borrow.go) instead of allocating twice per event. To
-	// use an event after the call, keep KeepEvent(e). OnEvent and
-	// OnBorrowedEvent are exclusive.
+	// one call at a time, in delivery order), but the event and its
+	// attribute list are valid only until the call returns, so that the
+	// client may decode events into memory it reuses for the next ones
+	// (see borrow.go) instead of allocating twice per event. Names and
+	// string values taken from the event are ordinary immutable strings
+	// and may be kept (each keeps its frame's copy alive, up to a batch of
+	// events: strings.Clone one kept for long). To use the event itself
+	// after the call, keep KeepEvent(e). OnEvent and OnBorrowedEvent are
+	// exclusive.
 	OnBorrowedEvent func(s *Subscription, e match.Event)
 	// IdleTimeout closes a silent connection; default 30s.
 	IdleTimeout time.Duration
