@@ -82,6 +82,7 @@ func setupChain(b *testing.B, forward string, shape benchShape) *chainEnv {
 	for i, e := range be.events {
 		ce.matched[i] = len(idx.Match(e, nil)) > 0
 	}
+	be.warmUp(b)
 	return ce
 }
 
