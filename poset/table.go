@@ -16,7 +16,9 @@ type TableConfig struct {
 	// interface is a local client, which receives no updates.
 	Neighbours []Iface
 	// Merge enables perfect merging of the filters forwarded to each
-	// neighbour (greedy, pairwise, until no pair merges). Off by default.
+	// neighbour: what a neighbour is sent matches exactly what its unmerged
+	// forwarding set matches, and no two filters sent merge perfectly
+	// (match.Merge). Kept incrementally (see merger). Off by default.
 	Merge bool
 	// Structure configures the poset or forest.
 	StructureConfig Config
@@ -44,7 +46,7 @@ type Table struct {
 	subs   map[subKey]*tableSub
 	nextID match.ID
 	fwd    map[Iface]map[*node]match.Filter // per neighbour: node -> forwarded filter
-	sent   map[Iface][]match.Filter         // per neighbour, when merging: what was sent
+	merged map[Iface]*merger                // per neighbour, when merging: what was sent
 	// pending RTO placements and the subscriptions they place
 	pending map[*Placement]subKey
 }
@@ -62,10 +64,10 @@ type tableSub struct {
 // NewTable returns an empty routing table.
 func NewTable(cfg TableConfig) (*Table, error) {
 	t := &Table{
-		cfg:  cfg,
-		subs: make(map[subKey]*tableSub),
-		fwd:  make(map[Iface]map[*node]match.Filter),
-		sent: make(map[Iface][]match.Filter),
+		cfg:    cfg,
+		subs:   make(map[subKey]*tableSub),
+		fwd:    make(map[Iface]map[*node]match.Filter),
+		merged: make(map[Iface]*merger),
 	}
 	switch cfg.Structure {
 	case "", "poset":
@@ -81,6 +83,9 @@ func NewTable(cfg TableConfig) (*Table, error) {
 		}
 		t.neigh = append(t.neigh, n)
 		t.fwd[n] = make(map[*node]match.Filter)
+		if cfg.Merge {
+			t.merged[n] = newMerger()
+		}
 	}
 	slices.Sort(t.neigh)
 	return t, nil
@@ -156,7 +161,10 @@ func (t *Table) Route(e match.Event, from Iface) []Iface {
 // canonical order (after merging, when enabled).
 func (t *Table) Forwarded(n Iface) []match.Filter {
 	if t.cfg.Merge {
-		return slices.Clone(t.sent[n])
+		if m := t.merged[n]; m != nil {
+			return m.filtersSorted()
+		}
+		return nil
 	}
 	out := make([]match.Filter, 0, len(t.fwd[n]))
 	for _, f := range t.fwd[n] {

@@ -95,27 +95,25 @@ func (t *Table) ancestorIfaces(w *node) []Iface {
 }
 
 // finish turns the accumulated differences into updates, merging the
-// forwarded filters first when configured.
+// forwarded filters first when configured: each changed neighbour's merger
+// takes the unmerged removals and additions and returns the merged ones.
 func (t *Table) finish(d diff) []Update {
+	us := d.updates()
 	if !t.cfg.Merge {
-		return d.updates()
+		return us
 	}
 	md := diff{}
-	for nb := range d {
-		cur := t.unmerged(nb)
-		merged := mergeFilters(cur)
-		old := t.sent[nb]
-		for _, f := range old {
-			if !slices.ContainsFunc(merged, f.Equal) {
-				md.remove(nb, f)
-			}
+	for _, u := range us {
+		m := t.merged[u.To]
+		for _, f := range u.Remove {
+			m.remove(f)
 		}
-		for _, f := range merged {
-			if !slices.ContainsFunc(old, f.Equal) {
-				md.add(nb, f)
-			}
+		for _, f := range u.Add {
+			m.add(f)
 		}
-		t.sent[nb] = merged
+		if rm, add := m.flush(); len(rm)+len(add) > 0 {
+			md[u.To] = &Update{To: u.To, Remove: rm, Add: add}
+		}
 	}
 	return md.updates()
 }
@@ -128,26 +126,4 @@ func (t *Table) unmerged(nb Iface) []match.Filter {
 	}
 	slices.SortFunc(out, match.Filter.Compare)
 	return out
-}
-
-// mergeFilters merges pairs of filters perfectly (the result matches
-// exactly their union) until no pair merges; the result is sorted and
-// matches exactly the events the input matches.
-func mergeFilters(fs []match.Filter) []match.Filter {
-	fs = slices.Clone(fs)
-	for merged := true; merged; {
-		merged = false
-		for i := 0; i < len(fs) && !merged; i++ {
-			for j := i + 1; j < len(fs); j++ {
-				if m, perfect := match.Merge(fs[i], fs[j]); perfect {
-					fs[i] = m
-					fs = slices.Delete(fs, j, j+1)
-					merged = true
-					break
-				}
-			}
-		}
-	}
-	slices.SortFunc(fs, match.Filter.Compare)
-	return slices.CompactFunc(fs, match.Filter.Equal)
 }

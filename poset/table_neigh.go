@@ -30,7 +30,12 @@ func (t *Table) AddNeighbour(n Iface) (Update, error) {
 		}
 	}
 	if t.cfg.Merge {
-		t.sent[n] = mergeFilters(t.unmerged(n))
+		m := newMerger()
+		for _, f := range t.unmerged(n) {
+			m.add(f)
+		}
+		m.flush()
+		t.merged[n] = m
 	}
 	return Update{To: n, Add: t.Forwarded(n)}, nil
 }
@@ -47,7 +52,7 @@ func (t *Table) RemoveNeighbour(n Iface) error {
 	}
 	t.neigh = slices.Delete(t.neigh, i, i+1)
 	delete(t.fwd, n)
-	delete(t.sent, n)
+	delete(t.merged, n)
 	return nil
 }
 

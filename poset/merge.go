@@ -1,0 +1,309 @@
+package poset
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/sift-pubsub/sift/match"
+)
+
+// merger keeps one neighbour's merged forwarding set up to date as the
+// unmerged forwarding set changes, one filter at a time.
+//
+// The merged set is a set of items. Each item stands for some unmerged
+// filters (its sources) and its filter matches exactly the union of the
+// events they match: an item is either one unmerged filter, or the perfect
+// merge (match.Merge, perfect) of two items. The sources of the items
+// partition the unmerged set, so the merged set matches exactly what the
+// unmerged set matches.
+//
+// Invariant after every add and remove: no two items merge perfectly
+// under match.Merge: none covers another (match.Covers) and no two
+// constrain every attribute identically but one, on which their intervals
+// touch or overlap.
+//
+// Adding a filter makes it an item and settles it: while some item covers
+// it, it joins that item; otherwise it absorbs every item it covers and
+// merges with a one-attribute partner, and the result settles again.
+// Removing a filter dissolves the item standing for it and settles its
+// other sources again, one by one, in the order they joined. Partners are
+// found without looking at every item: covering candidates come from a
+// candidate index (candIndex: attribute masks and boxes), one-attribute
+// partners from groups keyed by the attribute and the exact constraints on
+// every other attribute. Filters outside the complete fragment (suffix,
+// contains), which the index does not hold, are compared with every item:
+// each costs time linear in the merged set.
+//
+// The merger is deterministic: the same sequence of adds and removes gives
+// the same items and the same changes.
+type merger struct {
+	bySource map[string]*mitem // unmerged filter text -> item standing for it
+	byNode   map[*node]*mitem
+	idx      *candIndex          // items in the complete fragment
+	loose    []*mitem            // the other items
+	groups   map[string][]*mitem // one-attribute merge key -> items
+	seq      uint64              // creation order of items
+	delta    map[string]int      // merged filter text -> +1 added / -1 removed since flush
+	filters  map[string]match.Filter
+	scratch  []*node
+}
+
+// mitem is one merged filter with the unmerged filters it stands for.
+type mitem struct {
+	n       *node // the filter's key and seq, and its candidate-index position
+	sources []match.Filter
+	gkeys   []string // the groups holding the item
+	lpos    int      // position in merger.loose, when not exact
+}
+
+func (it *mitem) filter() match.Filter { return it.n.key.f }
+
+func newMerger() *merger {
+	return &merger{
+		bySource: make(map[string]*mitem),
+		byNode:   make(map[*node]*mitem),
+		idx:      newCandIndex(),
+		groups:   make(map[string][]*mitem),
+		delta:    make(map[string]int),
+		filters:  make(map[string]match.Filter),
+	}
+}
+
+// add merges unmerged filter f (satisfiable, not held yet) into the set.
+func (m *merger) add(f match.Filter) {
+	m.settle(m.newItem(f, []match.Filter{f}))
+}
+
+// remove takes unmerged filter f out: the item standing for it is
+// dissolved and its other sources settle again. Removing a filter the
+// merger does not hold does nothing.
+func (m *merger) remove(f match.Filter) {
+	it := m.bySource[f.String()]
+	if it == nil {
+		return
+	}
+	m.drop(it)
+	for _, s := range it.sources {
+		if t := s.String(); t != f.String() {
+			delete(m.bySource, t)
+			m.add(s)
+		} else {
+			delete(m.bySource, t)
+		}
+	}
+}
+
+// filtersSorted returns the merged filters in canonical order.
+func (m *merger) filtersSorted() []match.Filter {
+	out := make([]match.Filter, 0, len(m.byNode))
+	for n := range m.byNode {
+		out = append(out, n.key.f)
+	}
+	slices.SortFunc(out, match.Filter.Compare)
+	return out
+}
+
+// flush returns the merged filters removed and added since the last
+// flush (each list in canonical order) and starts a new batch.
+func (m *merger) flush() (removed, added []match.Filter) {
+	for t, d := range m.delta {
+		switch {
+		case d < 0:
+			removed = append(removed, m.filters[t])
+		case d > 0:
+			added = append(added, m.filters[t])
+		}
+	}
+	clear(m.delta)
+	clear(m.filters)
+	slices.SortFunc(removed, match.Filter.Compare)
+	slices.SortFunc(added, match.Filter.Compare)
+	return removed, added
+}
+
+func (m *merger) newItem(f match.Filter, sources []match.Filter) *mitem {
+	m.seq++
+	n := &node{key: newKey(f), seq: m.seq}
+	return &mitem{n: n, sources: sources}
+}
+
+// settle places a new item: it joins an item covering it, or absorbs the
+// items it covers and merges with one-attribute partners until none is
+// left, and then enters the set.
+func (m *merger) settle(x *mitem) {
+	for {
+		if y := m.coverer(x); y != nil {
+			m.join(y, x.sources)
+			return
+		}
+		for _, y := range m.covered(x) {
+			m.drop(y)
+			x.sources = append(x.sources, y.sources...)
+		}
+		y, z, ok := m.partner(x)
+		if !ok {
+			break
+		}
+		m.drop(y)
+		x = m.newItem(z, append(x.sources, y.sources...))
+	}
+	m.insert(x)
+}
+
+// coverer returns the first item (in creation order) covering x, if any.
+func (m *merger) coverer(x *mitem) *mitem {
+	f := x.filter()
+	if x.n.key.exact {
+		m.scratch = m.idx.coverers(x.n, m.scratch[:0])
+		for _, n := range m.scratch {
+			if match.Covers(n.key.f, f) {
+				return m.byNode[n]
+			}
+		}
+	}
+	return m.firstLoose(x, func(y *mitem) bool { return match.Covers(y.filter(), f) })
+}
+
+// covered returns the items x covers, in creation order.
+func (m *merger) covered(x *mitem) []*mitem {
+	f := x.filter()
+	var out []*mitem
+	if x.n.key.exact {
+		m.scratch = m.idx.covered(x.n, m.scratch[:0])
+		for _, n := range m.scratch {
+			if match.Covers(f, n.key.f) {
+				out = append(out, m.byNode[n])
+			}
+		}
+	}
+	m.eachLoose(x, func(y *mitem) bool {
+		if match.Covers(f, y.filter()) {
+			out = append(out, y)
+		}
+		return false
+	})
+	return out
+}
+
+// firstLoose returns the first item pred holds for among those the
+// candidate index cannot rule out for x: the loose items, and every item
+// when x itself is loose.
+func (m *merger) firstLoose(x *mitem, pred func(*mitem) bool) *mitem {
+	var found *mitem
+	m.eachLoose(x, func(y *mitem) bool {
+		if pred(y) {
+			found = y
+			return true
+		}
+		return false
+	})
+	return found
+}
+
+// eachLoose visits, in creation order, the loose items, or every item when
+// x is loose, until visit returns true.
+func (m *merger) eachLoose(x *mitem, visit func(*mitem) bool) {
+	list := m.loose
+	if !x.n.key.exact {
+		list = make([]*mitem, 0, len(m.byNode))
+		for _, y := range m.byNode {
+			list = append(list, y)
+		}
+	}
+	list = slices.Clone(list)
+	slices.SortFunc(list, func(a, b *mitem) int { return cmpSeq(a.n, b.n.seq) })
+	for _, y := range list {
+		if visit(y) {
+			return
+		}
+	}
+}
+
+// partner returns the first item y, in x's groups in attribute order,
+// that merges perfectly with x, and the merged filter.
+func (m *merger) partner(x *mitem) (y *mitem, z match.Filter, ok bool) {
+	for _, k := range groupKeys(x.filter()) {
+		for _, y := range m.groups[k] {
+			if z, ok := match.Merge(x.filter(), y.filter()); ok {
+				return y, z, true
+			}
+		}
+	}
+	return nil, match.Filter{}, false
+}
+
+// groupKeys returns, per attribute a of f, the key of the items f may merge
+// with on a: a and the constraints of f on every other attribute. Two
+// filters merge on one attribute only if they share that key.
+func groupKeys(f match.Filter) []string {
+	attrs := f.Attrs()
+	keys := make([]string, len(attrs))
+	var b strings.Builder
+	for i, a := range attrs {
+		b.Reset()
+		b.WriteString(a)
+		for j := range f.Len() {
+			if c := f.At(j); c.Attr != a {
+				b.WriteByte(0)
+				b.WriteString(c.String())
+			}
+		}
+		keys[i] = b.String()
+	}
+	return keys
+}
+
+// join adds sources to item y, whose filter already covers them.
+func (m *merger) join(y *mitem, sources []match.Filter) {
+	y.sources = append(y.sources, sources...)
+	for _, s := range sources {
+		m.bySource[s.String()] = y
+	}
+}
+
+// insert enters a settled item into the set and its indexes.
+func (m *merger) insert(x *mitem) {
+	m.byNode[x.n] = x
+	if x.n.key.exact {
+		m.idx.add(x.n)
+	} else {
+		x.lpos = len(m.loose)
+		m.loose = append(m.loose, x)
+	}
+	x.gkeys = groupKeys(x.filter())
+	for _, k := range x.gkeys {
+		m.groups[k] = append(m.groups[k], x)
+	}
+	for _, s := range x.sources {
+		m.bySource[s.String()] = x
+	}
+	m.note(x.filter(), +1)
+}
+
+// drop takes an item out of the set and its indexes (not its sources out
+// of bySource: the caller moves them).
+func (m *merger) drop(y *mitem) {
+	delete(m.byNode, y.n)
+	if y.n.key.exact {
+		m.idx.remove(y.n)
+	} else {
+		last := m.loose[len(m.loose)-1]
+		m.loose[y.lpos], last.lpos = last, y.lpos
+		m.loose = m.loose[:len(m.loose)-1]
+	}
+	for _, k := range y.gkeys {
+		g := slices.DeleteFunc(m.groups[k], func(o *mitem) bool { return o == y })
+		if len(g) == 0 {
+			delete(m.groups, k)
+		} else {
+			m.groups[k] = g
+		}
+	}
+	m.note(y.filter(), -1)
+}
+
+func (m *merger) note(f match.Filter, d int) {
+	t := f.String()
+	m.delta[t] += d
+	m.filters[t] = f
+}
