@@ -2,7 +2,6 @@ package poset
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/sift-pubsub/sift/match"
 )
@@ -39,11 +38,11 @@ import (
 type merger struct {
 	bySource map[string]*mitem // unmerged filter text -> item standing for it
 	byNode   map[*node]*mitem
-	idx      *candIndex          // items in the complete fragment
-	loose    []*mitem            // the other items
-	groups   map[string][]*mitem // one-attribute merge key -> items
-	seq      uint64              // creation order of items
-	delta    map[string]int      // merged filter text -> +1 added / -1 removed since flush
+	idx      *candIndex         // items in the complete fragment
+	loose    []*mitem           // the other items
+	groups   map[string]*mgroup // one-attribute merge key -> items
+	seq      uint64             // creation order of items
+	delta    map[string]int     // merged filter text -> +1 added / -1 removed since flush
 	filters  map[string]match.Filter
 	scratch  []*node
 }
@@ -63,7 +62,7 @@ func newMerger() *merger {
 		bySource: make(map[string]*mitem),
 		byNode:   make(map[*node]*mitem),
 		idx:      newCandIndex(),
-		groups:   make(map[string][]*mitem),
+		groups:   make(map[string]*mgroup),
 		delta:    make(map[string]int),
 		filters:  make(map[string]match.Filter),
 	}
@@ -222,35 +221,22 @@ func (m *merger) eachLoose(x *mitem, visit func(*mitem) bool) {
 // partner returns the first item y, in x's groups in attribute order,
 // that merges perfectly with x, and the merged filter.
 func (m *merger) partner(x *mitem) (y *mitem, z match.Filter, ok bool) {
-	for _, k := range groupKeys(x.filter()) {
-		for _, y := range m.groups[k] {
-			if z, ok := match.Merge(x.filter(), y.filter()); ok {
-				return y, z, true
-			}
+	f := x.filter()
+	for _, k := range groupKeys(f) {
+		g := m.groups[k]
+		if g == nil {
+			continue
+		}
+		g.candidates(x, func(c *mitem) bool {
+			z, ok = match.Merge(f, c.filter())
+			y = c
+			return ok
+		})
+		if ok {
+			return y, z, true
 		}
 	}
 	return nil, match.Filter{}, false
-}
-
-// groupKeys returns, per attribute a of f, the key of the items f may merge
-// with on a: a and the constraints of f on every other attribute. Two
-// filters merge on one attribute only if they share that key.
-func groupKeys(f match.Filter) []string {
-	attrs := f.Attrs()
-	keys := make([]string, len(attrs))
-	var b strings.Builder
-	for i, a := range attrs {
-		b.Reset()
-		b.WriteString(a)
-		for j := range f.Len() {
-			if c := f.At(j); c.Attr != a {
-				b.WriteByte(0)
-				b.WriteString(c.String())
-			}
-		}
-		keys[i] = b.String()
-	}
-	return keys
 }
 
 // join adds sources to item y, whose filter already covers them.
@@ -270,9 +256,15 @@ func (m *merger) insert(x *mitem) {
 		x.lpos = len(m.loose)
 		m.loose = append(m.loose, x)
 	}
-	x.gkeys = groupKeys(x.filter())
-	for _, k := range x.gkeys {
-		m.groups[k] = append(m.groups[k], x)
+	f := x.filter()
+	x.gkeys = groupKeys(f)
+	for i, k := range x.gkeys {
+		g := m.groups[k]
+		if g == nil {
+			g = newMgroup(f.Attrs()[i])
+			m.groups[k] = g
+		}
+		g.add(x)
 	}
 	for _, s := range x.sources {
 		m.bySource[s.String()] = x
@@ -292,11 +284,9 @@ func (m *merger) drop(y *mitem) {
 		m.loose = m.loose[:len(m.loose)-1]
 	}
 	for _, k := range y.gkeys {
-		g := slices.DeleteFunc(m.groups[k], func(o *mitem) bool { return o == y })
-		if len(g) == 0 {
+		g := m.groups[k]
+		if g.remove(y); g.empty() {
 			delete(m.groups, k)
-		} else {
-			m.groups[k] = g
 		}
 	}
 	m.note(y.filter(), -1)

@@ -1,0 +1,116 @@
+package poset
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/sift-pubsub/sift/match"
+)
+
+// mgroup holds the merged items that constrain every attribute but one,
+// attr, identically (they share a groupKey): the only items that can merge
+// with one another on attr without one covering the other. Items with a
+// string equality on attr are also filed by its value: two different
+// string values are two points, which never touch or overlap, so such
+// items merge on attr only with items having the same value or none.
+type mgroup struct {
+	attr    string
+	members []*mitem            // every item, in insertion order
+	rest    []*mitem            // items without a string equality on attr
+	eq      map[string][]*mitem // the others, by value
+}
+
+func newMgroup(attr string) *mgroup {
+	return &mgroup{attr: attr, eq: make(map[string][]*mitem)}
+}
+
+func (g *mgroup) add(x *mitem) {
+	g.members = append(g.members, x)
+	if v, ok := stringEq(x.n, g.attr); ok {
+		g.eq[v] = append(g.eq[v], x)
+	} else {
+		g.rest = append(g.rest, x)
+	}
+}
+
+func (g *mgroup) remove(x *mitem) {
+	is := func(o *mitem) bool { return o == x }
+	g.members = slices.DeleteFunc(g.members, is)
+	if v, ok := stringEq(x.n, g.attr); ok {
+		if l := slices.DeleteFunc(g.eq[v], is); len(l) == 0 {
+			delete(g.eq, v)
+		} else {
+			g.eq[v] = l
+		}
+	} else {
+		g.rest = slices.DeleteFunc(g.rest, is)
+	}
+}
+
+func (g *mgroup) empty() bool { return len(g.members) == 0 }
+
+// candidates visits, in a deterministic order, the members that may merge
+// with x on attr, until visit returns true.
+func (g *mgroup) candidates(x *mitem, visit func(*mitem) bool) {
+	lists := [][]*mitem{g.members}
+	if v, ok := stringEq(x.n, g.attr); ok {
+		lists = [][]*mitem{g.eq[v], g.rest}
+	}
+	for _, l := range lists {
+		for _, y := range l {
+			if !apart(x.n, y.n, g.attr) && visit(y) {
+				return
+			}
+		}
+	}
+}
+
+// groupKeys returns, per attribute a of f in order, the key of the group
+// of items f may merge with on a: a and the constraints of f on every
+// other attribute. Two filters merge on one attribute only if they share
+// that key.
+func groupKeys(f match.Filter) []string {
+	attrs := f.Attrs()
+	keys := make([]string, len(attrs))
+	var b strings.Builder
+	for i, a := range attrs {
+		b.Reset()
+		b.WriteString(a)
+		for j := range f.Len() {
+			if c := f.At(j); c.Attr != a {
+				b.WriteByte(0)
+				b.WriteString(c.String())
+			}
+		}
+		keys[i] = b.String()
+	}
+	return keys
+}
+
+// apart reports that the numeric intervals of two items on attr neither
+// overlap nor touch, so they cannot merge on attr: their spans, which
+// over-approximate the intervals with a monotone float conversion, are
+// strictly apart. Loose items have no spans and are never apart.
+func apart(x, y *node, attr string) bool {
+	sx, okx := spanOf(x, attr)
+	sy, oky := spanOf(y, attr)
+	return okx && oky && (sx.hi < sy.lo || sy.hi < sx.lo)
+}
+
+// stringEq returns the string equality item n has on attr, if its span
+// records one (loose items have none recorded).
+func stringEq(n *node, attr string) (string, bool) {
+	if s, ok := spanOf(n, attr); ok && s.hasEq {
+		return s.eq, true
+	}
+	return "", false
+}
+
+func spanOf(n *node, attr string) (*span, bool) {
+	for i := range n.key.box {
+		if s := &n.key.box[i]; s.attr == attr {
+			return s, true
+		}
+	}
+	return nil, false
+}
