@@ -34,8 +34,9 @@ type tableSubRec struct {
 // and checks, after each step, that the neighbours hold exactly what the
 // table says it forwarded, that an event would be forwarded to exactly the
 // neighbours beyond which a matching subscription exists, that the poset's
-// forwarding sets are SIENA's minimal ones, and that unsubscribing
-// everything empties the table and every forwarding set.
+// forwarding sets are SIENA's minimal ones, that with merging no two
+// filters forwarded to a neighbour still merge perfectly, and that
+// unsubscribing everything empties the table and every forwarding set.
 func TestTableForwardingProperty(t *testing.T) {
 	events := allEvents()
 	neighbours := []Iface{1, 2, 3}
@@ -61,7 +62,11 @@ func TestTableForwardingProperty(t *testing.T) {
 						if rapid.IntRange(0, 7).Draw(t, "toggle") == 0 {
 							cur = toggleNeighbour(t, tab, view, cur, rapid.SampledFrom(neighbours).Draw(t, "nb"))
 						} else if len(live) == 0 || rapid.IntRange(0, 2).Draw(t, "op") > 0 {
-							s := tableSubRec{Iface(rapid.IntRange(0, 3).Draw(t, "from")), genFilter().Draw(t, "f")}
+							gen := genFilter()
+							if merge { // filters that merge perfectly, often
+								gen = rapid.OneOf(genFilter(), genMergeable())
+							}
+							s := tableSubRec{Iface(rapid.IntRange(0, 3).Draw(t, "from")), gen.Draw(t, "f")}
 							if ff {
 								claim := FixedCovering(tab.Fixed(), s.f)
 								us, _, err = tab.SubscribeFF(s.from, s.f, []Bits{claim}, Verify)
@@ -80,6 +85,11 @@ func TestTableForwardingProperty(t *testing.T) {
 						checkUpdatesWellFormed(t, us, cur)
 						view.apply(t, us)
 						checkTable(t, tab, view, live, cur, events, structure == "poset" && mode == "plain")
+						if merge {
+							for _, nb := range cur {
+								checkNoPerfectPair(t, tab.Forwarded(nb))
+							}
+						}
 					}
 					for _, s := range live {
 						us, err := tab.Unsubscribe(s.from, s.f)
@@ -279,4 +289,46 @@ func TestTableRTOEqualsSubscribe(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestTableMergeDeterministic: two merging tables given the same
+// operations in the same order return the same updates, and after
+// unsubscribing everything forward nothing.
+func TestTableMergeDeterministic(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cfg := TableConfig{Neighbours: []Iface{1, 2}, Merge: true}
+		a, _ := NewTable(cfg)
+		b, _ := NewTable(cfg)
+		gen := rapid.OneOf(genFilter(), genMergeable())
+		var live []tableSubRec
+		for range rapid.IntRange(1, 40).Draw(t, "steps") {
+			var ua, ub []Update
+			var ea, eb error
+			if len(live) > 0 && rapid.IntRange(0, 2).Draw(t, "op") == 0 {
+				i := rapid.IntRange(0, len(live)-1).Draw(t, "victim")
+				ua, ea = a.Unsubscribe(live[i].from, live[i].f)
+				ub, eb = b.Unsubscribe(live[i].from, live[i].f)
+				live = slices.Delete(live, i, i+1)
+			} else {
+				s := tableSubRec{Iface(rapid.IntRange(0, 2).Draw(t, "from")), gen.Draw(t, "f")}
+				ua, ea = a.Subscribe(s.from, s.f)
+				ub, eb = b.Subscribe(s.from, s.f)
+				live = append(live, s)
+			}
+			if ea != nil || eb != nil {
+				t.Fatal(ea, eb)
+			}
+			if DescribeUpdates(ua) != DescribeUpdates(ub) {
+				t.Fatalf("same operations, different updates:\n%s\nvs\n%s", DescribeUpdates(ua), DescribeUpdates(ub))
+			}
+		}
+		for _, s := range live {
+			a.Unsubscribe(s.from, s.f)
+		}
+		for _, nb := range cfg.Neighbours {
+			if fs := a.Forwarded(nb); len(fs) != 0 {
+				t.Fatalf("neighbour %d still forwarded %v", nb, fs)
+			}
+		}
+	})
 }
