@@ -34,13 +34,17 @@ func (b *borrowedMemory) grown(slab []match.Attr) {
 //
 // It reads and checks what Decode(TypeDeliver, body) does, in the same
 // order, and returns the same error for the same body; but it is not all
-// or nothing: the items before a malformed one have been handed to f.
+// or nothing: the items before a malformed one have been handed to f. If
+// f panics, the panic goes on, and the decoder stays usable.
 func (d *EventDecoder) DecodeBorrowedDeliver(body []byte, f func(subs []uint64, e match.Event)) error {
 	r := reader{b: body}
 	if len(body) > 0 {
 		r.shared = string(body) // one copy: strings must not change under a caller who kept one
 	}
-	slab, pinned := d.slab, d.pinned // the sharing decoders' slab, put back after
+	// The sharing decoders' slab is put back after, and the front of
+	// d.borrowed.attrs this frame wrote (used) cleared, also if f panics.
+	slab, pinned, used := d.slab, d.pinned, 0
+	defer func() { d.endBorrow(slab, pinned, used) }()
 	d.borrowed.on = true
 	n := r.count("deliver item count", 2)
 	for range n {
@@ -61,11 +65,22 @@ func (d *EventDecoder) DecodeBorrowedDeliver(body []byte, f func(subs []uint64, 
 		d.slab = d.borrowed.attrs[:cap(d.borrowed.attrs)]
 		e := d.event(&r)
 		if r.err != nil {
+			used = cap(d.borrowed.attrs) // a failed event wrote an unknown part
 			break
 		}
+		used = max(used, e.Len())
 		f(subs, e)
 	}
+	return r.end(TypeDeliver.String())
+}
+
+// endBorrow ends a DecodeBorrowedDeliver call, however it ends: it puts
+// back the sharing decoders' slab and clears the front of the attribute
+// memory the frame wrote, whose string values alias the frame's copy
+// (left there, the values past a later, narrower event's would keep old
+// frames alive as long as the decoder).
+func (d *EventDecoder) endBorrow(slab []match.Attr, pinned, used int) {
 	d.slab, d.pinned = slab, pinned
 	d.borrowed.on = false
-	return r.end(TypeDeliver.String())
+	clear(d.borrowed.attrs[:used])
 }
