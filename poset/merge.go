@@ -25,7 +25,8 @@ import (
 // it, it joins that item; otherwise it absorbs every item it covers and
 // merges with a one-attribute partner, and the result settles again.
 // Removing a filter dissolves the item standing for it and settles its
-// other sources again, one by one, in the order they joined. Partners are
+// other sources again, one by one, in the order they joined, unless one of
+// them alone is the item's filter (the item covered it and still does). Partners are
 // found without looking at every item: covering candidates come from a
 // candidate index (candIndex: attribute masks and boxes), one-attribute
 // partners from groups keyed by the attribute and the exact constraints on
@@ -73,22 +74,26 @@ func (m *merger) add(f match.Filter) {
 	m.settle(m.newItem(f, []match.Filter{f}))
 }
 
-// remove takes unmerged filter f out: the item standing for it is
+// remove takes unmerged filter f out. When another source of the item
+// standing for f equals the item's filter, the item still matches exactly
+// its remaining sources and only forgets f; otherwise the item is
 // dissolved and its other sources settle again. Removing a filter the
 // merger does not hold does nothing.
 func (m *merger) remove(f match.Filter) {
-	it := m.bySource[f.String()]
+	t := f.String()
+	it := m.bySource[t]
 	if it == nil {
+		return
+	}
+	delete(m.bySource, t)
+	it.sources = slices.DeleteFunc(it.sources, f.Equal)
+	if slices.ContainsFunc(it.sources, it.filter().Equal) {
 		return
 	}
 	m.drop(it)
 	for _, s := range it.sources {
-		if t := s.String(); t != f.String() {
-			delete(m.bySource, t)
-			m.add(s)
-		} else {
-			delete(m.bySource, t)
-		}
+		delete(m.bySource, s.String())
+		m.add(s)
 	}
 }
 
