@@ -250,6 +250,7 @@ func (e *engine) route(from ifaceID, ev match.Event) []hit {
 	for _, st := range e.hitSt {
 		st.hitIdx = -1
 	}
+	clear(e.hitSt) // not to keep a detached interface's state alive
 	if !e.ifacesOnly {
 		for i := range e.hits {
 			slices.Sort(e.hits[i].subs)
