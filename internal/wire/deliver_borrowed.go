@@ -26,9 +26,10 @@ func (b *borrowedMemory) grown(slab []match.Attr) {
 // handles it and keeps none (client.Options.OnBorrowedEvent). The ids and
 // the event's attribute list are borrowed: they are the decoder's memory,
 // reused for the next item, so they are valid only during that call of f.
-// The names and string values are not: they are cut from one immutable
-// copy of body made per call (so body may be reused at once, and a string
-// kept from an event stays valid, keeping that copy alive). Once the
+// The names and string values are not: the names are the decoder's
+// interned strings, the string values are cut from one immutable copy of
+// body made per call (so body may be reused at once, and a value kept
+// from an event stays valid, keeping that copy alive). Once the
 // decoder has seen its largest item and event, decoding allocates that
 // one copy per frame and nothing else.
 //
