@@ -69,11 +69,6 @@ func newMerger() *merger {
 	}
 }
 
-// add merges unmerged filter f (satisfiable, not held yet) into the set.
-func (m *merger) add(f match.Filter) {
-	m.settle(m.newItem(f, []match.Filter{f}))
-}
-
 // remove takes unmerged filter f out. When another source of the item
 // standing for f equals the item's filter, the item still matches exactly
 // its remaining sources and only forgets f; otherwise the item is
@@ -92,7 +87,6 @@ func (m *merger) remove(f match.Filter) {
 	}
 	m.drop(it)
 	for _, s := range it.sources {
-		delete(m.bySource, s.String())
 		m.add(s)
 	}
 }
@@ -125,10 +119,16 @@ func (m *merger) flush() (removed, added []match.Filter) {
 	return removed, added
 }
 
-func (m *merger) newItem(f match.Filter, sources []match.Filter) *mitem {
+// add merges unmerged filter f (satisfiable, not held yet) into the set.
+func (m *merger) add(f match.Filter) {
+	x := &mitem{n: m.newNode(f), sources: []match.Filter{f}}
+	m.bySource[f.String()] = x
+	m.settle(x)
+}
+
+func (m *merger) newNode(f match.Filter) *node {
 	m.seq++
-	n := &node{key: newKey(f), seq: m.seq}
-	return &mitem{n: n, sources: sources}
+	return &node{key: newKey(f), seq: m.seq}
 }
 
 // settle places a new item: it joins an item covering it, or absorbs the
@@ -137,21 +137,47 @@ func (m *merger) newItem(f match.Filter, sources []match.Filter) *mitem {
 func (m *merger) settle(x *mitem) {
 	for {
 		if y := m.coverer(x); y != nil {
-			m.join(y, x.sources)
+			if len(x.sources) <= len(y.sources) {
+				m.moveSources(y, x)
+				return
+			}
+			m.drop(y) // x carries the sources and y's filter
+			m.insert(m.absorb(x, y, y.n))
 			return
 		}
 		for _, y := range m.covered(x) {
 			m.drop(y)
-			x.sources = append(x.sources, y.sources...)
+			x = m.absorb(x, y, x.n)
 		}
 		y, z, ok := m.partner(x)
 		if !ok {
 			break
 		}
 		m.drop(y)
-		x = m.newItem(z, append(x.sources, y.sources...))
+		x = m.absorb(x, y, m.newNode(z))
 	}
 	m.insert(x)
+}
+
+// absorb gathers the sources of a and b (both out of the set) into the one
+// with more, which takes filter node n and is returned: only the smaller
+// side's sources are re-pointed, so over any sequence of merges a source
+// moves O(log n) times.
+func (m *merger) absorb(a, b *mitem, n *node) *mitem {
+	if len(b.sources) > len(a.sources) {
+		a, b = b, a
+	}
+	a.n = n
+	m.moveSources(a, b)
+	return a
+}
+
+// moveSources appends src's sources to dst's and points them at dst.
+func (m *merger) moveSources(dst, src *mitem) {
+	dst.sources = append(dst.sources, src.sources...)
+	for _, s := range src.sources {
+		m.bySource[s.String()] = dst
+	}
 }
 
 // coverer returns the first item (in creation order) covering x, if any.
@@ -244,14 +270,6 @@ func (m *merger) partner(x *mitem) (y *mitem, z match.Filter, ok bool) {
 	return nil, match.Filter{}, false
 }
 
-// join adds sources to item y, whose filter already covers them.
-func (m *merger) join(y *mitem, sources []match.Filter) {
-	y.sources = append(y.sources, sources...)
-	for _, s := range sources {
-		m.bySource[s.String()] = y
-	}
-}
-
 // insert enters a settled item into the set and its indexes.
 func (m *merger) insert(x *mitem) {
 	m.byNode[x.n] = x
@@ -271,14 +289,11 @@ func (m *merger) insert(x *mitem) {
 		}
 		g.add(x)
 	}
-	for _, s := range x.sources {
-		m.bySource[s.String()] = x
-	}
 	m.note(x.filter(), +1)
 }
 
-// drop takes an item out of the set and its indexes (not its sources out
-// of bySource: the caller moves them).
+// drop takes an item out of the set and its indexes; its sources still
+// point at it until the caller moves them.
 func (m *merger) drop(y *mitem) {
 	delete(m.byNode, y.n)
 	if y.n.key.exact {
