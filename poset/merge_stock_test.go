@@ -28,19 +28,8 @@ func TestTableMergeStock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	held := map[Iface][]match.Filter{}
-	apply := func(us []Update) {
-		for _, u := range us {
-			for _, f := range u.Remove {
-				i := slices.IndexFunc(held[u.To], f.Equal)
-				if i < 0 {
-					t.Fatalf("update %s removes a filter never sent", u)
-				}
-				held[u.To] = slices.Delete(held[u.To], i, i+1)
-			}
-			held[u.To] = append(held[u.To], u.Add...)
-		}
-	}
+	held := neighbourView{}
+	apply := func(us []Update) { held.apply(t, us) }
 	subs := make([]tableSubRec, len(w.Filters))
 	for i, f := range w.Filters {
 		subs[i] = tableSubRec{from: Iface(3 + rng.IntN(3)), f: f}

@@ -12,7 +12,7 @@ import (
 // multiset of filters after applying every update in order.
 type neighbourView map[Iface][]match.Filter
 
-func (v neighbourView) apply(t *rapid.T, us []Update) {
+func (v neighbourView) apply(t interface{ Fatalf(string, ...any) }, us []Update) {
 	for _, u := range us {
 		for _, f := range u.Remove {
 			i := slices.IndexFunc(v[u.To], f.Equal)
