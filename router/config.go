@@ -66,6 +66,9 @@ type Config struct {
 	// Table is the mesh routing structure, "poset" (default) or "forest";
 	// used only when MaxLinks > 0.
 	Table string
+	// Merge turns on perfect merging of the filters forwarded to each
+	// neighbour (mesh.Config.Merge); off by default.
+	Merge bool
 	// Peers are the UDP addresses of neighbour routers this router dials
 	// and keeps linked (redialling with backoff after a loss).
 	Peers []string

@@ -30,7 +30,7 @@ func newLinks(cfg Config) (links, error) {
 	if cfg.MaxLinks == 0 {
 		return links{}, nil
 	}
-	m, err := mesh.New(mesh.Config{Name: cfg.Name, Table: cfg.Table, MaxLinks: cfg.MaxLinks, Incarnation: newIncarnation(), Advertise: cfg.Advertise})
+	m, err := mesh.New(mesh.Config{Name: cfg.Name, Table: cfg.Table, Merge: cfg.Merge, MaxLinks: cfg.MaxLinks, Incarnation: newIncarnation(), Advertise: cfg.Advertise})
 	if err != nil {
 		return links{}, err
 	}

@@ -23,6 +23,9 @@ type options struct {
 	Metrics string   `json:"metrics"`
 	Peers   []string `json:"peers"`
 	Table   string   `json:"table"`
+	// Merge turns on perfect merging of the filters forwarded to each
+	// neighbour (router.Config.Merge).
+	Merge bool `json:"merge"`
 
 	// Durable delivery (durable.go).
 	Pubends   []string `json:"pubends"`
@@ -113,6 +116,9 @@ func resolve(flags options, changed func(string) bool) (options, error) {
 	if changed("advertise") {
 		opts.Advertise = flags.Advertise
 	}
+	if changed("merge") {
+		opts.Merge = flags.Merge
+	}
 	if err := opts.readFixed(); err != nil {
 		return opts, err
 	}
@@ -146,6 +152,7 @@ func (o options) routerConfig() router.Config {
 	return router.Config{
 		MaxLinks:                maxLinks,
 		Table:                   o.Table,
+		Merge:                   o.Merge,
 		Forward:                 o.Forward,
 		Advertise:               o.Advertise,
 		BloomIndex:              o.BloomIndex,
@@ -173,6 +180,7 @@ func addAssistFlags(f *pflag.FlagSet, flags *options) {
 	f.IntVar(&flags.RTOClients, "rto-clients", 3, "assisting clients per vector under --rto majority")
 	f.StringVar(&flags.FF, "ff", "", "fixed filters file for FF (one filter per line); assisting clients claim which cover theirs")
 	addAdvertiseFlag(f, flags) // here rather than in main.go, which this change does not touch
+	f.BoolVar(&flags.Merge, "merge", false, "perfect merging of the filters forwarded to each neighbour router: several filters go as their merge when it matches exactly their union (fewer filters upstream; linked routers need not agree)")
 }
 
 // addAdvertiseFlag registers --advertise.

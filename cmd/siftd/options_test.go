@@ -44,6 +44,13 @@ func TestResolve(t *testing.T) {
 	if cfg := opts.routerConfig(); len(cfg.Peers) != 1 || cfg.Peers[0] != "h:1" || cfg.Table != "forest" || cfg.MaxLinks != 8 {
 		t.Errorf("--peer h:1 --table forest: %+v", cfg)
 	}
+	os.WriteFile(cfgFile, []byte(`{"name":"n","certs":"c","data":"d","merge":true}`), 0o644)
+	if opts, err := resolve(options{configFile: cfgFile}, none); err != nil || !opts.routerConfig().Merge {
+		t.Errorf(`{"merge":true}: merge %v, err %v; want merge on`, opts.routerConfig().Merge, err)
+	}
+	if opts, err := resolve(options{configFile: cfgFile, Merge: false}, func(n string) bool { return n == "merge" }); err != nil || opts.routerConfig().Merge {
+		t.Errorf(`{"merge":true} --merge=false: merge %v, err %v; want the flag to win`, opts.routerConfig().Merge, err)
+	}
 	os.WriteFile(cfgFile, []byte(`{"idle_timeout": 30}`), 0o644)
 	if _, err := resolve(options{configFile: cfgFile}, none); err == nil || !strings.Contains(err.Error(), "duration") {
 		t.Errorf("bad duration: %v", err)

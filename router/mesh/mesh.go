@@ -19,6 +19,11 @@ type Config struct {
 	// Table is the routing structure: "poset" (default when empty) or
 	// "forest".
 	Table string
+	// Merge turns on perfect merging of the filters forwarded to each
+	// link (poset.TableConfig.Merge): a link receives, instead of several
+	// filters, their merge when it matches exactly their union. Off by
+	// default; routers of a mesh need not agree.
+	Merge bool
 	// MaxLinks bounds the links up at once (DefaultMaxLinks when zero).
 	MaxLinks int
 	// Incarnation identifies this run of the router (the caller picks it
@@ -97,7 +102,7 @@ func New(cfg Config) (*Mesh, error) {
 	if cfg.MaxLinks < 0 || cfg.MaxLinks > 1<<16 {
 		return nil, fmt.Errorf("mesh: max links %d out of range 1-%d", cfg.MaxLinks, 1<<16)
 	}
-	t, err := poset.NewTable(poset.TableConfig{Structure: cfg.Table})
+	t, err := poset.NewTable(poset.TableConfig{Structure: cfg.Table, Merge: cfg.Merge})
 	if err != nil {
 		return nil, fmt.Errorf("mesh: %w", err)
 	}

@@ -23,7 +23,7 @@ import (
 // until a link from the new run replaces them or, before each quiet
 // check, they time out.
 func TestMeshProperty(t *testing.T) {
-	for _, table := range []string{"poset", "forest"} {
+	for _, table := range []string{"poset", "forest", "poset+merge", "forest+merge"} {
 		t.Run(table, func(t *testing.T) {
 			rapid.Check(t, func(rt *rapid.T) { runMeshProperty(rt, table) })
 		})

@@ -66,7 +66,8 @@ func newSim(t fataler, names []string, table string) *sim {
 // start returns a new Mesh named n with an incarnation of its own.
 func (s *sim) start(n string) *Mesh {
 	s.runs++
-	m, err := New(Config{Name: n, Table: s.table, MaxLinks: 4, Incarnation: uint64(s.runs), Advertise: s.adv != nil})
+	table, merge := strings.CutSuffix(s.table, "+merge") // "poset+merge": perfect merging on
+	m, err := New(Config{Name: n, Table: table, Merge: merge, MaxLinks: 4, Incarnation: uint64(s.runs), Advertise: s.adv != nil})
 	if err != nil {
 		s.t.Fatal(err)
 	}
