@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sift-pubsub/sift/match"
+	"github.com/sift-pubsub/sift/router"
 	"github.com/sift-pubsub/sift/router/client"
 	"github.com/sift-pubsub/sift/router/local"
 	"github.com/sift-pubsub/sift/router/mesh"
@@ -19,18 +20,7 @@ import (
 // with nothing extra before a final marker event that matches every
 // filter; the publisher's own router delivers to a local subscriber too.
 func TestChainForwarding(t *testing.T) {
-	certDir := deploymentCerts(t)
-	wa, wb, wc := newLinkWatch(), newLinkWatch(), newLinkWatch()
-	a := startAt(t, t.TempDir(), certDir, linkedRouter(t, "a", certDir, "", wa))
-	defer a.Stop()
-	b := startAt(t, t.TempDir(), certDir, linkedRouter(t, "b", certDir, "", wb, a.Addr))
-	defer b.Stop()
-	c := startAt(t, t.TempDir(), certDir, linkedRouter(t, "c", certDir, "", wc, b.Addr))
-	defer c.Stop()
-	wa.waitUp(t)
-	wb.waitUp(t)
-	wb.waitUp(t)
-	wc.waitUp(t)
+	a, b, c := startChain(t, func(*router.Config) {})
 
 	filters := map[*local.Env]string{
 		c: `symbol == "IBM" && price > 50`,
@@ -73,6 +63,56 @@ func TestChainForwarding(t *testing.T) {
 	checkLinkEvents(t, b, evs, filters[c], filters[b])
 }
 
+// startChain starts routers a - b - c (c dials b, b dials a), each
+// configured by mod as well, and returns once every link is up; they stop
+// at the end of the test.
+func startChain(t *testing.T, mod func(*router.Config)) (a, b, c *local.Env) {
+	t.Helper()
+	certDir := deploymentCerts(t)
+	wa, wb, wc := newLinkWatch(), newLinkWatch(), newLinkWatch()
+	with := func(m func(*router.Config)) func(*router.Config) {
+		return func(cfg *router.Config) { m(cfg); mod(cfg) }
+	}
+	a = startAt(t, t.TempDir(), certDir, with(linkedRouter(t, "a", certDir, "", wa)))
+	t.Cleanup(func() { a.Stop() })
+	b = startAt(t, t.TempDir(), certDir, with(linkedRouter(t, "b", certDir, "", wb, a.Addr)))
+	t.Cleanup(func() { b.Stop() })
+	c = startAt(t, t.TempDir(), certDir, with(linkedRouter(t, "c", certDir, "", wc, b.Addr)))
+	t.Cleanup(func() { c.Stop() })
+	wa.waitUp(t)
+	wb.waitUp(t)
+	wb.waitUp(t)
+	wc.waitUp(t)
+	return a, b, c
+}
+
+// debugRoutes returns env's /debug/routes, per link peer.
+func debugRoutes(t *testing.T, env *local.Env) (router string, links map[string]mesh.LinkRoutes) {
+	t.Helper()
+	srv := httptest.NewServer(env.Router.Handler())
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/debug/routes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got struct {
+		Router string            `json:"router"`
+		Links  []mesh.LinkRoutes `json:"links"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	links = map[string]mesh.LinkRoutes{}
+	for _, l := range got.Links {
+		links[l.Peer] = l
+	}
+	if len(links) != len(got.Links) {
+		t.Fatalf("/debug/routes of %s: two links to one peer: %+v", got.Router, got.Links)
+	}
+	return got.Router, links
+}
+
 // checkLinkEvents: b received from a exactly the events matching b's or
 // c's filter (plus the marker) and forwarded to c exactly those matching
 // c's: filtering happened at a and again at b.
@@ -105,26 +145,9 @@ func checkLinkEvents(t *testing.T, b *local.Env, evs []match.Event, fc, fb strin
 // subscriber.
 func checkDebugRoutes(t *testing.T, b *local.Env) {
 	t.Helper()
-	srv := httptest.NewServer(b.Router.Handler())
-	defer srv.Close()
-	resp, err := http.Get(srv.URL + "/debug/routes")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var got struct {
-		Router string            `json:"router"`
-		Links  []mesh.LinkRoutes `json:"links"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
-		t.Fatal(err)
-	}
-	peers := map[string]mesh.LinkRoutes{}
-	for _, l := range got.Links {
-		peers[l.Peer] = l
-	}
-	if got.Router != "b" || len(got.Links) != 2 {
-		t.Fatalf("/debug/routes of b: %+v", got)
+	name, peers := debugRoutes(t, b)
+	if name != "b" || len(peers) != 2 {
+		t.Fatalf("/debug/routes of b: %s, %+v", name, peers)
 	}
 	wantToA := canonical([]string{`symbol == "IBM" && price > 50`, `volume < 2000`})
 	if !slices.Equal(peers["a"].Forwarded, wantToA) || !slices.Equal(peers["c"].Received, canonical([]string{`symbol == "IBM" && price > 50`})) {

@@ -1,16 +1,12 @@
 package router_test
 
 import (
-	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"testing"
 
 	"github.com/sift-pubsub/sift/router"
 	"github.com/sift-pubsub/sift/router/client"
 	"github.com/sift-pubsub/sift/router/local"
-	"github.com/sift-pubsub/sift/router/mesh"
 )
 
 // TestChainMerging links a - b - c over QUIC with perfect merging on
@@ -19,21 +15,7 @@ import (
 // band's events in order, and unsubscribing one band sends its remaining
 // neighbour upstream in place of the merge.
 func TestChainMerging(t *testing.T) {
-	certDir := deploymentCerts(t)
-	wa, wb, wc := newLinkWatch(), newLinkWatch(), newLinkWatch()
-	merging := func(mod func(*router.Config)) func(*router.Config) {
-		return func(c *router.Config) { mod(c); c.Merge = true }
-	}
-	a := startAt(t, t.TempDir(), certDir, merging(linkedRouter(t, "a", certDir, "", wa)))
-	defer a.Stop()
-	b := startAt(t, t.TempDir(), certDir, merging(linkedRouter(t, "b", certDir, "", wb, a.Addr)))
-	defer b.Stop()
-	c := startAt(t, t.TempDir(), certDir, merging(linkedRouter(t, "c", certDir, "", wc, b.Addr)))
-	defer c.Stop()
-	wa.waitUp(t)
-	wb.waitUp(t)
-	wb.waitUp(t)
-	wc.waitUp(t)
+	a, b, c := startChain(t, func(cfg *router.Config) { cfg.Merge = true })
 
 	low, high := `symbol == "IBM" && price < 100`, `symbol == "IBM" && price >= 100 && price < 150`
 	cl := dial(t, c, "sub", client.Options{})
@@ -81,24 +63,10 @@ func TestChainMerging(t *testing.T) {
 // peer, from /debug/routes.
 func forwardedTo(t *testing.T, env *local.Env, peer string) []string {
 	t.Helper()
-	srv := httptest.NewServer(env.Router.Handler())
-	defer srv.Close()
-	resp, err := http.Get(srv.URL + "/debug/routes")
-	if err != nil {
-		t.Fatal(err)
+	_, links := debugRoutes(t, env)
+	l, ok := links[peer]
+	if !ok {
+		t.Fatalf("no link to %s in /debug/routes", peer)
 	}
-	defer resp.Body.Close()
-	var got struct {
-		Links []mesh.LinkRoutes `json:"links"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range got.Links {
-		if l.Peer == peer {
-			return l.Forwarded
-		}
-	}
-	t.Fatalf("no link to %s in /debug/routes", peer)
-	return nil
+	return l.Forwarded
 }
