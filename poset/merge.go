@@ -34,10 +34,15 @@ import (
 // contains), which the index does not hold, are compared with every item:
 // each costs time linear in the merged set.
 //
+// The unmerged set is a multiset: a forest may forward one text from two
+// equivalent nodes in different branches. A text added again is only
+// counted (extra), and a removal while it is counted only uncounts it.
+//
 // The merger is deterministic: the same sequence of adds and removes gives
 // the same items and the same changes.
 type merger struct {
 	bySource map[string]*mitem // unmerged filter text -> item standing for it
+	extra    map[string]int    // unmerged texts held more than once -> copies beyond the first
 	byNode   map[*node]*mitem
 	idx      *candIndex         // items in the complete fragment
 	loose    []*mitem           // the other items
@@ -61,6 +66,7 @@ func (it *mitem) filter() match.Filter { return it.n.key.f }
 func newMerger() *merger {
 	return &merger{
 		bySource: make(map[string]*mitem),
+		extra:    make(map[string]int),
 		byNode:   make(map[*node]*mitem),
 		idx:      newCandIndex(),
 		groups:   make(map[string]*mgroup),
@@ -69,15 +75,24 @@ func newMerger() *merger {
 	}
 }
 
-// remove takes unmerged filter f out. When another source of the item
-// standing for f equals the item's filter, the item still matches exactly
-// its remaining sources and only forgets f; otherwise the item is
-// dissolved and its other sources settle again. Removing a filter the
-// merger does not hold does nothing.
+// remove takes one copy of unmerged filter f out. When another copy stays,
+// nothing changes. When another source of the item standing for f equals
+// the item's filter, the item still matches exactly its remaining sources
+// and only forgets f; otherwise the item is dissolved and its other
+// sources settle again. Removing a filter the merger does not hold does
+// nothing.
 func (m *merger) remove(f match.Filter) {
 	t := f.String()
 	it := m.bySource[t]
 	if it == nil {
+		return
+	}
+	if n := m.extra[t]; n > 0 {
+		if n == 1 {
+			delete(m.extra, t)
+		} else {
+			m.extra[t] = n - 1
+		}
 		return
 	}
 	delete(m.bySource, t)
@@ -87,7 +102,7 @@ func (m *merger) remove(f match.Filter) {
 	}
 	m.drop(it)
 	for _, s := range it.sources {
-		m.add(s)
+		m.readd(s)
 	}
 }
 
@@ -119,8 +134,19 @@ func (m *merger) flush() (removed, added []match.Filter) {
 	return removed, added
 }
 
-// add merges unmerged filter f (satisfiable, not held yet) into the set.
+// add merges unmerged filter f (satisfiable) into the set; a filter held
+// already is only counted again.
 func (m *merger) add(f match.Filter) {
+	t := f.String()
+	if m.bySource[t] != nil {
+		m.extra[t]++
+		return
+	}
+	m.readd(f)
+}
+
+// readd makes f, which no item stands for, an item and settles it.
+func (m *merger) readd(f match.Filter) {
 	x := &mitem{n: m.newNode(f), sources: []match.Filter{f}}
 	m.bySource[f.String()] = x
 	m.settle(x)
