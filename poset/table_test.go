@@ -2,6 +2,7 @@ package poset
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sift-pubsub/sift/match"
@@ -41,8 +42,8 @@ func TestTableForwardingProperty(t *testing.T) {
 	events := allEvents()
 	neighbours := []Iface{1, 2, 3}
 	for _, structure := range []string{"poset", "forest"} {
-		for _, mode := range []string{"plain", "merge", "ff"} {
-			merge, ff := mode == "merge", mode == "ff"
+		for _, mode := range []string{"plain", "merge", "ff", "ff+merge"} {
+			merge, ff := strings.Contains(mode, "merge"), strings.HasPrefix(mode, "ff")
 			t.Run(structure+"/"+mode, func(t *testing.T) {
 				rapid.Check(t, func(t *rapid.T) {
 					tab, err := NewTable(TableConfig{Structure: structure, Neighbours: neighbours, Merge: merge})
@@ -237,12 +238,14 @@ func TestTableErrors(t *testing.T) {
 }
 
 // TestTableRTOEqualsSubscribe: subscribing through honest RTO placements
-// gives the same updates as Subscribe, for both structures.
+// gives the same updates as Subscribe, for both structures, with and
+// without merging.
 func TestTableRTOEqualsSubscribe(t *testing.T) {
-	for _, structure := range []string{"poset", "forest"} {
+	for _, structure := range []string{"poset", "forest", "poset+merge", "forest+merge"} {
 		t.Run(structure, func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
-				cfg := TableConfig{Structure: structure, Neighbours: []Iface{1, 2, 3}}
+				s, merge := strings.CutSuffix(structure, "+merge")
+				cfg := TableConfig{Structure: s, Neighbours: []Iface{1, 2, 3}, Merge: merge}
 				a, _ := NewTable(cfg)
 				b, _ := NewTable(cfg)
 				var live []tableSubRec
