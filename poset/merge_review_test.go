@@ -214,7 +214,7 @@ func stringEvents() []match.Event {
 var equivPool = []string{
 	`t == false`, `t != true`, `t <= false`, `t == false && t exists`, `t exists`,
 	`t == true`, `t != false`,
-	`a == 1`, `a <= 1 && a >= 1`, `a >= 1`, `a < 1`, `a exists`,
+	`a == 1`, `a <= 1 && a >= 1`, `a >= 1`, `a < 1`, `a <= 1`, `a <= 5`, `a exists`,
 	`s prefix "x"`, `s < "y" && s >= "x"`, `s == "xy"`, `s == "xy" && s prefix "x"`, `s exists`,
 }
 
