@@ -206,7 +206,8 @@ func (m *merger) moveSources(dst, src *mitem) {
 	}
 }
 
-// coverer returns the first item (in creation order) covering x, if any.
+// coverer returns an item covering x, if any: the first in creation order
+// among the candidate index's items, else among the loose ones.
 func (m *merger) coverer(x *mitem) *mitem {
 	f := x.filter()
 	if x.n.key.exact {
@@ -220,7 +221,8 @@ func (m *merger) coverer(x *mitem) *mitem {
 	return m.firstLoose(x, func(y *mitem) bool { return match.Covers(y.filter(), f) })
 }
 
-// covered returns the items x covers, in creation order.
+// covered returns the items x covers: the candidate index's in creation
+// order, then the loose ones in creation order.
 func (m *merger) covered(x *mitem) []*mitem {
 	f := x.filter()
 	var out []*mitem
