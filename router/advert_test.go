@@ -89,28 +89,13 @@ func TestAdvertChain(t *testing.T) {
 // dials b, b dials a), each configured further by mods, and waits for both
 // links.
 func startAdvertChain(t *testing.T, mods ...func(*router.Config)) (a, b, c *local.Env) {
-	certDir := deploymentCerts(t)
-	advertise := func(mod func(*router.Config)) func(*router.Config) {
-		return func(c *router.Config) {
-			mod(c)
-			c.Advertise = true
-			for _, m := range mods {
-				m(c)
-			}
+	t.Helper()
+	return startChain(t, func(c *router.Config) {
+		c.Advertise = true
+		for _, m := range mods {
+			m(c)
 		}
-	}
-	wa, wb, wc := newLinkWatch(), newLinkWatch(), newLinkWatch()
-	a = startAt(t, t.TempDir(), certDir, advertise(linkedRouter(t, "a", certDir, "", wa)))
-	t.Cleanup(func() { a.Stop() })
-	b = startAt(t, t.TempDir(), certDir, advertise(linkedRouter(t, "b", certDir, "", wb, a.Addr)))
-	t.Cleanup(func() { b.Stop() })
-	c = startAt(t, t.TempDir(), certDir, advertise(linkedRouter(t, "c", certDir, "", wc, b.Addr)))
-	t.Cleanup(func() { c.Stop() })
-	wa.waitUp(t)
-	wb.waitUp(t)
-	wb.waitUp(t)
-	wc.waitUp(t)
-	return a, b, c
+	})
 }
 
 // checkLinks asserts a router's links, by peer: the filters forwarded and
