@@ -130,27 +130,10 @@ func (w *wantedNames) refresh(dec *wire.EventDecoder, p *wire.Publish) error {
 
 // startWanted publishes the loop's first wanted set, before it takes any
 // input: every name, when Bloom forwarding or advertisements read events
-// beyond the index and link table; else none yet, growing with every
-// filter the engine or the link table installs.
+// beyond the index and link table; else none yet (the engine is empty
+// until the loop runs), growing with every filter the engine installs and
+// the link table's, which mirrorRoutes hooks up when it creates it.
 func (l *matchLoop) startWanted() {
 	l.want.start(l.bloom != nil || l.adverts != nil)
-	for _, e := range []*engine{l.eng, l.linkEngine()} {
-		if e == nil {
-			continue
-		}
-		e.onFilter = l.want.addFilter
-		for _, st := range e.ifaces { // none when the loop starts; kept safe anyway
-			for _, s := range st.subs {
-				l.want.addFilter(s.filter)
-			}
-		}
-	}
-}
-
-// linkEngine returns the link table's engine, nil without one.
-func (l *matchLoop) linkEngine() *engine {
-	if l.lt == nil {
-		return nil
-	}
-	return l.lt.eng
+	l.eng.onFilter = l.want.addFilter
 }
