@@ -208,11 +208,8 @@ func (d *EventDecoder) decodeDeliver(r *reader) *Deliver {
 	m := &Deliver{Items: make([]DeliverItem, 0, n)}
 	var slab []uint64 // the items' ids, carved from few allocations
 	for range n {
-		k := r.count("deliver subscription count", 1)
-		if r.err == nil && (k == 0 || k > MaxSubsPerItem) {
-			r.fail("deliver: item with %d subscription ids (want 1-%d)", k, MaxSubsPerItem)
-		}
-		if r.err != nil {
+		k, ok := deliverSubCount(r)
+		if !ok {
 			return m
 		}
 		if k > len(slab) {
@@ -230,6 +227,17 @@ func (d *EventDecoder) decodeDeliver(r *reader) *Deliver {
 		m.Items = append(m.Items, DeliverItem{Subs: subs, Event: e})
 	}
 	return m
+}
+
+// deliverSubCount reads the subscription count of a Deliver item and
+// checks it (1 to MaxSubsPerItem), for decodeDeliver and
+// DecodeBorrowedDeliver; false when the reader failed.
+func deliverSubCount(r *reader) (int, bool) {
+	k := r.count("deliver subscription count", 1)
+	if r.err == nil && (k == 0 || k > MaxSubsPerItem) {
+		r.fail("deliver: item with %d subscription ids (want 1-%d)", k, MaxSubsPerItem)
+	}
+	return k, r.err == nil
 }
 
 // readIDs reads len(ids) varint subscription ids, the position in a local

@@ -49,11 +49,8 @@ func (d *EventDecoder) DecodeBorrowedDeliver(body []byte, f func(subs []uint64, 
 	d.borrowed.on = true
 	n := r.count("deliver item count", 2)
 	for range n {
-		k := r.count("deliver subscription count", 1)
-		if r.err == nil && (k == 0 || k > MaxSubsPerItem) {
-			r.fail("deliver: item with %d subscription ids (want 1-%d)", k, MaxSubsPerItem)
-		}
-		if r.err != nil {
+		k, ok := deliverSubCount(&r)
+		if !ok {
 			break
 		}
 		if k > cap(d.borrowed.ids) {
