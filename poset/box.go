@@ -49,6 +49,17 @@ func boxOf(f match.Filter) []span {
 	return box
 }
 
+// spanOf returns n's span on attr, if its box has one (loose items have
+// no box).
+func spanOf(n *node, attr string) (*span, bool) {
+	for i := range n.key.box {
+		if s := &n.key.box[i]; s.attr == attr {
+			return s, true
+		}
+	}
+	return nil, false
+}
+
 // boxContains reports whether outer may cover inner: every attribute of
 // outer is constrained by inner, within outer's interval, and no string
 // equality of outer is contradicted by a different one in inner.

@@ -101,12 +101,10 @@ func swapRemove(list []*node, i int) []*node {
 	return list[:last]
 }
 
-// uEq returns the string equality u has on attr, if any.
+// uEq returns the string equality u has on attr, if its box records one.
 func uEq(u *node, attr string) (string, bool) {
-	for i := range u.key.box {
-		if s := &u.key.box[i]; s.attr == attr {
-			return s.eq, s.hasEq
-		}
+	if s, ok := spanOf(u, attr); ok {
+		return s.eq, s.hasEq
 	}
 	return "", false
 }

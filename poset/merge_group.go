@@ -26,7 +26,7 @@ func newMgroup(attr string) *mgroup {
 
 func (g *mgroup) add(x *mitem) {
 	g.members = append(g.members, x)
-	if v, ok := stringEq(x.n, g.attr); ok {
+	if v, ok := uEq(x.n, g.attr); ok {
 		g.eq[v] = append(g.eq[v], x)
 	} else {
 		g.rest = append(g.rest, x)
@@ -36,7 +36,7 @@ func (g *mgroup) add(x *mitem) {
 func (g *mgroup) remove(x *mitem) {
 	is := func(o *mitem) bool { return o == x }
 	g.members = slices.DeleteFunc(g.members, is)
-	if v, ok := stringEq(x.n, g.attr); ok {
+	if v, ok := uEq(x.n, g.attr); ok {
 		if l := slices.DeleteFunc(g.eq[v], is); len(l) == 0 {
 			delete(g.eq, v)
 		} else {
@@ -53,7 +53,7 @@ func (g *mgroup) empty() bool { return len(g.members) == 0 }
 // with x on attr, until visit returns true.
 func (g *mgroup) candidates(x *mitem, visit func(*mitem) bool) {
 	lists := [][]*mitem{g.members}
-	if v, ok := stringEq(x.n, g.attr); ok {
+	if v, ok := uEq(x.n, g.attr); ok {
 		lists = [][]*mitem{g.eq[v], g.rest}
 	}
 	for _, l := range lists {
@@ -95,22 +95,4 @@ func apart(x, y *node, attr string) bool {
 	sx, okx := spanOf(x, attr)
 	sy, oky := spanOf(y, attr)
 	return okx && oky && (sx.hi < sy.lo || sy.hi < sx.lo)
-}
-
-// stringEq returns the string equality item n has on attr, if its span
-// records one (loose items have none recorded).
-func stringEq(n *node, attr string) (string, bool) {
-	if s, ok := spanOf(n, attr); ok && s.hasEq {
-		return s.eq, true
-	}
-	return "", false
-}
-
-func spanOf(n *node, attr string) (*span, bool) {
-	for i := range n.key.box {
-		if s := &n.key.box[i]; s.attr == attr {
-			return s, true
-		}
-	}
-	return nil, false
 }
