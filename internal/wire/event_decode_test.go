@@ -40,13 +40,8 @@ func decodeModes(t *rapid.T, warm, body []byte) map[string][]match.Event {
 // batch of events decodes to the events encoded.
 func TestDecodeModesAgree(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		var warm, evs []match.Event
-		for i := range rapid.IntRange(1, 4).Draw(t, "warm") {
-			warm = append(warm, genEvent(t, "w"+string(rune('0'+i))))
-		}
-		for i := range rapid.IntRange(0, 6).Draw(t, "n") {
-			evs = append(evs, genEvent(t, "e"+string(rune('0'+i))))
-		}
+		warm := genEvents(t, "warm", "w", 1, 4)
+		evs := genEvents(t, "n", "e", 0, 6)
 		warmBody := (&Publish{Seq: 1, Events: warm}).AppendBody(nil)
 		body := (&Publish{Seq: 2, Events: evs}).AppendBody(nil)
 		for mode, got := range decodeModes(t, warmBody, body) {

@@ -74,13 +74,8 @@ func decodeWith(d *EventDecoder, owned bool, body []byte) ([]match.Event, error)
 // error.
 func TestWantedIsFullDecodeRestricted(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		var warm, evs []match.Event
-		for i := range rapid.IntRange(0, 3).Draw(t, "warm") {
-			warm = append(warm, genEvent(t, "w"+string(rune('0'+i))))
-		}
-		for i := range rapid.IntRange(0, 5).Draw(t, "n") {
-			evs = append(evs, genEvent(t, "e"+string(rune('0'+i))))
-		}
+		warm := genEvents(t, "warm", "w", 0, 3)
+		evs := genEvents(t, "n", "e", 0, 5)
 		warmBody := (&Publish{Seq: 1, Events: warm}).AppendBody(nil)
 		body := mangle(t, (&Publish{Seq: 2, Events: evs}).AppendBody(nil))
 		owned := rapid.Bool().Draw(t, "owned")

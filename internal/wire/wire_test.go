@@ -40,6 +40,16 @@ func genEvent(t *rapid.T, label string) match.Event {
 	return match.MustEvent(attrs...)
 }
 
+// genEvents draws lo to hi events, labelled prefix0, prefix1, ...; the
+// count is drawn as countLabel.
+func genEvents(t *rapid.T, countLabel, prefix string, lo, hi int) []match.Event {
+	var evs []match.Event
+	for i := range rapid.IntRange(lo, hi).Draw(t, countLabel) {
+		evs = append(evs, genEvent(t, prefix+string(rune('0'+i))))
+	}
+	return evs
+}
+
 func genMessage(t *rapid.T) Message {
 	id := rapid.Uint64().Draw(t, "id")
 	text := rapid.StringN(0, 40, -1).Draw(t, "text")
