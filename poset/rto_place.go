@@ -66,7 +66,8 @@ func (p *Placement) finish() {
 // majority) can, and a cycle would hang every walk up the structure and
 // hide its nodes from the roots. Trust may cost events; it must not
 // corrupt the structure. The check walks ancestors only: no covering
-// tests.
+// tests, and the epoch's marks (queued: below; visited: walked) instead
+// of maps, as belowDown does.
 func (p *Placement) wouldCycle(pos position) bool {
 	below := pos.succs
 	above := pos.preds
@@ -80,21 +81,29 @@ func (p *Placement) wouldCycle(pos position) bool {
 	if len(below) == 0 || len(above) == 0 {
 		return false
 	}
-	isBelow := make(map[*node]bool, len(below))
+	c := p.c
+	c.newEpoch()
 	for _, n := range below {
-		isBelow[n] = true
+		c.touch(n).queued = true
 	}
-	seen := make(map[*node]bool)
-	stack := append([]*node(nil), above...)
+	stack := p.stack[:0]
+	defer func() { p.stack = emptied(stack) }()
+	for _, n := range above {
+		if !c.touch(n).visited {
+			n.visited = true
+			stack = append(stack, n)
+		}
+	}
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
+		stack[len(stack)-1] = nil
 		stack = stack[:len(stack)-1]
-		if isBelow[n] {
+		if n.queued {
 			return true
 		}
 		for _, up := range n.parents {
-			if !seen[up] {
-				seen[up] = true
+			if !c.touch(up).visited {
+				up.visited = true
 				stack = append(stack, up)
 			}
 		}
