@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/sift-pubsub/sift/internal/cpuclock"
 	"github.com/sift-pubsub/sift/match"
 )
 
@@ -165,19 +166,18 @@ func timeMatches(idx match.Index, events []match.Event, o Options, r *Result, de
 	times := make([]time.Duration, len(events))
 	counts := make([]int, len(events))
 	var cpus []float64
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+	defer cpuclock.LockThread()()
 	for range runs {
 		runtime.GC()
-		cpu0, cpuOK := threadCPU()
+		cpu0 := cpuclock.Thread()
 		for i, e := range events {
 			t0 := time.Now()
 			dst = idx.Match(e, dst[:0])
 			times[i] = time.Since(t0)
 			counts[i] = len(dst)
 		}
-		if cpu1, ok := threadCPU(); ok && cpuOK {
-			cpus = append(cpus, float64(cpu1-cpu0)/float64(len(events)))
+		if cpuclock.Supported {
+			cpus = append(cpus, float64(cpuclock.Thread()-cpu0)/float64(len(events)))
 		}
 		mean, median, p99 := summarize(times)
 		means, medians, p99s = append(means, mean), append(medians, median), append(p99s, p99)
