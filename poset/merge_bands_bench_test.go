@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/sift-pubsub/sift/internal/cpuclock"
 	"github.com/sift-pubsub/sift/match"
 )
 
@@ -26,25 +25,22 @@ func BenchmarkMergerBands(b *testing.B) {
 					match.Constraint{Attr: "price", Op: match.OpLt, Val: match.Int(int64(i + 1))})
 			}
 			rand.New(rand.NewPCG(1, 1)).Shuffle(n, func(i, j int) { fs[i], fs[j] = fs[j], fs[i] })
-			b.Cleanup(cpuclock.LockThread())
-			var addNs, removeNs float64
-			for b.Loop() {
+			BenchPhases(b, n, "ns/add", n/10, "ns/remove", func() (func(), func()) {
 				m := newMerger()
-				start := cpuclock.Thread()
-				for _, f := range fs {
-					m.add(f)
-					m.flush()
+				add := func() {
+					for _, f := range fs {
+						m.add(f)
+						m.flush()
+					}
 				}
-				mid := cpuclock.Thread()
-				for _, f := range fs[:n/10] {
-					m.remove(f)
-					m.flush()
+				remove := func() {
+					for _, f := range fs[:n/10] {
+						m.remove(f)
+						m.flush()
+					}
 				}
-				addNs += float64(mid - start)
-				removeNs += float64(cpuclock.Thread() - mid)
-			}
-			b.ReportMetric(addNs/float64(b.N)/float64(n), "ns/add")
-			b.ReportMetric(removeNs/float64(b.N)/float64(n/10), "ns/remove")
+				return add, remove
+			})
 		})
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/sift-pubsub/sift/bench/workload"
-	"github.com/sift-pubsub/sift/internal/cpuclock"
 	"github.com/sift-pubsub/sift/poset"
 )
 
@@ -22,35 +21,29 @@ func BenchmarkTableMerge(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				b.Cleanup(cpuclock.LockThread())
 				order := rand.New(rand.NewPCG(1, 2)).Perm(n)
-				var subNs, unsubNs float64
-				for b.Loop() {
+				poset.BenchPhases(b, n, "ns/sub", n, "ns/unsub", func() (func(), func()) {
 					tab, err := poset.NewTable(poset.TableConfig{Neighbours: []poset.Iface{1}, Merge: merge})
 					if err != nil {
 						b.Fatal(err)
 					}
-					start := nowNs()
-					for _, f := range w.Filters {
-						if _, err := tab.Subscribe(0, f); err != nil {
-							b.Fatal(err)
+					sub := func() {
+						for _, f := range w.Filters {
+							if _, err := tab.Subscribe(0, f); err != nil {
+								b.Fatal(err)
+							}
 						}
 					}
-					mid := nowNs()
-					for _, i := range order {
-						if _, err := tab.Unsubscribe(0, w.Filters[i]); err != nil {
-							b.Fatal(err)
+					unsub := func() {
+						for _, i := range order {
+							if _, err := tab.Unsubscribe(0, w.Filters[i]); err != nil {
+								b.Fatal(err)
+							}
 						}
 					}
-					subNs += float64(mid - start)
-					unsubNs += float64(nowNs() - mid)
-				}
-				b.ReportMetric(subNs/float64(b.N)/float64(n), "ns/sub")
-				b.ReportMetric(unsubNs/float64(b.N)/float64(n), "ns/unsub")
+					return sub, unsub
+				})
 			})
 		}
 	}
 }
-
-// nowNs is the calling thread's CPU time (the benchmark locks its thread).
-func nowNs() int64 { return int64(cpuclock.Thread()) }
