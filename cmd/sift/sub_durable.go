@@ -46,7 +46,7 @@ func subscribeDurable(ctx context.Context, conn routerFlags, opts subOptions, d 
 	}
 	defer func() { err = closeDurableLog(log, err, stderr) }()
 	if rec.MarkErr != nil {
-		fmt.Fprintf(stderr, "warning: %v (the next start reads the log past the older mark)\n", rec.MarkErr)
+		warnMark(stderr, rec.MarkErr)
 	}
 	if rec.Torn > 0 {
 		fmt.Fprintf(stderr, "truncated a torn last line (%d bytes) of %s\n", rec.Torn, d.out)
@@ -198,9 +198,14 @@ func closeDurableLog(log *sublog.Log, err error, stderr io.Writer) error {
 	cerr := log.Close()
 	switch {
 	case errors.Is(cerr, sublog.ErrMark):
-		fmt.Fprintf(stderr, "warning: %v (the next start reads the log past the older mark)\n", cerr)
+		warnMark(stderr, cerr)
 	case cerr != nil && err == nil:
 		return cerr
 	}
 	return err
+}
+
+// warnMark tells the user the log's mark (a cache) could not be written.
+func warnMark(stderr io.Writer, err error) {
+	fmt.Fprintf(stderr, "warning: %v (the next start reads the log past the older mark)\n", err)
 }
