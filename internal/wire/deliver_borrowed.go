@@ -38,10 +38,9 @@ func (b *borrowedMemory) grown(slab []match.Attr) {
 // or nothing: the items before a malformed one have been handed to f. If
 // f panics, the panic goes on, and the decoder stays usable.
 func (d *EventDecoder) DecodeBorrowedDeliver(body []byte, f func(subs []uint64, e match.Event)) error {
-	r := reader{b: body}
-	if len(body) > 0 {
-		r.shared = string(body) // one copy: strings must not change under a caller who kept one
-	}
+	// One copy (none for an empty body): strings must not change under a
+	// caller who kept one.
+	r := reader{b: body, shared: string(body)}
 	// The sharing decoders' slab is put back after, and the front of
 	// d.borrowed.attrs this frame wrote (used) cleared, also if f panics.
 	slab, pinned, used := d.slab, d.pinned, 0
