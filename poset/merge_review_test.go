@@ -232,32 +232,16 @@ func TestTableMergeEquivalentTexts(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				view := neighbourView{}
-				var live []tableSubRec
-				cur := slices.Clone(neighbours)
-				for range rapid.IntRange(1, 30).Draw(t, "steps") {
-					var us []Update
-					if rapid.IntRange(0, 9).Draw(t, "toggle") == 0 {
-						cur = toggleNeighbour(t, tab, view, cur, rapid.SampledFrom(neighbours).Draw(t, "nb"))
-					} else if len(live) == 0 || rapid.IntRange(0, 2).Draw(t, "op") > 0 {
-						s := tableSubRec{Iface(rapid.IntRange(0, 3).Draw(t, "from")), match.MustParse(rapid.SampledFrom(equivPool).Draw(t, "f"))}
-						us, err = tab.Subscribe(s.from, s.f)
-						live = append(live, s)
-					} else {
-						i := rapid.IntRange(0, len(live)-1).Draw(t, "victim")
-						us, err = tab.Unsubscribe(live[i].from, live[i].f)
-						live = slices.Delete(live, i, i+1)
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
-					view.apply(t, us)
-					checkTable(t, tab, view, live, cur, events, false)
-					for _, nb := range cur {
-						checkSources(t, tab.merged[nb], distinctFilters(tab.unmerged(nb)))
-						checkNoPerfectPair(t, tab.Forwarded(nb))
-					}
-				}
+				gen := rapid.Map(rapid.SampledFrom(equivPool), match.MustParse)
+				driveTable(t, tab, neighbours, 9, gen, tab.Subscribe,
+					func(us []Update, view neighbourView, live []tableSubRec, cur []Iface) {
+						view.apply(t, us)
+						checkTable(t, tab, view, live, cur, events, false)
+						for _, nb := range cur {
+							checkSources(t, tab.merged[nb], distinctFilters(tab.unmerged(nb)))
+							checkNoPerfectPair(t, tab.Forwarded(nb))
+						}
+					})
 			})
 		})
 	}

@@ -55,43 +55,28 @@ func TestTableForwardingProperty(t *testing.T) {
 							t.Fatal(err)
 						}
 					}
-					view := neighbourView{}
-					var live []tableSubRec
-					cur := slices.Clone(neighbours)
-					for range rapid.IntRange(1, 30).Draw(t, "steps") {
-						var us []Update
-						if rapid.IntRange(0, 7).Draw(t, "toggle") == 0 {
-							cur = toggleNeighbour(t, tab, view, cur, rapid.SampledFrom(neighbours).Draw(t, "nb"))
-						} else if len(live) == 0 || rapid.IntRange(0, 2).Draw(t, "op") > 0 {
-							gen := genFilter()
-							if merge { // filters that merge perfectly, often
-								gen = rapid.OneOf(genFilter(), genMergeable())
-							}
-							s := tableSubRec{Iface(rapid.IntRange(0, 3).Draw(t, "from")), gen.Draw(t, "f")}
-							if ff {
-								claim := FixedCovering(tab.Fixed(), s.f)
-								us, _, err = tab.SubscribeFF(s.from, s.f, []Bits{claim}, Verify)
-							} else {
-								us, err = tab.Subscribe(s.from, s.f)
-							}
-							live = append(live, s)
-						} else {
-							i := rapid.IntRange(0, len(live)-1).Draw(t, "victim")
-							us, err = tab.Unsubscribe(live[i].from, live[i].f)
-							live = slices.Delete(live, i, i+1)
-						}
-						if err != nil {
-							t.Fatal(err)
-						}
-						checkUpdatesWellFormed(t, us, cur)
-						view.apply(t, us)
-						checkTable(t, tab, view, live, cur, events, structure == "poset" && mode == "plain")
-						if merge {
-							for _, nb := range cur {
-								checkNoPerfectPair(t, tab.Forwarded(nb))
-							}
+					gen := genFilter()
+					if merge { // filters that merge perfectly, often
+						gen = rapid.OneOf(genFilter(), genMergeable())
+					}
+					subscribe := tab.Subscribe
+					if ff {
+						subscribe = func(from Iface, f match.Filter) ([]Update, error) {
+							us, _, err := tab.SubscribeFF(from, f, []Bits{FixedCovering(tab.Fixed(), f)}, Verify)
+							return us, err
 						}
 					}
+					view, live, cur := driveTable(t, tab, neighbours, 7, gen, subscribe,
+						func(us []Update, view neighbourView, live []tableSubRec, cur []Iface) {
+							checkUpdatesWellFormed(t, us, cur)
+							view.apply(t, us)
+							checkTable(t, tab, view, live, cur, events, structure == "poset" && mode == "plain")
+							if merge {
+								for _, nb := range cur {
+									checkNoPerfectPair(t, tab.Forwarded(nb))
+								}
+							}
+						})
 					for _, s := range live {
 						us, err := tab.Unsubscribe(s.from, s.f)
 						if err != nil {
@@ -111,6 +96,39 @@ func TestTableForwardingProperty(t *testing.T) {
 			})
 		}
 	}
+}
+
+// driveTable drives tab for a rapid-drawn number of steps from clients
+// 0-3 and neighbours: one step in toggleOdds+1 toggles a neighbour, the
+// others subscribe a filter drawn from gen (with subscribe) or unsubscribe
+// a live one. check gets every step's updates, which it applies to view.
+// It returns the view, the live subscriptions and the neighbours present.
+func driveTable(t *rapid.T, tab *Table, neighbours []Iface, toggleOdds int, gen *rapid.Generator[match.Filter],
+	subscribe func(Iface, match.Filter) ([]Update, error),
+	check func(us []Update, view neighbourView, live []tableSubRec, cur []Iface)) (neighbourView, []tableSubRec, []Iface) {
+	view := neighbourView{}
+	var live []tableSubRec
+	cur := slices.Clone(neighbours)
+	for range rapid.IntRange(1, 30).Draw(t, "steps") {
+		var us []Update
+		var err error
+		if rapid.IntRange(0, toggleOdds).Draw(t, "toggle") == 0 {
+			cur = toggleNeighbour(t, tab, view, cur, rapid.SampledFrom(neighbours).Draw(t, "nb"))
+		} else if len(live) == 0 || rapid.IntRange(0, 2).Draw(t, "op") > 0 {
+			s := tableSubRec{Iface(rapid.IntRange(0, 3).Draw(t, "from")), gen.Draw(t, "f")}
+			us, err = subscribe(s.from, s.f)
+			live = append(live, s)
+		} else {
+			i := rapid.IntRange(0, len(live)-1).Draw(t, "victim")
+			us, err = tab.Unsubscribe(live[i].from, live[i].f)
+			live = slices.Delete(live, i, i+1)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(us, view, live, cur)
+	}
+	return view, live, cur
 }
 
 // toggleNeighbour removes nb from the table's neighbours if it is one
