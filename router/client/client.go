@@ -369,8 +369,9 @@ func (c *Client) readData() {
 // to callback if set, else to their channels. It returns targets, scratch
 // space for the next frame. (Looking up a whole frame's subscriptions
 // under one lock, instead of one item's, was measured 4% dearer in CPU
-// per event on the issue 6 workload, probably because a frame's targets,
-// tens of KB, are written and then read back.)
+// per event on the issue 6 workload, go test -run XXX -bench
+// 'Throughput/stock' ./router with builds alternated, probably because a
+// frame's targets, tens of KB, are written and then read back.)
 func (c *Client) dispatch(items []wire.DeliverItem, targets []*Subscription, callback func(*Subscription, match.Event)) []*Subscription {
 	for _, it := range items {
 		targets = c.lookup(it.Subs, targets[:0])
