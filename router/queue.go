@@ -7,11 +7,14 @@ import (
 
 // delivery is one event queued for one connection: the ids of the
 // connection's subscriptions it matched, the event's wire encoding, and
-// when its publish frame was read (for the latency histogram).
+// when its publish frame was read (for the latency histogram). On a link
+// in exact mode, witness names a filter of the link's that the event
+// matched (linkwitness.go; 0: none), and subs is unused.
 type delivery struct {
-	subs []uint64
-	raw  []byte
-	at   time.Time
+	subs    []uint64
+	raw     []byte
+	at      time.Time
+	witness uint64
 }
 
 // sendQueue is a connection's bounded outbound queue, filled by the
