@@ -45,6 +45,8 @@ const (
 	TypeAdvertise   Type = 24
 	TypeUnadvertise Type = 25
 	TypeAdvertAck   Type = 26
+	// Exact forwarding's events on router links (linkpublish.go).
+	TypeLinkPublish Type = 27
 )
 
 var typeNames = [...]string{
@@ -74,6 +76,7 @@ var typeNames = [...]string{
 	TypeAdvertise:    "advertise",
 	TypeUnadvertise:  "unadvertise",
 	TypeAdvertAck:    "advert-ack",
+	TypeLinkPublish:  "link-publish",
 }
 
 // String returns the type's name, e.g. "publish".
@@ -85,7 +88,7 @@ func (t Type) String() string {
 }
 
 // Known reports whether t is a message type of this protocol version.
-func (t Type) Known() bool { return t >= TypeHello && t <= TypeAdvertAck }
+func (t Type) Known() bool { return t >= TypeHello && t <= TypeLinkPublish }
 
 const (
 	// HeaderLen is the length prefix: 4 bytes, big-endian.

@@ -24,7 +24,7 @@ func Decode(t Type, body []byte) (Message, error) {
 // attribute names of) events.
 func (d *EventDecoder) Decode(t Type, body []byte) (Message, error) {
 	r := reader{b: body}
-	if d.ShareStrings && (t == TypePublish || t == TypeDeliver) {
+	if d.ShareStrings && (t == TypePublish || t == TypeDeliver || t == TypeLinkPublish) {
 		r.shared = string(body)
 	}
 	var m Message
@@ -75,6 +75,8 @@ func (d *EventDecoder) Decode(t Type, body []byte) (Message, error) {
 		m = decodeHeartbeat(&r)
 	case TypeAdverts, TypeAdvertise, TypeUnadvertise, TypeAdvertAck:
 		m = decodeAdvert(t, &r) // advert.go
+	case TypeLinkPublish:
+		m = d.decodeLinkPublish(&r) // linkpublish.go
 	default:
 		return nil, Errorf(CodeUnknownType, "unknown frame type %d", byte(t))
 	}

@@ -1,0 +1,119 @@
+package wire
+
+import (
+	"encoding/binary"
+	"unsafe"
+)
+
+// LinkPublish carries events between routers in exact forwarding mode: a
+// Publish batch whose events each come with a witness, the FilterHash of a
+// filter the receiving router sent to the sender (in Routes) that the
+// sender found the event to match, or 0 when it names none. A router that
+// holds the witnessed filter from every link it could forward the event
+// on knows the answer of its link table without matching (routing.md,
+// "filter at every hop"). A witness is a hint, never trusted for delivery:
+// local clients are always matched, and a false witness (a neighbour's
+// bug, a hash collision) can only forward an event one hop too far, where
+// the next router filters it again.
+//
+// The body is Publish's (seq, count, events) followed by one 8-byte
+// little-endian witness per event, so Raw still aliases each event's
+// encoding alone.
+type LinkPublish struct {
+	Publish
+	Witness []uint64
+}
+
+// Type returns TypeLinkPublish.
+func (*LinkPublish) Type() Type { return TypeLinkPublish }
+
+// AppendBody appends the Publish body and the witnesses; Witness must have
+// one entry per event.
+func (m *LinkPublish) AppendBody(b []byte) []byte {
+	b = m.Publish.AppendBody(b)
+	for _, w := range m.Witness {
+		b = binary.LittleEndian.AppendUint64(b, w)
+	}
+	return b
+}
+
+func (d *EventDecoder) decodeLinkPublish(r *reader) *LinkPublish {
+	m := &LinkPublish{Publish: *d.decodePublish(r)}
+	if r.err != nil {
+		return m
+	}
+	n := len(m.Events)
+	if len(r.b) != 8*n {
+		r.fail("link-publish: %d bytes of witnesses for %d events", len(r.b), n)
+		return m
+	}
+	m.Witness = make([]uint64, n)
+	for i := range m.Witness {
+		m.Witness[i] = r.fixed64("link-publish witness")
+	}
+	return m
+}
+
+// DecodeOwnedLinkPublish decodes the body of a LinkPublish frame the caller
+// hands over, as DecodeOwnedPublish does a Publish body (the events alias
+// body, which must never change afterwards).
+func (d *EventDecoder) DecodeOwnedLinkPublish(body []byte) (*LinkPublish, error) {
+	r := reader{b: body}
+	if len(body) > 0 {
+		r.shared = unsafe.String(unsafe.SliceData(body), len(body))
+	}
+	m := d.decodeLinkPublish(&r)
+	if err := r.end(TypeLinkPublish.String()); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// LinkPublishBatch accumulates encoded events and their witnesses for one
+// LinkPublish frame, built in place like PublishBatch's.
+type LinkPublishBatch struct {
+	f       frameBuf
+	witness []uint64
+}
+
+// AddRaw adds an event already encoded with AppendEvent, with its witness.
+func (p *LinkPublishBatch) AddRaw(raw []byte, witness uint64) {
+	p.f.add(raw)
+	p.witness = append(p.witness, witness)
+}
+
+// Len returns the number of events in the batch.
+func (p *LinkPublishBatch) Len() int { return p.f.n }
+
+// Size returns the encoded size of the events and witnesses so far.
+func (p *LinkPublishBatch) Size() int { return p.f.size() + 8*len(p.witness) }
+
+// Frame returns the batch as a LinkPublish frame with sequence number seq,
+// built in place: it aliases the batch and is valid until the next AddRaw
+// or Reset, which must come before Frame is called again.
+func (p *LinkPublishBatch) Frame(seq uint64) []byte {
+	p.f.room()
+	for _, w := range p.witness {
+		p.f.buf = binary.LittleEndian.AppendUint64(p.f.buf, w)
+	}
+	p.witness = p.witness[:0]
+	return p.f.frame(TypeLinkPublish, seq, uint64(p.f.n))
+}
+
+// Reset empties the batch, keeping its buffers.
+func (p *LinkPublishBatch) Reset() {
+	p.f.reset()
+	p.witness = p.witness[:0]
+}
+
+// FilterHash returns the witness of a filter: a 64-bit FNV-1a hash of its
+// canonical text (match.Filter.String), never 0 (0 means no witness).
+func FilterHash(canonical string) uint64 {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for i := 0; i < len(canonical); i++ {
+		h ^= uint64(canonical[i])
+		h *= prime
+	}
+	return max(h, 1)
+}
