@@ -31,7 +31,7 @@ func TestWriterDropsWrittenDeliveries(t *testing.T) {
 				if lane == "data" {
 					done <- w.runData(out)
 				} else {
-					done <- w.runLink(out, &publishFrame{})
+					done <- w.runLink(out, &linkPublishFrame{})
 				}
 			}()
 			body := make([]byte, 64<<10) // stands for a Publish frame's body
