@@ -9,6 +9,7 @@ import (
 	"github.com/sift-pubsub/sift/bench/workload"
 	"github.com/sift-pubsub/sift/internal/cpuclock"
 	"github.com/sift-pubsub/sift/match"
+	"github.com/sift-pubsub/sift/poset"
 )
 
 // Benchmarks of the Fast index on the HEM default workload (20 integer
@@ -87,10 +88,40 @@ func BenchmarkFastMatchHEM(b *testing.B) {
 	}
 }
 
+// BenchmarkFastMatchStock matches stock events. Besides the large sizes it
+// has the two shapes of issue 7's chain benchmark (10^4 stock subscriptions
+// at the far router c): subs=10000 is c's index, and roots-of-10000 the link
+// tables of routers a and b, which hold only the filters no other filter
+// covers (the roots of a forest of the 10^4 filters: 3,045 of them). Load
+// builds one segment, the shape a router's index takes once compacted.
+//
+//	go test -run '^$' -bench 'FastMatchStock/(subs=10000$|roots)' -benchtime 20000x -count 5 ./match
 func BenchmarkFastMatchStock(b *testing.B) {
-	for _, n := range benchSizes {
+	for _, n := range append([]int{10_000}, benchSizes...) {
 		b.Run(fmt.Sprintf("subs=%d", n), func(b *testing.B) { benchMatch(b, stockWorkload(b, n)) })
 	}
+	b.Run("roots-of-10000", func(b *testing.B) {
+		w := stockWorkload(b, 10_000)
+		w.Filters = coveringRoots(b, w.Filters)
+		benchMatch(b, w)
+	})
+}
+
+// coveringRoots returns the filters no other filter covers (one of each
+// group of equivalent ones), as a covering-pruned routing table forwards
+// them to a neighbour.
+func coveringRoots(b *testing.B, filters []match.Filter) []match.Filter {
+	forest := poset.NewForest(poset.Config{})
+	for i, f := range filters {
+		if err := forest.Insert(match.ID(i), f); err != nil {
+			b.Fatal(err)
+		}
+	}
+	view := forest.View(0)
+	if len(view) == 0 {
+		return nil
+	}
+	return view[0][0]
 }
 
 // BenchmarkFastCellsHEM trades memory for time: the cells per attribute at

@@ -28,6 +28,9 @@ type dimBuilder[K cmp.Ordered] struct {
 	// fresh bounds (from filters, unsorted) were added too.
 	loRuns, hiRuns []int
 	fresh          bool
+	// pivot marks the segment's pivot dimension, whose points need no
+	// eqAll or eqMiss (see dim.spans).
+	pivot bool
 }
 
 // add records one subscription's constraints on the dimension. keyOf maps a
@@ -82,7 +85,7 @@ func withOpen(slot uint32, open bool) uint32 {
 // build turns the collected constraints into a dimension over n slots.
 func (b *dimBuilder[K]) build(n int, cfg *FastConfig) *dim[K] {
 	d := &dim[K]{has: newSlotSet(b.has, n), extras: b.extras}
-	if len(b.eq) > 0 {
+	if len(b.eq) > 0 && !b.pivot {
 		d.eq = groupKeyed(b.eq)
 		all := make([]uint32, len(b.eq))
 		for i, kv := range b.eq {

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"sort"
 
 	"github.com/bits-and-blooms/bitset"
 )
@@ -18,7 +17,8 @@ import (
 //     for a value wanted by more subscriptions than eqAll has words,
 //     eqMiss holds eqAll without them, so an event with that value fails
 //     the other points with one pass over the words instead of setting
-//     and clearing a bit per subscription wanting it;
+//     and clearing a bit per subscription wanting it (on the segment's
+//     pivot dimension, spans instead);
 //   - an interval (from <, <=, >, >=, prefix, with optional != points): the
 //     key range is cut into cells; fail[c] holds the subscriptions whose
 //     interval misses cell c entirely, lo[c] and hi[c] the bounds that fall
@@ -37,6 +37,11 @@ type dim[K cmp.Ordered] struct {
 	eqMiss map[K][]uint64
 	ne     map[K][]uint32
 	extras []extraPred
+	// spans replaces eq, eqAll and eqMiss on the segment's pivot
+	// dimension: it gives the slots wanting each point value (see
+	// fast_pivot.go). The window leaves out every other point, so the
+	// points need no matching pass there.
+	spans map[K]slotSpan
 }
 
 // boundList holds interval bounds sorted by key; the top bit of a slot marks
@@ -85,10 +90,11 @@ func keyFloat[K cmp.Ordered](k K) float64 {
 }
 
 // failInto marks in fail the subscriptions of the dimension that the event
-// value p fails; pass is a zeroed scratch bitset, left zeroed.
-func (d *dim[K]) failInto(p *probe[K], fail, pass []uint64) {
+// value p fails, at least inside the window win; pass is a zeroed scratch
+// bitset, left zeroed.
+func (d *dim[K]) failInto(p *probe[K], win *window, fail, pass []uint64) {
 	if len(d.eq) > 0 {
-		d.failEq(p, fail, pass)
+		d.failEq(p, win, fail, pass)
 	}
 	if len(d.ne) > 0 && !p.inexact {
 		for _, s := range d.ne[p.key] {
@@ -96,9 +102,9 @@ func (d *dim[K]) failInto(p *probe[K], fail, pass []uint64) {
 		}
 	}
 	if len(d.lo) > 0 {
-		c := sort.Search(len(d.bounds), func(i int) bool { return p.cmpKey(d.bounds[i]) < 0 })
+		c := p.upperBound(d.bounds)
 		if d.fail != nil {
-			orWords(fail, d.fail[c].Words())
+			win.orWords(fail, d.fail[c].Words())
 		}
 		d.lo[c].failBelow(p, fail)
 		d.hi[c].failAbove(p, fail)
@@ -112,11 +118,11 @@ func (d *dim[K]) failInto(p *probe[K], fail, pass []uint64) {
 }
 
 // failEq marks every point subscription whose value differs from p.
-func (d *dim[K]) failEq(p *probe[K], fail, pass []uint64) {
+func (d *dim[K]) failEq(p *probe[K], win *window, fail, pass []uint64) {
 	var hits []uint32
 	if !p.inexact {
 		if miss, ok := d.eqMiss[p.key]; ok {
-			orWords(fail, miss)
+			win.orWords(fail, miss)
 			return
 		}
 		hits = d.eq[p.key]
@@ -125,10 +131,7 @@ func (d *dim[K]) failEq(p *probe[K], fail, pass []uint64) {
 		pass[s>>6] |= 1 << (s & 63)
 	}
 	if d.eqAll.bits != nil {
-		all := d.eqAll.bits.Words()
-		for i, w := range all {
-			fail[i] |= w &^ pass[i]
-		}
+		win.orAndNot(fail, d.eqAll.bits.Words(), pass)
 	} else {
 		for _, s := range d.eqAll.list {
 			if pass[s>>6]&(1<<(s&63)) == 0 {
@@ -141,17 +144,82 @@ func (d *dim[K]) failEq(p *probe[K], fail, pass []uint64) {
 	}
 }
 
+// upperBound returns the number of keys at most p (keys ascending).
+func (p *probe[K]) upperBound(keys []K) int {
+	lo, hi := 0, len(keys)
+	if !p.inexact {
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if keys[m] <= p.key {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		return lo
+	}
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if p.cmpKey(keys[m]) >= 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// lowerBound returns the number of keys below p (keys ascending).
+func (p *probe[K]) lowerBound(keys []K) int {
+	lo, hi := 0, len(keys)
+	if !p.inexact {
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if keys[m] < p.key {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		return lo
+	}
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if p.cmpKey(keys[m]) > 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// equalRun returns the end of the run of keys equal to p from i.
+func (p *probe[K]) equalRun(keys []K, i int) int {
+	if !p.inexact {
+		for i < len(keys) && keys[i] == p.key {
+			i++
+		}
+		return i
+	}
+	for i < len(keys) && p.cmpKey(keys[i]) == 0 {
+		i++
+	}
+	return i
+}
+
 // failBelow marks lower bounds the value does not reach: key > v, or key ==
 // v with an open bound.
 func (b *boundList[K]) failBelow(p *probe[K], fail []uint64) {
-	i := sort.Search(len(b.keys), func(i int) bool { return p.cmpKey(b.keys[i]) <= 0 })
-	for ; i < len(b.keys) && p.cmpKey(b.keys[i]) == 0; i++ {
-		if s := b.slots[i]; s&openBit != 0 {
+	i := p.lowerBound(b.keys)
+	j := p.equalRun(b.keys, i)
+	for _, s := range b.slots[i:j] {
+		if s&openBit != 0 {
 			s &^= openBit
 			fail[s>>6] |= 1 << (s & 63)
 		}
 	}
-	for _, s := range b.slots[i:] {
+	for _, s := range b.slots[j:] {
 		s &^= openBit
 		fail[s>>6] |= 1 << (s & 63)
 	}
@@ -160,13 +228,14 @@ func (b *boundList[K]) failBelow(p *probe[K], fail []uint64) {
 // failAbove marks upper bounds the value exceeds: key < v, or key == v with
 // an open bound.
 func (b *boundList[K]) failAbove(p *probe[K], fail []uint64) {
-	j := sort.Search(len(b.keys), func(i int) bool { return p.cmpKey(b.keys[i]) <= 0 })
-	for _, s := range b.slots[:j] {
+	i := p.lowerBound(b.keys)
+	j := p.equalRun(b.keys, i)
+	for _, s := range b.slots[:i] {
 		s &^= openBit
 		fail[s>>6] |= 1 << (s & 63)
 	}
-	for ; j < len(b.keys) && p.cmpKey(b.keys[j]) == 0; j++ {
-		if s := b.slots[j]; s&openBit != 0 {
+	for _, s := range b.slots[i:j] {
+		if s&openBit != 0 {
 			s &^= openBit
 			fail[s>>6] |= 1 << (s & 63)
 		}

@@ -119,6 +119,13 @@ func readDim[K, J cmp.Ordered](dst *dimBuilder[K], d *dim[J], remap []int32, con
 			}
 		}
 	}
+	for k, sp := range d.spans {
+		for s := sp.lo; s < sp.hi; s++ {
+			if r := remap[s]; r >= 0 {
+				dst.eq = append(dst.eq, keyed[K]{conv(k), uint32(r)})
+			}
+		}
+	}
 	for k, slots := range d.ne {
 		for _, s := range slots {
 			if r := remap[s]; r >= 0 {
@@ -153,7 +160,13 @@ func readBounds[K, J cmp.Ordered](dst *[]keyed[K], b *boundList[J], remap []int3
 // build indexes everything collected.
 func (b *segBuilder) build(cfg *FastConfig) *segment {
 	n := len(b.ids)
-	s := &segment{live: bitset.New(uint(n)), nlive: n}
+	s := &segment{live: bitset.New(uint(n)), nlive: n, pivot: -1}
+	pivot := b.choosePivot()
+	var spans map[string]slotSpan
+	if pivot != "" {
+		s.rest, spans = b.pivotOrder(pivot)
+		b.attrs[pivot].str.pivot = true
+	}
 	s.setIDs(b.ids)
 	s.live.FlipRange(0, uint(n))
 	names := make([]string, 0, len(b.attrs))
@@ -173,6 +186,10 @@ func (b *segBuilder) build(cfg *FastConfig) *segment {
 		}
 		if ab.hasStr {
 			a.str = ab.str.build(n, cfg)
+			if name == pivot {
+				a.str.spans = spans
+				s.pivot = len(s.attrs)
+			}
 		}
 		if ab.hasBool {
 			a.bool = ab.bool_.build(n, cfg)

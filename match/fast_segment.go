@@ -21,6 +21,11 @@ type segment struct {
 	live  *bitset.BitSet
 	nlive int
 	attrs []segAttr // sorted by name
+	// pivot is the index in attrs of the pivot attribute, or -1; the
+	// slots [0, rest) have no point on its string dimension (see
+	// fast_pivot.go).
+	pivot int
+	rest  uint32
 }
 
 // segAttr is the part of a segment about one attribute.
@@ -72,6 +77,8 @@ func (s *segment) match(e Event, fail, pass []uint64, dst []ID) []ID {
 	nw := s.words()
 	fail, pass = fail[:nw], pass[:nw]
 	clear(fail)
+	var win window
+	s.window(e, &win)
 	ea := e.attrs
 	for i := range s.attrs {
 		a := &s.attrs[i]
@@ -79,14 +86,47 @@ func (s *segment) match(e Event, fail, pass []uint64, dst []ID) []ID {
 			ea = ea[1:]
 		}
 		if len(ea) == 0 || ea[0].Name != a.name {
-			a.has.orInto(fail)
+			win.orSlots(fail, a.has)
 			continue
 		}
-		a.failInto(ea[0].Value, fail, pass)
+		a.failInto(ea[0].Value, &win, fail, pass)
 	}
+	for _, sp := range win.spans[:win.nspans] {
+		dst = s.collect(sp, fail, dst)
+	}
+	return dst
+}
+
+// window sets win to the slots e can match: all of them, or with a pivot
+// the subscriptions without a point on it and those wanting e's value.
+func (s *segment) window(e Event, win *window) {
+	if s.pivot < 0 {
+		win.set(slotSpan{0, uint32(s.n)})
+		return
+	}
+	rest := slotSpan{0, s.rest}
+	a := &s.attrs[s.pivot]
+	if v, ok := e.Get(a.name); ok && v.kind == KindString {
+		if sp, ok := a.str.spans[v.str]; ok {
+			win.set(rest, sp)
+			return
+		}
+	}
+	win.set(rest)
+}
+
+// collect appends the ids of the live slots of span not marked in fail.
+func (s *segment) collect(sp slotSpan, fail []uint64, dst []ID) []ID {
 	live := s.live.Words()
-	for w, lw := range live {
-		m := lw &^ fail[w]
+	first, last := int(sp.lo>>6), int((sp.hi-1)>>6)
+	for w := first; w <= last; w++ {
+		m := live[w] &^ fail[w]
+		if w == first {
+			m &= ^uint64(0) << (sp.lo & 63)
+		}
+		if w == last && sp.hi&63 != 0 {
+			m &= 1<<(sp.hi&63) - 1
+		}
 		for m != 0 {
 			dst = append(dst, s.id(w<<6+bits.TrailingZeros64(m)))
 			m &= m - 1
@@ -96,43 +136,43 @@ func (s *segment) match(e Event, fail, pass []uint64, dst []ID) []ID {
 }
 
 // failInto marks the subscriptions constraining the attribute that value v
-// fails: those of other type classes, and those of v's class whose
-// constraints v does not satisfy.
-func (a *segAttr) failInto(v Value, fail, pass []uint64) {
+// fails, at least inside the window: those of other type classes, and those
+// of v's class whose constraints v does not satisfy.
+func (a *segAttr) failInto(v Value, win *window, fail, pass []uint64) {
 	cls := v.kind.class()
 	if a.num != nil && cls != classNumber {
-		a.num.has.orInto(fail)
+		win.orSlots(fail, a.num.has)
 	}
 	if a.num32 != nil && cls != classNumber {
-		a.num32.has.orInto(fail)
+		win.orSlots(fail, a.num32.has)
 	}
 	if a.str != nil && cls != classString {
-		a.str.has.orInto(fail)
+		win.orSlots(fail, a.str.has)
 	}
 	if a.bool != nil && cls != classBool {
-		a.bool.has.orInto(fail)
+		win.orSlots(fail, a.bool.has)
 	}
 	switch cls {
 	case classNumber:
 		f, exact := exactFloat(v)
 		if a.num != nil {
 			p := probe[float64]{key: f, inexact: !exact, v: v}
-			a.num.failInto(&p, fail, pass)
+			a.num.failInto(&p, win, fail, pass)
 		}
 		if a.num32 != nil {
 			k := float32(f)
 			p := probe[float32]{key: k, inexact: !exact || float64(k) != f, v: v}
-			a.num32.failInto(&p, fail, pass)
+			a.num32.failInto(&p, win, fail, pass)
 		}
 	case classString:
 		if a.str != nil {
 			p := probe[string]{key: v.str, v: v}
-			a.str.failInto(&p, fail, pass)
+			a.str.failInto(&p, win, fail, pass)
 		}
 	case classBool:
 		if a.bool != nil {
 			p := probe[float64]{key: float64(v.bits), v: v}
-			a.bool.failInto(&p, fail, pass)
+			a.bool.failInto(&p, win, fail, pass)
 		}
 	}
 }
