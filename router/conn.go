@@ -234,30 +234,42 @@ func (r *Router) readControl(ctx context.Context, c *conn, sr *streamReader) err
 	}
 }
 
-// readData reads Publish frames and hands each batch to the matching loop,
-// stamped with the time it was read, decoded keeping only the attributes
-// the loop's filters name (wanted.go).
+// readData reads a client's Publish frames and hands each batch to the
+// matching loop, stamped with the time it was read, decoded keeping only
+// the attributes the loop's filters name (wanted.go).
 func (r *Router) readData(ctx context.Context, c *conn, sr *streamReader) error {
+	return r.readEvents(ctx, c, sr, wire.TypePublish, func(dec *wire.EventDecoder, body []byte) (loopMsg, error) {
+		m, err := dec.DecodeOwnedPublish(body) // body is ours: ReadFrame allocated it
+		return loopMsg{pub: m}, err
+	})
+}
+
+// readEvents reads frames of type t from a data stream, decodes each with
+// decode (which fills pub, and witness for a link) and hands the batch to
+// the matching loop, stamped with the time it was read.
+func (r *Router) readEvents(ctx context.Context, c *conn, sr *streamReader, t wire.Type,
+	decode func(*wire.EventDecoder, []byte) (loopMsg, error)) error {
 	var dec wire.EventDecoder // events live until routed: they alias the frame
 	for {
-		t, body, err := c.readFrame(sr)
+		got, body, err := c.readFrame(sr)
 		if err != nil {
 			return err
 		}
 		at := time.Now()
-		if t != wire.TypePublish {
-			if !t.Known() {
-				return wire.Errorf(wire.CodeUnknownType, "unknown frame type %d", byte(t))
+		if got != t {
+			if !got.Known() {
+				return wire.Errorf(wire.CodeUnknownType, "unknown frame type %d", byte(got))
 			}
-			return wire.Errorf(wire.CodeUnexpected, "%s frame on the data stream", t)
+			return wire.Errorf(wire.CodeUnexpected, "%s frame on the data stream", got)
 		}
 		var ver uint64
-		dec.Wanted, ver = r.loop.want.load()   // wanted.go
-		m, err := dec.DecodeOwnedPublish(body) // body is ours: ReadFrame allocated it
+		dec.Wanted, ver = r.loop.want.load() // wanted.go
+		m, err := decode(&dec, body)
 		if err != nil {
 			return err
 		}
-		if !r.send(ctx, loopMsg{kind: msgPublish, iface: c.id, pub: m, at: at, wantVer: ver}) {
+		m.kind, m.iface, m.at, m.wantVer = msgPublish, c.id, at, ver
+		if !r.send(ctx, m) {
 			return errStopped
 		}
 	}

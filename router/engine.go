@@ -95,10 +95,13 @@ type subEntry struct {
 	filter match.Filter
 }
 
-// hit is one interface's share of an event: the subscriptions it matched.
+// hit is one interface's share of an event: the subscriptions it matched,
+// or, when the engine collects interfaces only, the first of them in match
+// order.
 type hit struct {
 	iface ifaceID
 	subs  []uint64
+	first uint64
 }
 
 // newEngine returns an empty engine over idx.
@@ -240,6 +243,9 @@ func (e *engine) route(from ifaceID, ev match.Event) []hit {
 			st.hitIdx = len(e.hits)
 			e.hits = e.grow()
 			e.hits[st.hitIdx].iface = st.id
+			if e.ifacesOnly {
+				e.hits[st.hitIdx].first = ref.sub
+			}
 			e.hitSt = append(e.hitSt, st)
 		}
 		if !e.ifacesOnly {
@@ -323,79 +329,3 @@ func (e *engine) summary(withFilters bool) []InterfaceSummary {
 
 // subscriptions returns the total number of installed subscriptions.
 func (e *engine) subscriptions() int { return e.idx.Len() }
-
-// linkTable mirrors, per router link, the filters the neighbour sent
-// (what the mesh holds from it), in an engine of its own, so that "which
-// links want this event" is answered per event by the fast index instead
-// of the mesh's routing table (whose Route walks the poset: ~1 ms per
-// event with 10^4 stock subscriptions behind a link). It changes only
-// with Routes messages the mesh accepted, so it holds what the mesh holds.
-type linkTable struct {
-	eng  *engine
-	subs map[ifaceID]map[string][]uint64 // canonical filter text → ids
-	next uint64
-}
-
-func newLinkTable() *linkTable {
-	eng := newEngine(match.NewFast(match.FastConfig{}), 0)
-	eng.ifacesOnly = true
-	return &linkTable{eng: eng, subs: make(map[ifaceID]map[string][]uint64)}
-}
-
-// apply carries out an accepted Routes message from link id: a snapshot
-// replaces what the link holds, an incremental one removes, then adds.
-func (t *linkTable) apply(id ifaceID, r *wire.Routes) error {
-	if r.Snapshot {
-		t.drop(id)
-	}
-	held, ok := t.subs[id]
-	if !ok {
-		if err := t.eng.attach(id, kindNeighbour); err != nil {
-			return err
-		}
-		held = make(map[string][]uint64)
-		t.subs[id] = held
-	}
-	for _, text := range r.Remove {
-		f, err := match.Parse(text)
-		if err != nil {
-			return fmt.Errorf("link routes: removed filter: %w", err)
-		}
-		key := f.String()
-		ids := held[key]
-		if len(ids) == 0 {
-			return fmt.Errorf("link routes: removes %q, which the link does not hold", key)
-		}
-		if err := t.eng.unsubscribe(id, ids[len(ids)-1]); err != nil {
-			return err
-		}
-		if held[key] = ids[:len(ids)-1]; len(held[key]) == 0 {
-			delete(held, key)
-		}
-	}
-	for _, text := range r.Add {
-		t.next++
-		if err := t.eng.subscribe(id, t.next, text); err != nil {
-			return fmt.Errorf("link routes: added filter: %w", err)
-		}
-		key := t.eng.ifaces[id].subs[t.next].filter.String()
-		held[key] = append(held[key], t.next)
-	}
-	return nil
-}
-
-// drop forgets a link's filters.
-func (t *linkTable) drop(id ifaceID) {
-	t.eng.detach(id)
-	delete(t.subs, id)
-}
-
-// route returns the links whose filters e matches, never the one it came
-// from, in ascending id order (aliasing scratch space, as engine.route;
-// the hits carry no subscription ids).
-func (t *linkTable) route(from ifaceID, e match.Event) []hit {
-	if len(t.subs) == 0 {
-		return nil
-	}
-	return t.eng.route(from, e)
-}

@@ -46,7 +46,7 @@ func (l *matchLoop) bloomForward(ev match.Event, raw []byte, at time.Time) {
 func (l *matchLoop) forwardEntry(to []mesh.Link, entry []byte, at time.Time) {
 	for _, id := range to {
 		if c, ok := l.byLink[id]; ok {
-			l.queueLink(c, entry, at)
+			l.queueLink(c, entry, at, 0)
 		}
 	}
 }
@@ -116,11 +116,17 @@ func (l *matchLoop) routeBloomEvent(iface ifaceID, from mesh.Link, lm bloomLinkM
 	return matches, nil
 }
 
-// readLinkData reads a link's data stream: Publish batches in exact mode,
-// BloomPublish batches in Bloom mode (the hellos agreed on the mode).
+// readLinkData reads a link's data stream: LinkPublish batches in exact
+// mode, BloomPublish batches in Bloom mode (the hellos agreed on the mode).
 func (r *Router) readLinkData(ctx context.Context, c *conn, sr *streamReader) error {
 	if r.cfg.Forward != ForwardBloom {
-		return r.readData(ctx, c, sr)
+		return r.readEvents(ctx, c, sr, wire.TypeLinkPublish, func(dec *wire.EventDecoder, body []byte) (loopMsg, error) {
+			m, err := dec.DecodeOwnedLinkPublish(body) // body is ours: ReadFrame allocated it
+			if err != nil {
+				return loopMsg{}, err
+			}
+			return loopMsg{pub: &m.Publish, witness: m.Witness}, nil
+		})
 	}
 	for {
 		t, body, err := c.readFrame(sr)

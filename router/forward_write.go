@@ -22,36 +22,37 @@ func (w *connWriter) runBloomForward(s io.WriteCloser) error {
 	return w.runLink(s, &bloomFrame{})
 }
 
-// runForward writes the events queued for a neighbour router as Publish
-// frames. The sequence numbers only number the frames: links do not
+// runForward writes the events queued for a neighbour router, with their
+// witnesses, as LinkPublish frames. The sequence numbers only number the frames: links do not
 // acknowledge events.
 func (w *connWriter) runForward(s io.WriteCloser) error {
-	return w.runLink(s, &publishFrame{})
+	return w.runLink(s, &linkPublishFrame{})
 }
 
 // linkFrame builds one data frame for a neighbour router from queued raw
-// items: wire.PublishBatch (exact mode) or wire.BloomBatch (Bloom mode).
+// items: wire.LinkPublishBatch (exact mode) or wire.BloomBatch (Bloom
+// mode).
 type linkFrame interface {
 	Reset()
 	Size() int
-	add(raw []byte)
+	add(d *delivery)
 	// frame returns the batch as frame number seq, valid until the next
 	// call or Reset.
 	frame(seq uint64) []byte
 }
 
-type publishFrame struct{ wire.PublishBatch }
+type linkPublishFrame struct{ wire.LinkPublishBatch }
 
-func (f *publishFrame) add(raw []byte) { f.AddRaw(raw) }
+func (f *linkPublishFrame) add(d *delivery) { f.AddRaw(d.raw, d.witness) }
 
-func (f *publishFrame) frame(seq uint64) []byte { return f.Frame(seq) } // in place
+func (f *linkPublishFrame) frame(seq uint64) []byte { return f.Frame(seq) } // in place
 
 type bloomFrame struct {
 	wire.BloomBatch
 	buf []byte
 }
 
-func (f *bloomFrame) add(raw []byte) { f.AddEntry(raw) }
+func (f *bloomFrame) add(d *delivery) { f.AddEntry(d.raw) }
 
 func (f *bloomFrame) frame(seq uint64) []byte {
 	f.buf = f.AppendFrame(f.buf[:0], seq)
@@ -77,10 +78,10 @@ func (w *connWriter) runLink(s io.WriteCloser, batch linkFrame) error {
 			batch.Reset()
 			end := start
 			for ; end < len(items); end++ {
-				if end > start && batch.Size()+len(items[end].raw)+10 > w.maxFrame-64 {
+				if end > start && batch.Size()+len(items[end].raw)+18 > w.maxFrame-64 { // + witness
 					break
 				}
-				batch.add(items[end].raw)
+				batch.add(&items[end])
 			}
 			seq++
 			frame := batch.frame(seq)

@@ -34,7 +34,10 @@ type loopMsg struct {
 	sub    uint64        // msgSubscribe, msgUnsubscribe
 	filter string        // msgSubscribe
 	pub    *wire.Publish // msgPublish
-	at     time.Time     // msgPublish: when the frame was read
+	// witness (msgPublish from a link, exact mode) has one witness per
+	// event of pub (linktable.go); nil from clients.
+	witness []uint64
+	at      time.Time // msgPublish: when the frame was read
 	// wantVer (msgPublish) is the version of the wanted names pub was
 	// decoded with; 0: in full (wanted.go).
 	wantVer uint64
@@ -154,6 +157,7 @@ func (l *matchLoop) publish(m loopMsg) {
 	}
 	_, fromLink := l.linkOf[m.iface]
 	matches := 0
+	var outcomes witnessCounts
 	for i, ev := range m.pub.Events {
 		for _, h := range l.eng.route(m.iface, ev) {
 			matches += len(h.subs)
@@ -161,9 +165,16 @@ func (l *matchLoop) publish(m loopMsg) {
 				l.deliver(c, h.subs, m.pub.Raw[i], m.at)
 			}
 		}
-		l.forwardLinks(ev, m.iface, m.pub.Raw[i], m.at)
+		var w uint64
+		if m.witness != nil {
+			w = m.witness[i]
+		}
+		outcomes[l.forwardLinks(ev, m.iface, m.pub.Raw[i], m.at, w)]++
 	}
 	l.flush()
+	if fromLink {
+		l.metrics.Witness.add(&outcomes)
+	}
 	l.metrics.Matches.Add(float64(matches))
 	l.metrics.EventsIn.Add(float64(len(m.pub.Events)))
 	if c, ok := l.conns[m.iface]; ok && fromLink {
@@ -197,31 +208,34 @@ func (l *matchLoop) mirrorRoutes(m loopMsg) {
 }
 
 // forwardLinks queues an event for every link whose filters match it,
-// never back to the one it came from: by the link table in exact mode,
-// on the event's summary in Bloom mode. A full link queue closes the link
-// as a slow consumer.
-func (l *matchLoop) forwardLinks(ev match.Event, iface ifaceID, raw []byte, at time.Time) {
+// never back to the one it came from: by the link table in exact mode
+// (helped by the witness that came with the event, if any), on the event's
+// summary in Bloom mode. A full link queue closes the link as a slow
+// consumer. It returns how the link table decided.
+func (l *matchLoop) forwardLinks(ev match.Event, iface ifaceID, raw []byte, at time.Time, witness uint64) witnessOutcome {
 	if l.mesh == nil || len(l.byLink) == 0 {
-		return
+		return witnessAbsent
 	}
 	if l.bloom != nil {
 		l.bloomForward(ev, raw, at) // bloom links carry only bloom-publish: from is a client
-		return
+		return witnessAbsent
 	}
 	if l.lt == nil {
-		return
+		return witnessAbsent
 	}
-	for _, h := range l.lt.route(iface, ev) {
-		if c, ok := l.conns[h.iface]; ok {
-			l.queueLink(c, raw, at)
+	hits, outcome := l.lt.route(iface, ev, witness)
+	for _, h := range hits {
+		if c, ok := l.conns[h.link]; ok {
+			l.queueLink(c, raw, at, h.witness)
 		}
 	}
+	return outcome
 }
 
-// queueLink stages raw (a Publish event or a BloomPublish entry) for link
-// c's data lane.
-func (l *matchLoop) queueLink(c *conn, raw []byte, at time.Time) {
-	l.stage(c, delivery{raw: raw, at: at})
+// queueLink stages raw (a LinkPublish event with its witness, or a
+// BloomPublish entry) for link c's data lane.
+func (l *matchLoop) queueLink(c *conn, raw []byte, at time.Time, witness uint64) {
+	l.stage(c, delivery{raw: raw, at: at, witness: witness})
 }
 
 // exactLinks appends to dst the links whose filters match ev by the link
@@ -230,8 +244,9 @@ func (l *matchLoop) exactLinks(iface ifaceID, ev match.Event, dst []mesh.Link) [
 	if l.lt == nil {
 		return dst
 	}
-	for _, h := range l.lt.route(iface, ev) {
-		if id, ok := l.linkOf[h.iface]; ok {
+	hits, _ := l.lt.route(iface, ev, 0)
+	for _, h := range hits {
+		if id, ok := l.linkOf[h.link]; ok {
 			dst = append(dst, id)
 		}
 	}

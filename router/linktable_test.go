@@ -1,0 +1,167 @@
+package router
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/match"
+	"pgregory.net/rapid"
+)
+
+// linkTableModel is what a link table must hold: per link, the multiset of
+// filters (canonical text) its Routes installed.
+type linkTableModel map[ifaceID][]string
+
+// want returns the links other than from holding a filter ev matches.
+func (m linkTableModel) want(from ifaceID, ev match.Event) []ifaceID {
+	var out []ifaceID
+	for id, texts := range m {
+		if id == from {
+			continue
+		}
+		if slices.ContainsFunc(texts, func(s string) bool { return match.MustParse(s).Matches(ev) }) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestLinkTableWitness checks route against the filters each link holds,
+// through random snapshots, incremental Routes (with duplicate filters)
+// and drops: without a witness and with an honest one (a filter a link
+// holds that the event matches) it returns exactly the links whose filters
+// match, each with an honest witness for the next router; with a false
+// witness (a held filter the event does not match) it may forward too far
+// but never loses a link. After every link is dropped, no witness is left.
+func TestLinkTableWitness(t *testing.T) {
+	filters := []string{`a == 1`, `a > 0`, `b prefix "x"`, `a exists && b == "xy"`, `*`, `a < 3 && a != 2`, `a >= 1`}
+	rapid.Check(t, func(t *rapid.T) {
+		lt := newLinkTable()
+		model := linkTableModel{}
+		links := rapid.IntRange(1, 4).Draw(t, "links")
+		for range rapid.IntRange(1, 50).Draw(t, "steps") {
+			id := ifaceID(rapid.IntRange(1, links).Draw(t, "link"))
+			switch rapid.IntRange(0, 4).Draw(t, "op") {
+			case 0: // snapshot
+				add := rapid.SliceOfN(rapid.SampledFrom(filters), 0, 4).Draw(t, "snapshot")
+				mustApply(t, lt, id, &wire.Routes{Snapshot: true, Add: add})
+				model[id] = canonical(add)
+			case 1: // incremental
+				var remove []string
+				if held := model[id]; len(held) > 0 {
+					remove = []string{rapid.SampledFrom(held).Draw(t, "remove")}
+				}
+				add := rapid.SliceOfN(rapid.SampledFrom(filters), 0, 2).Draw(t, "add")
+				mustApply(t, lt, id, &wire.Routes{Remove: remove, Add: add})
+				if len(remove) > 0 {
+					i := slices.Index(model[id], remove[0])
+					model[id] = slices.Delete(model[id], i, i+1)
+				}
+				model[id] = append(model[id], canonical(add)...)
+			case 2:
+				if rapid.IntRange(0, 4).Draw(t, "rare") == 0 {
+					lt.drop(id)
+					delete(model, id)
+				}
+			default:
+				ev := match.MustEvent(
+					match.Attr{Name: "a", Value: match.Int(rapid.Int64Range(-1, 4).Draw(t, "a"))},
+					match.Attr{Name: "b", Value: match.Str(rapid.SampledFrom([]string{"x", "xy", "y"}).Draw(t, "b"))})
+				from := ifaceID(rapid.IntRange(0, links).Draw(t, "from")) // 0: a client
+				checkLinkRoute(t, lt, model, from, ev)
+			}
+		}
+		for id := range model {
+			lt.drop(id)
+		}
+		if len(lt.hashOf) != 0 || len(lt.holders) != 0 || len(lt.links) != 0 {
+			t.Fatalf("after dropping every link: %d witnesses, %d holders, links %v", len(lt.hashOf), len(lt.holders), lt.links)
+		}
+	})
+}
+
+func mustApply(t *rapid.T, lt *linkTable, id ifaceID, r *wire.Routes) {
+	if err := lt.apply(id, r); err != nil {
+		t.Fatalf("apply %+v to %d: %v", r, id, err)
+	}
+}
+
+func canonical(texts []string) []string {
+	out := make([]string, len(texts))
+	for i, s := range texts {
+		out[i] = match.MustParse(s).String()
+	}
+	return out
+}
+
+func checkLinkRoute(t *rapid.T, lt *linkTable, model linkTableModel, from ifaceID, ev match.Event) {
+	want := model.want(from, ev)
+	var matching, failing []string
+	for _, texts := range model {
+		for _, s := range texts {
+			if match.MustParse(s).Matches(ev) {
+				matching = append(matching, s)
+			} else {
+				failing = append(failing, s)
+			}
+		}
+	}
+	slices.Sort(matching)
+	slices.Sort(failing)
+	hits, outcome := lt.route(from, ev, 0)
+	checkHits(t, "no witness", model, ev, hits, want)
+	if outcome != witnessAbsent {
+		t.Fatalf("no witness: outcome %d", outcome)
+	}
+	if len(matching) > 0 {
+		w := rapid.SampledFrom(matching).Draw(t, "honest witness")
+		hits, outcome := lt.route(from, ev, wire.FilterHash(w))
+		checkHits(t, "honest witness "+w, model, ev, hits, want)
+		resolved := true
+		for id, texts := range model {
+			if id != from && len(texts) > 0 && !slices.Contains(texts, w) {
+				resolved = false
+			}
+		}
+		if got := outcome == witnessResolved; got != resolved {
+			t.Fatalf("honest witness %s from %d: outcome %d, want resolved %v (model %v)", w, from, outcome, resolved, model)
+		}
+	}
+	if len(failing) > 0 {
+		w := rapid.SampledFrom(failing).Draw(t, "false witness")
+		hits, _ := lt.route(from, ev, wire.FilterHash(w))
+		var got []ifaceID
+		for _, h := range hits {
+			got = append(got, h.link)
+		}
+		for _, id := range want {
+			if !slices.Contains(got, id) {
+				t.Fatalf("false witness %s lost link %d: got %v, want at least %v", w, id, got, want)
+			}
+		}
+		if slices.Contains(got, from) {
+			t.Fatalf("false witness %s sends back to %d", w, from)
+		}
+	}
+}
+
+// checkHits compares the links of hits with want, and checks that each
+// hit's witness names a filter its link holds that ev matches.
+func checkHits(t *rapid.T, what string, model linkTableModel, ev match.Event, hits []linkHit, want []ifaceID) {
+	var got []ifaceID
+	for _, h := range hits {
+		got = append(got, h.link)
+		honest := slices.ContainsFunc(model[h.link], func(s string) bool {
+			return wire.FilterHash(s) == h.witness && match.MustParse(s).Matches(ev)
+		})
+		if !honest {
+			t.Fatalf("%s: link %d gets witness %x, not a filter it holds that %v matches (%v)", what, h.link, h.witness, ev, model[h.link])
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("%s: event %v: links %v, want %v (model %v)", what, ev, got, want, model)
+	}
+}
