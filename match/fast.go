@@ -16,19 +16,20 @@ func init() {
 
 // FastConfig tunes the Fast index. The zero value selects the defaults.
 type FastConfig struct {
-	// MaxCells bounds the cells an attribute's value range is cut into
-	// (default 24). More cells mean fewer bounds compared per event and one
-	// more bitset per cell in memory: on the HEM workload at 10^6
-	// subscriptions, 20, 24 and 32 cells hold 228, 239 and 260 bytes per
-	// subscription and match in 0.86, 0.75 and 0.62 ms (2-core Xeon;
+	// MaxCells bounds the cells an attribute's value range is cut into.
+	// More cells mean fewer bounds compared per event and one more bitset
+	// per cell in memory: on the HEM workload at 10^6 subscriptions, 20,
+	// 24 and 32 cells hold 228, 239 and 260 bytes per subscription and
+	// match in 0.86, 0.75 and 0.62 ms (2-core Xeon;
 	// go test -run '^$' -bench FastCellsHEM -benchtime 1000x ./match/).
+	// The default (zero) is 24 cells, or for a segment of fewer than
+	// 2^20/24 (about 44,000) subscriptions as many as 2^20 bits of cell
+	// bitsets per dimension hold, up to autoCellsMax (see FastConfig.maxCells).
 	MaxCells int
 	// BoundsPerCell is the number of interval bounds a cell should hold
-	// before the range is cut further (default 128). It only matters while
-	// MaxCells does not bind, i.e. for segments of up to a few 10^4
-	// subscriptions: there fewer bounds per cell mean fewer bounds compared
-	// per event (10^4 stock subscriptions, compacted: 1024 per cell 7.4 µs,
-	// 128 per cell 5.8 µs per event; the bitsets are small at that size).
+	// before the range is cut further (default 16). It only matters while
+	// MaxCells does not bind, i.e. for small segments: there fewer bounds
+	// per cell mean fewer bounds compared per event.
 	BoundsPerCell int
 	// TailSize is the number of new subscriptions kept unindexed, matched
 	// one by one, before they are indexed as a segment (default 512).
@@ -40,11 +41,8 @@ type FastConfig struct {
 }
 
 func (c *FastConfig) populate() {
-	if c.MaxCells <= 0 {
-		c.MaxCells = 24
-	}
 	if c.BoundsPerCell <= 0 {
-		c.BoundsPerCell = 128
+		c.BoundsPerCell = 16
 	}
 	if c.TailSize <= 0 {
 		c.TailSize = 512
@@ -52,6 +50,23 @@ func (c *FastConfig) populate() {
 	if c.MergeFactor <= 1 {
 		c.MergeFactor = 4
 	}
+}
+
+// Defaults of FastConfig.MaxCells: autoCellsLarge cells, or for a segment
+// of n subscriptions as many as autoCellBits/n, up to autoCellsMax.
+const (
+	autoCellsLarge = 24
+	autoCellBits   = 1 << 20
+	autoCellsMax   = 256
+)
+
+// maxCells returns the cells a dimension of a segment of n subscriptions
+// may have.
+func (c *FastConfig) maxCells(n int) int {
+	if c.MaxCells > 0 {
+		return c.MaxCells
+	}
+	return min(autoCellsMax, max(autoCellsLarge, autoCellBits/max(n, 1)))
 }
 
 // Fast is the exact matching index for many subscriptions. It is a backward

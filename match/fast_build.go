@@ -29,7 +29,7 @@ type dimBuilder[K cmp.Ordered] struct {
 	loRuns, hiRuns []int
 	fresh          bool
 	// pivot marks the segment's pivot dimension, whose points need no
-	// eqAll or eqMiss (see dim.spans).
+	// eqAll or eqMiss (see dim.points).
 	pivot bool
 }
 
@@ -133,10 +133,15 @@ func eqMisses[K cmp.Ordered](eq map[K][]uint32, all slotSet) map[K][]uint64 {
 	return miss
 }
 
+// groupKeyed maps each key to its slots, sorted (matching clips them to
+// its window).
 func groupKeyed[K cmp.Ordered](kvs []keyed[K]) map[K][]uint32 {
 	m := make(map[K][]uint32)
 	for _, kv := range kvs {
 		m[kv.key] = append(m[kv.key], kv.slot)
+	}
+	for _, slots := range m {
+		slices.Sort(slots)
 	}
 	return m
 }
@@ -147,7 +152,7 @@ func groupKeyed[K cmp.Ordered](kvs []keyed[K]) map[K][]uint32 {
 // lies in a later cell or whose upper bound lies in an earlier one.
 func (d *dim[K]) buildCells(los, his []keyed[K], loRuns, hiRuns []int, n int, cfg *FastConfig) {
 	loList, hiList := sortedBounds(los, loRuns), sortedBounds(his, hiRuns)
-	cells := min(cfg.MaxCells, max(1, (len(los)+len(his))/cfg.BoundsPerCell))
+	cells := min(cfg.maxCells(n), max(1, (len(los)+len(his))/cfg.BoundsPerCell))
 	d.bounds = quantiles(loList.keys, hiList.keys, cells)
 	cells = len(d.bounds) + 1
 	d.lo, d.hi = loList.split(d.bounds), hiList.split(d.bounds)

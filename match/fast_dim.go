@@ -18,7 +18,7 @@ import (
 //     eqMiss holds eqAll without them, so an event with that value fails
 //     the other points with one pass over the words instead of setting
 //     and clearing a bit per subscription wanting it (on the segment's
-//     pivot dimension, spans instead);
+//     pivot dimension, points instead);
 //   - an interval (from <, <=, >, >=, prefix, with optional != points): the
 //     key range is cut into cells; fail[c] holds the subscriptions whose
 //     interval misses cell c entirely, lo[c] and hi[c] the bounds that fall
@@ -37,11 +37,12 @@ type dim[K cmp.Ordered] struct {
 	eqMiss map[K][]uint64
 	ne     map[K][]uint32
 	extras []extraPred
-	// spans replaces eq, eqAll and eqMiss on the segment's pivot
-	// dimension: it gives the slots wanting each point value (see
-	// fast_pivot.go). The window leaves out every other point, so the
-	// points need no matching pass there.
-	spans map[K]slotSpan
+	// points replaces eq, eqAll and eqMiss on the segment's pivot
+	// dimension: it gives the slots wanting each point value, and where
+	// the value falls among the interval bounds (see fast_pivot.go). The
+	// window leaves out every other point, so the points need no matching
+	// pass there.
+	points map[K]pivotPoint
 }
 
 // boundList holds interval bounds sorted by key; the top bit of a slot marks
@@ -97,17 +98,22 @@ func (d *dim[K]) failInto(p *probe[K], win *window, fail, pass []uint64) {
 		d.failEq(p, win, fail, pass)
 	}
 	if len(d.ne) > 0 && !p.inexact {
-		for _, s := range d.ne[p.key] {
-			fail[s>>6] |= 1 << (s & 63)
-		}
+		win.setSlots(fail, d.ne[p.key])
 	}
 	if len(d.lo) > 0 {
-		c := p.upperBound(d.bounds)
+		var c int
+		var lo, hi boundCut
+		if d.points != nil && win.hasPoint {
+			c, lo, hi = int(win.point.cell), win.point.lo, win.point.hi
+		} else {
+			c = p.upperBound(d.bounds)
+			lo, hi = p.cut(d.lo[c].keys), p.cut(d.hi[c].keys)
+		}
 		if d.fail != nil {
 			win.orWords(fail, d.fail[c].Words())
 		}
-		d.lo[c].failBelow(p, fail)
-		d.hi[c].failAbove(p, fail)
+		d.lo[c].failBelow(lo, fail)
+		d.hi[c].failAbove(hi, fail)
 	}
 	for i := range d.extras {
 		x := &d.extras[i]
@@ -127,20 +133,22 @@ func (d *dim[K]) failEq(p *probe[K], win *window, fail, pass []uint64) {
 		}
 		hits = d.eq[p.key]
 	}
-	for _, s := range hits {
-		pass[s>>6] |= 1 << (s & 63)
-	}
+	win.setSlots(pass, hits)
 	if d.eqAll.bits != nil {
 		win.orAndNot(fail, d.eqAll.bits.Words(), pass)
 	} else {
-		for _, s := range d.eqAll.list {
-			if pass[s>>6]&(1<<(s&63)) == 0 {
-				fail[s>>6] |= 1 << (s & 63)
+		for r := range win.nwords {
+			for _, s := range win.clip(d.eqAll.list, r) {
+				if pass[s>>6]&(1<<(s&63)) == 0 {
+					fail[s>>6] |= 1 << (s & 63)
+				}
 			}
 		}
 	}
-	for _, s := range hits {
-		pass[s>>6] = 0
+	for r := range win.nwords {
+		for _, s := range win.clip(hits, r) {
+			pass[s>>6] = 0
+		}
 	}
 }
 
@@ -208,18 +216,26 @@ func (p *probe[K]) equalRun(keys []K, i int) int {
 	return i
 }
 
+// boundCut splits a sorted bound list at a value: keys [0, below) are
+// less than it, keys [below, upTo) equal to it, the others greater.
+type boundCut struct{ below, upTo int32 }
+
+// cut returns where p splits the sorted keys.
+func (p *probe[K]) cut(keys []K) boundCut {
+	i := p.lowerBound(keys)
+	return boundCut{int32(i), int32(p.equalRun(keys, i))}
+}
+
 // failBelow marks lower bounds the value does not reach: key > v, or key ==
 // v with an open bound.
-func (b *boundList[K]) failBelow(p *probe[K], fail []uint64) {
-	i := p.lowerBound(b.keys)
-	j := p.equalRun(b.keys, i)
-	for _, s := range b.slots[i:j] {
+func (b *boundList[K]) failBelow(at boundCut, fail []uint64) {
+	for _, s := range b.slots[at.below:at.upTo] {
 		if s&openBit != 0 {
 			s &^= openBit
 			fail[s>>6] |= 1 << (s & 63)
 		}
 	}
-	for _, s := range b.slots[j:] {
+	for _, s := range b.slots[at.upTo:] {
 		s &^= openBit
 		fail[s>>6] |= 1 << (s & 63)
 	}
@@ -227,14 +243,12 @@ func (b *boundList[K]) failBelow(p *probe[K], fail []uint64) {
 
 // failAbove marks upper bounds the value exceeds: key < v, or key == v with
 // an open bound.
-func (b *boundList[K]) failAbove(p *probe[K], fail []uint64) {
-	i := p.lowerBound(b.keys)
-	j := p.equalRun(b.keys, i)
-	for _, s := range b.slots[:i] {
+func (b *boundList[K]) failAbove(at boundCut, fail []uint64) {
+	for _, s := range b.slots[:at.below] {
 		s &^= openBit
 		fail[s>>6] |= 1 << (s & 63)
 	}
-	for _, s := range b.slots[i:j] {
+	for _, s := range b.slots[at.below:at.upTo] {
 		if s&openBit != 0 {
 			s &^= openBit
 			fail[s>>6] |= 1 << (s & 63)

@@ -111,3 +111,28 @@ func renumberSlots(slots []uint32, perm []uint32) {
 		slices.Sort(slots)
 	}
 }
+
+// pivotPoint is what matching needs about one point value of the pivot
+// dimension, computed at build time: the span of the subscriptions
+// wanting it, and where the value falls among the dimension's interval
+// bounds (its cell, and its cuts of that cell's bound lists), so that an
+// event carrying the value compares no key.
+type pivotPoint struct {
+	span   slotSpan
+	cell   int32
+	lo, hi boundCut
+}
+
+// setPoints records the pivot points of a built dimension.
+func (d *dim[K]) setPoints(spans map[K]slotSpan) {
+	d.points = make(map[K]pivotPoint, len(spans))
+	for k, sp := range spans {
+		pt := pivotPoint{span: sp}
+		if len(d.lo) > 0 {
+			p := probe[K]{key: k}
+			c := p.upperBound(d.bounds)
+			pt.cell, pt.lo, pt.hi = int32(c), p.cut(d.lo[c].keys), p.cut(d.hi[c].keys)
+		}
+		d.points[k] = pt
+	}
+}

@@ -119,8 +119,8 @@ func readDim[K, J cmp.Ordered](dst *dimBuilder[K], d *dim[J], remap []int32, con
 			}
 		}
 	}
-	for k, sp := range d.spans {
-		for s := sp.lo; s < sp.hi; s++ {
+	for k, pt := range d.points {
+		for s := pt.span.lo; s < pt.span.hi; s++ {
 			if r := remap[s]; r >= 0 {
 				dst.eq = append(dst.eq, keyed[K]{conv(k), uint32(r)})
 			}
@@ -187,7 +187,7 @@ func (b *segBuilder) build(cfg *FastConfig) *segment {
 		if ab.hasStr {
 			a.str = ab.str.build(n, cfg)
 			if name == pivot {
-				a.str.spans = spans
+				a.str.setPoints(spans)
 				s.pivot = len(s.attrs)
 			}
 		}

@@ -102,13 +102,15 @@ func (s *segment) match(e Event, fail, pass []uint64, dst []ID) []ID {
 func (s *segment) window(e Event, win *window) {
 	if s.pivot < 0 {
 		win.set(slotSpan{0, uint32(s.n)})
+		win.whole = true
 		return
 	}
 	rest := slotSpan{0, s.rest}
 	a := &s.attrs[s.pivot]
 	if v, ok := e.Get(a.name); ok && v.kind == KindString {
-		if sp, ok := a.str.spans[v.str]; ok {
-			win.set(rest, sp)
+		if pt, ok := a.str.points[v.str]; ok {
+			win.set(rest, pt.span)
+			win.point, win.hasPoint = pt, true
 			return
 		}
 	}

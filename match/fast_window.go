@@ -15,12 +15,16 @@ type window struct {
 	words  [2][2]int // [lo, hi) word ranges covering the spans, merged when they meet
 	nspans int
 	nwords int
+	whole  bool // the window is the whole segment
+	// point is the pivot point of the event's value, if hasPoint.
+	point    pivotPoint
+	hasPoint bool
 }
 
 // set makes the window the spans given (ascending, not overlapping; empty
 // ones are dropped).
 func (w *window) set(spans ...slotSpan) {
-	w.nspans, w.nwords = 0, 0
+	w.nspans, w.nwords, w.whole, w.hasPoint = 0, 0, false, false
 	for _, s := range spans {
 		if s.lo >= s.hi {
 			continue
@@ -44,16 +48,58 @@ func (w *window) orWords(dst, src []uint64) {
 	}
 }
 
-// orSlots sets the members of s in dst: for a bitset, only the window's
-// words; a sorted list costs one write per member wherever it is.
+// orSlots sets the members of s in dst, at least inside the window.
 func (w *window) orSlots(dst []uint64, s slotSet) {
 	if s.bits != nil {
 		w.orWords(dst, s.bits.Words())
 		return
 	}
-	for _, slot := range s.list {
-		dst[slot>>6] |= 1 << (slot & 63)
+	w.setSlots(dst, s.list)
+}
+
+// setSlots sets the bits of the sorted slots in dst, at least inside the
+// window.
+func (w *window) setSlots(dst []uint64, slots []uint32) {
+	for r := range w.nwords {
+		for _, s := range w.clip(slots, r) {
+			dst[s>>6] |= 1 << (s & 63)
+		}
 	}
+}
+
+// clipMin is the length from which clip cuts a list of slots to a word
+// range of the window; below it, binary searches cost more than writing
+// the bits outside the window.
+const clipMin = 32
+
+// clip returns the slots of the sorted list that fall in the window's
+// word range r, or for a short list (or a window of one range) all of
+// them once, in range 0, and none in range 1.
+func (w *window) clip(slots []uint32, r int) []uint32 {
+	if len(slots) < clipMin || w.whole {
+		if r > 0 {
+			return nil
+		}
+		return slots
+	}
+	lo, hi := uint32(w.words[r][0])<<6, uint32(w.words[r][1])<<6
+	i := firstAtLeast(slots, lo)
+	j := i + firstAtLeast(slots[i:], hi)
+	return slots[i:j]
+}
+
+// firstAtLeast returns the index of the first slot >= s in a sorted list.
+func firstAtLeast(slots []uint32, s uint32) int {
+	lo, hi := 0, len(slots)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if slots[m] < s {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
 
 // orAndNot sets in dst, inside the window, the bits of all that are not
