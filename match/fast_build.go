@@ -29,7 +29,7 @@ type dimBuilder[K cmp.Ordered] struct {
 	loRuns, hiRuns []int
 	fresh          bool
 	// pivot marks the segment's pivot dimension, whose points need no
-	// eqAll or eqMiss (see dim.points).
+	// eqAll (see dim.points).
 	pivot bool
 }
 
@@ -86,14 +86,13 @@ func withOpen(slot uint32, open bool) uint32 {
 func (b *dimBuilder[K]) build(n int, cfg *FastConfig) *dim[K] {
 	d := &dim[K]{has: newSlotSet(b.has, n), extras: b.extras}
 	if len(b.eq) > 0 && !b.pivot {
-		d.eq = groupKeyed(b.eq)
 		all := make([]uint32, len(b.eq))
 		for i, kv := range b.eq {
 			all[i] = kv.slot
 		}
 		slices.Sort(all)
 		d.eqAll = newSlotSet(all, n)
-		d.eqMiss = eqMisses(d.eq, d.eqAll)
+		d.eq = eqPoints(groupKeyed(b.eq), d.eqAll)
 	}
 	if len(b.ne) > 0 {
 		d.ne = groupKeyed(b.ne)
@@ -107,30 +106,23 @@ func (b *dimBuilder[K]) build(n int, cfg *FastConfig) *dim[K] {
 	return d
 }
 
-// eqMisses returns, for every value wanted by more points than the bitset
-// all has words, the words of all without those points (see dim.eqMiss).
-// Each such value has more points than words, so the masks take at most
-// 8 bytes per point in all.
-func eqMisses[K cmp.Ordered](eq map[K][]uint32, all slotSet) map[K][]uint64 {
-	if all.bits == nil {
-		return nil // sparse: no value has that many points
+// eqPoints pairs each point value's slots with its miss mask: for a value
+// wanted by more points than the bitset all has words, the words of all
+// without those points (see dim.eq). Each such value has more points than
+// words, so the masks take at most 8 bytes per point in all.
+func eqPoints[K cmp.Ordered](groups map[K][]uint32, all slotSet) map[K]eqPoint {
+	eq := make(map[K]eqPoint, len(groups))
+	for k, slots := range groups {
+		pt := eqPoint{slots: slots}
+		if all.bits != nil && len(slots) > len(all.bits.Words()) {
+			pt.miss = slices.Clone(all.bits.Words())
+			for _, s := range slots {
+				pt.miss[s>>6] &^= 1 << (s & 63)
+			}
+		}
+		eq[k] = pt
 	}
-	words := all.bits.Words()
-	var miss map[K][]uint64
-	for k, slots := range eq {
-		if len(slots) <= len(words) {
-			continue
-		}
-		m := slices.Clone(words)
-		for _, s := range slots {
-			m[s>>6] &^= 1 << (s & 63)
-		}
-		if miss == nil {
-			miss = make(map[K][]uint64)
-		}
-		miss[k] = m
-	}
-	return miss
+	return eq
 }
 
 // groupKeyed maps each key to its slots, sorted (matching clips them to

@@ -13,12 +13,12 @@ import (
 // Every subscription with constraints of that class on the attribute is in
 // has; its constraints are stored in exactly one of three forms:
 //
-//   - a point (`==`): eq maps the value to the subscriptions wanting it;
-//     for a value wanted by more subscriptions than eqAll has words,
-//     eqMiss holds eqAll without them, so an event with that value fails
-//     the other points with one pass over the words instead of setting
-//     and clearing a bit per subscription wanting it (on the segment's
-//     pivot dimension, points instead);
+//   - a point (`==`): eq maps the value to the subscriptions wanting it,
+//     eqAll holds them all; for a value wanted by more subscriptions than
+//     eqAll has words, the value's miss mask is eqAll without them, so an
+//     event with that value fails the other points with one pass over the
+//     words instead of setting and clearing a bit per subscription
+//     wanting it (on the segment's pivot dimension, points instead);
 //   - an interval (from <, <=, >, >=, prefix, with optional != points): the
 //     key range is cut into cells; fail[c] holds the subscriptions whose
 //     interval misses cell c entirely, lo[c] and hi[c] the bounds that fall
@@ -32,17 +32,23 @@ type dim[K cmp.Ordered] struct {
 	bounds []K // len(cells)-1 ascending cell boundaries
 	fail   []*bitset.BitSet
 	lo, hi []boundList[K]
-	eq     map[K][]uint32
+	eq     map[K]eqPoint
 	eqAll  slotSet
-	eqMiss map[K][]uint64
 	ne     map[K][]uint32
 	extras []extraPred
-	// points replaces eq, eqAll and eqMiss on the segment's pivot
+	// points replaces eq and eqAll on the segment's pivot
 	// dimension: it gives the slots wanting each point value, and where
 	// the value falls among the interval bounds (see fast_pivot.go). The
 	// window leaves out every other point, so the points need no matching
 	// pass there.
 	points map[K]pivotPoint
+}
+
+// eqPoint is a point value's subscriptions, sorted, and when they are
+// many its miss mask (see dim).
+type eqPoint struct {
+	slots []uint32
+	miss  []uint64
 }
 
 // boundList holds interval bounds sorted by key; the top bit of a slot marks
@@ -127,11 +133,12 @@ func (d *dim[K]) failInto(p *probe[K], win *window, fail, pass []uint64) {
 func (d *dim[K]) failEq(p *probe[K], win *window, fail, pass []uint64) {
 	var hits []uint32
 	if !p.inexact {
-		if miss, ok := d.eqMiss[p.key]; ok {
-			win.orWords(fail, miss)
+		pt := d.eq[p.key]
+		if pt.miss != nil {
+			win.orWords(fail, pt.miss)
 			return
 		}
-		hits = d.eq[p.key]
+		hits = pt.slots
 	}
 	win.setSlots(pass, hits)
 	if d.eqAll.bits != nil {

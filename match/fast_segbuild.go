@@ -112,8 +112,8 @@ func readDim[K, J cmp.Ordered](dst *dimBuilder[K], d *dim[J], remap []int32, con
 			dst.has = append(dst.has, uint32(r))
 		}
 	})
-	for k, slots := range d.eq {
-		for _, s := range slots {
+	for k, pt := range d.eq {
+		for _, s := range pt.slots {
 			if r := remap[s]; r >= 0 {
 				dst.eq = append(dst.eq, keyed[K]{conv(k), uint32(r)})
 			}

@@ -82,19 +82,36 @@ func (s *segment) match(e Event, fail, pass []uint64, dst []ID) []ID {
 	ea := e.attrs
 	for i := range s.attrs {
 		a := &s.attrs[i]
-		for len(ea) > 0 && ea[0].Name < a.name {
-			ea = ea[1:]
-		}
-		if len(ea) == 0 || ea[0].Name != a.name {
+		v, ok := nextValue(&ea, a.name)
+		if !ok {
 			win.orSlots(fail, a.has)
 			continue
 		}
-		a.failInto(ea[0].Value, &win, fail, pass)
+		a.failInto(v, &win, fail, pass)
 	}
 	for _, sp := range win.spans[:win.nspans] {
 		dst = s.collect(sp, fail, dst)
 	}
 	return dst
+}
+
+// nextValue advances the sorted attributes *ea to name and returns its
+// value, if present. Events usually carry the attributes the segment
+// names, so equality is tested first (cheaper than ordering strings).
+func nextValue(ea *[]Attr, name string) (Value, bool) {
+	as := *ea
+	for len(as) > 0 {
+		if as[0].Name == name {
+			*ea = as[1:]
+			return as[0].Value, true
+		}
+		if as[0].Name > name {
+			break
+		}
+		as = as[1:]
+	}
+	*ea = as
+	return Value{}, false
 }
 
 // window sets win to the slots e can match: all of them, or with a pivot
