@@ -246,6 +246,10 @@ func deliverSubCount(r *reader) (int, bool) {
 func readIDs(r *reader, ids []uint64) bool {
 	b := r.b
 	for i := range ids {
+		if len(b) > 0 && b[0] < 0x80 { // one byte: ids below 128
+			ids[i], b = uint64(b[0]), b[1:]
+			continue
+		}
 		v, n := binary.Uvarint(b)
 		if n <= 0 {
 			r.b = b

@@ -3,21 +3,31 @@ package wire
 import "github.com/sift-pubsub/sift/match"
 
 // borrowedMemory is what DecodeBorrowedDeliver decodes into, kept from
-// item to item and frame to frame: one item's subscription ids and one
-// event's attributes.
+// item to item and frame to frame: one item's subscription ids, one
+// event's attributes, and the arena its string values are copied into.
 type borrowedMemory struct {
 	on    bool // a DecodeBorrowedDeliver call is decoding
 	ids   []uint64
 	attrs []match.Attr
+	used  int // attrs[:used] may hold values written during this call
+	arena strArena
 }
 
-// grown notes a new attribute slab: during a borrowed decode it becomes
-// the attribute memory reused (an event with more attributes than any
-// before it).
-func (b *borrowedMemory) grown(slab []match.Attr) {
-	if b.on {
-		b.attrs = slab
+// idList returns the id memory for an item of k ids.
+func (b *borrowedMemory) idList(k int) []uint64 {
+	if k > cap(b.ids) {
+		b.ids = make([]uint64, k)
 	}
+	return b.ids[:k:k]
+}
+
+// list returns the attribute memory for an event of n attributes.
+func (b *borrowedMemory) list(n int) []match.Attr {
+	if n > cap(b.attrs) {
+		b.attrs = make([]match.Attr, n)
+	}
+	b.used = max(b.used, n)
+	return b.attrs[:n:n]
 }
 
 // DecodeBorrowedDeliver decodes the body of a Deliver frame item by item
@@ -27,57 +37,47 @@ func (b *borrowedMemory) grown(slab []match.Attr) {
 // the event's attribute list are borrowed: they are the decoder's memory,
 // reused for the next item, so they are valid only during that call of f.
 // The names and string values are not: the names are the decoder's
-// interned strings, the string values are cut from one immutable copy of
-// body made per call (so body may be reused at once, and a value kept
-// from an event stays valid, keeping that copy alive). Once the
-// decoder has seen its largest item and event, decoding allocates that
-// one copy per frame and nothing else.
+// interned strings, the string values immutable copies (so body may be
+// reused at once, and a value kept from an event stays valid). The copies
+// are carved from chunks of 16 KiB shared by the values of many frames: a
+// value kept keeps its chunk alive, never the frame. Once the decoder has
+// seen its largest item and event, decoding allocates one chunk per 16 KiB
+// of string values and nothing else.
 //
 // It reads and checks what Decode(TypeDeliver, body) does, in the same
 // order, and returns the same error for the same body; but it is not all
 // or nothing: the items before a malformed one have been handed to f. If
 // f panics, the panic goes on, and the decoder stays usable.
 func (d *EventDecoder) DecodeBorrowedDeliver(body []byte, f func(subs []uint64, e match.Event)) error {
-	// One copy (none for an empty body): strings must not change under a
-	// caller who kept one.
-	r := reader{b: body, shared: string(body)}
-	// The sharing decoders' slab is put back after, and the front of
-	// d.borrowed.attrs this frame wrote (used) cleared, also if f panics.
-	slab, pinned, used := d.slab, d.pinned, 0
-	defer func() { d.endBorrow(slab, pinned, used) }()
+	r := reader{b: body}
 	d.borrowed.on = true
+	defer d.endBorrow() // also if f panics
 	n := r.count("deliver item count", 2)
 	for range n {
 		k, ok := deliverSubCount(&r)
 		if !ok {
 			break
 		}
-		if k > cap(d.borrowed.ids) {
-			d.borrowed.ids = make([]uint64, k)
-		}
-		subs := d.borrowed.ids[:k:k]
+		subs := d.borrowed.idList(k)
 		if !readIDs(&r, subs) {
 			break
 		}
-		d.slab = d.borrowed.attrs[:cap(d.borrowed.attrs)]
 		e := d.event(&r)
 		if r.err != nil {
-			used = cap(d.borrowed.attrs) // a failed event wrote an unknown part
 			break
 		}
-		used = max(used, e.Len())
 		f(subs, e)
 	}
 	return r.end(TypeDeliver.String())
 }
 
-// endBorrow ends a DecodeBorrowedDeliver call, however it ends: it puts
-// back the sharing decoders' slab and clears the front of the attribute
-// memory the frame wrote, whose string values alias the frame's copy
-// (left there, the values past a later, narrower event's would keep old
-// frames alive as long as the decoder).
-func (d *EventDecoder) endBorrow(slab []match.Attr, pinned, used int) {
-	d.slab, d.pinned = slab, pinned
+// endBorrow ends a DecodeBorrowedDeliver call, however it ends: it clears
+// the front of the attribute memory the call wrote, whose string values
+// alias arena chunks or large values of their own (left there, the values
+// past a later, narrower event's would keep them alive as long as the
+// decoder).
+func (d *EventDecoder) endBorrow() {
 	d.borrowed.on = false
-	clear(d.borrowed.attrs[:used])
+	clear(d.borrowed.attrs[:d.borrowed.used])
+	d.borrowed.used = 0
 }

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -71,10 +72,11 @@ func TestBorrowedDeliverAgrees(t *testing.T) {
 	})
 }
 
-// TestBorrowedDeliverAllocatesOncePerFrame: once warm, decoding a frame of
-// 200 events allocates one copy of the body (Decode allocates twice per
-// event).
-func TestBorrowedDeliverAllocatesOncePerFrame(t *testing.T) {
+// TestBorrowedDeliverAllocatesStringBytesOnly: once warm, decoding frames
+// of 200 events allocates their string values' bytes, in shared chunks,
+// and nothing else: less than one allocation per frame (Decode allocates
+// twice per event), and about as many bytes as the values hold.
+func TestBorrowedDeliverAllocatesStringBytesOnly(t *testing.T) {
 	m := &Deliver{}
 	for i := range 200 {
 		m.Items = append(m.Items, DeliverItem{Subs: []uint64{1, uint64(i + 2)}, Event: match.MustEvent(
@@ -83,19 +85,32 @@ func TestBorrowedDeliverAllocatesOncePerFrame(t *testing.T) {
 			match.Attr{Name: "symbol", Value: match.Str("IBM")},
 		)})
 	}
+	const valueBytes = 200 * len("some text"+"IBM")
 	body := m.AppendBody(nil)
 	var d EventDecoder
 	n := 0
 	count := func([]uint64, match.Event) { n++ }
-	if got := testing.AllocsPerRun(20, func() {
+	decode := func() {
 		if err := d.DecodeBorrowedDeliver(body, count); err != nil {
 			t.Fatal(err)
 		}
-	}); got != 1 {
-		t.Fatalf("%v allocations per frame, want 1", got)
+	}
+	if got := testing.AllocsPerRun(20, decode); got >= 1 {
+		t.Fatalf("%v allocations per frame, want less than 1", got)
 	}
 	if n != 21*200 { // AllocsPerRun runs once more to warm up
 		t.Fatalf("%d items handed over, want %d", n, 21*200)
+	}
+	const frames = 100
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range frames {
+		decode()
+	}
+	runtime.ReadMemStats(&after)
+	// A chunk's unused tail is at most arenaMax: 1/16 of it.
+	if got, want := after.TotalAlloc-before.TotalAlloc, uint64(frames*valueBytes*17/16+arenaChunk); got > want {
+		t.Fatalf("%d frames allocated %d bytes, want at most %d (their string values hold %d)", frames, got, want, frames*valueBytes)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/sift-pubsub/sift/match"
 )
@@ -80,7 +81,8 @@ func CheckEvent(e match.Event) error {
 // holding all its string values (each value is a substring of it, so a
 // value kept alone keeps its event's string bytes alive). With
 // ShareStrings, or through DecodeOwnedPublish, events are carved from the
-// frame instead: see there.
+// frame instead, and DecodeBorrowedDeliver decodes into reused memory:
+// see there.
 type EventDecoder struct {
 	// ShareStrings makes Decode copy a Publish or Deliver body into one
 	// string and cut every string value out of it, and carve the events'
@@ -99,14 +101,12 @@ type EventDecoder struct {
 	Wanted *Wanted
 
 	names map[string]string
-	// last holds the previous event's names by position: a stream's
-	// events mostly have the same attributes, and comparing bytes with the
-	// name in the same position is cheaper than a map lookup.
-	last []string
-	// at caches facts about last, by position: whether last[i] is in
-	// wantFor (wanted.go), and whether last[i-1] < last[i] was checked.
-	at      []position
-	wantFor *Wanted
+	// pos holds, by position, the previous event's names and what the
+	// decoder knows about them: a stream's events mostly have the same
+	// attributes, and comparing bytes with the name in the same position
+	// is cheaper than a map lookup.
+	pos     []position
+	wantFor *Wanted // the Wanted that pos[i].want answers for
 	// slab backs the attribute lists of events that share their frame;
 	// pinned counts the bytes of the frames its used part may keep alive
 	// (see sharedFrameDone).
@@ -120,23 +120,8 @@ type EventDecoder struct {
 	borrowed borrowedMemory
 }
 
-// strValue locates a string value of the event being decoded: attribute
-// attr's value is buf[off:off+n].
-type strValue struct{ attr, off, n int }
-
 // maxInterned bounds the name cache; beyond it names are allocated.
 const maxInterned = 4096
-
-// attrSlab is the number of attributes carved from one slab allocation for
-// events that share their frame (48 bytes each).
-const attrSlab = 512
-
-// maxSlabPinned bounds the bytes of earlier frames a decoder's slab may
-// keep alive: its used part holds the attribute lists of decoded events,
-// whose strings alias their frames, so without a bound an idle reader
-// would keep up to attrSlab routed frames (one kept attribute each: up to
-// hundreds of MiB of large frames) reachable.
-const maxSlabPinned = 1 << 20
 
 // DecodeEvent decodes one event that must fill b exactly.
 func (d *EventDecoder) DecodeEvent(b []byte) (match.Event, error) {
@@ -158,7 +143,9 @@ func DecodeEvent(b []byte) (match.Event, error) {
 // increasing bytewise order (so the encoding is canonical and has no
 // duplicates); floats must be finite; strings valid UTF-8. Having checked
 // all of that as it reads, it builds the event with match.NewTrustedEvent
-// (no second validation, sort or copy).
+// (no second validation, sort or copy). Each attribute is decoded in
+// place, into the list's next free slot: a slot of a dropped attribute
+// (Wanted) is overwritten by the next.
 func (d *EventDecoder) event(r *reader) match.Event {
 	n := r.count("attribute count", 4)
 	if r.err != nil {
@@ -172,32 +159,31 @@ func (d *EventDecoder) event(r *reader) match.Event {
 	d.strs, d.buf = d.strs[:0], d.buf[:0]
 	d.syncWanted()
 	b := r.b // the fast path's position; r.b catches up at the end
-	kept, prev := 0, ""
+	kept := 0
 	for i := range n {
 		strs, buf := len(d.strs), len(d.buf)
-		a, rest, ok := d.fastAttr(b, i, r.shared)
+		dst := &attrs[kept]
+		rest, ok := d.fastAttr(b, i, r.shared, dst)
 		if !ok { // anything unusual, errors included: the reader decides and words it
 			r.b = b
-			a = d.attr(r, i)
+			d.attr(r, i, dst)
 			if r.err != nil {
 				return match.Event{}
 			}
 			rest = r.b
 		}
 		b = rest
-		if i > 0 && !d.ordered(i, prev, a.Name) {
-			r.fail("attribute %s: names not in strictly increasing order (after %s)", a.Name, prev)
+		if i > 0 && !d.ordered(i) {
+			r.fail("attribute %s: names not in strictly increasing order (after %s)", dst.Name, d.pos[i-1].name)
 			return match.Event{}
 		}
-		prev = a.Name
-		if !d.wanted(i, a.Name) {
+		if !d.wanted(i) {
 			d.strs, d.buf = d.strs[:strs], d.buf[:buf] // its string, if any, is not kept
 			continue
 		}
 		if len(d.strs) > strs {
 			d.strs[strs].attr = kept // setStrings fills the kept position
 		}
-		attrs[kept] = a
 		kept++
 	}
 	r.b = b
@@ -206,77 +192,45 @@ func (d *EventDecoder) event(r *reader) match.Event {
 	return match.NewTrustedEvent(attrs)
 }
 
-// position is what the decoder knows about the names last seen at one
-// position (see EventDecoder.at).
+// position is what the decoder knows about the name last seen at one
+// position of an event (see EventDecoder.pos).
 type position struct {
-	want    wantState
-	ordered bool // last[i-1] < last[i] holds
+	name    string
+	want    wantState // whether name is in wantFor (wanted.go)
+	ordered bool      // pos[i-1].name < name holds
 }
 
-// ordered reports whether prev, attribute i-1's name, is before name,
-// attribute i's. Every name read goes through intern, so they are
-// last[i-1] and last[i]; intern forgets the answer when either changes,
-// and a stream of events with the same names compares them once.
-func (d *EventDecoder) ordered(i int, prev, name string) bool {
-	if d.at[i].ordered {
-		return true
+// ordered reports whether attribute i-1's name is before attribute i's.
+// Every name read goes through intern, so they are pos[i-1].name and
+// pos[i].name; intern forgets the answer when either changes, and a
+// stream of events with the same names compares them once.
+func (d *EventDecoder) ordered(i int) bool {
+	p := &d.pos[i]
+	if !p.ordered {
+		p.ordered = d.pos[i-1].name < p.name
 	}
-	ok := prev < name
-	d.at[i].ordered = ok
-	return ok
+	return p.ordered
 }
 
-// attr reads attribute i with the reader: the careful path, which words
-// every error.
-func (d *EventDecoder) attr(r *reader, i int) match.Attr {
+// attr reads attribute i into dst with the reader: the careful path,
+// which words every error (and leaves dst alone on one).
+func (d *EventDecoder) attr(r *reader, i int, dst *match.Attr) {
 	name := d.name(r, i)
-	return match.Attr{Name: name, Value: d.value(r, i, name)}
-}
-
-// attrList returns a list for n attributes: the front of the slab when
-// the event shares its frame (taken only by keepAttrs, once the event
-// knows how many it keeps), else its own allocation (the event may be
-// kept).
-func (d *EventDecoder) attrList(n int, shared bool) []match.Attr {
-	if !shared {
-		return make([]match.Attr, n)
-	}
-	if n > len(d.slab) {
-		d.slab, d.pinned = make([]match.Attr, max(n, attrSlab)), 0
-		d.borrowed.grown(d.slab)
-	}
-	return d.slab[:n:n]
-}
-
-// sharedFrameDone is called after decoding a frame of size bytes whose
-// events share it: once the slab may pin more than maxSlabPinned bytes of
-// frames, the decoder lets it go (the events decoded so far keep it as
-// long as they live; the next frame starts a new one).
-func (d *EventDecoder) sharedFrameDone(size int) {
-	if d.pinned += size; d.pinned > maxSlabPinned {
-		d.slab, d.pinned = nil, 0
+	v := d.value(r, i, name)
+	if r.err == nil {
+		setAttr(dst, name, v)
 	}
 }
 
-// keepAttrs cuts the event's list to the kept attributes, taking them
-// from the slab when the list is carved from it (shared).
-func (d *EventDecoder) keepAttrs(attrs []match.Attr, kept int, shared bool) []match.Attr {
-	if shared {
-		d.slab = d.slab[kept:]
+// setAttr writes an attribute into a list slot. The name is written only
+// if it differs: a reused list (borrowed decoding) mostly holds the same
+// interned name at the same position already, and a skipped pointer store
+// is a write barrier saved while the collector marks.
+func setAttr(dst *match.Attr, name string, v match.Value) {
+	if len(dst.Name) != len(name) || unsafe.StringData(dst.Name) != unsafe.StringData(name) {
+		dst.Name = name
 	}
-	return attrs[:kept:kept]
-}
-
-// setStrings gives the event's string values (collected in buf) one
-// string for all of them.
-func (d *EventDecoder) setStrings(attrs []match.Attr) {
-	if len(d.strs) == 0 {
-		return
-	}
-	all := string(d.buf)
-	for _, s := range d.strs {
-		attrs[s.attr].Value = match.Str(all[s.off : s.off+s.n])
-	}
+	dst.Value = v
 }
 
 // name reads attribute i's name (see intern).
@@ -296,8 +250,8 @@ func (d *EventDecoder) name(r *reader, i int) string {
 // i if the bytes are the same, else the interned copy, validated when
 // first seen; false if p is not a valid attribute name.
 func (d *EventDecoder) intern(p []byte, i int) (string, bool) {
-	if i < len(d.last) && d.last[i] == string(p) {
-		return d.last[i], true
+	if i < len(d.pos) && d.pos[i].name == string(p) {
+		return d.pos[i].name, true
 	}
 	s, ok := d.names[string(p)]
 	if !ok {
@@ -312,15 +266,13 @@ func (d *EventDecoder) intern(p []byte, i int) (string, bool) {
 			d.names[s] = s
 		}
 	}
-	if i < len(d.last) {
-		d.last[i] = s
-		d.at[i] = position{}
-		if i+1 < len(d.at) {
-			d.at[i+1].ordered = false // its predecessor changed
+	if i < len(d.pos) {
+		d.pos[i] = position{name: s}
+		if i+1 < len(d.pos) {
+			d.pos[i+1].ordered = false // its predecessor changed
 		}
-	} else { // i == len(d.last): names are read in order
-		d.last = append(d.last, s)
-		d.at = append(d.at, position{})
+	} else { // i == len(d.pos): names are read in order
+		d.pos = append(d.pos, position{name: s})
 	}
 	return s, true
 }
@@ -352,12 +304,7 @@ func (d *EventDecoder) tagged(r *reader, i int) match.Value {
 			r.fail("invalid UTF-8")
 			return match.Value{}
 		}
-		if r.shared != "" {
-			return match.Str(r.str(p))
-		}
-		d.strs = append(d.strs, strValue{attr: i, off: len(d.buf), n: len(p)})
-		d.buf = append(d.buf, p...)
-		return match.Str("") // until setStrings
+		return match.Str(d.str(p, r.b, r.shared, i))
 	case tagInt:
 		return match.Int(r.varint("int"))
 	case tagFloat:
@@ -386,14 +333,4 @@ func (d *EventDecoder) tagged(r *reader, i int) match.Value {
 		}
 	}
 	return match.Value{}
-}
-
-// str returns p, just read from r, as a string: a substring of the shared
-// body when there is one, else a copy.
-func (r *reader) str(p []byte) string {
-	if r.shared != "" {
-		end := len(r.shared) - len(r.b)
-		return r.shared[end-len(p) : end]
-	}
-	return string(p)
 }

@@ -174,15 +174,14 @@ func slowDecodeEvent(b []byte) (match.Event, error) {
 	}
 	attrs := make([]match.Attr, n)
 	for i := range attrs {
-		a := d.attr(&r, i)
+		d.attr(&r, i, &attrs[i])
 		if r.err != nil {
 			return match.Event{}, r.err
 		}
-		if i > 0 && attrs[i-1].Name >= a.Name {
-			r.fail("attribute %s: names not in strictly increasing order (after %s)", a.Name, attrs[i-1].Name)
+		if i > 0 && attrs[i-1].Name >= attrs[i].Name {
+			r.fail("attribute %s: names not in strictly increasing order (after %s)", attrs[i].Name, attrs[i-1].Name)
 			return match.Event{}, r.err
 		}
-		attrs[i] = a
 	}
 	d.setStrings(attrs)
 	if err := r.end("event"); err != nil {

@@ -61,29 +61,30 @@ const (
 // last event.
 func (d *EventDecoder) syncWanted() {
 	if d.Wanted != d.wantFor {
-		for i := range d.at {
-			d.at[i].want = wantUnknown
+		for i := range d.pos {
+			d.pos[i].want = wantUnknown
 		}
 		d.wantFor = d.Wanted
 	}
 }
 
-// wanted reports whether attribute i, named name (which is last[i]), is
-// kept; the answer is cached by position.
-func (d *EventDecoder) wanted(i int, name string) bool {
+// wanted reports whether attribute i, just read (its name is pos[i].name:
+// see EventDecoder.ordered), is kept; the answer is cached by position.
+func (d *EventDecoder) wanted(i int) bool {
 	if d.Wanted == nil {
 		return true
 	}
-	switch d.at[i].want { // name is last[i]: see EventDecoder.ordered
+	p := &d.pos[i]
+	switch p.want {
 	case wantYes:
 		return true
 	case wantNo:
 		return false
 	}
-	ok := d.Wanted.Has(name)
-	d.at[i].want = wantNo
+	ok := d.Wanted.Has(p.name)
+	p.want = wantNo
 	if ok {
-		d.at[i].want = wantYes
+		p.want = wantYes
 	}
 	return ok
 }

@@ -1,0 +1,134 @@
+package wire
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sift-pubsub/sift/bench/workload"
+	"github.com/sift-pubsub/sift/internal/cpuclock"
+	"github.com/sift-pubsub/sift/match"
+)
+
+// stockBatch is the workload of the decoding benchmarks: the ~200-byte
+// stock events of the router benchmarks (bench/workload Stock, padded
+// with an order id and an account, as router/bench_test.go's padded does),
+// and the names the stock filters constrain (what a router's Wanted
+// holds).
+type stockBatch struct {
+	events []match.Event
+	wanted *Wanted
+}
+
+// stockEvents is the number of events per benchmark frame: a busy
+// router's batch.
+const stockEvents = 256
+
+func newStockBatch(b *testing.B) stockBatch {
+	b.Helper()
+	w, err := workload.Stock(workload.StockConfig{Subscriptions: 1000, Events: stockEvents}, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sb stockBatch
+	for i, e := range w.Events {
+		attrs := []match.Attr{
+			{Name: "order", Value: match.Str(fmt.Sprintf("ORD-%012d-%s", i, strings.Repeat("x", 40)))},
+			{Name: "account", Value: match.Str(fmt.Sprintf("ACC-%08d", i%50000))},
+		}
+		for j := range e.Len() {
+			attrs = append(attrs, e.At(j))
+		}
+		sb.events = append(sb.events, match.MustEvent(attrs...))
+	}
+	var names []string
+	for _, f := range w.Filters {
+		names = append(names, f.Attrs()...)
+	}
+	sb.wanted = NewWanted(names)
+	return sb
+}
+
+// deliverBody is a Deliver body of the batch's events, each to ~10
+// subscription ids of 1,000 (the chain benchmark's ~83 ids per event over
+// ~8.5 subscriber connections).
+func (sb stockBatch) deliverBody() []byte {
+	r := rand.New(rand.NewPCG(1, 2))
+	m := &Deliver{}
+	for _, e := range sb.events {
+		subs := make([]uint64, 5+r.IntN(11))
+		for i := range subs {
+			subs[i] = 1 + r.Uint64N(1000)
+		}
+		slices.Sort(subs)
+		m.Items = append(m.Items, DeliverItem{Subs: slices.Compact(subs), Event: e})
+	}
+	return m.AppendBody(nil)
+}
+
+// BenchmarkDecodeStock decodes frames of stockEvents stock events the ways
+// the chain benchmark does: a subscriber connection's Deliver frame,
+// borrowed (DecodeBorrowedDeliver) and owned (Decode), and a router's
+// Publish frame (DecodeOwnedPublish, keeping the attributes the stock
+// filters name). It reports ns/event and B/event (bytes allocated).
+//
+//	go test -run XXX -bench DecodeStock ./internal/wire
+func BenchmarkDecodeStock(b *testing.B) {
+	sb := newStockBatch(b)
+	deliver := sb.deliverBody()
+	publish := (&Publish{Seq: 1, Events: sb.events}).AppendBody(nil)
+	b.Run("deliver-borrowed", func(b *testing.B) {
+		var d EventDecoder
+		kept := 0
+		benchDecode(b, func() error {
+			return d.DecodeBorrowedDeliver(deliver, func(subs []uint64, e match.Event) { kept += len(subs) + e.Len() })
+		})
+	})
+	b.Run("deliver-owned", func(b *testing.B) {
+		var d EventDecoder
+		benchDecode(b, func() error {
+			_, err := d.Decode(TypeDeliver, deliver)
+			return err
+		})
+	})
+	b.Run("publish-router", func(b *testing.B) {
+		d := EventDecoder{Wanted: sb.wanted}
+		bodies := make([][]byte, 64) // owned bodies: the events alias them
+		for i := range bodies {
+			bodies[i] = bytes.Clone(publish)
+		}
+		i := 0
+		benchDecode(b, func() error {
+			i++
+			_, err := d.DecodeOwnedPublish(bodies[i%len(bodies)])
+			return err
+		})
+	})
+}
+
+// benchDecode runs decode (one frame of stockEvents events) b.N times and
+// reports per-event figures: wall and process CPU time (the garbage
+// collector's work included; on a loaded machine the CPU figure is the
+// one to compare), bytes and allocations.
+func benchDecode(b *testing.B, decode func() error) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	cpu := cpuclock.Process()
+	for b.Loop() {
+		if err := decode(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cpu = cpuclock.Process() - cpu
+	runtime.ReadMemStats(&after)
+	n := float64(b.N) * stockEvents
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/event")
+	b.ReportMetric(float64(cpu.Nanoseconds())/n, "cpu-ns/event")
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/n, "B/event")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/n, "allocs/event")
+	b.ReportMetric(0, "ns/op")
+}
