@@ -82,14 +82,14 @@ func (c *FastConfig) maxCells(n int) int {
 // log-structured merge tree, so inserts cost amortised O(log n) rebuild work.
 // Deletes clear a live bit; a segment more than half dead is rebuilt.
 type Fast struct {
-	cfg        FastConfig
-	loc        locTable
-	segByNum   map[uint32]*segment
-	nextNum    uint32
-	tail       []tailSub
-	tailScans  int        // events matched against the tail since it last changed size
-	segs       []*segment // largest first
-	fail, pass []uint64   // scratch for matching
+	cfg       FastConfig
+	loc       locTable
+	segByNum  map[uint32]*segment
+	nextNum   uint32
+	tail      []tailSub
+	tailScans int        // events matched against the tail since it last changed size
+	segs      []*segment // largest first
+	fail      []uint64   // scratch for matching
 }
 
 // A location says where a subscription is: segment number << 32 | slot.
@@ -208,7 +208,7 @@ func (x *Fast) Match(e Event, dst []ID) []ID {
 		}
 	}
 	for _, s := range x.segs {
-		dst = s.match(e, x.fail, x.pass, dst)
+		dst = s.match(e, x.fail, dst)
 	}
 	return dst
 }
@@ -319,6 +319,5 @@ func (x *Fast) adopt(s *segment) {
 	}
 	if w := s.words(); w > len(x.fail) {
 		x.fail = make([]uint64, w)
-		x.pass = make([]uint64, w)
 	}
 }

@@ -97,11 +97,10 @@ func keyFloat[K cmp.Ordered](k K) float64 {
 }
 
 // failInto marks in fail the subscriptions of the dimension that the event
-// value p fails, at least inside the window win; pass is a zeroed scratch
-// bitset, left zeroed.
-func (d *dim[K]) failInto(p *probe[K], win *window, fail, pass []uint64) {
+// value p fails, at least inside the window win.
+func (d *dim[K]) failInto(p *probe[K], win *window, fail []uint64) {
 	if len(d.eq) > 0 {
-		d.failEq(p, win, fail, pass)
+		d.failEq(p, win, fail)
 	}
 	if len(d.ne) > 0 && !p.inexact {
 		win.setSlots(fail, d.ne[p.key])
@@ -130,7 +129,7 @@ func (d *dim[K]) failInto(p *probe[K], win *window, fail, pass []uint64) {
 }
 
 // failEq marks every point subscription whose value differs from p.
-func (d *dim[K]) failEq(p *probe[K], win *window, fail, pass []uint64) {
+func (d *dim[K]) failEq(p *probe[K], win *window, fail []uint64) {
 	var hits []uint32
 	if !p.inexact {
 		pt := d.eq[p.key]
@@ -140,23 +139,11 @@ func (d *dim[K]) failEq(p *probe[K], win *window, fail, pass []uint64) {
 		}
 		hits = pt.slots
 	}
-	win.setSlots(pass, hits)
 	if d.eqAll.bits != nil {
-		win.orAndNot(fail, d.eqAll.bits.Words(), pass)
-	} else {
-		for r := range win.nwords {
-			for _, s := range win.clip(d.eqAll.list, r) {
-				if pass[s>>6]&(1<<(s&63)) == 0 {
-					fail[s>>6] |= 1 << (s & 63)
-				}
-			}
-		}
+		win.orWordsExcept(fail, d.eqAll.bits.Words(), hits)
+		return
 	}
-	for r := range win.nwords {
-		for _, s := range win.clip(hits, r) {
-			pass[s>>6] = 0
-		}
-	}
+	win.setSlotsExcept(fail, d.eqAll.list, hits)
 }
 
 // upperBound returns the number of keys at most p (keys ascending).

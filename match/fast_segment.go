@@ -68,14 +68,14 @@ func (s *segment) setIDs(ids []ID) {
 	}
 }
 
-// match appends the matching ids to dst. fail and pass are scratch word
-// arrays of at least s.words(); pass must be zero and is left zero.
-func (s *segment) match(e Event, fail, pass []uint64, dst []ID) []ID {
+// match appends the matching ids to dst. fail is a scratch word array of
+// at least s.words().
+func (s *segment) match(e Event, fail []uint64, dst []ID) []ID {
 	if s.nlive == 0 {
 		return dst
 	}
 	nw := s.words()
-	fail, pass = fail[:nw], pass[:nw]
+	fail = fail[:nw]
 	clear(fail)
 	var win window
 	s.window(e, &win)
@@ -87,7 +87,7 @@ func (s *segment) match(e Event, fail, pass []uint64, dst []ID) []ID {
 			win.orSlots(fail, a.has)
 			continue
 		}
-		a.failInto(v, &win, fail, pass)
+		a.failInto(v, &win, fail)
 	}
 	for _, sp := range win.spans[:win.nspans] {
 		dst = s.collect(sp, fail, dst)
@@ -157,7 +157,7 @@ func (s *segment) collect(sp slotSpan, fail []uint64, dst []ID) []ID {
 // failInto marks the subscriptions constraining the attribute that value v
 // fails, at least inside the window: those of other type classes, and those
 // of v's class whose constraints v does not satisfy.
-func (a *segAttr) failInto(v Value, win *window, fail, pass []uint64) {
+func (a *segAttr) failInto(v Value, win *window, fail []uint64) {
 	cls := v.kind.class()
 	if a.num != nil && cls != classNumber {
 		win.orSlots(fail, a.num.has)
@@ -176,22 +176,22 @@ func (a *segAttr) failInto(v Value, win *window, fail, pass []uint64) {
 		f, exact := exactFloat(v)
 		if a.num != nil {
 			p := probe[float64]{key: f, inexact: !exact, v: v}
-			a.num.failInto(&p, win, fail, pass)
+			a.num.failInto(&p, win, fail)
 		}
 		if a.num32 != nil {
 			k := float32(f)
 			p := probe[float32]{key: k, inexact: !exact || float64(k) != f, v: v}
-			a.num32.failInto(&p, win, fail, pass)
+			a.num32.failInto(&p, win, fail)
 		}
 	case classString:
 		if a.str != nil {
 			p := probe[string]{key: v.str, v: v}
-			a.str.failInto(&p, win, fail, pass)
+			a.str.failInto(&p, win, fail)
 		}
 	case classBool:
 		if a.bool != nil {
 			p := probe[float64]{key: float64(v.bits), v: v}
-			a.bool.failInto(&p, win, fail, pass)
+			a.bool.failInto(&p, win, fail)
 		}
 	}
 }

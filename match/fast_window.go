@@ -102,13 +102,36 @@ func firstAtLeast(slots []uint32, s uint32) int {
 	return lo
 }
 
-// orAndNot sets in dst, inside the window, the bits of all that are not
-// in pass.
-func (w *window) orAndNot(dst, all, pass []uint64) {
-	for _, r := range w.words[:w.nwords] {
-		d, a, p := dst[r[0]:r[1]], all[r[0]:r[1]], pass[r[0]:r[1]]
-		for i, x := range a {
-			d[i] |= x &^ p[i]
+// orWordsExcept sets in dst, inside the window, the bits of all except
+// those of the sorted slots hits.
+func (w *window) orWordsExcept(dst, all []uint64, hits []uint32) {
+	for r := range w.nwords {
+		lo, hi := w.words[r][0], w.words[r][1]
+		h := hits[firstAtLeast(hits, uint32(lo)<<6):]
+		for i := lo; i < hi; i++ {
+			m := all[i]
+			for len(h) > 0 && int(h[0]>>6) == i {
+				m &^= 1 << (h[0] & 63)
+				h = h[1:]
+			}
+			dst[i] |= m
+		}
+	}
+}
+
+// setSlotsExcept sets in dst, at least inside the window, the bits of the
+// sorted slots all except those of the sorted slots hits (a subset).
+func (w *window) setSlotsExcept(dst []uint64, all, hits []uint32) {
+	h := hits
+	for r := range w.nwords {
+		for _, s := range w.clip(all, r) {
+			for len(h) > 0 && h[0] < s {
+				h = h[1:]
+			}
+			if len(h) > 0 && h[0] == s {
+				continue
+			}
+			dst[s>>6] |= 1 << (s & 63)
 		}
 	}
 }
