@@ -19,14 +19,18 @@
 // Routers link into an acyclic mesh (Config.MaxLinks, Peers): a link is a
 // QUIC connection whose first control frame is a LinkHello; its control
 // stream carries the router/mesh protocol (Reach, Routes, RoutesAck) and
-// its data stream Publish batches both ways. The matching loop owns the
+// its data stream LinkPublish batches both ways. The matching loop owns the
 // router/mesh state machine next to the engine: client subscriptions are
 // propagated over links (pruned by covering) and acknowledged once mesh
 // reports them Ready; each event goes to the local clients the engine
 // matches and to the links whose filters match it, never back where it
 // came from. The link decision uses a second fast index over the filters
 // each neighbour sent (the link table, mirrored from the Routes the mesh
-// accepted). Dialled peers are redialled with backoff; every (re)connect
+// accepted). Each forwarded event carries a witness: the hash of one of
+// the receiver's filters it matched. A router whose every onward link
+// holds the witnessed filter forwards to them without matching (the inner
+// routers of a chain); a false witness can only send an event one hop too
+// far, never lose one (linktable.go). Dialled peers are redialled with backoff; every (re)connect
 // resynchronises both sides by snapshot.
 //
 // With Config.Forward = bloom (router/bloomfwd) the first router sends a
