@@ -119,6 +119,14 @@ type FrameReader struct {
 	buf []byte // ReadFrameReuse's body buffer
 }
 
+// readBuffer is the size of a FrameReader's buffer. It serves small
+// frames (many per read from the stream); a frame's body beyond what is
+// buffered is read from the stream straight into the body, bufio.Reader
+// bypassing its buffer for a read at least as large as it, so a large
+// frame is copied once, not twice (into the buffer, then out of it), but
+// for its first readBuffer bytes at most.
+const readBuffer = 4 << 10
+
 // NewFrameReader returns a reader of frames of at most max bytes (type and
 // body); max <= 0 means DefaultMaxFrame, and it is capped at HardMaxFrame.
 func NewFrameReader(r io.Reader, max int) *FrameReader {
@@ -126,7 +134,7 @@ func NewFrameReader(r io.Reader, max int) *FrameReader {
 		max = DefaultMaxFrame
 	}
 	max = min(max, HardMaxFrame)
-	return &FrameReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
+	return &FrameReader{r: bufio.NewReaderSize(r, readBuffer), max: max}
 }
 
 // ReadFrame reads the next frame and returns its type and a newly allocated
