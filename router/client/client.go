@@ -329,12 +329,9 @@ func (c *Client) readData() {
 	fr := wire.NewFrameReader(c.data, wire.HardMaxFrame)
 	var dec wire.EventDecoder
 	callback := c.callback() // borrow.go
-	var targets []*Subscription
-	var item [1]wire.DeliverItem
-	handBorrowed := func(subs []uint64, e match.Event) { // valid during the call only
-		item[0] = wire.DeliverItem{Subs: subs, Event: e}
-		targets = c.dispatch(item[:], targets[:0], callback)
-	}
+	// A borrowed item is valid during the call only: it is handed over at
+	// once.
+	handBorrowed := func(subs []uint64, e match.Event) { c.hand(subs, e, callback) }
 	for {
 		t, body, err := fr.ReadFrameReuse() // decoded events copy what they keep
 		if err != nil {
@@ -360,30 +357,24 @@ func (c *Client) readData() {
 			return
 		}
 		if m != nil {
-			targets = c.dispatch(m.(*wire.Deliver).Items, targets[:0], callback)
+			for _, it := range m.(*wire.Deliver).Items {
+				c.hand(it.Subs, it.Event, callback)
+			}
 		}
 	}
 }
 
-// dispatch hands each item's event to its subscriptions, item after item:
-// to callback if set, else to their channels. It returns targets, scratch
-// space for the next frame. (Looking up a whole frame's subscriptions
-// under one lock, instead of one item's, was measured 4% dearer in CPU
-// per event on the issue 6 workload, go test -run XXX -bench
-// 'Throughput/stock' ./router with builds alternated, probably because a
-// frame's targets, tens of KB, are written and then read back.)
-func (c *Client) dispatch(items []wire.DeliverItem, targets []*Subscription, callback func(*Subscription, match.Event)) []*Subscription {
-	for _, it := range items {
-		targets = c.lookup(it.Subs, targets[:0])
-		c.hand(targets, it.Event, callback)
-	}
-	return targets
-}
-
-// hand gives e to each of subs still active: to callback if set, else to
-// the subscription's channel.
-func (c *Client) hand(subs []*Subscription, e match.Event, callback func(*Subscription, match.Event)) {
-	for _, s := range subs {
+// hand gives e to each subscription of ids still active: to callback if
+// set, else to the subscription's channel. It looks each id up as it goes,
+// without a lock (subTable.get), so a callback may subscribe and
+// unsubscribe: a subscription it ends gets nothing more, also later in
+// the same item. (Looking up a whole frame's subscriptions, or an item's,
+// under the client's lock first, as before, was dearer: a frame's
+// targets, tens of KB, were written and read back, and an item's cost a
+// lock and a pointer store per id.)
+func (c *Client) hand(ids []uint64, e match.Event, callback func(*Subscription, match.Event)) {
+	for _, id := range ids {
+		s := c.subs.get(id)
 		switch {
 		case s == nil || s.Err() != nil: // unsubscribed meanwhile
 		case callback != nil:
@@ -392,17 +383,6 @@ func (c *Client) hand(subs []*Subscription, e match.Event, callback func(*Subscr
 			s.deliver(e, c.done)
 		}
 	}
-}
-
-// lookup appends the subscriptions of ids to dst, under one lock (nil for
-// one unsubscribed meanwhile); the caller dispatches without the lock.
-func (c *Client) lookup(ids []uint64, dst []*Subscription) []*Subscription {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, id := range ids {
-		dst = append(dst, c.subs.get(id))
-	}
-	return dst
 }
 
 // ConnectionStats returns the QUIC statistics of the connection (RTT,

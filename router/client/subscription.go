@@ -141,22 +141,39 @@ func (s *Subscription) end(err error) {
 // not a map access (the reader looks up every subscription id of every
 // delivery). A page is freed when its last subscription goes, so memory
 // follows the live subscriptions, plus one pointer per subPage ids ever
-// handed out. The zero value is empty; callers hold Client.mu.
+// handed out. The zero value is empty.
+//
+// Writers (put, remove, drain) hold Client.mu; get takes no lock: the
+// page list, the pages and their slots are atomic pointers, and a writer
+// replaces the list (copying it) rather than changing its length, so the
+// reader finds a delivery's subscriptions one by one without a lock per
+// item, as a locked lookup would, once it has released the lock, anyway.
 type subTable struct {
-	pages []*subPageOf
+	pages atomic.Pointer[[]atomic.Pointer[subPageOf]]
 }
 
 const subPage = 256
 
 type subPageOf struct {
-	subs [subPage]*Subscription
-	live int
+	subs [subPage]atomic.Pointer[Subscription]
+	live int // writers only
 }
 
-// get returns subscription id, or nil.
+// list returns the current page list (nil when empty).
+func (t *subTable) list() []atomic.Pointer[subPageOf] {
+	if ps := t.pages.Load(); ps != nil {
+		return *ps
+	}
+	return nil
+}
+
+// get returns subscription id, or nil. It is safe with concurrent writers.
 func (t *subTable) get(id uint64) *Subscription {
-	if p := id / subPage; p < uint64(len(t.pages)) && t.pages[p] != nil {
-		return t.pages[p].subs[id%subPage]
+	ps := t.list()
+	if p := id / subPage; p < uint64(len(ps)) {
+		if pg := ps[p].Load(); pg != nil {
+			return pg.subs[id%subPage].Load()
+		}
 	}
 	return nil
 }
@@ -164,18 +181,25 @@ func (t *subTable) get(id uint64) *Subscription {
 // put adds s under its id.
 func (t *subTable) put(s *Subscription) {
 	p := s.id / subPage
-	for uint64(len(t.pages)) <= p {
-		t.pages = append(t.pages, nil)
+	ps := t.list()
+	if p >= uint64(len(ps)) { // a longer list, published whole
+		grown := make([]atomic.Pointer[subPageOf], max(p+1, 2*uint64(len(ps))))
+		for i := range ps {
+			grown[i].Store(ps[i].Load())
+		}
+		t.pages.Store(&grown)
+		ps = grown
 	}
-	pg := t.pages[p]
+	pg := ps[p].Load()
 	if pg == nil {
 		pg = new(subPageOf)
-		t.pages[p] = pg
+		ps[p].Store(pg)
 	}
-	if pg.subs[s.id%subPage] == nil {
+	slot := &pg.subs[s.id%subPage]
+	if slot.Load() == nil {
 		pg.live++
 	}
-	pg.subs[s.id%subPage] = s
+	slot.Store(s)
 }
 
 // remove removes and returns subscription id (nil if absent).
@@ -184,10 +208,11 @@ func (t *subTable) remove(id uint64) *Subscription {
 	if s == nil {
 		return nil
 	}
-	pg := t.pages[id/subPage]
-	pg.subs[id%subPage] = nil
+	ps := t.list()
+	pg := ps[id/subPage].Load()
+	pg.subs[id%subPage].Store(nil)
 	if pg.live--; pg.live == 0 {
-		t.pages[id/subPage] = nil
+		ps[id/subPage].Store(nil)
 	}
 	return s
 }
@@ -195,16 +220,18 @@ func (t *subTable) remove(id uint64) *Subscription {
 // drain empties the table and returns what it held.
 func (t *subTable) drain() []*Subscription {
 	var out []*Subscription
-	for _, pg := range t.pages {
+	ps := t.list()
+	for i := range ps {
+		pg := ps[i].Load()
 		if pg == nil {
 			continue
 		}
-		for _, s := range pg.subs {
-			if s != nil {
+		for j := range pg.subs {
+			if s := pg.subs[j].Load(); s != nil {
 				out = append(out, s)
 			}
 		}
 	}
-	t.pages = nil
+	t.pages.Store(nil)
 	return out
 }

@@ -50,8 +50,9 @@ func TestSubTableAgreesWithMap(t *testing.T) {
 				t.Fatalf("get(%d) lost", id)
 			}
 		}
-		for i, pg := range tab.pages {
-			if pg != nil && pg.live == 0 {
+		ps := tab.list()
+		for i := range ps {
+			if pg := ps[i].Load(); pg != nil && pg.live == 0 {
 				t.Fatalf("page %d is empty but kept", i)
 			}
 		}
