@@ -18,9 +18,14 @@ const chainBlock = 32
 // looser one (the bfposet observation); so the summary needs one stored
 // union and fewer than chainBlock single terms per operator.
 type chain struct {
-	k      int
-	words  int
-	vals   []match.Value
+	k     int
+	words int
+	vals  []match.Value
+	// fkeys (a numeric chain whose every value has an exact float64) and
+	// skeys (a string chain) hold the values as plain keys, so that the
+	// searches compare without match.Compare (chain_keys.go).
+	fkeys  []float64
+	skeys  []string
 	pos    []uint32 // k positions per entry
 	prefix []uint64 // prefix[b*words:]: union of entries [0, b*chainBlock)
 	suffix []uint64 // suffix[b*words:]: union of entries [b*chainBlock, n)
@@ -45,6 +50,7 @@ func newChain(entries []chainEntry, k, words int) *chain {
 		ch.vals = append(ch.vals, e.val)
 		ch.pos = append(ch.pos, e.pos...)
 	}
+	ch.setKeys()
 	n := len(entries)
 	nb := (n + chainBlock - 1) / chainBlock
 	ch.prefix = make([]uint64, (nb+1)*words)
@@ -69,11 +75,17 @@ func (ch *chain) setRange(dst []uint64, i, j int) {
 
 // lower returns the first index whose value is >= v.
 func (ch *chain) lower(v match.Value) int {
+	if i, ok := ch.search(v, false); ok {
+		return i
+	}
 	return sort.Search(len(ch.vals), func(i int) bool { return compareValues(ch.vals[i], v) >= 0 })
 }
 
 // upper returns the first index whose value is > v.
 func (ch *chain) upper(v match.Value) int {
+	if i, ok := ch.search(v, true); ok {
+		return i
+	}
 	return sort.Search(len(ch.vals), func(i int) bool { return compareValues(ch.vals[i], v) > 0 })
 }
 
