@@ -95,7 +95,7 @@ func (b *dimBuilder[K]) build(n int, cfg *FastConfig) *dim[K] {
 		d.eq = eqPoints(groupKeyed(b.eq), d.eqAll)
 	}
 	if len(b.ne) > 0 {
-		d.ne = groupKeyed(b.ne)
+		d.ne = neSets(groupKeyed(b.ne), n)
 	}
 	if len(b.los)+len(b.his) > 0 {
 		if b.fresh {
@@ -123,6 +123,27 @@ func eqPoints[K cmp.Ordered](groups map[K][]uint32, all slotSet) map[K]eqPoint {
 		eq[k] = pt
 	}
 	return eq
+}
+
+// neSets turns each excluded value's slots into a set: a bitset when they
+// are more than half as many as its words (a window then ORs a few words
+// instead of writing a bit per slot, for at most 4 bytes more per slot),
+// else the sorted list.
+func neSets[K cmp.Ordered](groups map[K][]uint32, n int) map[K]slotSet {
+	words := (n + 63) / 64
+	ne := make(map[K]slotSet, len(groups))
+	for k, slots := range groups {
+		if 2*len(slots) <= words {
+			ne[k] = slotSet{list: slots}
+			continue
+		}
+		b := bitset.New(uint(n))
+		for _, s := range slots {
+			b.Set(uint(s))
+		}
+		ne[k] = slotSet{bits: b}
+	}
+	return ne
 }
 
 // groupKeyed maps each key to its slots, sorted (matching clips them to

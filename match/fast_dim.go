@@ -26,7 +26,8 @@ import (
 //   - anything else (suffix, contains, numbers a float64 cannot hold
 //     exactly): extras, checked one by one with the exact semantics.
 //
-// `!=` values of points and intervals are in ne.
+// `!=` values of points and intervals are in ne, each value's slots as a
+// sorted list or, when they are many, a bitset.
 type dim[K cmp.Ordered] struct {
 	has    slotSet
 	bounds []K // len(cells)-1 ascending cell boundaries
@@ -34,7 +35,7 @@ type dim[K cmp.Ordered] struct {
 	lo, hi []boundList[K]
 	eq     map[K]eqPoint
 	eqAll  slotSet
-	ne     map[K][]uint32
+	ne     map[K]slotSet
 	extras []extraPred
 	// points replaces eq and eqAll on the segment's pivot
 	// dimension: it gives the slots wanting each point value, and where
@@ -103,7 +104,7 @@ func (d *dim[K]) failInto(p *probe[K], win *window, fail []uint64) {
 		d.failEq(p, win, fail)
 	}
 	if len(d.ne) > 0 && !p.inexact {
-		win.setSlots(fail, d.ne[p.key])
+		win.orSlots(fail, d.ne[p.key])
 	}
 	if len(d.lo) > 0 {
 		var c int

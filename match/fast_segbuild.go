@@ -126,12 +126,12 @@ func readDim[K, J cmp.Ordered](dst *dimBuilder[K], d *dim[J], remap []int32, con
 			}
 		}
 	}
-	for k, slots := range d.ne {
-		for _, s := range slots {
+	for k, set := range d.ne {
+		set.each(func(s uint32) {
 			if r := remap[s]; r >= 0 {
 				dst.ne = append(dst.ne, keyed[K]{conv(k), uint32(r)})
 			}
-		}
+		})
 	}
 	for _, x := range d.extras {
 		if r := remap[x.slot]; r >= 0 {
