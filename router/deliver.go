@@ -6,26 +6,54 @@ import (
 	"github.com/sift-pubsub/sift/internal/wire"
 )
 
-// The matching loop's delivery side: deliveries are staged per connection
-// during a step and queued on each connection's data lane at once.
+// The matching loop's delivery side: what a step routes to a connection
+// is staged there and queued on the connection's data lane at the end of
+// the step (or earlier, see stageMax): one lock and one writer wake-up per
+// connection and batch, not per event. Deliveries to a client are encoded
+// at once into the Deliver frame the loop is filling for it
+// (deliverFrame), so the writer only writes finished frames; a router
+// link's are staged as deliveries (conn.staged), framed by its writer.
 
-// deliver stages an event for a connection, in items of at most
-// wire.MaxSubsPerItem subscription ids.
+// deliver encodes an event for client connection c, in items of at most
+// wire.MaxSubsPerItem subscription ids, into the frame the loop is filling
+// for c. A frame that is full is queued at once.
 func (l *matchLoop) deliver(c *conn, subs []uint64, raw []byte, at time.Time) {
 	for len(subs) > 0 {
 		n := min(len(subs), wire.MaxSubsPerItem)
-		l.stage(c, delivery{subs: l.ids.copy(subs[:n]), raw: raw, at: at})
+		f := l.openFrame(c)
+		if !f.fits(subs[:n], raw) {
+			l.push(c)
+			if l.conns[c.id] != c {
+				return // closed as a slow consumer
+			}
+			f = c.q.freshFrame() // not reopen: the item does not fit the tail
+			c.q.open = f
+		}
+		f.add(subs[:n], raw, at)
+		if f.len() >= stageMax {
+			l.push(c)
+		}
 		subs = subs[n:]
 	}
 }
 
-// stage adds d to c's deliveries of this step. A step routes a whole
-// batch of events, and flush queues each connection's share at once: one
-// lock and one writer wake-up per connection and batch, not per event. A
-// share that reaches stageMax is queued at once, so a large batch does not
-// hold back the connection's writer.
+// openFrame returns the frame the loop is filling for c, noting c among
+// the connections with something staged in this step.
+func (l *matchLoop) openFrame(c *conn) *deliverFrame {
+	if c.q.open == nil {
+		if len(c.staged) == 0 {
+			l.staged = append(l.staged, c)
+		}
+		c.q.open = c.q.reopen()
+	}
+	return c.q.open
+}
+
+// stage adds d to router link c's deliveries of this step. A share that
+// reaches stageMax is queued at once, so a large batch does not hold back
+// the connection's writer.
 func (l *matchLoop) stage(c *conn, d delivery) {
-	if len(c.staged) == 0 {
+	if len(c.staged) == 0 && c.q.open == nil {
 		l.staged = append(l.staged, c)
 	}
 	c.staged = append(c.staged, d)
@@ -36,49 +64,49 @@ func (l *matchLoop) stage(c *conn, d delivery) {
 
 const stageMax = 1024
 
-// flush queues the staged deliveries of every connection (see push).
+// flush queues what every connection has staged (see push).
 func (l *matchLoop) flush() {
 	for _, c := range l.staged {
-		if len(c.staged) > 0 {
-			l.push(c)
-		}
+		l.push(c)
 	}
 	clear(l.staged)
 	l.staged = l.staged[:0]
 }
 
-// push queues c's staged deliveries on its data lane, in the order they
-// were staged. A connection whose queue cannot take them all is closed as
-// a slow consumer; one detached during the step gets nothing.
+// push queues what c has staged on its data lane, in the order it was
+// staged. A connection whose queue cannot take it all is closed as a slow
+// consumer; one detached during the step gets nothing.
 func (l *matchLoop) push(c *conn) {
-	items := c.staged
-	switch {
-	case l.conns[c.id] != c:
-	case !c.q.pushData(items):
-		l.slowConsumer(c)
-	case c.linkOut != nil:
-		c.linkOut.Add(float64(len(items)))
-	}
-	clear(items)
-	c.staged = items[:0]
-}
-
-// idArena hands out copies of subscription id lists carved from large
-// chunks: one allocation per idChunk ids instead of one per delivery. A
-// chunk is never reused; it is garbage once its deliveries are written.
-type idArena struct{ free []uint64 }
-
-const idChunk = 4096
-
-func (a *idArena) copy(ids []uint64) []uint64 {
-	if len(ids) > len(a.free) {
-		if len(ids) > idChunk/4 {
-			return append([]uint64(nil), ids...)
+	attached := l.conns[c.id] == c
+	if items := c.staged; len(items) > 0 {
+		switch {
+		case !attached:
+		case !c.q.pushData(items):
+			l.slowConsumer(c)
+			attached = false
+		case c.linkOut != nil:
+			c.linkOut.Add(float64(len(items)))
 		}
-		a.free = make([]uint64, idChunk)
+		clear(items)
+		c.staged = items[:0]
 	}
-	out := a.free[:len(ids):len(ids)]
-	copy(out, ids)
-	a.free = a.free[len(ids):]
-	return out
+	if f := c.q.open; f != nil {
+		c.q.open = nil
+		l.pushFrame(c, f, attached)
+	}
 }
+
+// pushFrame queues the Deliver frame the loop filled for c.
+func (l *matchLoop) pushFrame(c *conn, f *deliverFrame, attached bool) {
+	switch {
+	case !attached || f.len() == 0:
+		putDeliverFrame(f)
+	case !c.q.pushFrame(f):
+		l.slowConsumer(c)
+	}
+}
+
+// idArena is no longer used: deliveries to clients are encoded into
+// Deliver frames by the loop (deliverFrame). It remains until the matching
+// loop's field of this type goes (loop.go).
+type idArena struct{}

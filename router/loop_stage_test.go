@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
 )
 
@@ -35,24 +36,33 @@ func stageLoop(t *testing.T) (*matchLoop, []*conn) {
 	return l, cs
 }
 
-// routeBatch routes n events as one step would, raw bytes naming the
-// event, and flushes at the end of the step.
+// xEvent returns the event {x: i} and its wire encoding.
+func xEvent(i int) (match.Event, []byte) {
+	ev := match.MustEvent(match.Attr{Name: "x", Value: match.Int(int64(i))})
+	return ev, wire.AppendEvent(nil, ev)
+}
+
+// routeBatch routes n events {x: from...} as one step would, and flushes
+// at the end of the step.
 func routeBatch(l *matchLoop, from, n int) {
 	for i := range n {
-		ev := match.MustEvent(match.Attr{Name: "x", Value: match.Int(int64(from + i))})
+		ev, raw := xEvent(from + i)
 		for _, h := range l.eng.route(0, ev) {
 			if c, ok := l.conns[h.iface]; ok {
-				l.deliver(c, h.subs, []byte(fmt.Sprint(from+i)), time.Time{})
+				l.deliver(c, h.subs, raw, time.Time{})
 			}
 		}
 	}
 	l.flush()
 }
 
-func queued(c *conn) []string {
+// queued takes the deliveries queued for c and returns their events' x.
+func queued(t *testing.T, c *conn) []string {
+	t.Helper()
 	var out []string
-	for _, d := range c.q.takeData(nil) {
-		out = append(out, string(d.raw))
+	for _, it := range queuedItems(t, c) {
+		x, _ := it.Event.Get("x")
+		out = append(out, x.String())
 	}
 	return out
 }
@@ -69,11 +79,11 @@ func TestStagedDeliveriesKeepOrder(t *testing.T) {
 	routeBatch(l, 0, 3)
 	routeBatch(l, 3, 3*stageMax+2) // queued early, three times over, then at the end
 	for _, c := range cs {
-		if got := queued(c); !slices.Equal(got, want) {
+		if got := queued(t, c); !slices.Equal(got, want) {
 			t.Fatalf("conn %d: %d deliveries %v..., want %d in order", c.id, len(got), got[:min(len(got), 5)], len(want))
 		}
-		if len(c.staged) != 0 {
-			t.Fatalf("conn %d: %d deliveries left staged", c.id, len(c.staged))
+		if c.q.open != nil {
+			t.Fatalf("conn %d: %d deliveries left staged", c.id, c.q.open.len())
 		}
 	}
 	if len(l.staged) != 0 {
@@ -81,10 +91,11 @@ func TestStagedDeliveriesKeepOrder(t *testing.T) {
 	}
 	// Mid-step, a share is queued as soon as it reaches stageMax.
 	for i := range stageMax + 1 {
-		l.deliver(cs[0], []uint64{7}, []byte(fmt.Sprint(i)), time.Time{})
+		_, raw := xEvent(i)
+		l.deliver(cs[0], []uint64{7}, raw, time.Time{})
 	}
-	if _, n := cs[0].q.pending(); n != stageMax || len(cs[0].staged) != 1 {
-		t.Fatalf("mid-step: %d queued and %d staged, want %d and 1", n, len(cs[0].staged), stageMax)
+	if _, n := cs[0].q.pending(); n != stageMax || cs[0].q.open.len() != 1 {
+		t.Fatalf("mid-step: %d queued and %d staged, want %d and 1", n, cs[0].q.open.len(), stageMax)
 	}
 	l.flush()
 	if _, n := cs[0].q.pending(); n != stageMax+1 {
@@ -96,17 +107,17 @@ func TestStagedDeliveriesKeepOrder(t *testing.T) {
 // gets none of the deliveries staged for it; the others get theirs.
 func TestStagedDeliveriesSkipDetached(t *testing.T) {
 	l, cs := stageLoop(t)
-	ev := match.MustEvent(match.Attr{Name: "x", Value: match.Int(1)})
+	ev, raw := xEvent(1)
 	for _, h := range l.eng.route(0, ev) {
-		l.deliver(l.conns[h.iface], h.subs, []byte("1"), time.Time{})
+		l.deliver(l.conns[h.iface], h.subs, raw, time.Time{})
 	}
 	l.eng.detach(cs[0].id)
 	delete(l.conns, cs[0].id)
 	l.flush()
-	if got := queued(cs[0]); len(got) != 0 {
+	if got := queued(t, cs[0]); len(got) != 0 {
 		t.Fatalf("detached connection got %v", got)
 	}
-	if got := queued(cs[1]); !slices.Equal(got, []string{"1"}) {
+	if got := queued(t, cs[1]); !slices.Equal(got, []string{"1"}) {
 		t.Fatalf("other connection got %v, want [1]", got)
 	}
 }

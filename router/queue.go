@@ -3,13 +3,16 @@ package router
 import (
 	"sync"
 	"time"
+
+	"github.com/sift-pubsub/sift/internal/wire"
 )
 
-// delivery is one event queued for one connection: the ids of the
-// connection's subscriptions it matched, the event's wire encoding, and
-// when its publish frame was read (for the latency histogram). On a link
-// in exact mode, witness names a filter of the link's that the event
-// matched (linkwitness.go; 0: none), and subs is unused.
+// delivery is one item queued for a router link: raw is a Publish event
+// or a BloomPublish entry, at is when its frame was read, and on a link in
+// exact mode witness names a filter of the link's that the event matched
+// (linktable.go; 0: none). Deliveries to clients are not queued as
+// deliveries: the loop encodes them into Deliver frames (deliverFrame).
+// subs is unused; it remains while wanted_test.go reads it.
 type delivery struct {
 	subs    []uint64
 	raw     []byte
@@ -19,27 +22,38 @@ type delivery struct {
 
 // sendQueue is a connection's bounded outbound queue, filled by the
 // matching loop without ever blocking and drained by the connection's
-// writer. Control frames and deliveries queue separately, so control never
-// waits behind data.
+// writer. Control frames and data queue separately, so control never
+// waits behind data. A client connection's data is Deliver frames that
+// the loop built (frames); a router link's is deliveries (data).
 type sendQueue struct {
 	mu      sync.Mutex
 	ctrl    [][]byte
 	data    []delivery
+	frames  []*deliverFrame // queue_frames.go
+	items   int             // the deliveries in frames
 	ctrlMax int
-	dataMax int
-	closed  bool
+	dataMax int // bounds len(data) + items
+	// maxFrame is the largest frame the connection's writer writes (set
+	// by the writer, wire.DefaultMaxFrame until then).
+	maxFrame int
+	closed   bool
 
 	ctrlReady chan struct{} // a token when ctrl became non-empty
-	dataReady chan struct{} // a token when data became non-empty
+	dataReady chan struct{} // a token when data or frames became non-empty
 	done      chan struct{} // closed by close
 	finish    chan struct{} // closed by finishing: drain, then end the streams
 	finishing bool
+
+	// open is the Deliver frame the matching loop is filling for this
+	// connection; nil when it fills none. Only the loop touches it.
+	open *deliverFrame
 }
 
 func newSendQueue(ctrlMax, dataMax int) *sendQueue {
 	return &sendQueue{
 		ctrlMax:   ctrlMax,
 		dataMax:   dataMax,
+		maxFrame:  wire.DefaultMaxFrame,
 		ctrlReady: make(chan struct{}, 1),
 		dataReady: make(chan struct{}, 1),
 		done:      make(chan struct{}),
@@ -65,7 +79,7 @@ func (q *sendQueue) pushControl(frame []byte) bool {
 func (q *sendQueue) pushData(ds []delivery) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.closed || len(q.data)+len(ds) > q.dataMax {
+	if q.closed || len(q.data)+q.items+len(ds) > q.dataMax {
 		return false
 	}
 	q.data = append(q.data, ds...)
@@ -97,7 +111,7 @@ func (q *sendQueue) takeData(buf []delivery) []delivery {
 func (q *sendQueue) pending() (ctrl, data int) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return len(q.ctrl), len(q.data)
+	return len(q.ctrl), len(q.data) + q.items
 }
 
 // finishing asks the writers to write what is queued, end their streams

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"time"
-
-	"github.com/sift-pubsub/sift/internal/wire"
 )
 
 // errFinished ends a writer lane that wrote everything queued and closed
@@ -54,11 +52,11 @@ func (w *connWriter) runControl(s io.WriteCloser) error {
 	}
 }
 
-// runData writes queued deliveries as Deliver frames, as many items per
-// frame as fit, until the queue closes or a write fails.
+// runData writes the Deliver frames the loop queued, as they are, until
+// the queue closes or a write fails, and puts them back in the pool.
 func (w *connWriter) runData(s io.WriteCloser) error {
-	var items []delivery
-	var batch wire.DeliverBatch
+	w.q.setMaxFrame(w.maxFrame)
+	var frames []*deliverFrame
 	for finished := false; ; {
 		select {
 		case <-w.q.dataReady:
@@ -67,17 +65,16 @@ func (w *connWriter) runData(s io.WriteCloser) error {
 		case <-w.q.finish:
 			finished = true
 		}
-		items = w.q.takeData(items)
-		for start := 0; start < len(items); {
-			end := w.fill(&batch, items[start:]) + start
-			frame := batch.Frame()
+		frames = w.q.takeFrames(frames)
+		for _, f := range frames {
+			frame := f.batch.Frame()
 			if _, err := s.Write(frame); err != nil {
 				return fmt.Errorf("data stream: %w", err)
 			}
-			w.account(items[start:end], len(frame))
-			start = end
+			w.account(f, len(frame))
+			putDeliverFrame(f)
 		}
-		clear(items) // written: an idle writer must not keep their frames alive
+		clear(frames)
 		if finished {
 			s.Close()
 			return errFinished
@@ -85,33 +82,15 @@ func (w *connWriter) runData(s io.WriteCloser) error {
 	}
 }
 
-// fill resets batch and adds items while the frame stays under the
-// maximum (always at least one item), returning how many it took.
-func (w *connWriter) fill(batch *wire.DeliverBatch, items []delivery) int {
-	batch.Reset()
-	limit := w.maxFrame - 64
-	for i, d := range items {
-		if i > 0 && batch.Size()+len(d.raw)+10*len(d.subs)+10 > limit {
-			return i
-		}
-		batch.Add(d.subs, d.raw)
-	}
-	return len(items)
-}
-
-// account counts written deliveries and observes their latency, once per
-// run of deliveries from the same publish frame (one read time).
-func (w *connWriter) account(items []delivery, bytes int) {
+// account counts a written frame's deliveries and observes their
+// latency, once per run of items from the same publish frame (one read
+// time).
+func (w *connWriter) account(f *deliverFrame, bytes int) {
 	now := time.Now()
-	for i := 0; i < len(items); {
-		at, j := items[i].at, i+1
-		for j < len(items) && items[j].at.Equal(at) {
-			j++
-		}
-		w.metrics.latency.observeN(now.Sub(at).Seconds(), uint64(j-i))
-		i = j
+	for _, r := range f.runs {
+		w.metrics.latency.observeN(now.Sub(r.at).Seconds(), uint64(r.n))
 	}
-	w.metrics.EventsOut.Add(float64(len(items)))
+	w.metrics.EventsOut.Add(float64(f.len()))
 	w.cm.framesOut.Inc()
 	w.cm.bytesOut.Add(float64(bytes))
 }

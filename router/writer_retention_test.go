@@ -16,9 +16,10 @@ func (w signalWriter) Write(p []byte) (int, error) { w.wrote <- len(p); return l
 func (w signalWriter) Close() error                { return nil }
 
 // TestWriterDropsWrittenDeliveries: once a writer has written what was
-// queued and waits for more, it no longer holds the deliveries: their raw
-// bytes alias whole Publish frames, which an idle connection would
-// otherwise keep alive until its next delivery.
+// queued and waits for more, nothing it holds points into a Publish frame:
+// a link's deliveries alias whole Publish frames, which an idle connection
+// would otherwise keep alive until its next delivery, and a client's
+// Deliver frames (written, then pooled) must hold copies.
 func TestWriterDropsWrittenDeliveries(t *testing.T) {
 	for _, lane := range []string{"data", "link"} {
 		t.Run(lane, func(t *testing.T) {
@@ -37,7 +38,7 @@ func TestWriterDropsWrittenDeliveries(t *testing.T) {
 			body := make([]byte, 64<<10) // stands for a Publish frame's body
 			body[0], body[1] = 0, 0      // an empty event: attribute count 0
 			gone := weak.Make(&body[0])
-			if !q.pushData([]delivery{{subs: []uint64{1}, raw: body[:1], at: time.Now()}}) {
+			if !queueOne(q, lane, body[:1]) {
 				t.Fatal("queue refused")
 			}
 			body = nil
@@ -54,4 +55,15 @@ func TestWriterDropsWrittenDeliveries(t *testing.T) {
 			}
 		})
 	}
+}
+
+// queueOne queues raw as a client's Deliver frame (data) or as a link's
+// delivery (link), as the matching loop does.
+func queueOne(q *sendQueue, lane string, raw []byte) bool {
+	if lane == "link" {
+		return q.pushData([]delivery{{raw: raw, at: time.Now()}})
+	}
+	f := q.reopen()
+	f.add([]uint64{1}, raw, time.Now())
+	return q.pushFrame(f)
 }
