@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"runtime/pprof"
 
 	"github.com/sift-pubsub/sift/router"
 	"github.com/sift-pubsub/sift/router/certs"
@@ -62,23 +63,41 @@ func StartIn(certDir, dataDir string, mod func(*router.Config)) (*Env, error) {
 	if mod != nil {
 		mod(&cfg)
 	}
-	r, err := router.New(cfg)
+	var env *Env
+	// Every goroutine the router starts carries its name as a profiler
+	// label (ProfileLabel), so a profile of a process with several
+	// routers and clients splits by part: go tool pprof -tags.
+	pprof.Do(context.Background(), pprof.Labels(ProfileLabel, "router "+cfg.Name), func(ctx context.Context) {
+		var r *router.Router
+		if r, err = router.New(cfg); err != nil {
+			return
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		env = &Env{Router: r, Addr: r.Addr().String(), CertsDir: certDir, ClientTLS: cl.ClientConfig(), done: make(chan error, 1), cancel: cancel}
+		go func() { env.done <- r.Serve(ctx) }()
+	})
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	env := &Env{Router: r, Addr: r.Addr().String(), CertsDir: certDir, ClientTLS: cl.ClientConfig(), done: make(chan error, 1), cancel: cancel}
-	go func() { env.done <- r.Serve(ctx) }()
-	<-r.Ready()
+	<-env.Router.Ready()
 	return env, nil
 }
+
+// ProfileLabel is the profiler label (runtime/pprof) that the goroutines of
+// an Env's router and of the clients its Dial connects carry: "router
+// NAME" or "client NAME".
+const ProfileLabel = "sift"
 
 // Dial connects a client to the router, with opts' TLS set to the
 // environment's client certificate.
 func (e *Env) Dial(ctx context.Context, name string, opts client.Options) (*client.Client, error) {
 	opts.TLS = e.ClientTLS
 	opts.Name = name
-	c, err := client.Dial(ctx, e.Addr, opts)
+	var c *client.Client
+	var err error
+	pprof.Do(ctx, pprof.Labels(ProfileLabel, "client "+name), func(ctx context.Context) {
+		c, err = client.Dial(ctx, e.Addr, opts)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("local: %w", err)
 	}
