@@ -107,14 +107,18 @@ func (b *dimBuilder[K]) build(n int, cfg *FastConfig) *dim[K] {
 }
 
 // eqPoints pairs each point value's slots with its miss mask: for a value
-// wanted by more points than the bitset all has words, the words of all
-// without those points (see dim.eq). Each such value has more points than
-// words, so the masks take at most 8 bytes per point in all.
+// wanted by more than a quarter as many points as the bitset all has
+// words, the words of all without those points (see dim.eq). The masks
+// thus take at most 32 bytes per point in all; in exchange an event with
+// such a value ORs its window's words of one mask instead of merging its
+// points into a pass over all (10^4 stock subscriptions: 11 sectors of
+// ~64 subscriptions each on 157 words; 10% less time per event than at one
+// mask word per point).
 func eqPoints[K cmp.Ordered](groups map[K][]uint32, all slotSet) map[K]eqPoint {
 	eq := make(map[K]eqPoint, len(groups))
 	for k, slots := range groups {
 		pt := eqPoint{slots: slots}
-		if all.bits != nil && len(slots) > len(all.bits.Words()) {
+		if all.bits != nil && 4*len(slots) > len(all.bits.Words()) {
 			pt.miss = slices.Clone(all.bits.Words())
 			for _, s := range slots {
 				pt.miss[s>>6] &^= 1 << (s & 63)

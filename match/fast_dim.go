@@ -14,11 +14,12 @@ import (
 // has; its constraints are stored in exactly one of three forms:
 //
 //   - a point (`==`): eq maps the value to the subscriptions wanting it,
-//     eqAll holds them all; for a value wanted by more subscriptions than
-//     eqAll has words, the value's miss mask is eqAll without them, so an
-//     event with that value fails the other points with one pass over the
-//     words instead of setting and clearing a bit per subscription
-//     wanting it (on the segment's pivot dimension, points instead);
+//     eqAll holds them all; for a value wanted by more than a quarter as
+//     many subscriptions as eqAll has words, the value's miss mask is
+//     eqAll without them, so an event with that value fails the other
+//     points with one pass over the words instead of merging its points
+//     into a pass over eqAll (on the segment's pivot dimension, points
+//     instead);
 //   - an interval (from <, <=, >, >=, prefix, with optional != points): the
 //     key range is cut into cells; fail[c] holds the subscriptions whose
 //     interval misses cell c entirely, lo[c] and hi[c] the bounds that fall
