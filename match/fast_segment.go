@@ -146,10 +146,24 @@ func (s *segment) collect(sp slotSpan, fail []uint64, dst []ID) []ID {
 		if w == last && sp.hi&63 != 0 {
 			m &= 1<<(sp.hi&63) - 1
 		}
-		for m != 0 {
-			dst = append(dst, s.id(w<<6+bits.TrailingZeros64(m)))
-			m &= m - 1
+		if m == 0 {
+			continue
 		}
+		if s.ids32 != nil {
+			dst = appendIDs(dst, s.ids32, w<<6, m)
+		} else {
+			dst = appendIDs(dst, s.ids, w<<6, m)
+		}
+	}
+	return dst
+}
+
+// appendIDs appends ids[base+i] for every bit i set in m.
+func appendIDs[T uint32 | ID](dst []ID, ids []T, base int, m uint64) []ID {
+	ids = ids[base:]
+	for m != 0 {
+		dst = append(dst, ID(ids[bits.TrailingZeros64(m)]))
+		m &= m - 1
 	}
 	return dst
 }
