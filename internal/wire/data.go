@@ -246,8 +246,12 @@ func deliverSubCount(r *reader) (int, bool) {
 func readIDs(r *reader, ids []uint64) bool {
 	b := r.b
 	for i := range ids {
-		if len(b) > 0 && b[0] < 0x80 { // one byte: ids below 128
+		switch { // one or two bytes (ids below 16,384) inline
+		case len(b) > 0 && b[0] < 0x80:
 			ids[i], b = uint64(b[0]), b[1:]
+			continue
+		case len(b) > 1 && b[1] < 0x80:
+			ids[i], b = uint64(b[0]&0x7f)|uint64(b[1])<<7, b[2:]
 			continue
 		}
 		v, n := binary.Uvarint(b)

@@ -250,9 +250,16 @@ func (d *EventDecoder) name(r *reader, i int) string {
 // i if the bytes are the same, else the interned copy, validated when
 // first seen; false if p is not a valid attribute name.
 func (d *EventDecoder) intern(p []byte, i int) (string, bool) {
-	if i < len(d.pos) && d.pos[i].name == string(p) {
-		return d.pos[i].name, true
+	if i < len(d.pos) {
+		if s := d.pos[i].name; s == string(p) {
+			return s, true
+		}
 	}
+	return d.internNew(p, i)
+}
+
+// internNew is intern for a name that is not the previous event's at i.
+func (d *EventDecoder) internNew(p []byte, i int) (string, bool) {
 	s, ok := d.names[string(p)]
 	if !ok {
 		s = string(p)

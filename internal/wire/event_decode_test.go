@@ -2,6 +2,8 @@ package wire
 
 import (
 	"bytes"
+	"encoding/binary"
+	"slices"
 	"strings"
 	"testing"
 
@@ -207,6 +209,34 @@ func FuzzEventFastPath(f *testing.F) {
 		}
 		if gotErr == nil && !got.Equal(want) {
 			t.Fatalf("events differ: fast path %v, reader %v", got, want)
+		}
+	})
+}
+
+// TestReadIDsAgreesWithUvarint: readIDs, with its inline one- and
+// two-byte paths, reads what binary.Uvarint reads id after id (overlong
+// encodings included), and fails where it fails.
+func TestReadIDsAgreesWithUvarint(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		b := rapid.SliceOfN(rapid.SampledFrom([]byte{0, 1, 0x7f, 0x80, 0x81, 0xff}), 0, 24).Draw(t, "bytes")
+		k := rapid.IntRange(1, 8).Draw(t, "ids")
+		var want []uint64
+		rest, ok := b, true
+		for range k {
+			v, n := binary.Uvarint(rest)
+			if n <= 0 {
+				ok = false
+				break
+			}
+			want, rest = append(want, v), rest[n:]
+		}
+		r := reader{b: b}
+		got := make([]uint64, k)
+		if gotOK := readIDs(&r, got); gotOK != ok || (r.err == nil) != ok {
+			t.Fatalf("readIDs %x: %v (err %v), Uvarint ok %v", b, gotOK, r.err, ok)
+		}
+		if ok && (!slices.Equal(got, want) || !bytes.Equal(r.b, rest)) {
+			t.Fatalf("readIDs %x: %v rest %x, Uvarint %v rest %x", b, got, r.b, want, rest)
 		}
 	})
 }

@@ -19,8 +19,10 @@ import (
 // reader. shared is the reader's shared body ("" when strings are
 // copied).
 func (d *EventDecoder) fastAttr(b []byte, i int, shared string, dst *match.Attr) ([]byte, bool) {
-	p, b, ok := fastBytes(b)
-	if !ok {
+	var p []byte
+	if n := shortLen(b); n >= 0 {
+		p, b = b[1:1+n], b[1+n:]
+	} else if p, b = fastBytes(b); b == nil {
 		return nil, false
 	}
 	name, ok := d.intern(p, i)
@@ -30,7 +32,12 @@ func (d *EventDecoder) fastAttr(b []byte, i int, shared string, dst *match.Attr)
 	var v match.Value
 	switch tag := b[0]; tag {
 	case tagString:
-		if p, b, ok = fastBytes(b[1:]); !ok || !utf8.Valid(p) {
+		if n := shortLen(b[1:]); n >= 0 {
+			p, b = b[2:2+n], b[2+n:]
+		} else if p, b = fastBytes(b[1:]); b == nil {
+			return nil, false
+		}
+		if !validUTF8(p) {
 			return nil, false
 		}
 		v = match.Str(d.str(p, b, shared, i))
@@ -61,18 +68,42 @@ func (d *EventDecoder) fastAttr(b []byte, i int, shared string, dst *match.Attr)
 	return b, true
 }
 
-// fastBytes splits a length-prefixed byte string off b.
-func fastBytes(b []byte) (p, rest []byte, ok bool) {
-	if len(b) > 0 && b[0] < 0x80 && int(b[0]) < len(b) { // a one-byte length: most names and values
-		end := 1 + int(b[0])
-		return b[1:end:end], b[end:], true
+// shortLen returns the length of the byte string at the front of b when
+// its length prefix is one byte (most names' and values') and b holds its
+// bytes, else -1 (see fastBytes).
+func shortLen(b []byte) int {
+	if len(b) > 0 && int(b[0]) < min(len(b), 0x80) {
+		return int(b[0])
 	}
+	return -1
+}
+
+// fastBytes splits a length-prefixed byte string off b; rest is nil if
+// b does not hold one. fastAttr calls it when shortLen cannot say.
+func fastBytes(b []byte) (p, rest []byte) {
 	n, k := binary.Uvarint(b)
 	if k <= 0 || n > uint64(len(b)-k) {
-		return nil, nil, false
+		return nil, nil
 	}
 	end := k + int(n)
-	return b[k:end:end], b[end:], true
+	return b[k:end], b[end:]
+}
+
+// validUTF8 is utf8.Valid, with a fast path for ASCII, which most values
+// are: eight bytes at a time, then the tail byte by byte.
+func validUTF8(p []byte) bool {
+	q := p
+	for len(q) >= 8 {
+		if binary.LittleEndian.Uint64(q)&0x8080808080808080 != 0 {
+			return utf8.Valid(p)
+		}
+		q = q[8:]
+	}
+	var or byte
+	for _, c := range q {
+		or |= c
+	}
+	return or < utf8.RuneSelf || utf8.Valid(p)
 }
 
 // finite is match.Float for finite floats; false for NaN and infinities.

@@ -77,6 +77,11 @@ func (d *EventDecoder) str(p, rest []byte, shared string, i int) string {
 	case d.borrowed.on:
 		return d.borrowed.arena.str(p)
 	}
+	return d.ownedStr(p, i)
+}
+
+// ownedStr is str for an owned event.
+func (d *EventDecoder) ownedStr(p []byte, i int) string {
 	d.strs = append(d.strs, strValue{attr: i, off: len(d.buf), n: len(p)})
 	d.buf = append(d.buf, p...)
 	return ""

@@ -71,16 +71,16 @@ func (d *EventDecoder) syncWanted() {
 // wanted reports whether attribute i, just read (its name is pos[i].name:
 // see EventDecoder.ordered), is kept; the answer is cached by position.
 func (d *EventDecoder) wanted(i int) bool {
-	if d.Wanted == nil {
-		return true
+	if w := d.pos[i].want; w != wantUnknown {
+		return w == wantYes
 	}
+	return d.wantedNew(i)
+}
+
+// wantedNew answers wanted for a name not yet looked up (every name is
+// wanted when Wanted is nil), and caches it.
+func (d *EventDecoder) wantedNew(i int) bool {
 	p := &d.pos[i]
-	switch p.want {
-	case wantYes:
-		return true
-	case wantNo:
-		return false
-	}
 	ok := d.Wanted.Has(p.name)
 	p.want = wantNo
 	if ok {
