@@ -159,7 +159,7 @@ func (d *EventDecoder) event(r *reader) match.Event {
 	d.strs, d.buf = d.strs[:0], d.buf[:0]
 	d.syncWanted()
 	b := r.b // the fast path's position; r.b catches up at the end
-	kept := 0
+	kept, all := 0, d.Wanted == nil
 	for i := range n {
 		strs, buf := len(d.strs), len(d.buf)
 		dst := &attrs[kept]
@@ -176,6 +176,10 @@ func (d *EventDecoder) event(r *reader) match.Event {
 		if i > 0 && !d.ordered(i) {
 			r.fail("attribute %s: names not in strictly increasing order (after %s)", dst.Name, d.pos[i-1].name)
 			return match.Event{}
+		}
+		if all {
+			kept++
+			continue
 		}
 		if !d.wanted(i) {
 			d.strs, d.buf = d.strs[:strs], d.buf[:buf] // its string, if any, is not kept
