@@ -141,6 +141,7 @@ func benchChain(b *testing.B, v chainVariant) {
 	ctx := context.Background()
 	w0 := ce.wire()
 	d0 := ce.deliveries()
+	lt0 := ce.linkTableDecisions()
 	cpu0, _ := ce.cpu()
 	stopProfile := profileTimed(b)
 	b.ResetTimer()
@@ -179,7 +180,21 @@ func benchChain(b *testing.B, v chainVariant) {
 		b.ReportMetric(2*(w1.published-w0.published)/float64(delivered), "flood-B/delivered")
 	}
 	b.ReportMetric(float64(delivered)/float64(b.N)*100, "delivered-%")
+	if v.forward == router.ForwardExact {
+		lt1 := ce.linkTableDecisions()
+		b.ReportMetric((lt1.cacheA-lt0.cacheA)/float64(b.N)*100, "a-by-cache-%")
+		b.ReportMetric((lt1.witnessB-lt0.witnessB)/float64(b.N)*100, "b-by-witness-%")
+	}
 	b.ReportMetric(0, "ns/op")
+}
+
+// decisions counts events the link tables of a and b routed without
+// matching: by a's cache, by the witness at b.
+type decisions struct{ cacheA, witnessB float64 }
+
+func (ce *chainEnv) linkTableDecisions() decisions {
+	a, b := ce.mesh.Routers[0].Router.Metrics().LinkTable.Events, ce.mesh.Routers[1].Router.Metrics().LinkTable.Events
+	return decisions{metricValue(a.WithLabelValues("cache")), metricValue(b.WithLabelValues("witness"))}
 }
 
 // BenchmarkChainLatency measures publish-to-deliver latency across the

@@ -21,7 +21,8 @@ import (
 // consulted. That is the common case of a router inside a chain, which
 // forwards the filters of the link behind it unchanged to the link in
 // front: the previous router matched the event against those very
-// filters.
+// filters. Failing that, a cache of filters that matched recent events
+// alike (linkcache.go) may decide; else the index does.
 type linkTable struct {
 	eng  *engine
 	subs map[ifaceID]map[string][]uint64 // canonical filter text → ids
@@ -33,6 +34,7 @@ type linkTable struct {
 	// per copy it holds.
 	hashOf  map[uint64]uint64
 	holders map[uint64][]ifaceID
+	cache   *linkCache
 	out     []linkHit
 }
 
@@ -43,13 +45,15 @@ type linkHit struct {
 	witness uint64
 }
 
-// witnessOutcome says how route decided.
-type witnessOutcome uint8
+// routeDecision says what decided route's answer.
+type routeDecision uint8
 
 const (
-	witnessAbsent   witnessOutcome = iota // no witness came with the event: matched
-	witnessResolved                       // the witness decided every link
-	witnessMatched                        // a witness came but did not decide: matched
+	decidedByIndex   routeDecision = iota // the index matched the event
+	decidedByWitness                      // the witness that came with it
+	decidedByCache                        // filters that matched events alike
+	decidedNoLinks                        // no link holds a filter
+	numDecisions
 )
 
 func newLinkTable() *linkTable {
@@ -60,6 +64,7 @@ func newLinkTable() *linkTable {
 		subs:    make(map[ifaceID]map[string][]uint64),
 		hashOf:  make(map[uint64]uint64),
 		holders: make(map[uint64][]ifaceID),
+		cache:   newLinkCache(),
 	}
 }
 
@@ -67,6 +72,7 @@ func newLinkTable() *linkTable {
 // replaces what the link holds, an incremental one removes, then adds.
 func (t *linkTable) apply(id ifaceID, r *wire.Routes) error {
 	defer t.listLinks()
+	defer t.cache.forget(id)
 	if r.Snapshot {
 		t.drop(id)
 	}
@@ -88,7 +94,9 @@ func (t *linkTable) apply(id ifaceID, r *wire.Routes) error {
 		if err := t.eng.subscribe(id, t.next, text); err != nil {
 			return fmt.Errorf("link routes: added filter: %w", err)
 		}
-		key := t.eng.ifaces[id].subs[t.next].filter.String()
+		f := t.eng.ifaces[id].subs[t.next].filter
+		t.cache.count(f, 1)
+		key := f.String()
 		held[key] = append(held[key], t.next)
 		w := wire.FilterHash(key)
 		t.hashOf[t.next] = w
@@ -109,6 +117,7 @@ func (t *linkTable) remove(id ifaceID, held map[string][]uint64, text string) er
 		return fmt.Errorf("link routes: removes %q, which the link does not hold", key)
 	}
 	sub := ids[len(ids)-1]
+	t.cache.count(t.eng.ifaces[id].subs[sub].filter, -1)
 	if err := t.eng.unsubscribe(id, sub); err != nil {
 		return err
 	}
@@ -138,9 +147,11 @@ func (t *linkTable) forget(id ifaceID, sub uint64) {
 func (t *linkTable) drop(id ifaceID) {
 	for _, ids := range t.subs[id] {
 		for _, sub := range ids {
+			t.cache.count(t.eng.ifaces[id].subs[sub].filter, -1)
 			t.forget(id, sub)
 		}
 	}
+	t.cache.forget(id)
 	t.eng.detach(id)
 	delete(t.subs, id)
 	t.listLinks()
@@ -159,26 +170,48 @@ func (t *linkTable) listLinks() {
 
 // route returns the links whose filters e matches, never the one it came
 // from, in ascending id order, each with a witness for the next router
-// (aliasing scratch space, valid until the next call). witness, when not
-// 0, names a filter e is known to match (see linkTable).
-func (t *linkTable) route(from ifaceID, e match.Event, witness uint64) ([]linkHit, witnessOutcome) {
+// (aliasing scratch space, valid until the next call), and what decided.
+// witness, when not 0, names a filter e is known to match (see
+// linkTable).
+func (t *linkTable) route(from ifaceID, e match.Event, witness uint64) ([]linkHit, routeDecision) {
 	t.out = t.out[:0]
 	if len(t.links) == 0 {
-		return nil, witnessAbsent
+		return nil, decidedNoLinks
 	}
 	if witness != 0 {
 		if t.resolve(from, witness) {
-			return t.out, witnessResolved
+			return t.out, decidedByWitness
 		}
 		t.out = t.out[:0]
 	}
+	t.cache.load(e)
+	if t.fromCache(from, e) {
+		return t.out, decidedByCache
+	}
+	t.out = t.out[:0]
 	for _, h := range t.eng.route(from, e) {
-		t.out = append(t.out, linkHit{link: h.iface, witness: t.hashOf[h.first]})
+		st := t.eng.ifaces[h.iface]
+		w := t.hashOf[h.first]
+		t.out = append(t.out, linkHit{link: h.iface, witness: w})
+		t.cache.remember(h.iface, len(st.subs), st.subs[h.first].filter, w)
 	}
-	if witness != 0 {
-		return t.out, witnessMatched
+	return t.out, decidedByIndex
+}
+
+// fromCache fills t.out with every link but from when the cache finds for
+// each a filter e matches, and reports whether it did.
+func (t *linkTable) fromCache(from ifaceID, e match.Event) bool {
+	for _, id := range t.links {
+		if id == from {
+			continue
+		}
+		cf, ok := t.cache.lookup(id, e)
+		if !ok {
+			return false
+		}
+		t.out = append(t.out, linkHit{link: id, witness: cf.witness})
 	}
-	return t.out, witnessAbsent
+	return true
 }
 
 // resolve fills t.out with every link but from when each holds the

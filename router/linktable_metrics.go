@@ -2,38 +2,37 @@ package router
 
 import "github.com/prometheus/client_golang/prometheus"
 
-// WitnessMetrics count how the link table decided where events that came
-// from a neighbour router go (exact mode, linktable.go): by the witness
-// alone, or by matching.
-type WitnessMetrics struct {
-	// Events counts events from links by outcome: "resolved" (the witness
-	// decided every link, no matching), "matched" (a witness came but
-	// did not decide), "absent" (no witness came: no filter of ours matched
-	// at the previous router by hash, or it is not a router in exact
-	// mode).
+// LinkTableMetrics count, in exact mode, what decided where the link
+// table sent each event (linktable.go).
+type LinkTableMetrics struct {
+	// Events counts events routed by the link table by what decided
+	// (label decided_by): "witness" (the filter the previous router
+	// found the event to match is held by every link it could go to),
+	// "cache" (filters that matched events with the same key value
+	// match it: linkcache.go) or "index" (it was matched).
 	Events    *prometheus.CounterVec
-	byOutcome [3]prometheus.Counter
+	byOutcome [decidedNoLinks]prometheus.Counter
 }
 
-func newWitnessMetrics(reg *prometheus.Registry) *WitnessMetrics {
-	m := &WitnessMetrics{Events: prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "sift_router_link_witness_events_total",
-		Help: "Events from neighbour routers by how the link table decided their links: resolved by the witness, matched, or absent witness."},
-		[]string{"outcome"})}
-	for o, name := range [...]string{witnessAbsent: "absent", witnessResolved: "resolved", witnessMatched: "matched"} {
-		m.byOutcome[o] = m.Events.WithLabelValues(name)
+func newLinkTableMetrics(reg *prometheus.Registry) *LinkTableMetrics {
+	m := &LinkTableMetrics{Events: prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sift_router_link_table_events_total",
+		Help: "Events the exact link table routed, by what decided their links: witness, cache or index."},
+		[]string{"decided_by"})}
+	for d, name := range [...]string{decidedByIndex: "index", decidedByWitness: "witness", decidedByCache: "cache"} {
+		m.byOutcome[d] = m.Events.WithLabelValues(name)
 	}
 	reg.MustRegister(m.Events)
 	return m
 }
 
-// witnessCounts counts a batch's outcomes, added to the metrics at once.
-type witnessCounts [3]int
+// decisionCounts counts a batch's decisions, added to the metrics at once.
+type decisionCounts [numDecisions]int
 
-func (m *WitnessMetrics) add(c *witnessCounts) {
-	for o, n := range c {
+func (m *LinkTableMetrics) add(c *decisionCounts) {
+	for d, n := range c[:decidedNoLinks] {
 		if n > 0 {
-			m.byOutcome[o].Add(float64(n))
+			m.byOutcome[d].Add(float64(n))
 		}
 	}
 }

@@ -35,9 +35,12 @@ func (m linkTableModel) want(from ifaceID, ev match.Event) []ifaceID {
 // holds that the event matches) it returns exactly the links whose filters
 // match, each with an honest witness for the next router; with a false
 // witness (a held filter the event does not match) it may forward too far
-// but never loses a link. After every link is dropped, no witness is left.
+// but never loses a link. Events repeat, so the cache of filters that
+// matched events alike decides some of them, exactly too. After every link
+// is dropped, no witness, equality count or cache entry is left.
 func TestLinkTableWitness(t *testing.T) {
-	filters := []string{`a == 1`, `a > 0`, `b prefix "x"`, `a exists && b == "xy"`, `*`, `a < 3 && a != 2`, `a >= 1`}
+	filters := []string{`a == 1`, `a > 0`, `b prefix "x"`, `a exists && b == "xy"`, `*`, `a < 3 && a != 2`, `a >= 1`, `b == "x" && a > 1`}
+	var decided [numDecisions]int
 	rapid.Check(t, func(t *rapid.T) {
 		lt := newLinkTable()
 		model := linkTableModel{}
@@ -71,16 +74,22 @@ func TestLinkTableWitness(t *testing.T) {
 					match.Attr{Name: "a", Value: match.Int(rapid.Int64Range(-1, 4).Draw(t, "a"))},
 					match.Attr{Name: "b", Value: match.Str(rapid.SampledFrom([]string{"x", "xy", "y"}).Draw(t, "b"))})
 				from := ifaceID(rapid.IntRange(0, links).Draw(t, "from")) // 0: a client
-				checkLinkRoute(t, lt, model, from, ev)
+				checkLinkRoute(t, lt, model, from, ev, &decided)
 			}
 		}
 		for id := range model {
 			lt.drop(id)
 		}
-		if len(lt.hashOf) != 0 || len(lt.holders) != 0 || len(lt.links) != 0 {
-			t.Fatalf("after dropping every link: %d witnesses, %d holders, links %v", len(lt.hashOf), len(lt.holders), lt.links)
+		if len(lt.hashOf) != 0 || len(lt.holders) != 0 || len(lt.links) != 0 || len(lt.cache.eqs) != 0 || len(lt.cache.byLink) != 0 {
+			t.Fatalf("after dropping every link: %d witnesses, %d holders, links %v, equalities %v, %d cached links",
+				len(lt.hashOf), len(lt.holders), lt.links, lt.cache.eqs, len(lt.cache.byLink))
 		}
 	})
+	for d, what := range [...]string{decidedByIndex: "index", decidedByWitness: "witness", decidedByCache: "cache"} {
+		if decided[d] == 0 {
+			t.Errorf("no event was decided by %s: weak test (%v)", what, decided)
+		}
+	}
 }
 
 func mustApply(t *rapid.T, lt *linkTable, id ifaceID, r *wire.Routes) {
@@ -97,7 +106,9 @@ func canonical(texts []string) []string {
 	return out
 }
 
-func checkLinkRoute(t *rapid.T, lt *linkTable, model linkTableModel, from ifaceID, ev match.Event) {
+// checkLinkRoute checks routing ev from without a witness, with an honest
+// one and with a false one, counting what decided each in decided.
+func checkLinkRoute(t *rapid.T, lt *linkTable, model linkTableModel, from ifaceID, ev match.Event, decided *[numDecisions]int) {
 	want := model.want(from, ev)
 	var matching, failing []string
 	for _, texts := range model {
@@ -111,14 +122,16 @@ func checkLinkRoute(t *rapid.T, lt *linkTable, model linkTableModel, from ifaceI
 	}
 	slices.Sort(matching)
 	slices.Sort(failing)
-	hits, outcome := lt.route(from, ev, 0)
+	hits, first := lt.route(from, ev, 0)
+	decided[first]++
 	checkHits(t, "no witness", model, ev, hits, want)
-	if outcome != witnessAbsent {
-		t.Fatalf("no witness: outcome %d", outcome)
+	if first == decidedByWitness {
+		t.Fatalf("no witness: decided by witness")
 	}
 	if len(matching) > 0 {
 		w := rapid.SampledFrom(matching).Draw(t, "honest witness")
-		hits, outcome := lt.route(from, ev, wire.FilterHash(w))
+		hits, decision := lt.route(from, ev, wire.FilterHash(w))
+		decided[decision]++
 		checkHits(t, "honest witness "+w, model, ev, hits, want)
 		resolved := true
 		for id, texts := range model {
@@ -126,13 +139,14 @@ func checkLinkRoute(t *rapid.T, lt *linkTable, model linkTableModel, from ifaceI
 				resolved = false
 			}
 		}
-		if got := outcome == witnessResolved; got != resolved {
-			t.Fatalf("honest witness %s from %d: outcome %d, want resolved %v (model %v)", w, from, outcome, resolved, model)
+		if got := decision == decidedByWitness; got != resolved {
+			t.Fatalf("honest witness %s from %d: decision %d, want by witness %v (model %v)", w, from, decision, resolved, model)
 		}
 	}
 	if len(failing) > 0 {
 		w := rapid.SampledFrom(failing).Draw(t, "false witness")
-		hits, _ := lt.route(from, ev, wire.FilterHash(w))
+		hits, decision := lt.route(from, ev, wire.FilterHash(w))
+		decided[decision]++
 		var got []ifaceID
 		for _, h := range hits {
 			got = append(got, h.link)

@@ -157,7 +157,7 @@ func (l *matchLoop) publish(m loopMsg) {
 	}
 	_, fromLink := l.linkOf[m.iface]
 	matches := 0
-	var outcomes witnessCounts
+	var decisions decisionCounts
 	for i, ev := range m.pub.Events {
 		for _, h := range l.eng.route(m.iface, ev) {
 			matches += len(h.subs)
@@ -169,12 +169,10 @@ func (l *matchLoop) publish(m loopMsg) {
 		if m.witness != nil {
 			w = m.witness[i]
 		}
-		outcomes[l.forwardLinks(ev, m.iface, m.pub.Raw[i], m.at, w)]++
+		decisions[l.forwardLinks(ev, m.iface, m.pub.Raw[i], m.at, w)]++
 	}
 	l.flush()
-	if fromLink {
-		l.metrics.Witness.add(&outcomes)
-	}
+	l.metrics.LinkTable.add(&decisions)
 	l.metrics.Matches.Add(float64(matches))
 	l.metrics.EventsIn.Add(float64(len(m.pub.Events)))
 	if c, ok := l.conns[m.iface]; ok && fromLink {
@@ -211,25 +209,25 @@ func (l *matchLoop) mirrorRoutes(m loopMsg) {
 // never back to the one it came from: by the link table in exact mode
 // (helped by the witness that came with the event, if any), on the event's
 // summary in Bloom mode. A full link queue closes the link as a slow
-// consumer. It returns how the link table decided.
-func (l *matchLoop) forwardLinks(ev match.Event, iface ifaceID, raw []byte, at time.Time, witness uint64) witnessOutcome {
+// consumer. It returns what decided the link table's answer.
+func (l *matchLoop) forwardLinks(ev match.Event, iface ifaceID, raw []byte, at time.Time, witness uint64) routeDecision {
 	if l.mesh == nil || len(l.byLink) == 0 {
-		return witnessAbsent
+		return decidedNoLinks
 	}
 	if l.bloom != nil {
 		l.bloomForward(ev, raw, at) // bloom links carry only bloom-publish: from is a client
-		return witnessAbsent
+		return decidedNoLinks
 	}
 	if l.lt == nil {
-		return witnessAbsent
+		return decidedNoLinks
 	}
-	hits, outcome := l.lt.route(iface, ev, witness)
+	hits, decision := l.lt.route(iface, ev, witness)
 	for _, h := range hits {
 		if c, ok := l.conns[h.link]; ok {
 			l.queueLink(c, raw, at, h.witness)
 		}
 	}
-	return outcome
+	return decision
 }
 
 // queueLink stages raw (a LinkPublish event with its witness, or a

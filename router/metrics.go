@@ -47,9 +47,9 @@ type Metrics struct {
 	Bloom *BloomMetrics
 	// Assist are the RTO/FF metrics (rto_metrics.go).
 	Assist *AssistMetrics
-	// Witness are the exact link table's witness metrics
+	// LinkTable are the exact link table's metrics
 	// (linktable_metrics.go).
-	Witness *WitnessMetrics
+	LinkTable *LinkTableMetrics
 }
 
 // NewMetrics creates the metrics in reg, or in a new registry with the Go
@@ -93,7 +93,7 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 		m.SlowConsumers, m.Errors, m.Latency, m.ConnBytes, m.ConnFrames, m.LinkEvents)
 	m.Bloom = newBloomMetrics(reg)
 	m.Assist = newAssistMetrics(reg)
-	m.Witness = newWitnessMetrics(reg)
+	m.LinkTable = newLinkTableMetrics(reg)
 	return m
 }
 

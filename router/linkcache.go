@@ -1,0 +1,113 @@
+package router
+
+import "github.com/sift-pubsub/sift/match"
+
+// linkCache lets the link table decide without its index when an event
+// matches a filter that matched a recent event alike. The key attribute is
+// the one most equality constraints of the link table name (symbol, in a
+// table of stock filters); per link and per value of the key, the cache
+// remembers one filter of the link that matched an event with that value.
+// An event whose key value finds, for every link it could go to, a
+// remembered filter it matches goes to those links, each checked exactly
+// (Filter.Matches): the cache can only say "this link wants it", never
+// "this one does not", so a miss costs a few comparisons and the index's
+// answer as before. A link's entries go whenever its filters change; the
+// entries are bounded per link (an event value outside every filter's
+// equalities may come in, through a filter that does not constrain the
+// key).
+type linkCache struct {
+	eqs    map[string]int // attribute -> equality constraints naming it, over every link's filters
+	key    string         // the key attribute ("" : no equality anywhere)
+	stale  bool           // eqs changed since key was chosen
+	byLink map[ifaceID]map[match.Value]cachedFilter
+	v      match.Value // the key value of the event being routed
+	hasV   bool
+}
+
+// cachedFilter is a remembered filter and its witness.
+type cachedFilter struct {
+	f       match.Filter
+	witness uint64
+}
+
+// cacheMin bounds a link's entries at cacheMin, or twice the link's
+// filters when larger.
+const cacheMin = 1024
+
+func newLinkCache() *linkCache {
+	return &linkCache{eqs: make(map[string]int), byLink: make(map[ifaceID]map[match.Value]cachedFilter)}
+}
+
+// count adds (delta 1) or removes (-1) a filter's equalities.
+func (c *linkCache) count(f match.Filter, delta int) {
+	for i := range f.Len() {
+		if k := f.At(i); k.Op == match.OpEq {
+			c.eqs[k.Attr] += delta
+			if c.eqs[k.Attr] == 0 {
+				delete(c.eqs, k.Attr)
+			}
+			c.stale = true
+		}
+	}
+}
+
+// forget drops a link's entries (its filters changed).
+func (c *linkCache) forget(id ifaceID) { delete(c.byLink, id) }
+
+// pick chooses the key again if the equalities changed; a new key drops
+// every entry.
+func (c *linkCache) pick() {
+	if !c.stale {
+		return
+	}
+	c.stale = false
+	key, most := "", 0
+	for a, n := range c.eqs {
+		if n > most || n == most && a < key {
+			key, most = a, n
+		}
+	}
+	if key != c.key {
+		c.key = key
+		clear(c.byLink)
+	}
+}
+
+// load reads the event's key value, before lookup and remember.
+func (c *linkCache) load(e match.Event) {
+	c.pick()
+	c.hasV = false
+	if c.key != "" {
+		c.v, c.hasV = e.Get(c.key)
+	}
+}
+
+// lookup returns link id's remembered filter for the loaded value if e
+// matches it.
+func (c *linkCache) lookup(id ifaceID, e match.Event) (cachedFilter, bool) {
+	if !c.hasV {
+		return cachedFilter{}, false
+	}
+	cf, ok := c.byLink[id][c.v]
+	if !ok || !cf.f.Matches(e) {
+		return cachedFilter{}, false
+	}
+	return cf, true
+}
+
+// remember records that the event (whose key value was loaded) matched
+// filter f of link id, which holds held filters.
+func (c *linkCache) remember(id ifaceID, held int, f match.Filter, witness uint64) {
+	if !c.hasV {
+		return
+	}
+	m := c.byLink[id]
+	if m == nil {
+		m = make(map[match.Value]cachedFilter)
+		c.byLink[id] = m
+	}
+	if len(m) >= max(cacheMin, 2*held) {
+		clear(m)
+	}
+	m[c.v] = cachedFilter{f: f, witness: witness}
+}
