@@ -6,7 +6,6 @@ import "github.com/sift-pubsub/sift/match"
 // item to item and frame to frame: one item's subscription ids, one
 // event's attributes, and the arena its string values are copied into.
 type borrowedMemory struct {
-	on    bool // a DecodeBorrowedDeliver call is decoding
 	ids   []uint64
 	attrs []match.Attr
 	used  int // attrs[:used] may hold values written during this call
@@ -49,8 +48,7 @@ func (b *borrowedMemory) list(n int) []match.Attr {
 // or nothing: the items before a malformed one have been handed to f. If
 // f panics, the panic goes on, and the decoder stays usable.
 func (d *EventDecoder) DecodeBorrowedDeliver(body []byte, f func(subs []uint64, e match.Event)) error {
-	r := reader{b: body}
-	d.borrowed.on = true
+	r := reader{b: body, borrow: true}
 	defer d.endBorrow() // also if f panics
 	n := r.count("deliver item count", 2)
 	for range n {
@@ -77,7 +75,6 @@ func (d *EventDecoder) DecodeBorrowedDeliver(body []byte, f func(subs []uint64, 
 // past a later, narrower event's would keep them alive as long as the
 // decoder).
 func (d *EventDecoder) endBorrow() {
-	d.borrowed.on = false
 	clear(d.borrowed.attrs[:d.borrowed.used])
 	d.borrowed.used = 0
 }

@@ -166,3 +166,45 @@ func TestBorrowedDeliverStringsOutliveBody(t *testing.T) {
 		t.Fatalf("kept %q=%q after the body was reused, want symbol=IBM", name, kept)
 	}
 }
+
+// TestBorrowedDeliverReentrantDecode: a callback may decode with the same
+// decoder (Decode, owned): what it decodes is owned, unchanged by the rest
+// of the borrowed frame, and the borrowed items after the call are still
+// right.
+func TestBorrowedDeliverReentrantDecode(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		outer, inner := genDeliver(t, "outer"), genDeliver(t, "inner")
+		innerBody := inner.AppendBody(nil)
+		var d EventDecoder
+		var owned []*Deliver
+		got := &Deliver{}
+		err := d.DecodeBorrowedDeliver(outer.AppendBody(nil), func(subs []uint64, e match.Event) {
+			got.Items = append(got.Items, DeliverItem{Subs: slices.Clone(subs), Event: mustReencode(e)})
+			m, err := d.Decode(TypeDeliver, innerBody)
+			if err != nil {
+				panic(err)
+			}
+			owned = append(owned, m.(*Deliver))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.AppendBody(nil), outer.AppendBody(nil)) {
+			t.Fatalf("borrowed %v, want %v", got.Items, outer.Items)
+		}
+		for i, m := range owned {
+			if !bytes.Equal(m.AppendBody(nil), innerBody) {
+				t.Fatalf("owned decode %d changed: %v, want %v", i, m.Items, inner.Items)
+			}
+		}
+	})
+}
+
+// mustReencode copies a borrowed event by encoding and decoding it.
+func mustReencode(e match.Event) match.Event {
+	kept, err := DecodeEvent(AppendEvent(nil, e))
+	if err != nil {
+		panic(err) // a decoded event always re-encodes
+	}
+	return kept
+}

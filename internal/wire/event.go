@@ -155,7 +155,7 @@ func (d *EventDecoder) event(r *reader) match.Event {
 		r.fail("event has %d attributes, more than %d", n, MaxEventAttrs)
 		return match.Event{}
 	}
-	attrs := d.attrList(n, r.shared != "")
+	attrs := d.attrList(r, n)
 	d.strs, d.buf = d.strs[:0], d.buf[:0]
 	d.syncWanted()
 	b := r.b // the fast path's position; r.b catches up at the end
@@ -163,7 +163,7 @@ func (d *EventDecoder) event(r *reader) match.Event {
 	for i := range n {
 		strs, buf := len(d.strs), len(d.buf)
 		dst := &attrs[kept]
-		rest, ok := d.fastAttr(b, i, r.shared, dst)
+		rest, ok := d.fastAttr(b, i, r, dst)
 		if !ok { // anything unusual, errors included: the reader decides and words it
 			r.b = b
 			d.attr(r, i, dst)
@@ -191,7 +191,7 @@ func (d *EventDecoder) event(r *reader) match.Event {
 		kept++
 	}
 	r.b = b
-	attrs = d.keepAttrs(attrs, kept, r.shared != "")
+	attrs = d.keepAttrs(r, attrs, kept)
 	d.setStrings(attrs)
 	return match.NewTrustedEvent(attrs)
 }
@@ -315,7 +315,7 @@ func (d *EventDecoder) tagged(r *reader, i int) match.Value {
 			r.fail("invalid UTF-8")
 			return match.Value{}
 		}
-		return match.Str(d.str(p, r.b, r.shared, i))
+		return match.Str(d.str(r, p, r.b, i))
 	case tagInt:
 		return match.Int(r.varint("int"))
 	case tagFloat:

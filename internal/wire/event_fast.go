@@ -16,9 +16,8 @@ import (
 // local variable. It accepts exactly what the reader accepts, or gives up
 // (false) and leaves the attribute to the reader, which also words the
 // error: a malformed attribute is always decoded, and refused, by the
-// reader. shared is the reader's shared body ("" when strings are
-// copied).
-func (d *EventDecoder) fastAttr(b []byte, i int, shared string, dst *match.Attr) ([]byte, bool) {
+// reader. r is only read (what kind of memory the event decodes into).
+func (d *EventDecoder) fastAttr(b []byte, i int, r *reader, dst *match.Attr) ([]byte, bool) {
 	var p []byte
 	if n := shortLen(b); n >= 0 {
 		p, b = b[1:1+n], b[1+n:]
@@ -40,7 +39,7 @@ func (d *EventDecoder) fastAttr(b []byte, i int, shared string, dst *match.Attr)
 		if !validUTF8(p) {
 			return nil, false
 		}
-		v = match.Str(d.str(p, b, shared, i))
+		v = match.Str(d.str(r, p, b, i))
 	case tagInt:
 		x, n := binary.Varint(b[1:])
 		if n <= 0 {

@@ -28,15 +28,15 @@ const attrSlab = 512
 // hundreds of MiB of large frames) reachable.
 const maxSlabPinned = 1 << 20
 
-// attrList returns a list for n attributes: the borrowed list when
-// decoding borrowed, the front of the slab when the event shares its
-// frame (taken only by keepAttrs, once the event knows how many it
-// keeps), else its own allocation (the event may be kept).
-func (d *EventDecoder) attrList(n int, shared bool) []match.Attr {
+// attrList returns a list for n attributes of an event r reads: the
+// borrowed list when decoding borrowed, the front of the slab when the
+// event shares its frame (taken only by keepAttrs, once the event knows
+// how many it keeps), else its own allocation (the event may be kept).
+func (d *EventDecoder) attrList(r *reader, n int) []match.Attr {
 	switch {
-	case d.borrowed.on:
+	case r.borrow:
 		return d.borrowed.list(n)
-	case !shared:
+	case r.shared == "":
 		return make([]match.Attr, n)
 	}
 	if n > len(d.slab) {
@@ -57,24 +57,24 @@ func (d *EventDecoder) sharedFrameDone(size int) {
 
 // keepAttrs cuts the event's list to the kept attributes, taking them
 // from the slab when the list is carved from it (shared).
-func (d *EventDecoder) keepAttrs(attrs []match.Attr, kept int, shared bool) []match.Attr {
-	if shared && !d.borrowed.on {
+func (d *EventDecoder) keepAttrs(r *reader, attrs []match.Attr, kept int) []match.Attr {
+	if r.shared != "" && !r.borrow {
 		d.slab = d.slab[kept:]
 	}
 	return attrs[:kept:kept]
 }
 
-// str returns string value p of attribute i, just read (rest is what
-// follows it in the body), as the decoding way in use wants it: a
+// str returns string value p of attribute i, just read by r (rest is
+// what follows it in the body), as the decoding way in use wants it: a
 // substring of the shared body, a copy in the arena, or, owned, a place
 // in buf that setStrings turns into a string once the event is read (""
 // until then).
-func (d *EventDecoder) str(p, rest []byte, shared string, i int) string {
+func (d *EventDecoder) str(r *reader, p, rest []byte, i int) string {
 	switch {
-	case shared != "":
-		end := len(shared) - len(rest)
-		return shared[end-len(p) : end]
-	case d.borrowed.on:
+	case r.shared != "":
+		end := len(r.shared) - len(rest)
+		return r.shared[end-len(p) : end]
+	case r.borrow:
 		return d.borrowed.arena.str(p)
 	}
 	return d.ownedStr(p, i)

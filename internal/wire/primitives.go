@@ -28,6 +28,11 @@ type reader struct {
 	// are substrings of it instead of separate allocations. r.b is always
 	// a suffix of the body, so offsets into shared follow from len(r.b).
 	shared string
+	// borrow makes events decode into the decoder's borrowed memory
+	// (DecodeBorrowedDeliver); it is the reader's, not the decoder's, so
+	// a decoder used again while a borrowed event is handed over (from
+	// the callback) decodes as its caller asks.
+	borrow bool
 }
 
 func (r *reader) fail(format string, args ...any) {
