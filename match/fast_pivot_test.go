@@ -21,7 +21,7 @@ func TestFastPivotAgreesWithScan(t *testing.T) {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
 			t.Logf("seed %d", seed)
 			r := rand.New(rand.NewPCG(seed, 7))
-			g := pivotGen{r: r}
+			g := pivotGen{intn: r.IntN}
 			idx, ref := NewFast(FastConfig{TailSize: 40 + r.IntN(200), MergeFactor: 2 + r.IntN(3)}), NewScan()
 			next := ID(0)
 			var live []ID
@@ -80,58 +80,59 @@ func hasPivot(x *Fast) bool {
 	return false
 }
 
-// pivotGen draws the subscriptions and events of TestFastPivotAgreesWithScan.
-type pivotGen struct{ r *rand.Rand }
+// pivotGen draws the subscriptions and events of TestFastPivotAgreesWithScan
+// and FuzzFastPivot from intn, which returns a number in [0, n).
+type pivotGen struct{ intn func(n int) int }
 
 var pivotSyms = []string{"AB", "ABC", "ABD", "AC", "B", "BA", "BAB", "C", "CAT", "", "AB\x00", "ZZ"}
 
-func (g pivotGen) sym() string { return pivotSyms[g.r.IntN(len(pivotSyms))] }
+func (g pivotGen) sym() string { return pivotSyms[g.intn(len(pivotSyms))] }
 
 // number returns a numeric value: small ints, floats (some float32-exact),
 // and ints beyond 2^53 that no float64 holds exactly.
 func (g pivotGen) number() Value {
-	switch g.r.IntN(4) {
+	switch g.intn(4) {
 	case 0:
-		return Int(int64(g.r.IntN(20)))
+		return Int(int64(g.intn(20)))
 	case 1:
-		return MustFloat(float64(g.r.IntN(40)) / 2) // float32-exact
+		return MustFloat(float64(g.intn(40)) / 2) // float32-exact
 	case 2:
-		return MustFloat(float64(g.r.IntN(2000)) / 100) // cents
+		return MustFloat(float64(g.intn(2000)) / 100) // cents
 	}
-	return Int(1<<53 + int64(g.r.IntN(5)) - 2)
+	return Int(1<<53 + int64(g.intn(5)) - 2)
 }
 
 func (g pivotGen) filter() Filter {
 	var cs []Constraint
 	add := func(attr string, op Op, v Value) { cs = append(cs, Constraint{Attr: attr, Op: op, Val: v}) }
-	switch k := g.r.IntN(20); {
+	switch k := g.intn(20); {
 	case k < 13:
 		add("sym", OpEq, Str(g.sym()))
 	case k < 15:
 		s := g.sym()
-		add("sym", OpPrefix, Str(s[:g.r.IntN(len(s)+1)]))
-		if g.r.IntN(2) == 0 {
+		add("sym", OpPrefix, Str(s[:g.intn(len(s)+1)]))
+		if g.intn(2) == 0 {
 			add("sym", OpNe, Str(g.sym()))
 		}
 	case k < 16:
-		add("sym", []Op{OpLt, OpLe, OpGt, OpGe}[g.r.IntN(4)], Str(g.sym()))
+		add("sym", []Op{OpLt, OpLe, OpGt, OpGe}[g.intn(4)], Str(g.sym()))
 	case k < 17:
 		add("sym", OpSuffix, Str(g.sym()))
 	case k < 18:
-		add("sym", OpEq, Int(int64(g.r.IntN(3)))) // another type on the pivot
+		add("sym", OpEq, Int(int64(g.intn(3)))) // another type on the pivot
 	case k < 19:
 		add("sym", OpExists, Value{})
 	}
-	switch g.r.IntN(4) {
+	switch g.intn(4) {
 	case 0:
-		add("px", []Op{OpLt, OpLe, OpGt, OpGe}[g.r.IntN(4)], g.number())
+		add("px", []Op{OpLt, OpLe, OpGt, OpGe}[g.intn(4)], g.number())
 	case 1:
 		add("px", OpGe, g.number())
 		add("px", OpLe, g.number())
 	case 2:
 		add("px", OpEq, g.number())
 	}
-	if g.r.IntN(5) == 0 {
+	if g.intn(5) == 0 {
 		add("venue", OpNe, Str(g.sym()))
 	}
 	if len(cs) == 0 {
@@ -146,20 +147,20 @@ func (g pivotGen) filter() Filter {
 
 func (g pivotGen) event() Event {
 	var attrs []Attr
-	switch k := g.r.IntN(10); {
+	switch k := g.intn(10); {
 	case k < 6:
 		attrs = append(attrs, Attr{Name: "sym", Value: Str(g.sym())})
 	case k < 7:
 		attrs = append(attrs, Attr{Name: "sym", Value: Str(g.sym() + "x")}) // inside prefixes, no point
 	case k < 8:
-		attrs = append(attrs, Attr{Name: "sym", Value: Int(int64(g.r.IntN(3)))})
+		attrs = append(attrs, Attr{Name: "sym", Value: Int(int64(g.intn(3)))})
 	case k < 9:
 		attrs = append(attrs, Attr{Name: "sym", Value: Bool(true)})
 	}
-	if g.r.IntN(6) > 0 {
+	if g.intn(6) > 0 {
 		attrs = append(attrs, Attr{Name: "px", Value: g.number()})
 	}
-	if g.r.IntN(2) == 0 {
+	if g.intn(2) == 0 {
 		attrs = append(attrs, Attr{Name: "venue", Value: Str(g.sym())})
 	}
 	return MustEvent(attrs...)
