@@ -194,3 +194,31 @@ func TestReopenTakesBackOnlyAnUntakenSmallTail(t *testing.T) {
 		t.Fatal("reopened a frame at least half full")
 	}
 }
+
+// TestPushFrameAllOrNothing: a frame whose items do not all fit under the
+// queue's bound (counted in deliveries, with the link lane's) is refused
+// whole, and so is any frame once the queue is closed.
+func TestPushFrameAllOrNothing(t *testing.T) {
+	q := newSendQueue(1, 3)
+	_, raw := xEvent(1)
+	frame := func(n int) *deliverFrame {
+		f := getDeliverFrame(wire.DefaultMaxFrame)
+		for range n {
+			f.add([]uint64{1}, raw, time.Time{})
+		}
+		return f
+	}
+	if !q.pushFrame(frame(2)) {
+		t.Fatal("refused 2 deliveries under a bound of 3")
+	}
+	if q.pushFrame(frame(2)) {
+		t.Fatal("took 4 deliveries under a bound of 3")
+	}
+	if _, n := q.pending(); n != 2 {
+		t.Fatalf("%d pending after the refusal, want 2", n)
+	}
+	q.close()
+	if q.pushFrame(frame(1)) {
+		t.Fatal("a closed queue took a frame")
+	}
+}
