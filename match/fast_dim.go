@@ -76,13 +76,13 @@ type extraPred struct {
 type probe[K cmp.Ordered] struct {
 	key     K
 	inexact bool
-	v       Value
+	v       *Value
 }
 
 // cmpKey compares the probed value with a key exactly.
 func (p *probe[K]) cmpKey(k K) int {
 	if p.inexact {
-		return compareNumbers(p.v, Value{kind: KindFloat, bits: floatBits(keyFloat(k))})
+		return compareNumbers(*p.v, Value{kind: KindFloat, bits: floatBits(keyFloat(k))})
 	}
 	return cmp.Compare(p.key, k)
 }
@@ -253,7 +253,7 @@ func (b *boundList[K]) failAbove(at boundCut, fail []uint64) {
 }
 
 // value returns the probed value (for exact checks).
-func (p *probe[K]) value() Value { return p.v }
+func (p *probe[K]) value() Value { return *p.v }
 
 // sortBoundList sorts a bound list by key.
 func sortBoundList[K cmp.Ordered](b *boundList[K]) {

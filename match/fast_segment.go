@@ -82,8 +82,8 @@ func (s *segment) match(e Event, fail []uint64, dst []ID) []ID {
 	ea := e.attrs
 	for i := range s.attrs {
 		a := &s.attrs[i]
-		v, ok := nextValue(&ea, a.name)
-		if !ok {
+		v := nextValue(&ea, a.name)
+		if v == nil {
 			win.orSlots(fail, a.has)
 			continue
 		}
@@ -96,14 +96,14 @@ func (s *segment) match(e Event, fail []uint64, dst []ID) []ID {
 }
 
 // nextValue advances the sorted attributes *ea to name and returns its
-// value, if present. Events usually carry the attributes the segment
-// names, so equality is tested first (cheaper than ordering strings).
-func nextValue(ea *[]Attr, name string) (Value, bool) {
+// value, or nil. Events usually carry the attributes the segment names, so
+// equality is tested first (cheaper than ordering strings).
+func nextValue(ea *[]Attr, name string) *Value {
 	as := *ea
 	for len(as) > 0 {
 		if as[0].Name == name {
 			*ea = as[1:]
-			return as[0].Value, true
+			return &as[0].Value
 		}
 		if as[0].Name > name {
 			break
@@ -111,7 +111,7 @@ func nextValue(ea *[]Attr, name string) (Value, bool) {
 		as = as[1:]
 	}
 	*ea = as
-	return Value{}, false
+	return nil
 }
 
 // window sets win to the slots e can match: all of them, or with a pivot
@@ -171,7 +171,7 @@ func appendIDs[T uint32 | ID](dst []ID, ids []T, base int, m uint64) []ID {
 // failInto marks the subscriptions constraining the attribute that value v
 // fails, at least inside the window: those of other type classes, and those
 // of v's class whose constraints v does not satisfy.
-func (a *segAttr) failInto(v Value, win *window, fail []uint64) {
+func (a *segAttr) failInto(v *Value, win *window, fail []uint64) {
 	cls := v.kind.class()
 	if a.num != nil && cls != classNumber {
 		win.orSlots(fail, a.num.has)
@@ -187,7 +187,7 @@ func (a *segAttr) failInto(v Value, win *window, fail []uint64) {
 	}
 	switch cls {
 	case classNumber:
-		f, exact := exactFloat(v)
+		f, exact := exactFloat(*v)
 		if a.num != nil {
 			p := probe[float64]{key: f, inexact: !exact, v: v}
 			a.num.failInto(&p, win, fail)
