@@ -110,7 +110,7 @@ func BenchmarkDecodeStock(b *testing.B) {
 	})
 }
 
-// benchDecode runs decode (one frame of stockEvents events) b.N times and
+// benchDecode runs decode (stockEvents events: one frame) b.N times and
 // reports per-event figures: wall and process CPU time (the garbage
 // collector's work included; on a loaded machine the CPU figure is the
 // one to compare), bytes and allocations.
@@ -131,4 +131,22 @@ func benchDecode(b *testing.B, decode func() error) {
 	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/n, "B/event")
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/n, "allocs/event")
 	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkEncodeStock is a publisher's work per stock event: CheckEvent,
+// then AppendEvent into a reused buffer.
+//
+//	go test -run XXX -bench EncodeStock ./internal/wire
+func BenchmarkEncodeStock(b *testing.B) {
+	sb := newStockBatch(b)
+	var buf []byte
+	benchDecode(b, func() error {
+		for _, e := range sb.events {
+			if err := CheckEvent(e); err != nil {
+				return err
+			}
+			buf = AppendEvent(buf[:0], e)
+		}
+		return nil
+	})
 }

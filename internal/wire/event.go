@@ -66,12 +66,15 @@ func CheckEvent(e match.Event) error {
 	}
 	for i := range e.Len() {
 		a := e.At(i)
-		if a.Value.Kind() == match.KindString && !utf8.ValidString(a.Value.AsString()) {
+		if a.Value.Kind() == match.KindString && !validUTF8String(a.Value.AsString()) {
 			return malformed("attribute %s: string is not valid UTF-8", a.Name)
 		}
 	}
 	return nil
 }
+
+// validUTF8String is utf8.ValidString with validUTF8's fast path.
+func validUTF8String(s string) bool { return isASCII(s) || utf8.ValidString(s) }
 
 // EventDecoder decodes binary events, interning attribute names so that a
 // stream of events with the same attributes allocates each name once. The

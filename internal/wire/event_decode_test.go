@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/sift-pubsub/sift/match"
 	"pgregory.net/rapid"
@@ -237,6 +238,21 @@ func TestReadIDsAgreesWithUvarint(t *testing.T) {
 		}
 		if ok && (!slices.Equal(got, want) || !bytes.Equal(r.b, rest)) {
 			t.Fatalf("readIDs %x: %v rest %x, Uvarint %v rest %x", b, got, r.b, want, rest)
+		}
+	})
+}
+
+// TestValidUTF8AgreesWithStdlib: the ASCII fast paths answer what
+// utf8.Valid and utf8.ValidString answer, for bytes around the ASCII
+// boundary at every position and length (whole words, tails).
+func TestValidUTF8AgreesWithStdlib(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := rapid.SliceOfN(rapid.SampledFrom([]byte{'a', 0x7f, 0x80, 0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xff}), 0, 40).Draw(t, "bytes")
+		if got, want := validUTF8(p), utf8.Valid(p); got != want {
+			t.Fatalf("validUTF8(%x) = %v, want %v", p, got, want)
+		}
+		if got, want := validUTF8String(string(p)), utf8.Valid(p); got != want {
+			t.Fatalf("validUTF8String(%x) = %v, want %v", p, got, want)
 		}
 	})
 }

@@ -88,21 +88,26 @@ func fastBytes(b []byte) (p, rest []byte) {
 	return b[k:end], b[end:]
 }
 
-// validUTF8 is utf8.Valid, with a fast path for ASCII, which most values
-// are: eight bytes at a time, then the tail byte by byte.
-func validUTF8(p []byte) bool {
-	q := p
-	for len(q) >= 8 {
-		if binary.LittleEndian.Uint64(q)&0x8080808080808080 != 0 {
-			return utf8.Valid(p)
+// validUTF8 is utf8.Valid with a fast path for ASCII, which most values
+// are.
+func validUTF8(p []byte) bool { return isASCII(p) || utf8.Valid(p) }
+
+// isASCII reports whether p is all ASCII, eight bytes at a time (the
+// byte loads of a word combine into one), then the tail byte by byte.
+func isASCII[T string | []byte](p T) bool {
+	for len(p) >= 8 {
+		w := uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16 | uint64(p[3])<<24 |
+			uint64(p[4])<<32 | uint64(p[5])<<40 | uint64(p[6])<<48 | uint64(p[7])<<56
+		if w&0x8080808080808080 != 0 {
+			return false
 		}
-		q = q[8:]
+		p = p[8:]
 	}
 	var or byte
-	for _, c := range q {
-		or |= c
+	for i := range len(p) {
+		or |= p[i]
 	}
-	return or < utf8.RuneSelf || utf8.Valid(p)
+	return or < utf8.RuneSelf
 }
 
 // finite is match.Float for finite floats; false for NaN and infinities.
