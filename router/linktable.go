@@ -52,7 +52,7 @@ const (
 	decidedByIndex   routeDecision = iota // the index matched the event
 	decidedByWitness                      // the witness that came with it
 	decidedByCache                        // filters that matched events alike
-	decidedNoLinks                        // no link holds a filter
+	decidedNoLinks                        // no link but the event's own holds a filter
 	numDecisions
 )
 
@@ -175,8 +175,8 @@ func (t *linkTable) listLinks() {
 // linkTable).
 func (t *linkTable) route(from ifaceID, e match.Event, witness uint64) ([]linkHit, routeDecision) {
 	t.out = t.out[:0]
-	if len(t.links) == 0 {
-		return nil, decidedNoLinks
+	if len(t.links) == 0 || len(t.links) == 1 && t.links[0] == from {
+		return nil, decidedNoLinks // nowhere to go: a leaf of the tree
 	}
 	if witness != 0 {
 		if t.resolve(from, witness) {

@@ -133,14 +133,15 @@ func checkLinkRoute(t *rapid.T, lt *linkTable, model linkTableModel, from ifaceI
 		hits, decision := lt.route(from, ev, wire.FilterHash(w))
 		decided[decision]++
 		checkHits(t, "honest witness "+w, model, ev, hits, want)
-		resolved := true
+		resolved, onward := true, 0
 		for id, texts := range model {
-			if id != from && len(texts) > 0 && !slices.Contains(texts, w) {
-				resolved = false
+			if id != from && len(texts) > 0 {
+				onward++
+				resolved = resolved && slices.Contains(texts, w)
 			}
 		}
-		if got := decision == decidedByWitness; got != resolved {
-			t.Fatalf("honest witness %s from %d: decision %d, want by witness %v (model %v)", w, from, decision, resolved, model)
+		if got := decision == decidedByWitness; onward > 0 && got != resolved || onward == 0 && decision != decidedNoLinks {
+			t.Fatalf("honest witness %s from %d: decision %d, want by witness %v (%d onward links; model %v)", w, from, decision, resolved, onward, model)
 		}
 	}
 	if len(failing) > 0 {
