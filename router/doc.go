@@ -30,7 +30,10 @@
 // the receiver's filters it matched. A router whose every onward link
 // holds the witnessed filter forwards to them without matching (the inner
 // routers of a chain); a false witness can only send an event one hop too
-// far, never lose one (linktable.go). Dialled peers are redialled with backoff; every (re)connect
+// far, never lose one (linktable.go). Failing that, a filter that matched
+// an earlier event with the same value of the table's key attribute, if
+// the event matches it, decides without the index (linkcache.go). Dialled
+// peers are redialled with backoff; every (re)connect
 // resynchronises both sides by snapshot.
 //
 // With Config.Forward = bloom (router/bloomfwd) the first router sends a
