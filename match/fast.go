@@ -81,7 +81,11 @@ func (c *FastConfig) maxCells(n int) int {
 // the value's cell), a few bounds near the value are compared one by one,
 // and the subscriptions no attribute marked are the matches. Strings,
 // numbers and bools each have their own dimension per attribute; equality
-// is a hash lookup; suffix and contains are checked one by one.
+// is a hash lookup; suffix and contains are checked one by one. When most
+// of a segment's subscriptions want one value of a string attribute (a
+// stock symbol, a topic), its slots are grouped by that value, and an event
+// is matched only against the words of its value's group and of the
+// subscriptions without such a point (see fast_pivot.go).
 //
 // Subscriptions arrive in a small tail matched by brute force; a full tail
 // becomes an immutable segment, and segments of similar size merge, as in a

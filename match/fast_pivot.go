@@ -12,6 +12,11 @@ import (
 // then match only the first span and v's span: matching works on the words
 // of that window alone (see window), skipping the bitset words of every
 // other value and the pass that fails the other points.
+//
+// Caveats: only string dimensions pivot (numeric points, such as integer
+// topic ids, do not yet); a segment has at most one pivot, so the
+// subscriptions without a point on it are in every event's window; and
+// Match's ids come in slot order, i.e. the first span's, then the value's.
 
 // pivotShare: a string dimension becomes the pivot only when at least
 // 1/pivotShare of the segment's subscriptions have a point on it, so that

@@ -8,7 +8,8 @@ type slotSpan struct{ lo, hi uint32 }
 // without a pivot (see pivotOrder) has one span, all of it; with a pivot,
 // only the subscriptions without a point on the pivot dimension and those
 // whose point is the event's value can match, and both lie in one span
-// each. Matching computes fail words only inside the window, and reads
+// each. Matching computes fail words only inside the window (marks of
+// single slots may land outside it, where nothing reads them), and reads
 // matches only from its spans.
 type window struct {
 	spans  [2]slotSpan
