@@ -63,10 +63,10 @@ func TestBatchDecodedBeforeNewNameIsDecodedAgain(t *testing.T) {
 		t.Fatalf("decoded under {symbol}: %d attributes, want 1 (%v)", got, early.pub.Events[0])
 	}
 	subscribe(t, l, 2, `late == true`)
-	c.q.takeData(nil)
+	queuedItems(t, c)
 	l.step(early)
-	got := c.q.takeData(nil)
-	if len(got) != 1 || len(got[0].subs) != 1 || got[0].subs[0] != 2 {
+	got := queuedItems(t, c)
+	if len(got) != 1 || len(got[0].Subs) != 1 || got[0].Subs[0] != 2 {
 		t.Fatalf("deliveries %+v, want the event once, to subscription 2", got)
 	}
 	if !early.pub.Events[0].Equal(match.MustEvent(ev.At(0), ev.At(2))) {
