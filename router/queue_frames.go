@@ -27,29 +27,27 @@ func (q *sendQueue) pushFrame(f *deliverFrame) bool {
 
 // reopen returns the frame for the loop to fill next: the last queued
 // frame, taken back from the queue, while the writer has not taken it and
-// it is less than half full (roomy); else an empty one. The loop queues it again
-// with pushFrame, so the queue's order is kept.
+// it is less than half full (roomy); else an empty one. The loop queues
+// it again with pushFrame, so the queue's order is kept.
 func (q *sendQueue) reopen() *deliverFrame {
 	q.mu.Lock()
+	defer q.mu.Unlock()
 	if n := len(q.frames); n > 0 {
 		if f := q.frames[n-1]; f.roomy() {
 			q.frames[n-1] = nil
 			q.frames = q.frames[:n-1]
 			q.items -= f.len()
-			q.mu.Unlock()
 			return f
 		}
 	}
-	q.mu.Unlock()
-	return q.freshFrame()
+	return getDeliverFrame(q.maxFrame)
 }
 
 // freshFrame returns an empty frame for the loop to fill.
 func (q *sendQueue) freshFrame() *deliverFrame {
 	q.mu.Lock()
-	maxFrame := q.maxFrame
-	q.mu.Unlock()
-	return getDeliverFrame(maxFrame)
+	defer q.mu.Unlock()
+	return getDeliverFrame(q.maxFrame)
 }
 
 // takeFrames swaps out the queued Deliver frames for the emptied buf.
