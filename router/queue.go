@@ -12,9 +12,7 @@ import (
 // exact mode witness names a filter of the link's that the event matched
 // (linktable.go; 0: none). Deliveries to clients are not queued as
 // deliveries: the loop encodes them into Deliver frames (deliverFrame).
-// subs is unused; it remains while wanted_test.go reads it.
 type delivery struct {
-	subs    []uint64
 	raw     []byte
 	at      time.Time
 	witness uint64
