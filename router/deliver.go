@@ -105,8 +105,3 @@ func (l *matchLoop) pushFrame(c *conn, f *deliverFrame, attached bool) {
 		l.slowConsumer(c)
 	}
 }
-
-// idArena is no longer used: deliveries to clients are encoded into
-// Deliver frames by the loop (deliverFrame). It remains until the matching
-// loop's field of this type goes (loop.go).
-type idArena struct{}

@@ -59,7 +59,6 @@ type matchLoop struct {
 	eng     *engine
 	conns   map[ifaceID]*conn
 	metrics *Metrics
-	ids     idArena    // backs the subscription ids of queued deliveries
 	lt      *linkTable // exact forwarding: the links' filters; nil until a link sends some
 	staged  []*conn    // connections with deliveries staged in this step
 	links              // nil mesh: no router links
