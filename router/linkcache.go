@@ -1,6 +1,10 @@
 package router
 
-import "github.com/sift-pubsub/sift/match"
+import (
+	"strings"
+
+	"github.com/sift-pubsub/sift/match"
+)
 
 // linkCache lets the link table decide without its index when an event
 // matches a filter that matched a recent event alike. The key attribute is
@@ -14,13 +18,15 @@ import "github.com/sift-pubsub/sift/match"
 // answer as before. A link's entries go whenever its filters change; the
 // entries are bounded per link (an event value outside every filter's
 // equalities may come in, through a filter that does not constrain the
-// key).
+// key). A remembered key value owns its bytes: an event's string values
+// alias the frame it was decoded from (wire.DecodeOwnedLinkPublish), which
+// an entry must not keep alive.
 type linkCache struct {
 	eqs    map[string]int // attribute -> equality constraints naming it, over every link's filters
 	key    string         // the key attribute ("" : no equality anywhere)
 	stale  bool           // eqs changed since key was chosen
-	byLink map[ifaceID]map[match.Value]cachedFilter
-	v      match.Value // the key value of the event being routed
+	byLink map[ifaceID]map[match.Value]*cachedFilter
+	v      match.Value // the key value of the event being routed (see unload)
 	hasV   bool
 }
 
@@ -35,7 +41,7 @@ type cachedFilter struct {
 const cacheMin = 1024
 
 func newLinkCache() *linkCache {
-	return &linkCache{eqs: make(map[string]int), byLink: make(map[ifaceID]map[match.Value]cachedFilter)}
+	return &linkCache{eqs: make(map[string]int), byLink: make(map[ifaceID]map[match.Value]*cachedFilter)}
 }
 
 // count adds (delta 1) or removes (-1) a filter's equalities.
@@ -82,17 +88,20 @@ func (c *linkCache) load(e match.Event) {
 	}
 }
 
+// unload forgets the routed event's key value, which aliases its frame.
+func (c *linkCache) unload() { c.v, c.hasV = match.Value{}, false }
+
 // lookup returns link id's remembered filter for the loaded value if e
 // matches it.
 func (c *linkCache) lookup(id ifaceID, e match.Event) (cachedFilter, bool) {
 	if !c.hasV {
 		return cachedFilter{}, false
 	}
-	cf, ok := c.byLink[id][c.v]
-	if !ok || !cf.f.Matches(e) {
+	cf := c.byLink[id][c.v]
+	if cf == nil || !cf.f.Matches(e) {
 		return cachedFilter{}, false
 	}
-	return cf, true
+	return *cf, true
 }
 
 // remember records that the event (whose key value was loaded) matched
@@ -103,11 +112,23 @@ func (c *linkCache) remember(id ifaceID, held int, f match.Filter, witness uint6
 	}
 	m := c.byLink[id]
 	if m == nil {
-		m = make(map[match.Value]cachedFilter)
+		m = make(map[match.Value]*cachedFilter)
 		c.byLink[id] = m
+	}
+	if cf := m[c.v]; cf != nil {
+		*cf = cachedFilter{f: f, witness: witness} // in place: assigning m[c.v] would store c.v's string as the key
+		return
 	}
 	if len(m) >= max(cacheMin, 2*held) {
 		clear(m)
 	}
-	m[c.v] = cachedFilter{f: f, witness: witness}
+	m[owned(c.v)] = &cachedFilter{f: f, witness: witness}
+}
+
+// owned returns v with its own copy of a string value.
+func owned(v match.Value) match.Value {
+	if v.Kind() == match.KindString {
+		return match.Str(strings.Clone(v.AsString()))
+	}
+	return v
 }

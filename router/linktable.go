@@ -185,6 +185,7 @@ func (t *linkTable) route(from ifaceID, e match.Event, witness uint64) ([]linkHi
 		t.out = t.out[:0]
 	}
 	t.cache.load(e)
+	defer t.cache.unload()
 	if t.fromCache(from, e) {
 		return t.out, decidedByCache
 	}
