@@ -161,21 +161,21 @@ func (d *EventDecoder) event(r *reader) match.Event {
 	attrs := d.attrList(r, n)
 	d.strs, d.buf = d.strs[:0], d.buf[:0]
 	d.syncWanted()
-	b := r.b // the fast path's position; r.b catches up at the end
+	b, o := r.b, 0 // the fast path's position is b[o:]; r.b catches up at the end
 	kept, all := 0, d.Wanted == nil
 	for i := range n {
 		strs, buf := len(d.strs), len(d.buf)
 		dst := &attrs[kept]
-		rest, ok := d.fastAttr(b, i, r, dst)
+		next, ok := d.fastAttr(b, o, i, r, dst)
 		if !ok { // anything unusual, errors included: the reader decides and words it
-			r.b = b
+			r.b = b[o:]
 			d.attr(r, i, dst)
 			if r.err != nil {
 				return match.Event{}
 			}
-			rest = r.b
+			next = len(b) - len(r.b) // r.b is a suffix of b
 		}
-		b = rest
+		o = next
 		if i > 0 && !d.ordered(i) {
 			r.fail("attribute %s: names not in strictly increasing order (after %s)", dst.Name, d.pos[i-1].name)
 			return match.Event{}
@@ -193,7 +193,7 @@ func (d *EventDecoder) event(r *reader) match.Event {
 		}
 		kept++
 	}
-	r.b = b
+	r.b = b[o:]
 	attrs = d.keepAttrs(r, attrs, kept)
 	d.setStrings(attrs)
 	return match.NewTrustedEvent(attrs)
@@ -318,7 +318,7 @@ func (d *EventDecoder) tagged(r *reader, i int) match.Value {
 			r.fail("invalid UTF-8")
 			return match.Value{}
 		}
-		return match.Str(d.str(r, p, r.b, i))
+		return match.Str(d.str(r, p, len(r.b), i))
 	case tagInt:
 		return match.Int(r.varint("int"))
 	case tagFloat:

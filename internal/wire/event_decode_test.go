@@ -256,3 +256,34 @@ func TestValidUTF8AgreesWithStdlib(t *testing.T) {
 		}
 	})
 }
+
+// TestFastPathLongLengths: names and strings whose length prefix takes
+// more than one byte (fastBytes) decode as the reader decodes them, in
+// every way a decoder decodes.
+func TestFastPathLongLengths(t *testing.T) {
+	for _, n := range []int{127, 128, 300, arenaMax, arenaMax + 1, 20000} {
+		e := match.MustEvent(
+			match.Attr{Name: "a" + strings.Repeat("b", n%200), Value: match.Str(strings.Repeat("é", n/2))},
+			match.Attr{Name: "z", Value: match.Str(strings.Repeat("x", n))},
+		)
+		raw := AppendEvent(nil, e)
+		want, werr := slowDecodeEvent(raw)
+		got, gerr := DecodeEvent(raw)
+		if werr != nil || gerr != nil || !got.Equal(want) || !got.Equal(e) {
+			t.Fatalf("length %d: fast path %v (%v), reader %v (%v), want %v", n, got, gerr, want, werr, e)
+		}
+		var d EventDecoder
+		body := (&Deliver{Items: []DeliverItem{{Subs: []uint64{1}, Event: e}}}).AppendBody(nil)
+		if err := d.DecodeBorrowedDeliver(body, func(_ []uint64, b match.Event) {
+			if !b.Equal(e) {
+				t.Fatalf("length %d: borrowed %v, want %v", n, b, e)
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		m, err := d.DecodeOwnedPublish((&Publish{Events: []match.Event{e}}).AppendBody(nil))
+		if err != nil || !m.Events[0].Equal(e) {
+			t.Fatalf("length %d: owned publish %v (%v), want %v", n, m, err, e)
+		}
+	}
+}

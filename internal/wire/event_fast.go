@@ -8,84 +8,87 @@ import (
 	"github.com/sift-pubsub/sift/match"
 )
 
-// fastAttr decodes attribute i from b into dst without the reader: pure
-// functions of the remaining bytes, returning the rest. The reader's
-// methods update r.b through a pointer, a store that costs a write barrier
-// while the garbage collector marks (which, at a router's allocation
-// rate, is much of the time); here the position lives in the caller's
-// local variable. It accepts exactly what the reader accepts, or gives up
-// (false) and leaves the attribute to the reader, which also words the
-// error: a malformed attribute is always decoded, and refused, by the
-// reader. r is only read (what kind of memory the event decodes into).
-func (d *EventDecoder) fastAttr(b []byte, i int, r *reader, dst *match.Attr) ([]byte, bool) {
+// fastAttr decodes attribute i, at offset o of b, into dst without the
+// reader, returning the offset after it: the position is an index into
+// the event's bytes, not a slice re-cut per field, and lives in the
+// caller's local variable (the reader's methods update r.b through a
+// pointer, a store that costs a write barrier while the garbage collector
+// marks). It accepts exactly what the reader accepts, or gives up (false)
+// and leaves the attribute to the reader, which also words the error: a
+// malformed attribute is always decoded, and refused, by the reader. r is
+// only read (what kind of memory the event decodes into).
+func (d *EventDecoder) fastAttr(b []byte, o, i int, r *reader, dst *match.Attr) (int, bool) {
 	var p []byte
-	if n := shortLen(b); n >= 0 {
-		p, b = b[1:1+n], b[1+n:]
-	} else if p, b = fastBytes(b); b == nil {
-		return nil, false
+	if n := shortLen(b, o); n >= 0 {
+		p, o = b[o+1:o+1+n], o+1+n
+	} else if p, o = fastBytes(b, o); o < 0 {
+		return 0, false
 	}
 	name, ok := d.intern(p, i)
-	if !ok || len(b) == 0 {
-		return nil, false
+	if !ok || o >= len(b) {
+		return 0, false
 	}
 	var v match.Value
-	switch tag := b[0]; tag {
+	switch tag := b[o]; tag {
 	case tagString:
-		if n := shortLen(b[1:]); n >= 0 {
-			p, b = b[2:2+n], b[2+n:]
-		} else if p, b = fastBytes(b[1:]); b == nil {
-			return nil, false
+		if n := shortLen(b, o+1); n >= 0 {
+			p, o = b[o+2:o+2+n], o+2+n
+		} else if p, o = fastBytes(b, o+1); o < 0 {
+			return 0, false
 		}
 		if !validUTF8(p) {
-			return nil, false
+			return 0, false
 		}
-		v = match.Str(d.str(r, p, b, i))
+		v = match.Str(d.str(r, p, len(b)-o, i))
 	case tagInt:
-		x, n := binary.Varint(b[1:])
+		x, n := binary.Varint(b[o+1:])
 		if n <= 0 {
-			return nil, false
+			return 0, false
 		}
-		v, b = match.Int(x), b[1+n:]
+		v, o = match.Int(x), o+1+n
 	case tagFloat:
-		if len(b) < 9 {
-			return nil, false
+		if len(b)-o < 9 {
+			return 0, false
 		}
-		f := math.Float64frombits(binary.LittleEndian.Uint64(b[1:]))
+		f := math.Float64frombits(binary.LittleEndian.Uint64(b[o+1:]))
 		if v, ok = finite(f); !ok {
-			return nil, false
+			return 0, false
 		}
-		b = b[9:]
+		o += 9
 	case tagBool:
-		if len(b) < 2 || b[1] > 1 {
-			return nil, false
+		if len(b)-o < 2 || b[o+1] > 1 {
+			return 0, false
 		}
-		v, b = match.Bool(b[1] == 1), b[2:]
+		v, o = match.Bool(b[o+1] == 1), o+2
 	default:
-		return nil, false
+		return 0, false
 	}
 	setAttr(dst, name, v)
-	return b, true
+	return o, true
 }
 
-// shortLen returns the length of the byte string at the front of b when
+// shortLen returns the length of the byte string at offset o of b when
 // its length prefix is one byte (most names' and values') and b holds its
-// bytes, else -1 (see fastBytes).
-func shortLen(b []byte) int {
-	if len(b) > 0 && int(b[0]) < min(len(b), 0x80) {
-		return int(b[0])
+// bytes, else -1: fastAttr then calls fastBytes.
+func shortLen(b []byte, o int) int {
+	if o < len(b) && b[o] < 0x80 && int(b[o]) < len(b)-o {
+		return int(b[o])
 	}
 	return -1
 }
 
-// fastBytes splits a length-prefixed byte string off b; rest is nil if
-// b does not hold one. fastAttr calls it when shortLen cannot say.
-func fastBytes(b []byte) (p, rest []byte) {
-	n, k := binary.Uvarint(b)
-	if k <= 0 || n > uint64(len(b)-k) {
-		return nil, nil
+// fastBytes returns the length-prefixed byte string at offset o of b and
+// the offset after it, or a negative offset if b does not hold one there.
+func fastBytes(b []byte, o int) ([]byte, int) {
+	if o >= len(b) {
+		return nil, -1
 	}
-	end := k + int(n)
-	return b[k:end], b[end:]
+	n, k := binary.Uvarint(b[o:])
+	if k <= 0 || n > uint64(len(b)-o-k) {
+		return nil, -1
+	}
+	start := o + k
+	return b[start : start+int(n)], start + int(n)
 }
 
 // validUTF8 is utf8.Valid with a fast path for ASCII, which most values

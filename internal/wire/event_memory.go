@@ -64,15 +64,15 @@ func (d *EventDecoder) keepAttrs(r *reader, attrs []match.Attr, kept int) []matc
 	return attrs[:kept:kept]
 }
 
-// str returns string value p of attribute i, just read by r (rest is
-// what follows it in the body), as the decoding way in use wants it: a
+// str returns string value p of attribute i, just read by r (rest bytes
+// of the body follow it), as the decoding way in use wants it: a
 // substring of the shared body, a copy in the arena, or, owned, a place
 // in buf that setStrings turns into a string once the event is read (""
 // until then).
-func (d *EventDecoder) str(r *reader, p, rest []byte, i int) string {
+func (d *EventDecoder) str(r *reader, p []byte, rest, i int) string {
 	switch {
 	case r.shared != "":
-		end := len(r.shared) - len(rest)
+		end := len(r.shared) - rest
 		return r.shared[end-len(p) : end]
 	case r.borrow:
 		return d.borrowed.arena.str(p)
