@@ -90,14 +90,17 @@ func (p *LinkPublishBatch) Size() int { return p.f.size() + 8*len(p.witness) }
 
 // Frame returns the batch as a LinkPublish frame with sequence number seq,
 // built in place: it aliases the batch and is valid until the next AddRaw
-// or Reset, which must come before Frame is called again.
+// or Reset. The batch is unchanged: more events may follow, and the next
+// frame holds them all.
 func (p *LinkPublishBatch) Frame(seq uint64) []byte {
 	p.f.room()
+	events := len(p.f.buf)
 	for _, w := range p.witness {
 		p.f.buf = binary.LittleEndian.AppendUint64(p.f.buf, w)
 	}
-	p.witness = p.witness[:0]
-	return p.f.frame(TypeLinkPublish, seq, uint64(p.f.n))
+	frame := p.f.frame(TypeLinkPublish, seq, uint64(p.f.n))
+	p.f.buf = p.f.buf[:events] // the witnesses stay in the frame, past the events
+	return frame
 }
 
 // Reset empties the batch, keeping its buffers.

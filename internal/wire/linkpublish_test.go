@@ -133,3 +133,27 @@ func FuzzLinkPublish(f *testing.F) {
 		}
 	})
 }
+
+// TestLinkPublishBatchGrowsAfterFrame: a batch may take more events after
+// Frame, like PublishBatch: the next frame holds every event with its own
+// witness (the witnesses of the first frame must not end up among the
+// events), and Frame called twice gives the same frame.
+func TestLinkPublishBatchGrowsAfterFrame(t *testing.T) {
+	e1 := match.MustEvent(match.Attr{Name: "a", Value: match.Int(1)})
+	e2 := match.MustEvent(match.Attr{Name: "b", Value: match.Str("x")})
+	var batch LinkPublishBatch
+	batch.AddRaw(AppendEvent(nil, e1), 11)
+	first := bytes.Clone(batch.Frame(1))
+	if again := batch.Frame(1); !bytes.Equal(again, first) {
+		t.Fatalf("Frame twice: %x, then %x", first, again)
+	}
+	batch.AddRaw(AppendEvent(nil, e2), 22)
+	if got, want := batch.Size(), len(AppendEvent(nil, e1))+len(AppendEvent(nil, e2))+16; got != want {
+		t.Fatalf("Size %d, want %d", got, want)
+	}
+	frame := batch.Frame(2)
+	want := AppendFrame(nil, &LinkPublish{Publish: Publish{Seq: 2, Events: []match.Event{e1, e2}}, Witness: []uint64{11, 22}})
+	if !bytes.Equal(frame, want) {
+		t.Fatalf("after Frame and AddRaw: frame\n%x\nwant\n%x", frame, want)
+	}
+}
