@@ -16,13 +16,17 @@ import (
 // with Routes messages the mesh accepted, so it holds what the mesh holds.
 //
 // It also answers from a witness (wire.LinkPublish): the hash of a filter
-// the event is known to match. When every link the event could go to
-// holds that filter, each of them wants the event, and the index is not
-// consulted. That is the common case of a router inside a chain, which
-// forwards the filters of the link behind it unchanged to the link in
-// front: the previous router matched the event against those very
-// filters. Failing that, a cache of filters that matched recent events
-// alike (linkcache.go) may decide; else the index does.
+// the previous router found the event to match. When every link the event
+// could go to holds that filter, and the event does match it (one
+// Filter.Matches: a neighbour's bug must not make the answer inexact, nor
+// travel on in the witness this router sends), each of them wants the
+// event, and the index is not consulted. That is the common case of a
+// router inside a chain, which forwards the filters of the link behind it
+// unchanged to the link in front: the previous router matched the event
+// against those very filters. Failing that, a cache of filters that
+// matched recent events alike (linkcache.go) may decide; else the index
+// does. Only a collision of two held filters' hashes can then send an
+// event to a link that does not want it; nothing ever loses one.
 type linkTable struct {
 	eng  *engine
 	subs map[ifaceID]map[string][]uint64 // canonical filter text → ids
@@ -30,12 +34,18 @@ type linkTable struct {
 	// links lists the links with at least one filter, ascending.
 	links []ifaceID
 	// hashOf[id] is the witness (wire.FilterHash) of filter id;
-	// holders[w] the links holding a filter with witness w, a link once
-	// per copy it holds.
+	// holders[w] the filter with witness w and the links holding it.
 	hashOf  map[uint64]uint64
-	holders map[uint64][]ifaceID
+	holders map[uint64]*witnessed
 	cache   *linkCache
 	out     []linkHit
+}
+
+// witnessed is a filter a witness names and the links holding it, a link
+// once per copy it holds.
+type witnessed struct {
+	f     match.Filter
+	links []ifaceID
 }
 
 // linkHit is a link an event goes to, with the witness to send along: a
@@ -63,7 +73,7 @@ func newLinkTable() *linkTable {
 		eng:     eng,
 		subs:    make(map[ifaceID]map[string][]uint64),
 		hashOf:  make(map[uint64]uint64),
-		holders: make(map[uint64][]ifaceID),
+		holders: make(map[uint64]*witnessed),
 		cache:   newLinkCache(),
 	}
 }
@@ -100,7 +110,12 @@ func (t *linkTable) apply(id ifaceID, r *wire.Routes) error {
 		held[key] = append(held[key], t.next)
 		w := wire.FilterHash(key)
 		t.hashOf[t.next] = w
-		t.holders[w] = append(t.holders[w], id)
+		wd := t.holders[w]
+		if wd == nil {
+			wd = &witnessed{f: f}
+			t.holders[w] = wd
+		}
+		wd.links = append(wd.links, id)
 	}
 	return nil
 }
@@ -132,14 +147,12 @@ func (t *linkTable) remove(id ifaceID, held map[string][]uint64, text string) er
 func (t *linkTable) forget(id ifaceID, sub uint64) {
 	w := t.hashOf[sub]
 	delete(t.hashOf, sub)
-	hs := t.holders[w]
-	if i := slices.Index(hs, id); i >= 0 {
-		hs = slices.Delete(hs, i, i+1)
+	wd := t.holders[w]
+	if i := slices.Index(wd.links, id); i >= 0 {
+		wd.links = slices.Delete(wd.links, i, i+1)
 	}
-	if len(hs) == 0 {
+	if len(wd.links) == 0 {
 		delete(t.holders, w)
-	} else {
-		t.holders[w] = hs
 	}
 }
 
@@ -179,7 +192,7 @@ func (t *linkTable) route(from ifaceID, e match.Event, witness uint64) ([]linkHi
 		return nil, decidedNoLinks // nowhere to go: a leaf of the tree
 	}
 	if witness != 0 {
-		if t.resolve(from, witness) {
+		if t.resolve(from, e, witness) {
 			return t.out, decidedByWitness
 		}
 		t.out = t.out[:0]
@@ -216,14 +229,18 @@ func (t *linkTable) fromCache(from ifaceID, e match.Event) bool {
 }
 
 // resolve fills t.out with every link but from when each holds the
-// witnessed filter, passing the witness on, and reports whether it did.
-func (t *linkTable) resolve(from ifaceID, witness uint64) bool {
-	hs := t.holders[witness]
+// witnessed filter and e matches it, passing the witness on, and reports
+// whether it did.
+func (t *linkTable) resolve(from ifaceID, e match.Event, witness uint64) bool {
+	wd := t.holders[witness]
+	if wd == nil || !wd.f.Matches(e) {
+		return false
+	}
 	for _, id := range t.links {
 		if id == from {
 			continue
 		}
-		if !slices.Contains(hs, id) {
+		if !slices.Contains(wd.links, id) {
 			return false
 		}
 		t.out = append(t.out, linkHit{link: id, witness: witness})

@@ -10,11 +10,14 @@ import (
 // filter the receiving router sent to the sender (in Routes) that the
 // sender found the event to match, or 0 when it names none. A router that
 // holds the witnessed filter from every link it could forward the event
-// on knows the answer of its link table without matching (routing.md,
-// "filter at every hop"). A witness is a hint, never trusted for delivery:
-// local clients are always matched, and a false witness (a neighbour's
-// bug, a hash collision) can only forward an event one hop too far, where
-// the next router filters it again.
+// on knows the answer of its link table from that one filter, without its
+// index (routing.md, "filter at every hop"). A witness is a hint, never
+// trusted for delivery (local clients are always matched) and checked
+// before it decides anything: the receiver matches the event against the
+// witnessed filter, so a false witness (a neighbour's bug) costs it only
+// its index lookup.
+// A collision of two held filters' hashes can forward an event one hop too
+// far, where the next router filters it again.
 //
 // The body is Publish's (seq, count, events) followed by one 8-byte
 // little-endian witness per event, so Raw still aliases each event's
