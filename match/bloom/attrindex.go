@@ -1,6 +1,8 @@
 package bloom
 
 import (
+	"slices"
+
 	"github.com/sift-pubsub/sift/match"
 )
 
@@ -26,27 +28,37 @@ func classOf(k match.Kind) int {
 // terms an event value satisfies, as the union of their bits. It is built
 // once from the terms and rebuilt when they change.
 type attrIndex struct {
-	exists   []uint64 // union of the `exists` terms
+	exists   []uint64 // union of the `exists` terms (nil: none)
 	chains   [numClasses][len(ordered)]*chain
-	prefix   map[string][]uint32         // literal -> positions
-	suffix   map[string][]uint32         // literal -> positions
+	prefix   literals                    // prefix literals
+	suffix   literals                    // suffix literals
 	contains map[int]map[string][]uint32 // literal length -> literal -> positions
+}
+
+// literals are the prefix (or suffix) literals of an attribute's terms,
+// with their lengths, so that a value is cut only at those lengths.
+type literals struct {
+	byText map[string][]uint32 // literal -> positions
+	lens   []int               // distinct literal lengths, increasing
 }
 
 // newAttrIndex builds the index of the terms on one attribute; positions
 // gives each constraint's bit positions.
 func newAttrIndex(p Params, cs []match.Constraint, positions func(match.Constraint) []uint32) *attrIndex {
-	ix := &attrIndex{exists: make([]uint64, p.words())}
+	ix := &attrIndex{}
 	var entries [numClasses][len(ordered)][]chainEntry
 	for _, c := range cs {
 		pos := positions(c)
 		switch c.Op {
 		case match.OpExists:
+			if ix.exists == nil {
+				ix.exists = make([]uint64, p.words())
+			}
 			setPositions(ix.exists, pos)
 		case match.OpPrefix:
-			ix.prefix = addLiteral(ix.prefix, c.Val.AsString(), pos)
+			ix.prefix.add(c.Val.AsString(), pos)
 		case match.OpSuffix:
-			ix.suffix = addLiteral(ix.suffix, c.Val.AsString(), pos)
+			ix.suffix.add(c.Val.AsString(), pos)
 		case match.OpContains:
 			ix.addContains(c.Val.AsString(), pos)
 		default:
@@ -58,7 +70,11 @@ func newAttrIndex(p Params, cs []match.Constraint, positions func(match.Constrai
 	for cl := range entries {
 		for o, es := range entries[cl] {
 			if len(es) > 0 {
-				ix.chains[cl][o] = newChain(es, int(p.K), p.words())
+				ch := newChain(es, int(p.K), p.words())
+				if (ordered[o] == match.OpEq || ordered[o] == match.OpNe) && len(es) >= eqMapMin {
+					ch.hashValues()
+				}
+				ix.chains[cl][o] = ch
 			}
 		}
 	}
@@ -72,6 +88,13 @@ func opSlot(op match.Op) int {
 		}
 	}
 	panic("bloom: operator " + op.String() + " has no chain")
+}
+
+func (ls *literals) add(lit string, pos []uint32) {
+	if i, found := slices.BinarySearch(ls.lens, len(lit)); !found {
+		ls.lens = slices.Insert(ls.lens, i, len(lit))
+	}
+	ls.byText = addLiteral(ls.byText, lit, pos)
 }
 
 func addLiteral(m map[string][]uint32, lit string, pos []uint32) map[string][]uint32 {
@@ -102,15 +125,17 @@ func (ix *attrIndex) or(dst []uint64, v match.Value) {
 		return
 	}
 	s := v.AsString()
-	if ix.prefix != nil {
-		for l := 0; l <= len(s); l++ {
-			setPositions(dst, ix.prefix[s[:l]])
+	for _, l := range ix.prefix.lens {
+		if l > len(s) {
+			break
 		}
+		setPositions(dst, ix.prefix.byText[s[:l]])
 	}
-	if ix.suffix != nil {
-		for l := 0; l <= len(s); l++ {
-			setPositions(dst, ix.suffix[s[len(s)-l:]])
+	for _, l := range ix.suffix.lens {
+		if l > len(s) {
+			break
 		}
+		setPositions(dst, ix.suffix.byText[s[len(s)-l:]])
 	}
 	for l, lits := range ix.contains {
 		for i := 0; i+l <= len(s); i++ {

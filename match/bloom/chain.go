@@ -24,8 +24,12 @@ type chain struct {
 	// fkeys (a numeric chain whose every value has an exact float64) and
 	// skeys (a string chain) hold the values as plain keys, so that the
 	// searches compare without match.Compare (chain_keys.go).
-	fkeys  []float64
-	skeys  []string
+	fkeys []float64
+	skeys []string
+	// seq or feq (an == or != chain of at least eqMapMin entries with
+	// plain keys) map a key to its run of entries (chain_eq.go).
+	seq    map[string]span
+	feq    map[float64]span
 	pos    []uint32 // k positions per entry
 	prefix []uint64 // prefix[b*words:]: union of entries [0, b*chainBlock)
 	suffix []uint64 // suffix[b*words:]: union of entries [b*chainBlock, n)
@@ -89,6 +93,22 @@ func (ch *chain) upper(v match.Value) int {
 	return sort.Search(len(ch.vals), func(i int) bool { return compareValues(ch.vals[i], v) > 0 })
 }
 
+// equal returns the run [lo, hi) of entries equal to v (lo == hi when
+// there is none).
+func (ch *chain) equal(v match.Value) (lo, hi int) {
+	switch {
+	case ch.seq != nil && v.Kind() == match.KindString:
+		r := ch.seq[v.AsString()]
+		return int(r.lo), int(r.hi)
+	case ch.feq != nil && v.Kind() != match.KindString:
+		if f, ok := exactFloat(v); ok {
+			r := ch.feq[f]
+			return int(r.lo), int(r.hi)
+		}
+	}
+	return ch.lower(v), ch.upper(v)
+}
+
 // orPrefix sets in dst the bits of entries [0, i).
 func (ch *chain) orPrefix(dst []uint64, i int) {
 	b := i / chainBlock
@@ -108,10 +128,12 @@ func (ch *chain) orSuffix(dst []uint64, j int) {
 func (ch *chain) or(dst []uint64, op match.Op, v match.Value) {
 	switch op {
 	case match.OpEq:
-		ch.setRange(dst, ch.lower(v), ch.upper(v))
-	case match.OpNe:
-		ch.orPrefix(dst, ch.lower(v))
-		ch.orSuffix(dst, ch.upper(v))
+		lo, hi := ch.equal(v)
+		ch.setRange(dst, lo, hi)
+	case match.OpNe: // every entry outside the run of v's
+		lo, hi := ch.equal(v)
+		ch.orPrefix(dst, lo)
+		ch.orSuffix(dst, hi)
 	case match.OpLt: // v < c
 		ch.orSuffix(dst, ch.upper(v))
 	case match.OpLe: // v <= c

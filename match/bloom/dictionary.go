@@ -18,23 +18,30 @@ import (
 // by qualifier; qualifiers are grouped by signature (the attributes they
 // constrain), and a signature finds the groups whose equalities an event
 // satisfies with one map lookup of the event's values. Within a group,
-// terms are indexed per attribute like unqualified ones. An attribute
+// terms are indexed per attribute like unqualified ones. Attribute names
+// are numbered, so a summary looks each event attribute up once. An attribute
 // index whose terms changed is rebuilt on the next Summary that needs it,
 // so a burst of subscription changes costs one rebuild. A Dictionary is
 // not safe for concurrent use, and Summary mutates it (it re-indexes).
 type Dictionary struct {
-	p      Params
-	n      int
-	flat   map[string]*attrTerms // attribute -> unqualified terms
-	groups map[string]*group     // qualifier text -> group
-	sigs   map[string]*signature // signature text -> signature
-	tuple  []byte                // scratch
+	p        Params
+	n        int
+	flat     map[string]*attrTerms // attribute -> unqualified terms
+	groups   map[string]*group     // qualifier text -> group
+	sigs     map[string]*signature // signature text -> signature
+	names    attrNames             // the attributes of flat, groups and sigs
+	flatByID []*attrTerms          // flat by attribute id (nil: none)
+	sigList  []*signature          // sigs, for the summary's loop
+	view     eventView             // scratch: the event being summarised
+	tuple    []byte                // scratch
 }
 
 // attrTerms are the terms of one qualifier (or none) whose constraint is
 // on one attribute.
 type attrTerms struct {
 	qual match.Filter
+	attr string
+	id   int32 // attr's number in Dictionary.names
 	refs map[match.Constraint]int
 	idx  *attrIndex // nil when stale
 }
@@ -45,6 +52,7 @@ type group struct {
 	sig   *signature
 	tuple string
 	attrs map[string]*attrTerms
+	list  []*attrTerms // attrs' values, for the summary's loop
 }
 
 // signature holds the groups whose qualifiers constrain the same
@@ -52,6 +60,7 @@ type group struct {
 type signature struct {
 	text    string
 	attrs   []string
+	ids     []int32 // attrs' numbers in Dictionary.names
 	byTuple map[string][]*group
 }
 
@@ -155,32 +164,33 @@ func (d *Dictionary) Terms() []Term {
 }
 
 // Summary sets dst (a filter of M bits) to the summary of e: the union of
-// the bits of every term e satisfies.
+// the bits of every term e satisfies. It looks each of e's attributes up
+// once; the unqualified terms are then found by attribute number, and
+// each signature's groups by one map lookup.
 func (d *Dictionary) Summary(e match.Event, dst *bitset.BitSet) {
 	w := dst.Words()
 	clear(w)
-	d.orAttrs(w, d.flat, e)
-	for _, sig := range d.sigs {
+	v := &d.view
+	v.load(e, &d.names)
+	for _, id := range v.ids {
+		if int(id) < len(d.flatByID) {
+			if at := d.flatByID[id]; at != nil {
+				d.index(at).or(w, v.vals[id])
+			}
+		}
+	}
+	for _, sig := range d.sigList {
 		var ok bool
-		d.tuple, ok = eventTuple(d.tuple[:0], e, sig.attrs)
+		d.tuple, ok = eventTuple(d.tuple[:0], v, sig.ids)
 		if !ok {
 			continue
 		}
 		for _, g := range sig.byTuple[string(d.tuple)] {
-			d.orAttrs(w, g.attrs, e)
-		}
-	}
-}
-
-// orAttrs ORs into w the bits of the terms in attrs that e satisfies.
-func (d *Dictionary) orAttrs(w []uint64, attrs map[string]*attrTerms, e match.Event) {
-	if len(attrs) == 0 {
-		return
-	}
-	for i := range e.Len() {
-		a := e.At(i)
-		if at := attrs[a.Name]; at != nil {
-			d.index(at).or(w, a.Value)
+			for _, at := range g.list {
+				if val, ok := v.get(at.id); ok {
+					d.index(at).or(w, val)
+				}
+			}
 		}
 	}
 }
@@ -203,18 +213,27 @@ func (d *Dictionary) index(at *attrTerms) *attrIndex {
 // holds t.
 func (d *Dictionary) attrTermsFor(t Term, create bool) *attrTerms {
 	attrs := d.flat
+	var g *group
 	if t.Qualified() {
-		g := d.groupFor(t.Qual, create)
-		if g == nil {
+		if g = d.groupFor(t.Qual, create); g == nil {
 			return nil
 		}
 		attrs = g.attrs
 	}
 	at := attrs[t.C.Attr]
-	if at == nil && create {
-		at = &attrTerms{qual: t.Qual, refs: make(map[match.Constraint]int)}
-		attrs[t.C.Attr] = at
+	if at != nil || !create {
+		return at
 	}
+	at = &attrTerms{qual: t.Qual, attr: t.C.Attr, id: d.names.acquire(t.C.Attr), refs: make(map[match.Constraint]int)}
+	attrs[t.C.Attr] = at
+	if g != nil {
+		g.list = append(g.list, at)
+		return at
+	}
+	if int(at.id) >= len(d.flatByID) {
+		d.flatByID = append(d.flatByID, make([]*attrTerms, int(at.id)+1-len(d.flatByID))...)
+	}
+	d.flatByID[at.id] = at
 	return at
 }
 
@@ -231,7 +250,11 @@ func (d *Dictionary) groupFor(qual match.Filter, create bool) *group {
 	sig := d.sigs[sigText]
 	if sig == nil {
 		sig = &signature{text: sigText, attrs: attrs, byTuple: make(map[string][]*group)}
+		for _, a := range attrs {
+			sig.ids = append(sig.ids, d.names.acquire(a))
+		}
 		d.sigs[sigText] = sig
+		d.sigList = append(d.sigList, sig)
 	}
 	g := &group{qual: qual, sig: sig, tuple: qualTuple(qual), attrs: make(map[string]*attrTerms)}
 	d.groups[text] = g
@@ -245,12 +268,15 @@ func (d *Dictionary) prune(t Term, at *attrTerms) {
 	if len(at.refs) > 0 {
 		return
 	}
+	d.names.release(at.attr)
 	if !t.Qualified() {
 		delete(d.flat, t.C.Attr)
+		d.flatByID[at.id] = nil
 		return
 	}
 	g := d.groups[t.Qual.String()]
 	delete(g.attrs, t.C.Attr)
+	g.list = slices.DeleteFunc(g.list, func(x *attrTerms) bool { return x == at })
 	if len(g.attrs) > 0 {
 		return
 	}
@@ -264,5 +290,9 @@ func (d *Dictionary) prune(t Term, at *attrTerms) {
 	}
 	if len(sig.byTuple) == 0 {
 		delete(d.sigs, sig.text)
+		d.sigList = slices.DeleteFunc(d.sigList, func(x *signature) bool { return x == sig })
+		for _, a := range sig.attrs {
+			d.names.release(a)
+		}
 	}
 }

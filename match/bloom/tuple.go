@@ -44,11 +44,11 @@ func qualTuple(q match.Filter) string {
 }
 
 // eventTuple appends the key of the event's values for the attributes of
-// a signature (one per qualifier constraint, repeats included), and
+// a signature (ids: one per qualifier constraint, repeats included), and
 // reports false when the event lacks one of them.
-func eventTuple(b []byte, e match.Event, attrs []string) ([]byte, bool) {
-	for _, a := range attrs {
-		v, ok := e.Get(a)
+func eventTuple(b []byte, e *eventView, ids []int32) ([]byte, bool) {
+	for _, id := range ids {
+		v, ok := e.get(id)
 		if !ok {
 			return b, false
 		}
