@@ -180,3 +180,36 @@ func checkHits(t *rapid.T, what string, model linkTableModel, ev match.Event, hi
 		t.Fatalf("%s: event %v: links %v, want %v (model %v)", what, ev, got, want, model)
 	}
 }
+
+// TestLinkTableFailedApply: a Routes message the link table refuses
+// halfway (the loop then closes the link and drops it) leaves witnesses,
+// equality counts and cache consistent with what it did install: routing
+// stays exact, and dropping the link leaves nothing behind.
+func TestLinkTableFailedApply(t *testing.T) {
+	lt := newLinkTable()
+	for id, add := range map[ifaceID][]string{1: {`a == 1`, `b == "x"`, `a == 1`}, 2: {`a == 1`}} {
+		if err := lt.apply(id, &wire.Routes{Snapshot: true, Add: add}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev := match.MustEvent(match.Attr{Name: "a", Value: match.Int(1)}, match.Attr{Name: "b", Value: match.Str("x")})
+	lt.route(0, ev, 0) // fills the cache
+	err := lt.apply(1, &wire.Routes{Remove: []string{`a == 1`, `b == "x"`, `b == "x"`}, Add: []string{`a == 2`}})
+	if err == nil {
+		t.Fatal("removing a filter twice that was held once: no error")
+	}
+	// Link 1 now holds one a == 1: the witness of a == 1 still names both links.
+	if hits, d := lt.route(0, ev, wire.FilterHash(`a == 1`)); d != decidedByWitness || len(hits) != 2 {
+		t.Fatalf("after the failed apply: %v decided by %d, want links 1 and 2 by witness", hits, d)
+	}
+	noB := match.MustEvent(match.Attr{Name: "b", Value: match.Str("x")})
+	if hits, _ := lt.route(0, noB, wire.FilterHash(`b == "x"`)); len(hits) != 0 {
+		t.Fatalf("b == \"x\" was removed from link 1 before the error: still routed to %v", hits)
+	}
+	lt.drop(1)
+	lt.drop(2)
+	if len(lt.hashOf) != 0 || len(lt.holders) != 0 || len(lt.links) != 0 || len(lt.cache.eqs) != 0 || len(lt.cache.byLink) != 0 || len(lt.eng.ifaces) != 0 {
+		t.Fatalf("after dropping both links: %d witnesses, %d holders, links %v, equalities %v, %d cached links, %d engine interfaces",
+			len(lt.hashOf), len(lt.holders), lt.links, lt.cache.eqs, len(lt.cache.byLink), len(lt.eng.ifaces))
+	}
+}
