@@ -28,6 +28,7 @@ type linkCache struct {
 	byLink map[ifaceID]map[match.Value]*cachedFilter
 	v      match.Value // the key value of the event being routed (see unload)
 	hasV   bool
+	vOwned bool // v is a copy of the event's (remember made it)
 }
 
 // cachedFilter is a remembered filter and its witness.
@@ -82,14 +83,14 @@ func (c *linkCache) pick() {
 // load reads the event's key value, before lookup and remember.
 func (c *linkCache) load(e match.Event) {
 	c.pick()
-	c.hasV = false
+	c.hasV, c.vOwned = false, false
 	if c.key != "" {
 		c.v, c.hasV = e.Get(c.key)
 	}
 }
 
 // unload forgets the routed event's key value, which aliases its frame.
-func (c *linkCache) unload() { c.v, c.hasV = match.Value{}, false }
+func (c *linkCache) unload() { c.v, c.hasV, c.vOwned = match.Value{}, false, false }
 
 // lookup returns link id's remembered filter for the loaded value if e
 // matches it.
@@ -122,7 +123,10 @@ func (c *linkCache) remember(id ifaceID, held int, f match.Filter, witness uint6
 	if len(m) >= max(cacheMin, 2*held) {
 		clear(m)
 	}
-	m[owned(c.v)] = &cachedFilter{f: f, witness: witness}
+	if !c.vOwned { // copied once per event, whatever the links it hits
+		c.v, c.vOwned = owned(c.v), true
+	}
+	m[c.v] = &cachedFilter{f: f, witness: witness}
 }
 
 // owned returns v with its own copy of a string value.
