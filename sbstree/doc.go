@@ -8,7 +8,9 @@
 // Children are sorted arrays of bit positions beside their node pointers:
 // the universe is at most 65,536 bits, so a roaring bitmap would be one
 // container, that is, the same sorted array with more overhead; testing a
-// child's bit in the dense summary is a single word probe.
+// child's bit in the dense summary is a single word probe. A node with
+// many children (the root has one per distinct lowest bit) also keeps
+// them as a bitmap, ANDed with the summary a word at a time.
 //
 // Tree implements bloom.Tree; NewIndex wraps it as an exact match.Index
 // (registered as "sbstree") through bloom.Index. Sparse storage pays off

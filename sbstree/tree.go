@@ -27,6 +27,7 @@ type Tree struct {
 type node struct {
 	bits []uint16
 	kids []*node
+	mask []uint64 // bits as a bitmap, for nodes with many children (dense.go)
 	srcs bloom.Sources
 }
 
@@ -87,6 +88,9 @@ func (t *Tree) Match(e *bitset.BitSet, dst []uint64) []uint64 {
 // set in the event summary ew.
 func walk(n *node, ew []uint64, dst []uint64) []uint64 {
 	dst = n.srcs.AppendTo(dst)
+	if n.mask != nil {
+		return denseWalk(n, ew, dst)
+	}
 	for j, b := range n.bits {
 		if ew[b>>6]&(1<<(b&63)) != 0 {
 			dst = walk(n.kids[j], ew, dst)
@@ -104,6 +108,9 @@ func (t *Tree) MatchAny(e *bitset.BitSet) bool {
 func anyWalk(n *node, ew []uint64) bool {
 	if n.srcs.Len() > 0 {
 		return true
+	}
+	if n.mask != nil {
+		return denseAny(n, ew)
 	}
 	for j, b := range n.bits {
 		if ew[b>>6]&(1<<(b&63)) != 0 && anyWalk(n.kids[j], ew) {
@@ -134,6 +141,7 @@ func (t *Tree) child(n *node, b uint16, create bool) *node {
 	c := &node{}
 	n.bits = slices.Insert(n.bits, j, b)
 	n.kids = slices.Insert(n.kids, j, c)
+	n.addDense(b, (t.m+63)/64)
 	t.nodes++
 	return c
 }
@@ -142,5 +150,6 @@ func (t *Tree) removeChild(n *node, b uint16) {
 	j, _ := slices.BinarySearch(n.bits, b)
 	n.bits = slices.Delete(n.bits, j, j+1)
 	n.kids = slices.Delete(n.kids, j, j+1)
+	n.removeDense(b)
 	t.nodes--
 }
