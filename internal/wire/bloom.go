@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 )
 
 // Bloom forwarding on router links (routing.md, "Bloom forwarding"): the
@@ -175,19 +176,41 @@ type BloomEvent struct {
 }
 
 // AppendBloomEvent appends one BloomPublish entry: the summary (nil when
-// exact), in whichever of the dense and sparse encodings is shorter, then
-// the encoded event with its length.
+// exact), in whichever of the dense and sparse encodings is shorter (dense
+// on a tie), then the encoded event with its length. It grows b at most
+// once, and not at all when b has room for the event and 24 bytes a
+// summary word.
 func AppendBloomEvent(b []byte, exact bool, summary []uint64, event []byte) []byte {
-	switch {
-	case exact:
+	tail := uvarintLen(uint64(len(event))) + len(event)
+	if exact {
+		b = slices.Grow(b, 1+tail)
 		b = append(b, summaryExact)
-	case sparseLen(summary) < 8*len(summary):
-		b = append(b, summarySparse)
-		b = binary.AppendUvarint(b, uint64(len(summary)))
-		b = appendSparse(b, summary)
-	default:
-		b = append(b, summaryDense)
-		b = binary.AppendUvarint(b, uint64(len(summary)))
+		return appendBytes(b, event)
+	}
+	count := 0
+	for _, w := range summary {
+		count += bits.OnesCount64(w)
+	}
+	dense := 8 * len(summary)
+	// Sparse takes at least a byte per bit and at most 3 (a gap is below
+	// MaxBloomM = 2^16), plus the count.
+	sparse := uvarintLen(uint64(count)) + 3*count
+	trySparse := sparse-2*count < dense
+	room := dense
+	if trySparse {
+		room = max(dense, sparse)
+	}
+	b = slices.Grow(b, 1+uvarintLen(uint64(len(summary)))+room+tail)
+	start := len(b)
+	b = append(b, summarySparse)
+	b = binary.AppendUvarint(b, uint64(len(summary)))
+	head := len(b)
+	if trySparse {
+		b = appendSparse(b, summary, count)
+	}
+	if !trySparse || len(b)-head >= dense {
+		b = b[:head]
+		b[start] = summaryDense
 		for _, w := range summary {
 			b = binary.LittleEndian.AppendUint64(b, w)
 		}
@@ -195,31 +218,11 @@ func AppendBloomEvent(b []byte, exact bool, summary []uint64, event []byte) []by
 	return appendBytes(b, event)
 }
 
-// sparseLen returns the bytes of the sparse encoding's bit count and gaps.
-func sparseLen(words []uint64) int {
-	n, prev := 0, -1
-	count := 0
-	for i, w := range words {
-		for w != 0 {
-			pos := 64*i + bits.TrailingZeros64(w)
-			n += uvarintLen(uint64(pos - prev - 1))
-			prev = pos
-			w &= w - 1
-			count++
-		}
-	}
-	return n + uvarintLen(uint64(count))
-}
-
 func uvarintLen(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
 
-// appendSparse appends the set bits' count, then each position as the gap
-// from the previous position plus one (so the first is its position).
-func appendSparse(b []byte, words []uint64) []byte {
-	count := 0
-	for _, w := range words {
-		count += bits.OnesCount64(w)
-	}
+// appendSparse appends the count of set bits, then each position as the
+// gap from the previous position plus one (so the first is its position).
+func appendSparse(b []byte, words []uint64, count int) []byte {
 	b = binary.AppendUvarint(b, uint64(count))
 	prev := -1
 	for i, w := range words {
