@@ -57,9 +57,8 @@ func (b *segBuilder) pivotOrder(name string) (rest uint32, spans map[string]slot
 		sizes[g]++
 		of[kv.slot] = g + 1
 	}
-	rest = uint32(len(b.ids) - len(eq))
-	next := make([]uint32, len(sizes)+1) // next free slot by group number + 1
-	next[0] = 0
+	rest = uint32(len(b.ids) - len(eq)) // a subscription has at most one point
+	next := make([]uint32, len(sizes)+1) // next free slot by group number + 1; the rest from 0
 	start := rest
 	for g, size := range sizes {
 		next[g+1] = start
@@ -93,6 +92,8 @@ func (b *segBuilder) renumber(perm []uint32) {
 	}
 }
 
+// renumberDim renumbers the slots a dimension builder holds, keeping the
+// open marks of bounds.
 func renumberDim[K cmp.Ordered](d *dimBuilder[K], perm []uint32) {
 	renumberSlots(d.has, perm)
 	for _, kvs := range [][]keyed[K]{d.los, d.his, d.eq, d.ne} {

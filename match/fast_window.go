@@ -74,8 +74,8 @@ func (w *window) setSlots(dst []uint64, slots []uint32) {
 const clipMin = 32
 
 // clip returns the slots of the sorted list that fall in the window's
-// word range r, or for a short list (or a window of one range) all of
-// them once, in range 0, and none in range 1.
+// word range r, or for a short list (or a window of the whole segment) all
+// of them once, in range 0, and none in range 1.
 func (w *window) clip(slots []uint32, r int) []uint32 {
 	if len(slots) < clipMin || w.whole {
 		if r > 0 {
