@@ -57,7 +57,7 @@ func (b *segBuilder) pivotOrder(name string) (rest uint32, spans map[string]slot
 		sizes[g]++
 		of[kv.slot] = g + 1
 	}
-	rest = uint32(len(b.ids) - len(eq)) // a subscription has at most one point
+	rest = uint32(len(b.ids) - len(eq))  // a subscription has at most one point
 	next := make([]uint32, len(sizes)+1) // next free slot by group number + 1; the rest from 0
 	start := rest
 	for g, size := range sizes {
