@@ -106,20 +106,42 @@ func (ch *chain) equal(v match.Value) (lo, hi int) {
 			return int(r.lo), int(r.hi)
 		}
 	}
-	return ch.lower(v), ch.upper(v)
+	lo = ch.lower(v)
+	return lo, ch.runEnd(lo, v)
+}
+
+// runEnd returns the end of the run of entries equal to v from lo (the
+// lower bound of v): a run is short, one entry or a few numbers of
+// different kinds, so a scan beats a second search.
+func (ch *chain) runEnd(lo int, v match.Value) int {
+	hi := lo
+	switch {
+	case ch.skeys != nil && v.Kind() == match.KindString:
+		for s := v.AsString(); hi < len(ch.skeys) && ch.skeys[hi] == s; hi++ {
+		}
+	default:
+		for hi < len(ch.vals) && compareValues(ch.vals[hi], v) == 0 {
+			hi++
+		}
+	}
+	return hi
 }
 
 // orPrefix sets in dst the bits of entries [0, i).
 func (ch *chain) orPrefix(dst []uint64, i int) {
 	b := i / chainBlock
-	orWords(dst, ch.prefix[b*ch.words:(b+1)*ch.words])
+	if b > 0 { // prefix[0] is empty
+		orWords(dst, ch.prefix[b*ch.words:(b+1)*ch.words])
+	}
 	ch.setRange(dst, b*chainBlock, i)
 }
 
 // orSuffix sets in dst the bits of entries [j, n).
 func (ch *chain) orSuffix(dst []uint64, j int) {
 	b := (j + chainBlock - 1) / chainBlock
-	orWords(dst, ch.suffix[b*ch.words:(b+1)*ch.words])
+	if b*chainBlock < len(ch.vals) { // the last suffix is empty
+		orWords(dst, ch.suffix[b*ch.words:(b+1)*ch.words])
+	}
 	ch.setRange(dst, j, min(b*chainBlock, len(ch.vals)))
 }
 

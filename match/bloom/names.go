@@ -1,6 +1,10 @@
 package bloom
 
-import "github.com/sift-pubsub/sift/match"
+import (
+	"strings"
+
+	"github.com/sift-pubsub/sift/match"
+)
 
 // attrNames numbers the attribute names the dictionary's terms and
 // qualifiers use, reference-counted, so that a summary looks each event
@@ -10,6 +14,7 @@ type attrNames struct {
 	ids  map[string]int32
 	refs []int32 // by id; 0: free
 	free []int32
+	gen  uint64 // changes whenever a name gets or loses an id
 }
 
 // acquire returns name's id, adding a reference.
@@ -26,6 +31,7 @@ func (n *attrNames) acquire(name string) int32 {
 			n.refs = append(n.refs, 0)
 		}
 		n.ids[name] = id
+		n.gen++
 	}
 	n.refs[id]++
 	return id
@@ -37,16 +43,23 @@ func (n *attrNames) release(name string) {
 	if n.refs[id]--; n.refs[id] == 0 {
 		delete(n.ids, name)
 		n.free = append(n.free, id)
+		n.gen++
 	}
 }
 
 // eventView holds one event's values by attribute id: the attributes the
-// dictionary knows, looked up once per summary.
+// dictionary knows, looked up once per summary. Events of one publisher
+// tend to name the same attributes, so it remembers the last event's
+// names and their ids (-1: unknown) and compares before looking up.
 type eventView struct {
 	vals  []match.Value
 	stamp []uint32 // stamp[id] == epoch: vals[id] is the event's
 	epoch uint32
 	ids   []int32 // the event's known attributes, in event order
+
+	lastNames []string
+	lastIDs   []int32
+	lastGen   uint64 // attrNames.gen when lastIDs were looked up
 }
 
 // load makes the view hold e's values.
@@ -61,9 +74,26 @@ func (v *eventView) load(e match.Event, names *attrNames) {
 		v.epoch = 1
 	}
 	v.ids = v.ids[:0]
+	if names.gen != v.lastGen || len(v.lastNames) != e.Len() {
+		v.lastGen = names.gen
+		v.lastNames, v.lastIDs = v.lastNames[:0], v.lastIDs[:0]
+		for range e.Len() {
+			v.lastNames = append(v.lastNames, "")
+			v.lastIDs = append(v.lastIDs, -1)
+		}
+	}
 	for i := range e.Len() {
 		a := e.At(i)
-		if id, ok := names.ids[a.Name]; ok {
+		id := v.lastIDs[i]
+		if a.Name != v.lastNames[i] {
+			id = -1
+			if known, ok := names.ids[a.Name]; ok {
+				id = known
+			}
+			// A copy: the event's memory may be a reader's, reused later.
+			v.lastNames[i], v.lastIDs[i] = strings.Clone(a.Name), id
+		}
+		if id >= 0 {
 			v.vals[id] = a.Value
 			v.stamp[id] = v.epoch
 			v.ids = append(v.ids, id)

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/sift-pubsub/sift/match"
 )
@@ -91,5 +92,25 @@ func checkNames(t *testing.T, d *Dictionary) {
 	}
 	if len(refs) != len(d.names.ids) {
 		t.Fatalf("numbered %v, in use %v", d.names.ids, refs)
+	}
+}
+
+// TestSummaryOfReusedNameMemory: an event whose attribute names live in
+// memory its reader reuses (borrowed decoding) gets the summary of its
+// own names, not of the names the memory held for the previous event.
+func TestSummaryOfReusedNameMemory(t *testing.T) {
+	d, _ := NewDictionary(Params{})
+	aa, bb := match.MustParse(`aa == 1`), match.MustParse(`bb == 1`)
+	d.AddFilter(aa)
+	d.AddFilter(bb)
+	buf := []byte("aa")
+	name := unsafe.String(&buf[0], len(buf))
+	sum := d.p.NewFilter()
+	for _, want := range []match.Filter{aa, bb} {
+		copy(buf, want.At(0).Attr)
+		d.Summary(match.MustEvent(match.Attr{Name: name, Value: match.Int(1)}), sum)
+		if !sum.Equal(d.p.Encode(want)) {
+			t.Fatalf("event {%s: 1}: summary %x, want the bits of %v, %x", name, sum.Words(), want, d.p.Encode(want).Words())
+		}
 	}
 }
