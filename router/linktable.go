@@ -184,8 +184,8 @@ func (t *linkTable) listLinks() {
 // route returns the links whose filters e matches, never the one it came
 // from, in ascending id order, each with a witness for the next router
 // (aliasing scratch space, valid until the next call), and what decided.
-// witness, when not 0, names a filter e is known to match (see
-// linkTable).
+// witness, when not 0, names a filter the previous router found e to
+// match, checked before it decides (see linkTable).
 func (t *linkTable) route(from ifaceID, e match.Event, witness uint64) ([]linkHit, routeDecision) {
 	t.out = t.out[:0]
 	if len(t.links) == 0 || len(t.links) == 1 && t.links[0] == from {
@@ -233,7 +233,7 @@ func (t *linkTable) fromCache(from ifaceID, e match.Event) bool {
 // whether it did.
 func (t *linkTable) resolve(from ifaceID, e match.Event, witness uint64) bool {
 	wd := t.holders[witness]
-	if wd == nil || !wd.f.Matches(e) {
+	if wd == nil {
 		return false
 	}
 	for _, id := range t.links {
@@ -245,5 +245,5 @@ func (t *linkTable) resolve(from ifaceID, e match.Event, witness uint64) bool {
 		}
 		t.out = append(t.out, linkHit{link: id, witness: witness})
 	}
-	return true
+	return wd.f.Matches(e) // last: the dearest test
 }
