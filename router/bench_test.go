@@ -77,6 +77,10 @@ type benchEnv struct {
 	lat      []time.Duration
 	sentinel chan struct{}
 	subs     []*client.Client
+	// routers are the metrics of every router the events cross (nil: an
+	// external router): a slow consumer there (a client or a link whose
+	// queue overflowed) drops events, so the sentinels may never come.
+	routers []*router.Metrics
 }
 
 // dialFunc connects a client to a router.
@@ -209,6 +213,7 @@ func (be *benchEnv) useRouter(b *testing.B) {
 		}
 		b.Cleanup(func() { env.Stop() })
 		be.dial, be.metrics = env.Dial, env.Router.Metrics()
+		be.routers = []*router.Metrics{be.metrics}
 		be.cpu = func() (time.Duration, bool) { return cpuclock.Process(), false }
 		return
 	}
@@ -311,14 +316,43 @@ func stamp(e match.Event) match.Event {
 
 // waitSentinels waits until every subscriber connection has received the
 // end marker, failing if one is disconnected (e.g. as a slow consumer).
+// waitSentinels waits for every subscriber connection's sentinel. It fails
+// the benchmark, rather than wait forever, when a subscriber connection
+// ends, when a router closes a slow consumer (the machine could not keep
+// up and events were dropped), or when no sentinel comes for sentinelWait.
 func (be *benchEnv) waitSentinels(b *testing.B) {
-	for range be.shape.conns {
+	slow0 := be.slowConsumers()
+	done := be.anyDone()
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	last := time.Now()
+	for got := 0; got < be.shape.conns; {
 		select {
 		case <-be.sentinel:
-		case <-be.anyDone():
+			got, last = got+1, time.Now()
+		case <-done:
 			b.Fatalf("a subscriber connection ended: %v", be.firstErr())
+		case <-tick.C:
+			if n := be.slowConsumers(); n > slow0 {
+				b.Fatalf("a router closed %v slow consumers (a client or link queue overflowed): the machine did not keep up and events were dropped", n-slow0)
+			}
+			if time.Since(last) > sentinelWait {
+				b.Fatalf("%d of %d sentinels after waiting %v", got, be.shape.conns, sentinelWait)
+			}
 		}
 	}
+}
+
+// sentinelWait bounds the wait for the next sentinel.
+const sentinelWait = 2 * time.Minute
+
+// slowConsumers sums the slow consumers the routers closed.
+func (be *benchEnv) slowConsumers() float64 {
+	sum := 0.0
+	for _, m := range be.routers {
+		sum += metricValue(m.SlowConsumers)
+	}
+	return sum
 }
 
 func (be *benchEnv) anyDone() <-chan struct{} {

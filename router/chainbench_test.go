@@ -69,6 +69,9 @@ func setupChain(b *testing.B, forward string, shape benchShape) *chainEnv {
 	b.Cleanup(func() { m.Stop() })
 	near, far := m.Routers[0], m.Routers[2]
 	be := &benchEnv{shape: shape, sentinel: make(chan struct{}, shape.conns), metrics: far.Router.Metrics()}
+	for _, r := range m.Routers {
+		be.routers = append(be.routers, r.Router.Metrics())
+	}
 	be.cpu = func() (time.Duration, bool) { return cpuclock.Process(), false }
 	w := be.subscribeAll(b, far.Dial)
 	be.dialPublisher(b, near.Dial, w)
