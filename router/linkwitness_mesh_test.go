@@ -21,9 +21,11 @@ import (
 // loop, encoded and decoded as on the wire, each router decoding with its
 // own wanted names), through rounds of churn: subscribe, unsubscribe, a
 // client leaving, a link going down and coming back (a snapshot resync
-// under new interface ids), routers with and without merging. After each
-// round it runs the mesh until quiet and publishes events from random
-// clients; then, against brute force over the clients' subscriptions:
+// under new interface ids), routers with and without merging, and a third
+// of the meshes with advertisements (each client advertises and publishes
+// only what it advertised). After each round it runs the mesh until
+// quiet and publishes events from random clients; then, against brute
+// force over the clients' subscriptions:
 //   - every directed link carried exactly the events some subscription
 //     beyond it matches (coming from the publisher's side): the link
 //     tables' witnesses and caches neither lost nor added one;
@@ -111,7 +113,13 @@ type meshSim struct {
 	// witness can be checked against the sender's link table.
 	atRest bool
 	stale  int // link batches routed after the receiver's wanted names grew
+	// advertise: the routers run advertisements; each client advertises
+	// one or two filters of meshSimAdverts and publishes only events that
+	// match one.
+	advertise bool
 }
+
+var meshSimAdverts = []string{`symbol == "A"`, `symbol prefix "A"`, `price < 5`, `x exists`, `symbol == "C" && volume exists`}
 
 type simRouter struct {
 	name    string
@@ -120,11 +128,12 @@ type simRouter struct {
 }
 
 type simClient struct {
-	c     *conn
-	subs  map[uint64]string // current subscriptions
-	ever  map[uint64]string // every subscription it had (ids are not reused)
-	acked map[uint64]bool
-	next  uint64
+	c       *conn
+	adverts []match.Filter
+	subs    map[uint64]string // current subscriptions
+	ever    map[uint64]string // every subscription it had (ids are not reused)
+	acked   map[uint64]bool
+	next    uint64
 }
 
 // simLink is an edge's two interfaces, at edges[k][0] and edges[k][1].
@@ -132,9 +141,10 @@ type simLink struct{ a, b ifaceID }
 
 func newMeshSim(t *testing.T, seed uint64) *meshSim {
 	s := &meshSim{t: t, rng: rand.New(rand.NewPCG(seed, 7)), sent: map[[2]int][]string{}}
+	s.advertise = s.rng.IntN(3) == 0
 	n := 3 + s.rng.IntN(4)
 	for i := range n {
-		cfg := Config{Name: fmt.Sprintf("r%d", i), MaxLinks: 8, Merge: s.rng.IntN(3) == 0, Table: []string{"poset", "forest"}[s.rng.IntN(2)]}
+		cfg := Config{Name: fmt.Sprintf("r%d", i), MaxLinks: 8, Merge: s.rng.IntN(3) == 0, Table: []string{"poset", "forest"}[s.rng.IntN(2)], Advertise: s.advertise}
 		lk, err := newLinks(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -148,7 +158,7 @@ func newMeshSim(t *testing.T, seed uint64) *meshSim {
 			s.up = append(s.up, simLink{})
 		}
 	}
-	t.Logf("seed %d: %d routers, tree %v", seed, n, s.edges)
+	t.Logf("seed %d: %d routers, tree %v, advertisements %v", seed, n, s.edges, s.advertise)
 	for k := range s.edges {
 		s.linkUp(k)
 	}
@@ -167,7 +177,33 @@ func (s *meshSim) attachClient(i int) {
 	r := s.routers[i]
 	c := s.newConn()
 	r.l.step(loopMsg{kind: msgAttach, iface: c.id, conn: c})
-	r.clients[c.id] = &simClient{c: c, subs: map[uint64]string{}, ever: map[uint64]string{}, acked: map[uint64]bool{}}
+	cl := &simClient{c: c, subs: map[uint64]string{}, ever: map[uint64]string{}, acked: map[uint64]bool{}}
+	r.clients[c.id] = cl
+	if !s.advertise {
+		return
+	}
+	for k := range 1 + s.rng.IntN(2) {
+		f := meshSimAdverts[s.rng.IntN(len(meshSimAdverts))]
+		cl.adverts = append(cl.adverts, match.MustParse(f))
+		ad := &wire.Advertise{ID: uint64(k + 1), Filter: f}
+		r.l.step(loopMsg{kind: msgQuery, query: func(l *matchLoop) { l.advert(c.id, ad) }})
+	}
+}
+
+// events returns up to n new events cl may publish: with advertisements,
+// only events one of its advertisements matches.
+func (s *meshSim) events(cl *simClient, n int) []match.Event {
+	var evs []match.Event
+	for range 20 * n {
+		if len(evs) == n {
+			break
+		}
+		ev := s.event()
+		if len(cl.adverts) == 0 || slices.ContainsFunc(cl.adverts, func(f match.Filter) bool { return f.Matches(ev) }) {
+			evs = append(evs, ev)
+		}
+	}
+	return evs
 }
 
 // linkUp brings edge k up: both routers take the other's hello.
@@ -209,8 +245,10 @@ func (s *meshSim) churn() {
 		case op >= 12:
 			s.pass()
 		case op >= 10:
-			evs := []match.Event{s.event(), s.event()}
-			r.l.step(readBatchFrom(r.l, s.pickClient(r).c.id, evs...))
+			cl := s.pickClient(r)
+			if evs := s.events(cl, 2); len(evs) > 0 {
+				r.l.step(readBatchFrom(r.l, cl.c.id, evs...))
+			}
 		case op < 5:
 			cl := s.pickClient(r)
 			cl.next++
@@ -422,10 +460,12 @@ func (s *meshSim) publishRound(round int) {
 	for range 2 + s.rng.IntN(4) {
 		i := s.rng.IntN(len(s.routers))
 		cl := s.pickClient(s.routers[i])
-		evs := make([]match.Event, 1+s.rng.IntN(4))
-		for j := range evs {
-			evs[j] = s.event()
-			pubs = append(pubs, simPub{at: i, ev: evs[j]})
+		evs := s.events(cl, 1+s.rng.IntN(4))
+		if len(evs) == 0 {
+			continue
+		}
+		for _, ev := range evs {
+			pubs = append(pubs, simPub{at: i, ev: ev})
 		}
 		s.routers[i].l.step(readBatchFrom(s.routers[i].l, cl.c.id, evs...))
 	}
