@@ -1,6 +1,7 @@
 package sbstree
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -11,9 +12,9 @@ import (
 
 // TestDenseNodes grows and shrinks nodes across the bitmap thresholds
 // (hundreds of filters, so the root and its children get bitmaps, then
-// most deleted so they lose them) and checks, after every change, that
-// each node's bitmap mirrors its children and that Match and MatchAny
-// agree with a subset test over the stored filters.
+// most deleted so they lose them), splitting and merging runs, and checks
+// the nodes (checkNodes) and that Match and MatchAny agree with a subset
+// test over the stored filters.
 func TestDenseNodes(t *testing.T) {
 	for seed := uint64(1); seed <= 4; seed++ {
 		r := rand.New(rand.NewPCG(seed, 9))
@@ -22,7 +23,9 @@ func TestDenseNodes(t *testing.T) {
 		var stored []*bitset.BitSet
 		check := func(step int) {
 			t.Helper()
-			checkMasks(t, tr.root, seed, step)
+			if n := checkNodes(t, tr.root, true, seed, step); n != tr.Nodes() {
+				t.Fatalf("seed %d step %d: %d trie nodes, Nodes says %d", seed, step, n, tr.Nodes())
+			}
 			for range 5 {
 				e := randomFilter(r, m, 40)
 				var want []uint64
@@ -72,12 +75,17 @@ func randomFilter(r *rand.Rand, m, n int) *bitset.BitSet {
 	return b
 }
 
-// checkMasks checks that every node with a bitmap has exactly its
-// children's bits in it, and that nodes at denseMin children have one.
-func checkMasks(t *testing.T, n *node, seed uint64, step int) {
+// checkNodes checks that every node with a bitmap has exactly its
+// children's bits in it, that nodes at denseMin children have one, and
+// that runs are maximal (a node other than the root holds sources or
+// branches); it returns the trie nodes under n, n included.
+func checkNodes(t *testing.T, n *node, root bool, seed uint64, step int) int {
 	t.Helper()
 	if n.mask == nil && len(n.bits) >= denseMin {
 		t.Fatalf("seed %d step %d: node of %d children has no bitmap", seed, step, len(n.bits))
+	}
+	if !root && n.srcs.Len() == 0 && len(n.kids) < 2 {
+		t.Fatalf("seed %d step %d: node (run %v) with no sources and %d children", seed, step, n.run, len(n.kids))
 	}
 	if n.mask != nil {
 		var got []uint16
@@ -92,7 +100,30 @@ func checkMasks(t *testing.T, n *node, seed uint64, step int) {
 			t.Fatalf("seed %d step %d: bitmap %v, children %v", seed, step, got, n.bits)
 		}
 	}
+	count := 1 + len(n.run)
 	for _, k := range n.kids {
-		checkMasks(t, k, seed, step)
+		count += checkNodes(t, k, false, seed, step)
+	}
+	return count
+}
+
+// TestNodesCountsPrefixes: Nodes counts the distinct prefixes of the
+// stored bit lists (one trie node per bit), whatever runs compress.
+func TestNodesCountsPrefixes(t *testing.T) {
+	const seed = 3
+	r := rand.New(rand.NewPCG(seed, 3))
+	tr, _ := New(128)
+	prefixes := map[string]bool{"": true}
+	for range 300 {
+		s := randomFilter(r, 128, 1+r.IntN(5))
+		tr.Insert(s, 1)
+		key := ""
+		for i, ok := s.NextSet(0); ok; i, ok = s.NextSet(i + 1) {
+			key += fmt.Sprintf("%d,", i)
+			prefixes[key] = true
+		}
+	}
+	if tr.Nodes() != len(prefixes) {
+		t.Fatalf("seed %d: Nodes %d, %d distinct prefixes", seed, tr.Nodes(), len(prefixes))
 	}
 }

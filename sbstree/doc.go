@@ -3,7 +3,9 @@
 // positions, inserted as a trie path whose nodes each stand for one set
 // bit; the node where a list ends holds the subscription sources with
 // reference counts. Matching walks depth first and follows a child only if
-// its bit is set in the event summary.
+// its bit is set in the event summary. Unbranched runs of nodes are
+// stored as one node with an array of bits (path compression), so most of
+// a filter's path costs one node.
 //
 // Children are sorted arrays of bit positions beside their node pointers:
 // the universe is at most 65,536 bits, so a roaring bitmap would be one
