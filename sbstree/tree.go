@@ -29,7 +29,7 @@ type Tree struct {
 // none). Children are kept sorted by their edge's bit, in two parallel
 // slices, so that lookups binary-search and the match loop scans a dense
 // array of uint16. A node other than the root has sources or at least two
-// children, or ends a run that could not be merged (see merge).
+// children: runs are maximal (Insert splits them, Delete merges them).
 type node struct {
 	run  []uint16 // bits after the edge's, ascending; all must be set
 	bits []uint16
