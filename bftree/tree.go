@@ -105,11 +105,8 @@ func (t *Tree) Match(e *bitset.BitSet, dst []uint64) []uint64 {
 // d contains.
 func (t *Tree) walk(n *node, d int, dst []uint64) []uint64 {
 	ep := t.part(t.eparts, d)
-	for j, kid := range n.kids {
-		if !bloom.ContainsWords(ep, n.parts[j*t.pw:(j+1)*t.pw]) {
-			continue
-		}
-		if d+1 == t.h {
+	for j := next(ep, n.parts, t.pw, 0); j >= 0; j = next(ep, n.parts, t.pw, j+1) {
+		if kid := n.kids[j]; d+1 == t.h {
 			dst = kid.srcs.AppendTo(dst)
 		} else {
 			dst = t.walk(kid, d+1, dst)
@@ -127,11 +124,8 @@ func (t *Tree) MatchAny(e *bitset.BitSet) bool {
 
 func (t *Tree) any(n *node, d int) bool {
 	ep := t.part(t.eparts, d)
-	for j, kid := range n.kids {
-		if !bloom.ContainsWords(ep, n.parts[j*t.pw:(j+1)*t.pw]) {
-			continue
-		}
-		if d+1 == t.h || t.any(kid, d+1) {
+	for j := next(ep, n.parts, t.pw, 0); j >= 0; j = next(ep, n.parts, t.pw, j+1) {
+		if d+1 == t.h || t.any(n.kids[j], d+1) {
 			return true // leaves always hold a source: delete prunes empty ones
 		}
 	}

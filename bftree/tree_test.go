@@ -13,7 +13,7 @@ import (
 func TestTreeMatchesBruteForce(t *testing.T) {
 	for _, h := range []int{1, 2, 3, 4, 8} {
 		t.Run("h="+itoa(h), func(t *testing.T) {
-			ms := []int{64 * h, 192 * h}
+			ms := []int{64 * h, 128 * h, 192 * h} // parts of 1, 2 and 3 words
 			bloomtest.CheckTree(t, ms, func(m int) bloom.Tree {
 				tr, err := New(m, h)
 				if err != nil {
