@@ -28,13 +28,16 @@
 // each neighbour sent (the link table, mirrored from the Routes the mesh
 // accepted). Each forwarded event carries a witness: the hash of one of
 // the receiver's filters it matched. A router whose every onward link
-// holds the witnessed filter forwards to them without matching (the inner
-// routers of a chain); a false witness can only send an event one hop too
-// far, never lose one (linktable.go). Failing that, a filter that matched
-// an earlier event with the same value of the table's key attribute, if
-// the event matches it, decides without the index (linkcache.go). Dialled
-// peers are redialled with backoff; every (re)connect
-// resynchronises both sides by snapshot.
+// holds the witnessed filter, if the event matches that one filter,
+// forwards to them without its index (the inner routers of a chain); a
+// false witness decides nothing, and only a 64-bit hash collision could
+// send an event a hop too far, never lose one (linktable.go). Failing
+// that, a filter that matched an earlier event with the same value of the
+// table's key attribute, if the event matches it, decides without the
+// index (linkcache.go). Link data streams are read with wire.LinkSlack
+// above MaxFrame, so the largest event a client may publish crosses links
+// between routers of the same MaxFrame. Dialled peers are redialled with
+// backoff; every (re)connect resynchronises both sides by snapshot.
 //
 // With Config.Forward = bloom (router/bloomfwd) the first router sends a
 // Bloom summary with each event (BloomPublish, the raw event bytes

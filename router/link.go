@@ -215,8 +215,9 @@ func (r *Router) dialLink(ctx, connCtx context.Context, peer string) (time.Durat
 	return time.Since(began), err
 }
 
-// openLinkData opens a dialled link's data stream, which carries Publish
-// frames both ways, and sends its Attach preamble.
+// openLinkData opens a dialled link's data stream, which carries
+// LinkPublish (or BloomPublish) frames both ways, and sends its Attach
+// preamble. Both ends read it with wire.LinkSlack above MaxFrame.
 func (r *Router) openLinkData(ctx context.Context, c *conn) (*streamReader, error) {
 	s, err := c.qc.OpenStreamSync(ctx)
 	if err != nil {
@@ -225,7 +226,7 @@ func (r *Router) openLinkData(ctx context.Context, c *conn) (*streamReader, erro
 	if _, err := s.Write(wire.AppendFrame(nil, &wire.Attach{Version: wire.Version})); err != nil {
 		return nil, fmt.Errorf("write attach: %w", err)
 	}
-	return &streamReader{s: s, fr: wire.NewFrameReader(s, r.cfg.MaxFrame)}, nil
+	return &streamReader{s: s, fr: wire.NewFrameReader(s, r.cfg.MaxFrame+wire.LinkSlack)}, nil
 }
 
 // acceptLinkData accepts an accepted link's data stream and reads its
@@ -240,6 +241,7 @@ func (r *Router) acceptLinkData(ctx context.Context, c *conn) (*streamReader, er
 	if a, ok := first.(*wire.Attach); !ok || a.Version != wire.Version {
 		return nil, wire.Errorf(wire.CodeUnexpected, "first frame on a link's data stream is %s, want attach version %d", first.Type(), wire.Version)
 	}
+	data.fr.SetMax(r.cfg.MaxFrame + wire.LinkSlack)
 	return data, nil
 }
 

@@ -137,6 +137,15 @@ func NewFrameReader(r io.Reader, max int) *FrameReader {
 	return &FrameReader{r: bufio.NewReaderSize(r, readBuffer), max: max}
 }
 
+// SetMax changes the largest frame the reader accepts from the next frame
+// on, as NewFrameReader's max does.
+func (fr *FrameReader) SetMax(max int) {
+	if max <= 0 {
+		max = DefaultMaxFrame
+	}
+	fr.max = min(max, HardMaxFrame)
+}
+
 // ReadFrame reads the next frame and returns its type and a newly allocated
 // body, which the caller may keep. At a clean end of stream between frames
 // it returns io.EOF; a frame cut short is io.ErrUnexpectedEOF. A length of

@@ -72,6 +72,15 @@ func (d *EventDecoder) DecodeOwnedLinkPublish(body []byte) (*LinkPublish, error)
 	return m, nil
 }
 
+// LinkSlack bounds how many bytes a LinkPublish or BloomPublish frame
+// carrying one event may exceed the Publish frame that event came in: a
+// larger sequence number and count, and the witness or the summary (of at
+// most MaxBloomM bits) with its length and flags. A router reads its
+// links' data streams with this much more than its MaxFrame, so that an
+// event it accepted from a client in a frame of MaxFrame bytes crosses
+// links between routers of the same MaxFrame.
+const LinkSlack = 2*binary.MaxVarintLen64 + 8 + MaxBloomM/8 + 2*binary.MaxVarintLen64
+
 // LinkPublishBatch accumulates encoded events and their witnesses for one
 // LinkPublish frame, built in place like PublishBatch's.
 type LinkPublishBatch struct {
