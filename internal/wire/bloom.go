@@ -300,9 +300,7 @@ func readBloomEvent(r *reader, slab *[]uint64, ahead int) BloomEvent {
 		*slab = append(*slab, make([]uint64, nw)...)
 		e.Summary = (*slab)[start : start+int(nw) : start+int(nw)]
 		if enc == summaryDense {
-			for i := range e.Summary {
-				e.Summary[i] = r.fixed64("bloom event summary word")
-			}
+			readDense(r, e.Summary)
 		} else {
 			readSparse(r, e.Summary)
 		}
@@ -316,15 +314,41 @@ func readBloomEvent(r *reader, slab *[]uint64, ahead int) BloomEvent {
 	return e
 }
 
+// readDense reads the words of a dense summary.
+func readDense(r *reader, words []uint64) {
+	if len(r.b) < 8*len(words) {
+		r.fail("bloom event summary word: truncated")
+		return
+	}
+	for i := range words {
+		words[i] = binary.LittleEndian.Uint64(r.b[8*i:])
+	}
+	r.b = r.b[8*len(words):]
+}
+
 // readSparse sets the bits a sparse summary lists into words, which must
-// hold every position.
+// hold every position. It reads the gaps from a local copy of the body
+// and stores the rest back once: no write barrier per byte.
 func readSparse(r *reader, words []uint64) {
 	n := r.count("bloom event summary bit count", 1)
+	if r.err != nil {
+		return
+	}
 	limit := uint64(64 * len(words))
-	pos := uint64(0)
-	for i := 0; i < n && r.err == nil; i++ {
-		gap := r.uvarint("bloom event summary gap")
-		if r.err == nil && gap >= limit {
+	b, pos := r.b, uint64(0)
+	for i := range n {
+		gap := uint64(0)
+		if len(b) > 0 && b[0] < 0x80 {
+			gap, b = uint64(b[0]), b[1:]
+		} else {
+			v, k := binary.Uvarint(b)
+			if k <= 0 {
+				r.fail("bloom event summary gap: truncated or overlong varint")
+				return
+			}
+			gap, b = v, b[k:]
+		}
+		if gap >= limit { // before the increment: a huge gap would wrap
 			r.fail("bloom event: summary bit beyond %d", limit)
 			return
 		}
@@ -338,6 +362,7 @@ func readSparse(r *reader, words []uint64) {
 		pos += gap
 		words[pos>>6] |= 1 << (pos & 63)
 	}
+	r.b = b
 }
 
 // BloomBatch accumulates BloomPublish entries (from AppendBloomEvent or a
