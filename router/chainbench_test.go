@@ -1,7 +1,10 @@
 package router_test
 
 import (
+	"cmp"
 	"context"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +13,7 @@ import (
 	"github.com/sift-pubsub/sift/internal/cpuclock"
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router"
+	"github.com/sift-pubsub/sift/router/certs"
 	"github.com/sift-pubsub/sift/router/client"
 	"github.com/sift-pubsub/sift/router/local"
 )
@@ -50,38 +54,53 @@ var chainVariants = []chainVariant{
 
 type chainEnv struct {
 	*benchEnv
-	mesh    *local.Mesh
-	matched []bool // matched[i]: w.Events[i] matches some subscription at c
+	mesh    *local.Mesh // nil: an external chain (externalChain)
+	matched []bool      // matched[i]: w.Events[i] matches some subscription at c
+	// routerCPU, for an external chain, reads each siftd's CPU (a, b, c).
+	routerCPU []func() time.Duration
+	far       dialFunc // connects a client to c
 }
 
-// setupChain starts the chain with the given forwarding mode and
-// installs the subscribers of shape at c (each Subscribe returns once the
-// subscription is in place on every router of the chain).
+// setupChain starts the chain with the given forwarding mode, or uses an
+// external one (externalChain), and installs the subscribers of shape at
+// c (each Subscribe returns once the subscription is in place on every
+// router of the chain).
 func setupChain(b *testing.B, forward string, shape benchShape) *chainEnv {
 	b.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	m, err := local.StartMesh(ctx, b.TempDir(), []string{"a", "b", "c"}, []local.Edge{{A: 0, B: 1}, {A: 1, B: 2}},
-		func(_ int, cfg *router.Config) { cfg.Forward = forward })
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { m.Stop() })
-	near, far := m.Routers[0], m.Routers[2]
-	be := &benchEnv{shape: shape, sentinel: make(chan struct{}, shape.conns), metrics: far.Router.Metrics()}
-	for _, r := range m.Routers {
-		be.routers = append(be.routers, r.Router.Metrics())
-	}
+	be := &benchEnv{shape: shape, sentinel: make(chan struct{}, shape.conns)}
 	be.cpu = func() (time.Duration, bool) { return cpuclock.Process(), false }
-	w := be.subscribeAll(b, far.Dial)
-	be.dialPublisher(b, near.Dial, w)
+	ce := &chainEnv{benchEnv: be}
+	var near, far dialFunc
+	if x, ok := externalChain(b); ok {
+		if x.forward != forward {
+			b.Skipf("the external chain forwards %s", x.forward)
+		}
+		near, far, ce.routerCPU = x.near, x.far, x.cpu
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		m, err := local.StartMesh(ctx, b.TempDir(), []string{"a", "b", "c"}, []local.Edge{{A: 0, B: 1}, {A: 1, B: 2}},
+			func(_ int, cfg *router.Config) { cfg.Forward = forward })
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { m.Stop() })
+		ce.mesh, near, far = m, m.Routers[0].Dial, m.Routers[2].Dial
+		be.metrics = m.Routers[2].Router.Metrics()
+		for _, r := range m.Routers {
+			be.routers = append(be.routers, r.Router.Metrics())
+		}
+	}
+	ce.far = far
+	w := be.subscribeAll(b, far)
+	be.dialPublisher(b, near, w)
 	idx := match.NewFast(match.FastConfig{})
 	for i, f := range w.Filters {
 		if err := idx.Insert(match.ID(i), f); err != nil {
 			b.Fatal(err)
 		}
 	}
-	ce := &chainEnv{benchEnv: be, mesh: m, matched: make([]bool, len(be.events))}
+	ce.matched = make([]bool, len(be.events))
 	for i, e := range be.events {
 		ce.matched[i] = len(idx.Match(e, nil)) > 0
 	}
@@ -89,11 +108,64 @@ func setupChain(b *testing.B, forward string, shape benchShape) *chainEnv {
 	return ce
 }
 
+// chainProcesses is a chain of three siftd processes started outside the
+// benchmark.
+type chainProcesses struct {
+	forward   string
+	near, far dialFunc
+	cpu       []func() time.Duration
+}
+
+// externalChain reads SIFT_BENCH_CHAIN (HOST:PORT of a and of c, comma
+// separated), SIFT_BENCH_CHAIN_PIDS (the pids of a, b and c),
+// SIFT_BENCH_CHAIN_FORWARD (their --forward; default exact) and
+// SIFT_BENCH_CERTS: three siftd linked a - b - c, each in its own process
+// with its own settings (siftd's garbage collector defaults included), the
+// clients in this one. The CPU figures then add the routers' (from /proc)
+// to this process's.
+func externalChain(b *testing.B) (chainProcesses, bool) {
+	addrs, pids := os.Getenv("SIFT_BENCH_CHAIN"), os.Getenv("SIFT_BENCH_CHAIN_PIDS")
+	if addrs == "" {
+		return chainProcesses{}, false
+	}
+	as, ps := strings.Split(addrs, ","), strings.Split(pids, ",")
+	if len(as) != 2 || len(ps) != 3 {
+		b.Fatalf("SIFT_BENCH_CHAIN %q wants 2 addresses, SIFT_BENCH_CHAIN_PIDS %q 3 pids", addrs, pids)
+	}
+	cl, err := certs.Load(os.Getenv("SIFT_BENCH_CERTS"), certs.Client)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dialAt := func(addr string) dialFunc {
+		return func(ctx context.Context, name string, opts client.Options) (*client.Client, error) {
+			opts.TLS, opts.Name = cl.ClientConfig(), name
+			return client.Dial(ctx, addr, opts)
+		}
+	}
+	x := chainProcesses{forward: cmp.Or(os.Getenv("SIFT_BENCH_CHAIN_FORWARD"), router.ForwardExact), near: dialAt(as[0]), far: dialAt(as[1])}
+	for _, pid := range ps {
+		x.cpu = append(x.cpu, func() time.Duration { return procCPU(b, pid) })
+	}
+	return x, true
+}
+
+// routersCPU returns the external routers' CPU times (nil in process).
+func (ce *chainEnv) routersCPU() []time.Duration {
+	var out []time.Duration
+	for _, f := range ce.routerCPU {
+		out = append(out, f())
+	}
+	return out
+}
+
 // wireBytes is the frame bytes that crossed the chain's links (a to b and b to
 // c, data and control) and the bytes the publisher sent to a.
 type wireBytes struct{ links, published float64 }
 
 func (ce *chainEnv) wire() wireBytes {
+	if ce.mesh == nil {
+		return wireBytes{}
+	}
 	a, b := ce.mesh.Routers[0].Router.Metrics(), ce.mesh.Routers[1].Router.Metrics()
 	return wireBytes{
 		links:     connBytes(a, nodeCN, "out") + connBytes(b, nodeCN, "out"),
@@ -146,6 +218,7 @@ func benchChain(b *testing.B, v chainVariant) {
 	d0 := ce.deliveries()
 	lt0 := ce.linkTableDecisions()
 	cpu0, _ := ce.cpu()
+	rcpu0 := ce.routersCPU()
 	stopProfile := profileTimed(b)
 	b.ResetTimer()
 	start := time.Now()
@@ -165,6 +238,7 @@ func benchChain(b *testing.B, v chainVariant) {
 	b.StopTimer()
 	stopProfile()
 	cpu1, _ := ce.cpu()
+	rcpu1 := ce.routersCPU()
 	w1 := ce.wire()
 	delivered := 0
 	for i := range b.N {
@@ -175,15 +249,21 @@ func benchChain(b *testing.B, v chainVariant) {
 	b.ReportMetric(float64(b.N)/all.Seconds(), "e2e-events/s")
 	b.ReportMetric(float64(b.N)/accepted.Seconds(), "accepted-events/s")
 	b.ReportMetric(float64(ce.deliveries()-d0)/all.Seconds(), "sub-deliveries/s")
-	b.ReportMetric((cpu1-cpu0).Seconds()/float64(b.N)*1e6, "cpu-s/Mevents")
+	perM := func(d time.Duration) float64 { return d.Seconds() / float64(b.N) * 1e6 }
+	routers := time.Duration(0)
+	for i, name := range []string{"a", "b", "c"}[:len(rcpu1)] {
+		routers += rcpu1[i] - rcpu0[i]
+		b.ReportMetric(perM(rcpu1[i]-rcpu0[i]), name+"-cpu-s/Mevents")
+	}
+	b.ReportMetric(perM(cpu1-cpu0+routers), "cpu-s/Mevents")
 	b.ReportMetric(float64(percentile(ce.lat, 0.5).Microseconds()), "p50-µs")
 	b.ReportMetric(float64(percentile(ce.lat, 0.99).Microseconds()), "p99-µs")
-	if delivered > 0 {
+	if delivered > 0 && ce.mesh != nil {
 		b.ReportMetric((w1.links-w0.links)/float64(delivered), "link-B/delivered")
 		b.ReportMetric(2*(w1.published-w0.published)/float64(delivered), "flood-B/delivered")
 	}
 	b.ReportMetric(float64(delivered)/float64(b.N)*100, "delivered-%")
-	if v.forward == router.ForwardExact {
+	if v.forward == router.ForwardExact && ce.mesh != nil {
 		lt1 := ce.linkTableDecisions()
 		b.ReportMetric((lt1.cacheA-lt0.cacheA)/float64(b.N)*100, "a-by-cache-%")
 		b.ReportMetric((lt1.witnessB-lt0.witnessB)/float64(b.N)*100, "b-by-witness-%")
@@ -196,6 +276,9 @@ func benchChain(b *testing.B, v chainVariant) {
 type decisions struct{ cacheA, witnessB float64 }
 
 func (ce *chainEnv) linkTableDecisions() decisions {
+	if ce.mesh == nil {
+		return decisions{}
+	}
 	a, b := ce.mesh.Routers[0].Router.Metrics().LinkTable.Events, ce.mesh.Routers[1].Router.Metrics().LinkTable.Events
 	return decisions{metricValue(a.WithLabelValues("cache")), metricValue(b.WithLabelValues("witness"))}
 }
@@ -212,7 +295,7 @@ func BenchmarkChainLatency(b *testing.B) {
 func benchChainLatency(b *testing.B, forward string) {
 	ce := setupChain(b, forward, stockShape)
 	ctx := context.Background()
-	probe, err := ce.mesh.Routers[2].Dial(ctx, "probe", client.Options{})
+	probe, err := ce.far(ctx, "probe", client.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
