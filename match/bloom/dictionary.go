@@ -19,9 +19,9 @@ import (
 // constrain), and a signature finds the groups whose equalities an event
 // satisfies with one map lookup of the event's values. Within a group,
 // terms are indexed per attribute like unqualified ones. Attribute names
-// are numbered, so a summary looks each event attribute up once. An attribute
-// index whose terms changed is rebuilt on the next Summary that needs it,
-// so a burst of subscription changes costs one rebuild. A Dictionary is
+// are numbered, so a summary looks each event attribute up once. An
+// attribute index whose terms changed is rebuilt on the next Summary that
+// needs it, so a burst of subscription changes costs one rebuild. A Dictionary is
 // not safe for concurrent use, and Summary mutates it (it re-indexes).
 type Dictionary struct {
 	p        Params
@@ -52,7 +52,7 @@ type group struct {
 	sig   *signature
 	tuple string
 	attrs map[string]*attrTerms
-	list  []*attrTerms // attrs' values, for the summary's loop
+	list  []*attrTerms // attrs' values as a list, for the summary's loop
 }
 
 // signature holds the groups whose qualifiers constrain the same
@@ -170,8 +170,13 @@ func (d *Dictionary) Terms() []Term {
 func (d *Dictionary) Summary(e match.Event, dst *bitset.BitSet) {
 	w := dst.Words()
 	clear(w)
-	v := &d.view
-	v.load(e, &d.names)
+	d.view.load(e, &d.names)
+	d.orFlat(w, &d.view)
+	d.orGroups(w, &d.view)
+}
+
+// orFlat ORs into w the bits of the unqualified terms the event satisfies.
+func (d *Dictionary) orFlat(w []uint64, v *eventView) {
 	for _, id := range v.ids {
 		if int(id) < len(d.flatByID) {
 			if at := d.flatByID[id]; at != nil {
@@ -179,6 +184,11 @@ func (d *Dictionary) Summary(e match.Event, dst *bitset.BitSet) {
 			}
 		}
 	}
+}
+
+// orGroups ORs into w the bits of the qualified terms the event satisfies:
+// those of the groups whose qualifier it satisfies.
+func (d *Dictionary) orGroups(w []uint64, v *eventView) {
 	for _, sig := range d.sigList {
 		var ok bool
 		d.tuple, ok = eventTuple(d.tuple[:0], v, sig.ids)
