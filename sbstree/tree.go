@@ -58,11 +58,11 @@ func (t *Tree) Insert(s *bitset.BitSet, src uint64) {
 	n, rest := t.root, t.setBits(s)
 	for len(rest) > 0 {
 		c := t.child(n, uint16(rest[0]))
-		if c == nil {
+		if c == nil { // the rest of the path is a new run
 			c = &node{run: toRun(rest[1:])}
 			t.addChild(n, uint16(rest[0]), c)
 			t.nodes += len(rest)
-			n, rest = c, nil
+			n = c
 			break
 		}
 		rest = rest[1:]
