@@ -25,7 +25,8 @@
 // the real event value. Satisfied bounds come in runs (a satisfied `< v`
 // implies every `< w` with w > v), so the builder keeps each operator's
 // terms sorted by value with stored unions, and a summary costs a few
-// binary searches per attribute, not one test per term.
+// binary searches per attribute (a hash lookup for long == and != runs),
+// not one test per term.
 //
 // Qualifying non-equality terms by the filter's equalities keeps the
 // summary sparse: `symbol == "IBM" && price < 10` contributes its price
