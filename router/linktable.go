@@ -193,6 +193,7 @@ func (t *linkTable) route(from ifaceID, e match.Event, witness uint64) ([]linkHi
 	}
 	if witness != 0 {
 		if t.resolve(from, e, witness) {
+			t.eng.maybeCompact() // counts the event, as the index path does
 			return t.out, decidedByWitness
 		}
 		t.out = t.out[:0]
@@ -200,6 +201,7 @@ func (t *linkTable) route(from ifaceID, e match.Event, witness uint64) ([]linkHi
 	t.cache.load(e)
 	defer t.cache.unload()
 	if t.fromCache(from, e) {
+		t.eng.maybeCompact()
 		return t.out, decidedByCache
 	}
 	t.out = t.out[:0]

@@ -213,3 +213,31 @@ func TestLinkTableFailedApply(t *testing.T) {
 			len(lt.hashOf), len(lt.holders), lt.links, lt.cache.eqs, len(lt.cache.byLink), len(lt.eng.ifaces))
 	}
 }
+
+// TestLinkTableCompactsOnWitnessedEvents: events the witness (or the
+// cache) decides count toward compacting the link table's index, as
+// matched ones do, so an inner router whose witness decides nearly every
+// event still compacts once its filters are stable.
+func TestLinkTableCompactsOnWitnessedEvents(t *testing.T) {
+	lt := newLinkTable()
+	var add []string
+	for i := range 600 {
+		add = append(add, fmt.Sprintf(`symbol == "S%d" && price > %d`, i%50, i))
+	}
+	if err := lt.apply(1, &wire.Routes{Snapshot: true, Add: add}); err != nil {
+		t.Fatal(err)
+	}
+	ev := match.MustEvent(match.Attr{Name: "price", Value: match.Int(1000)}, match.Attr{Name: "symbol", Value: match.Str("S7")})
+	witness := wire.FilterHash(match.MustParse(add[7]).String())
+	for i := range compactAfter(len(add)) {
+		if !lt.eng.changed {
+			t.Fatalf("compacted after %d events, want %d", i, compactAfter(len(add)))
+		}
+		if _, d := lt.route(2, ev, witness); d != decidedByWitness {
+			t.Fatalf("event %d: decided by %d, want the witness", i, d)
+		}
+	}
+	if lt.eng.changed {
+		t.Fatalf("not compacted after %d witnessed events", compactAfter(len(add)))
+	}
+}
