@@ -24,10 +24,14 @@ import (
 // ~200-byte stock events at the near router a, client batching on; exact
 // and Bloom forwarding, and exact with subscribers taking borrowed events
 // (client.Options.OnBorrowedEvent: the same routers, less client work).
-// Everything runs in this process, so CPU figures are the whole process:
-// three routers and eleven clients.
+// By default everything runs in this process, so CPU figures are the whole
+// process: three routers and eleven clients (SIFT_BENCH_PROFILE and
+// `go tool pprof -tags` split them). Against three siftd processes
+// (externalChain, bench/chain-processes.sh) the routers run as deployed
+// and each one's CPU is reported too.
 //
-//	go test -run XXX -bench 'Chain' -benchtime 50000x ./router
+//	go test -run XXX -bench 'Chain$' -benchtime 100000x ./router
+//	bench/chain-processes.sh exact 100000x 3
 
 // Certificate common names of the deployment local.StartMesh creates: the
 // routers present the node certificate on links, clients the client one.
