@@ -17,7 +17,6 @@ import (
 	"github.com/sift-pubsub/sift/internal/cpuclock"
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router"
-	"github.com/sift-pubsub/sift/router/certs"
 	"github.com/sift-pubsub/sift/router/client"
 	"github.com/sift-pubsub/sift/router/local"
 )
@@ -217,14 +216,7 @@ func (be *benchEnv) useRouter(b *testing.B) {
 		be.cpu = func() (time.Duration, bool) { return cpuclock.Process(), false }
 		return
 	}
-	cl, err := certs.Load(dir, certs.Client)
-	if err != nil {
-		b.Fatal(err)
-	}
-	be.dial = func(ctx context.Context, name string, opts client.Options) (*client.Client, error) {
-		opts.TLS, opts.Name = cl.ClientConfig(), name
-		return client.Dial(ctx, addr, opts)
-	}
+	be.dial = externalDialer(b, dir)(addr)
 	be.cpu = func() (time.Duration, bool) { return procCPU(b, pid), true }
 }
 

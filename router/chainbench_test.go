@@ -13,7 +13,6 @@ import (
 	"github.com/sift-pubsub/sift/internal/cpuclock"
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router"
-	"github.com/sift-pubsub/sift/router/certs"
 	"github.com/sift-pubsub/sift/router/client"
 	"github.com/sift-pubsub/sift/router/local"
 )
@@ -136,16 +135,7 @@ func externalChain(b *testing.B) (chainProcesses, bool) {
 	if len(as) != 2 || len(ps) != 3 {
 		b.Fatalf("SIFT_BENCH_CHAIN %q wants 2 addresses, SIFT_BENCH_CHAIN_PIDS %q 3 pids", addrs, pids)
 	}
-	cl, err := certs.Load(os.Getenv("SIFT_BENCH_CERTS"), certs.Client)
-	if err != nil {
-		b.Fatal(err)
-	}
-	dialAt := func(addr string) dialFunc {
-		return func(ctx context.Context, name string, opts client.Options) (*client.Client, error) {
-			opts.TLS, opts.Name = cl.ClientConfig(), name
-			return client.Dial(ctx, addr, opts)
-		}
-	}
+	dialAt := externalDialer(b, os.Getenv("SIFT_BENCH_CERTS"))
 	x := chainProcesses{forward: cmp.Or(os.Getenv("SIFT_BENCH_CHAIN_FORWARD"), router.ForwardExact), near: dialAt(as[0]), far: dialAt(as[1])}
 	for _, pid := range ps {
 		x.cpu = append(x.cpu, func() time.Duration { return procCPU(b, pid) })
