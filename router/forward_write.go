@@ -1,6 +1,7 @@
 package router
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 
@@ -23,8 +24,8 @@ func (w *connWriter) runBloomForward(s io.WriteCloser) error {
 }
 
 // runForward writes the events queued for a neighbour router, with their
-// witnesses, as LinkPublish frames. The sequence numbers only number the frames: links do not
-// acknowledge events.
+// witnesses, as LinkPublish frames. The sequence numbers only number the
+// frames: links do not acknowledge events.
 func (w *connWriter) runForward(s io.WriteCloser) error {
 	return w.runLink(s, &linkPublishFrame{})
 }
@@ -59,6 +60,10 @@ func (f *bloomFrame) frame(seq uint64) []byte {
 	return f.buf
 }
 
+// linkItemSlack bounds what a link frame adds to an item's raw bytes: a
+// length prefix (BloomPublish) or a witness (LinkPublish).
+const linkItemSlack = binary.MaxVarintLen64 + 8
+
 // runLink writes what is queued for a neighbour router on the link's data
 // stream, as many items per frame as fit, until the queue closes or a
 // write fails.
@@ -78,7 +83,7 @@ func (w *connWriter) runLink(s io.WriteCloser, batch linkFrame) error {
 			batch.Reset()
 			end := start
 			for ; end < len(items); end++ {
-				if end > start && batch.Size()+len(items[end].raw)+18 > w.maxFrame-64 { // + witness
+				if end > start && batch.Size()+len(items[end].raw)+linkItemSlack > w.maxFrame-64 {
 					break
 				}
 				batch.add(&items[end])
