@@ -48,9 +48,15 @@ type merger struct {
 	loose    []*mitem           // the other items
 	groups   map[string]*mgroup // one-attribute merge key -> items
 	seq      uint64             // creation order of items
-	delta    map[string]int     // merged filter text -> +1 added / -1 removed since flush
-	filters  map[string]match.Filter
+	delta    map[string]change  // merged filter text -> its net change since flush
 	scratch  []*node
+}
+
+// change is a merged filter's net change since the last flush: +1 added,
+// -1 removed, 0 none (added and removed again, or the reverse).
+type change struct {
+	f match.Filter
+	d int
 }
 
 // mitem is one merged filter with the unmerged filters it stands for.
@@ -70,8 +76,7 @@ func newMerger() *merger {
 		byNode:   make(map[*node]*mitem),
 		idx:      newCandIndex(),
 		groups:   make(map[string]*mgroup),
-		delta:    make(map[string]int),
-		filters:  make(map[string]match.Filter),
+		delta:    make(map[string]change),
 	}
 }
 
@@ -119,16 +124,15 @@ func (m *merger) filtersSorted() []match.Filter {
 // flush returns the merged filters removed and added since the last
 // flush (each list in canonical order) and starts a new batch.
 func (m *merger) flush() (removed, added []match.Filter) {
-	for t, d := range m.delta {
+	for _, c := range m.delta {
 		switch {
-		case d < 0:
-			removed = append(removed, m.filters[t])
-		case d > 0:
-			added = append(added, m.filters[t])
+		case c.d < 0:
+			removed = append(removed, c.f)
+		case c.d > 0:
+			added = append(added, c.f)
 		}
 	}
 	clear(m.delta)
-	clear(m.filters)
 	slices.SortFunc(removed, match.Filter.Compare)
 	slices.SortFunc(added, match.Filter.Compare)
 	return removed, added
@@ -342,6 +346,5 @@ func (m *merger) drop(y *mitem) {
 
 func (m *merger) note(f match.Filter, d int) {
 	t := f.String()
-	m.delta[t] += d
-	m.filters[t] = f
+	m.delta[t] = change{f: f, d: m.delta[t].d + d}
 }

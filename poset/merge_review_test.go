@@ -103,7 +103,7 @@ func TestMergerBatchProperty(t *testing.T) {
 			batch(rm, add)
 		}
 		batch(slices.Clone(live), nil)
-		if len(m.bySource)+len(m.extra)+len(m.byNode)+len(m.groups)+len(m.loose)+len(m.idx.groups)+len(m.delta)+len(m.filters) != 0 {
+		if len(m.bySource)+len(m.extra)+len(m.byNode)+len(m.groups)+len(m.loose)+len(m.idx.groups)+len(m.delta) != 0 {
 			t.Fatalf("empty merger keeps %d sources, %d counted copies, %d items, %d groups, %d loose, %d index groups, %d deltas",
 				len(m.bySource), len(m.extra), len(m.byNode), len(m.groups), len(m.loose), len(m.idx.groups), len(m.delta))
 		}
