@@ -1,6 +1,7 @@
 package poset
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/sift-pubsub/sift/match"
@@ -222,7 +223,14 @@ func (m *merger) coverer(x *mitem) *mitem {
 			}
 		}
 	}
-	return m.firstLoose(x, func(y *mitem) bool { return match.Covers(y.filter(), f) })
+	var found *mitem
+	m.eachLoose(x, func(y *mitem) bool {
+		if match.Covers(y.filter(), f) {
+			found = y
+		}
+		return found != nil
+	})
+	return found
 }
 
 // covered returns the items x covers: the candidate index's in creation
@@ -247,32 +255,15 @@ func (m *merger) covered(x *mitem) []*mitem {
 	return out
 }
 
-// firstLoose returns the first item pred holds for among those the
-// candidate index cannot rule out for x: the loose items, and every item
-// when x itself is loose.
-func (m *merger) firstLoose(x *mitem, pred func(*mitem) bool) *mitem {
-	var found *mitem
-	m.eachLoose(x, func(y *mitem) bool {
-		if pred(y) {
-			found = y
-			return true
-		}
-		return false
-	})
-	return found
-}
-
 // eachLoose visits, in creation order, the loose items, or every item when
 // x is loose, until visit returns true.
 func (m *merger) eachLoose(x *mitem, visit func(*mitem) bool) {
-	list := m.loose
-	if !x.n.key.exact {
-		list = make([]*mitem, 0, len(m.byNode))
-		for _, y := range m.byNode {
-			list = append(list, y)
-		}
+	var list []*mitem
+	if x.n.key.exact {
+		list = slices.Clone(m.loose)
+	} else {
+		list = slices.Collect(maps.Values(m.byNode))
 	}
-	list = slices.Clone(list)
 	slices.SortFunc(list, func(a, b *mitem) int { return cmpSeq(a.n, b.n.seq) })
 	for _, y := range list {
 		if visit(y) {
