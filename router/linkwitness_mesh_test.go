@@ -3,6 +3,7 @@ package router
 import (
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -260,7 +261,7 @@ func (s *meshSim) churn() {
 			if len(cl.subs) == 0 {
 				continue
 			}
-			ids := slices.Sorted(mapKeys(cl.subs))
+			ids := slices.Sorted(maps.Keys(cl.subs))
 			sub := ids[s.rng.IntN(len(ids))]
 			delete(cl.subs, sub)
 			r.l.step(loopMsg{kind: msgUnsubscribe, iface: cl.c.id, sub: sub})
@@ -291,18 +292,8 @@ func (s *meshSim) churn() {
 }
 
 func (s *meshSim) pickClient(r *simRouter) *simClient {
-	ids := slices.Sorted(mapKeys(r.clients))
+	ids := slices.Sorted(maps.Keys(r.clients))
 	return r.clients[ids[s.rng.IntN(len(ids))]]
-}
-
-func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
-	return func(yield func(K) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // runUntilQuiet carries queued frames between the routers until none is
@@ -402,7 +393,7 @@ func (s *meshSim) checkWitness(from int, link ifaceID, d delivery) {
 		}
 	}
 	s.t.Fatalf("%s forwards %v on link %d with witness %x: no filter it holds from there that the event matches (%v)",
-		s.routers[from].name, ev, link, d.witness, slices.Sorted(mapKeys(lt.subs[link])))
+		s.routers[from].name, ev, link, d.witness, slices.Sorted(maps.Keys(lt.subs[link])))
 }
 
 func (s *meshSim) carryControl(to int, dst ifaceID, frame []byte) {
