@@ -16,11 +16,7 @@ import (
 func TestChainEqualRuns(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		strs := rapid.Bool().Draw(t, "strings")
-		n := rapid.IntRange(1, 40).Draw(t, "n")
-		entries := make([]chainEntry, n)
-		for i := range entries {
-			entries[i] = chainEntry{val: genChainValue(t, strs, "entry"), pos: []uint32{uint32(i)}}
-		}
+		entries := genChainEntries(t, strs)
 		plain := newChain(slices.Clone(entries), 1, 1)
 		hashed := newChain(entries, 1, 1)
 		hashed.hashValues()

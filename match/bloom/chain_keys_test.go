@@ -29,17 +29,23 @@ func genChainValue(t *rapid.T, strings bool, label string) match.Value {
 	return match.Int(i)
 }
 
+// genChainEntries draws 1 to 40 chain entries of one class (see
+// genChainValue); entry i has the single bit position i.
+func genChainEntries(t *rapid.T, strings bool) []chainEntry {
+	n := rapid.IntRange(1, 40).Draw(t, "n")
+	entries := make([]chainEntry, n)
+	for i := range entries {
+		entries[i] = chainEntry{val: genChainValue(t, strings, "entry"), pos: []uint32{uint32(i)}}
+	}
+	return entries
+}
+
 // TestChainKeysAgreeWithCompare: the plain-key searches find the same
 // index as searching with match.Compare, for every value of the class.
 func TestChainKeysAgreeWithCompare(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		strs := rapid.Bool().Draw(t, "strings")
-		n := rapid.IntRange(1, 40).Draw(t, "n")
-		entries := make([]chainEntry, n)
-		for i := range entries {
-			entries[i] = chainEntry{val: genChainValue(t, strs, "entry"), pos: []uint32{0}}
-		}
-		ch := newChain(entries, 1, 1)
+		ch := newChain(genChainEntries(t, strs), 1, 1)
 		v := genChainValue(t, strs, "probe")
 		for _, strict := range []bool{false, true} {
 			want := sort.Search(len(ch.vals), func(i int) bool {
