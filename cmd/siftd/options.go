@@ -180,7 +180,6 @@ func addAssistFlags(f *pflag.FlagSet, flags *options) {
 	f.IntVar(&flags.RTOClients, "rto-clients", 3, "assisting clients per vector under --rto majority")
 	f.StringVar(&flags.FF, "ff", "", "fixed filters file for FF (one filter per line); assisting clients claim which cover theirs")
 	addAdvertiseFlag(f, flags) // here rather than in main.go, which this change does not touch
-	f.BoolVar(&flags.Merge, "merge", false, "perfect merging of the filters forwarded to each neighbour router: several filters go as their merge when it matches exactly their union (fewer filters upstream; linked routers need not agree)")
 }
 
 // addAdvertiseFlag registers --advertise.
