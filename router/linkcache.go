@@ -26,9 +26,14 @@ type linkCache struct {
 	key    string         // the key attribute ("" : no equality anywhere)
 	stale  bool           // eqs changed since key was chosen
 	byLink map[ifaceID]map[match.Value]*cachedFilter
-	v      match.Value // the key value of the event being routed (see unload)
-	hasV   bool
-	vOwned bool // v is a copy of the event's (remember made it)
+}
+
+// keyValue is the key value of the event being routed: ok when the event
+// has one; owned when v is a copy (remember made it), no longer aliasing
+// the event's frame.
+type keyValue struct {
+	v         match.Value
+	ok, owned bool
 }
 
 // cachedFilter is a remembered filter and its witness.
@@ -80,35 +85,32 @@ func (c *linkCache) pick() {
 	}
 }
 
-// load reads the event's key value, before lookup and remember.
-func (c *linkCache) load(e match.Event) {
+// keyOf returns the event's key value, for lookup and remember.
+func (c *linkCache) keyOf(e match.Event) keyValue {
 	c.pick()
-	c.hasV, c.vOwned = false, false
-	if c.key != "" {
-		c.v, c.hasV = e.Get(c.key)
+	if c.key == "" {
+		return keyValue{}
 	}
+	v, ok := e.Get(c.key)
+	return keyValue{v: v, ok: ok}
 }
 
-// unload forgets the routed event's key value, which aliases its frame.
-func (c *linkCache) unload() { c.v, c.hasV, c.vOwned = match.Value{}, false, false }
-
-// lookup returns link id's remembered filter for the loaded value if e
-// matches it.
-func (c *linkCache) lookup(id ifaceID, e match.Event) (cachedFilter, bool) {
-	if !c.hasV {
+// lookup returns link id's remembered filter for key k if e matches it.
+func (c *linkCache) lookup(id ifaceID, k *keyValue, e match.Event) (cachedFilter, bool) {
+	if !k.ok {
 		return cachedFilter{}, false
 	}
-	cf := c.byLink[id][c.v]
+	cf := c.byLink[id][k.v]
 	if cf == nil || !cf.f.Matches(e) {
 		return cachedFilter{}, false
 	}
 	return *cf, true
 }
 
-// remember records that the event (whose key value was loaded) matched
-// filter f of link id, which holds held filters.
-func (c *linkCache) remember(id ifaceID, held int, f match.Filter, witness uint64) {
-	if !c.hasV {
+// remember records that an event with key k matched filter f of link id,
+// which holds held filters.
+func (c *linkCache) remember(id ifaceID, held int, k *keyValue, f match.Filter, witness uint64) {
+	if !k.ok {
 		return
 	}
 	m := c.byLink[id]
@@ -116,17 +118,17 @@ func (c *linkCache) remember(id ifaceID, held int, f match.Filter, witness uint6
 		m = make(map[match.Value]*cachedFilter)
 		c.byLink[id] = m
 	}
-	if cf := m[c.v]; cf != nil {
-		*cf = cachedFilter{f: f, witness: witness} // in place: assigning m[c.v] would store c.v's string as the key
+	if cf := m[k.v]; cf != nil {
+		*cf = cachedFilter{f: f, witness: witness} // in place: assigning m[k.v] would store k.v's string as the key
 		return
 	}
 	if len(m) >= max(cacheMin, 2*held) {
 		clear(m)
 	}
-	if !c.vOwned { // copied once per event, whatever the links it hits
-		c.v, c.vOwned = owned(c.v), true
+	if !k.owned { // copied once per event, whatever the links it hits
+		k.v, k.owned = owned(k.v), true
 	}
-	m[c.v] = &cachedFilter{f: f, witness: witness}
+	m[k.v] = &cachedFilter{f: f, witness: witness}
 }
 
 // owned returns v with its own copy of a string value.

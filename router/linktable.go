@@ -198,9 +198,8 @@ func (t *linkTable) route(from ifaceID, e match.Event, witness uint64) ([]linkHi
 		}
 		t.out = t.out[:0]
 	}
-	t.cache.load(e)
-	defer t.cache.unload()
-	if t.fromCache(from, e) {
+	key := t.cache.keyOf(e)
+	if t.fromCache(from, &key, e) {
 		t.eng.maybeCompact()
 		return t.out, decidedByCache
 	}
@@ -209,19 +208,19 @@ func (t *linkTable) route(from ifaceID, e match.Event, witness uint64) ([]linkHi
 		st := t.eng.ifaces[h.iface]
 		w := t.hashOf[h.first]
 		t.out = append(t.out, linkHit{link: h.iface, witness: w})
-		t.cache.remember(h.iface, len(st.subs), st.subs[h.first].filter, w)
+		t.cache.remember(h.iface, len(st.subs), &key, st.subs[h.first].filter, w)
 	}
 	return t.out, decidedByIndex
 }
 
 // fromCache fills t.out with every link but from when the cache finds for
 // each a filter e matches, and reports whether it did.
-func (t *linkTable) fromCache(from ifaceID, e match.Event) bool {
+func (t *linkTable) fromCache(from ifaceID, key *keyValue, e match.Event) bool {
 	for _, id := range t.links {
 		if id == from {
 			continue
 		}
-		cf, ok := t.cache.lookup(id, e)
+		cf, ok := t.cache.lookup(id, key, e)
 		if !ok {
 			return false
 		}
