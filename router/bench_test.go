@@ -127,7 +127,18 @@ func (be *benchEnv) warmUp(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	be.pub.Publish(ctx, match.MustEvent(match.Attr{Name: "sentinel", Value: match.Bool(true)}))
+	be.endRun(b)
+}
+
+// endRun publishes the end marker, flushes, and waits until every
+// subscriber connection has seen it (waitSentinels): the events published
+// before it have all been delivered.
+func (be *benchEnv) endRun(b *testing.B) {
+	b.Helper()
+	ctx := context.Background()
+	if err := be.pub.Publish(ctx, match.MustEvent(match.Attr{Name: "sentinel", Value: match.Bool(true)})); err != nil {
+		b.Fatal(err)
+	}
 	if err := be.pub.Flush(ctx); err != nil {
 		b.Fatal(err)
 	}
@@ -241,12 +252,11 @@ const (
 	stampFilter    = `ts exists`
 )
 
-// counter is an event count owned by one connection's callback, padded
-// so that connections do not share a cache line.
 // counter counts one subscriber connection's deliveries: local on the
 // connection's reader goroutine (the callbacks run there, one at a time),
 // published to n at each sentinel, the only time the harness reads it
-// (as an application would count: no atomic operation per delivery).
+// (as an application would count: no atomic operation per delivery). It
+// is padded so that connections do not share a cache line.
 type counter struct {
 	n     atomic.Int64
 	local int64
@@ -306,8 +316,6 @@ func stamp(e match.Event) match.Event {
 	return match.MustEvent(attrs...)
 }
 
-// waitSentinels waits until every subscriber connection has received the
-// end marker, failing if one is disconnected (e.g. as a slow consumer).
 // waitSentinels waits for every subscriber connection's sentinel. It fails
 // the benchmark, rather than wait forever, when a subscriber connection
 // ends, when a router closes a slow consumer (the machine could not keep
@@ -440,9 +448,7 @@ func benchThroughput(b *testing.B, shape benchShape) {
 		b.Fatal(err)
 	}
 	accepted := time.Since(start)
-	be.pub.Publish(ctx, match.MustEvent(match.Attr{Name: "sentinel", Value: match.Bool(true)}))
-	be.pub.Flush(ctx)
-	be.waitSentinels(b)
+	be.endRun(b)
 	all := time.Since(start)
 	b.StopTimer()
 	stopProfile()
