@@ -66,15 +66,22 @@ func (d *EventDecoder) decodePublish(r *reader) *Publish {
 // FrameReader's ReadFrame returns a fresh body per frame), and any event
 // kept keeps the whole body alive.
 func (d *EventDecoder) DecodeOwnedPublish(body []byte) (*Publish, error) {
-	r := reader{b: body}
-	if len(body) > 0 {
-		r.shared = unsafe.String(unsafe.SliceData(body), len(body))
-	}
+	r := ownedReader(body)
 	m := d.decodePublish(&r)
 	if err := r.end(TypePublish.String()); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// ownedReader returns a reader of a body the caller hands over, whose
+// decoded strings alias it (DecodeOwnedPublish, DecodeOwnedLinkPublish).
+func ownedReader(body []byte) reader {
+	r := reader{b: body}
+	if len(body) > 0 {
+		r.shared = unsafe.String(unsafe.SliceData(body), len(body))
+	}
+	return r
 }
 
 // PublishBatch accumulates encoded events for one Publish frame, so a

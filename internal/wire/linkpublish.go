@@ -1,9 +1,6 @@
 package wire
 
-import (
-	"encoding/binary"
-	"unsafe"
-)
+import "encoding/binary"
 
 // LinkPublish carries events between routers in exact forwarding mode: a
 // Publish batch whose events each come with a witness, the FilterHash of a
@@ -61,10 +58,7 @@ func (d *EventDecoder) decodeLinkPublish(r *reader) *LinkPublish {
 // hands over, as DecodeOwnedPublish does a Publish body (the events alias
 // body, which must never change afterwards).
 func (d *EventDecoder) DecodeOwnedLinkPublish(body []byte) (*LinkPublish, error) {
-	r := reader{b: body}
-	if len(body) > 0 {
-		r.shared = unsafe.String(unsafe.SliceData(body), len(body))
-	}
+	r := ownedReader(body)
 	m := d.decodeLinkPublish(&r)
 	if err := r.end(TypeLinkPublish.String()); err != nil {
 		return nil, err
