@@ -11,10 +11,10 @@ import (
 // client connection. The loop encodes each delivery into it once (the
 // subscription ids as varints and the event's bytes, copied from its
 // Publish frame), and the connection's writer writes the finished frame
-// as it is, then puts it back in a pool for reuse (putDeliverFrames). Nothing in
-// it points into a Publish frame, so a queued delivery never keeps one
-// alive, and the frame holds no pointers for the collector to scan but
-// the read times.
+// as it is, then puts it back in a pool for reuse (putDeliverFrame).
+// Nothing in it points into a Publish frame, so a queued delivery never
+// keeps one alive, and the frame holds no pointers for the collector to
+// scan but the read times.
 type deliverFrame struct {
 	batch wire.DeliverBatch
 	runs  []readRun // the items' read times, in order
