@@ -300,7 +300,7 @@ func readBloomEvent(r *reader, slab *[]uint64, ahead int) BloomEvent {
 		*slab = append(*slab, make([]uint64, nw)...)
 		e.Summary = (*slab)[start : start+int(nw) : start+int(nw)]
 		if enc == summaryDense {
-			readDense(r, e.Summary)
+			r.fixed64s("bloom event summary word", e.Summary)
 		} else {
 			readSparse(r, e.Summary)
 		}
@@ -312,18 +312,6 @@ func readBloomEvent(r *reader, slab *[]uint64, ahead int) BloomEvent {
 		r.fail("bloom event: empty event encoding")
 	}
 	return e
-}
-
-// readDense reads the words of a dense summary.
-func readDense(r *reader, words []uint64) {
-	if len(r.b) < 8*len(words) {
-		r.fail("bloom event summary word: truncated")
-		return
-	}
-	for i := range words {
-		words[i] = binary.LittleEndian.Uint64(r.b[8*i:])
-	}
-	r.b = r.b[8*len(words):]
 }
 
 // readSparse sets the bits a sparse summary lists into words, which must

@@ -48,9 +48,7 @@ func (d *EventDecoder) decodeLinkPublish(r *reader) *LinkPublish {
 		return m
 	}
 	m.Witness = make([]uint64, n)
-	for i := range m.Witness {
-		m.Witness[i] = r.fixed64("link-publish witness")
-	}
+	r.fixed64s("link-publish witness", m.Witness)
 	return m
 }
 

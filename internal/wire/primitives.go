@@ -117,6 +117,22 @@ func (r *reader) fixed64(what string) uint64 {
 	return v
 }
 
+// fixed64s fills words with consecutive 8-byte little-endian words, or
+// fails as fixed64 does when fewer bytes are left (reading none then).
+func (r *reader) fixed64s(what string, words []uint64) {
+	if r.err != nil {
+		return
+	}
+	if len(r.b) < 8*len(words) {
+		r.fail("%s: truncated", what)
+		return
+	}
+	for i := range words {
+		words[i] = binary.LittleEndian.Uint64(r.b[8*i:])
+	}
+	r.b = r.b[8*len(words):]
+}
+
 // bytes returns a length-prefixed byte string aliasing the body.
 func (r *reader) bytes(what string) []byte {
 	n := r.length(what)

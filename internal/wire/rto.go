@@ -109,9 +109,7 @@ func decodeRTOAnswer(r *reader) *RTOAnswer {
 
 func readWords(r *reader, n int) []uint64 {
 	out := make([]uint64, n)
-	for i := range out {
-		out[i] = r.fixed64("bitmap word")
-	}
+	r.fixed64s("bitmap word", out)
 	return out
 }
 
