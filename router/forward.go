@@ -19,7 +19,7 @@ import (
 // bloomForward routes an event a local client published to the links
 // whose trees its summary matches (the links whose filters match it
 // exactly, by the link table, when the summary is saturated).
-func (l *matchLoop) bloomForward(ev match.Event, raw []byte, at time.Time) {
+func (l *matchLoop) bloomForward(ev match.Event, raw []byte) {
 	b := l.bloom
 	if len(l.byLink) == 0 {
 		return
@@ -38,15 +38,15 @@ func (l *matchLoop) bloomForward(ev match.Event, raw []byte, at time.Time) {
 	if len(to) == 0 {
 		return
 	}
-	l.forwardEntry(to, wire.AppendBloomEvent(nil, sum.Exact, sum.Words, raw), at)
+	l.forwardEntry(to, wire.AppendBloomEvent(nil, sum.Exact, sum.Words, raw))
 }
 
 // forwardEntry queues a BloomPublish entry for links; a full queue closes
 // the link as a slow consumer.
-func (l *matchLoop) forwardEntry(to []mesh.Link, entry []byte, at time.Time) {
+func (l *matchLoop) forwardEntry(to []mesh.Link, entry []byte) {
 	for _, id := range to {
 		if c, ok := l.byLink[id]; ok {
-			l.queueLink(c, entry, at, 0)
+			l.queueLink(c, entry, 0)
 		}
 	}
 }
@@ -112,7 +112,7 @@ func (l *matchLoop) routeBloomEvent(iface ifaceID, from mesh.Link, lm bloomLinkM
 		}
 	}
 	b.to = to
-	l.forwardEntry(to, be.Entry, at)
+	l.forwardEntry(to, be.Entry)
 	return matches, nil
 }
 

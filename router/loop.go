@@ -168,7 +168,7 @@ func (l *matchLoop) publish(m loopMsg) {
 		if m.witness != nil {
 			w = m.witness[i]
 		}
-		decisions[l.forwardLinks(ev, m.iface, m.pub.Raw[i], m.at, w)]++
+		decisions[l.forwardLinks(ev, m.iface, m.pub.Raw[i], w)]++
 	}
 	l.flush()
 	l.metrics.LinkTable.add(&decisions)
@@ -209,12 +209,12 @@ func (l *matchLoop) mirrorRoutes(m loopMsg) {
 // (helped by the witness that came with the event, if any), on the event's
 // summary in Bloom mode. A full link queue closes the link as a slow
 // consumer. It returns what decided the link table's answer.
-func (l *matchLoop) forwardLinks(ev match.Event, iface ifaceID, raw []byte, at time.Time, witness uint64) routeDecision {
+func (l *matchLoop) forwardLinks(ev match.Event, iface ifaceID, raw []byte, witness uint64) routeDecision {
 	if l.mesh == nil || len(l.byLink) == 0 {
 		return decidedNoLinks
 	}
 	if l.bloom != nil {
-		l.bloomForward(ev, raw, at) // bloom links carry only bloom-publish: from is a client
+		l.bloomForward(ev, raw) // bloom links carry only bloom-publish: from is a client
 		return decidedNoLinks
 	}
 	if l.lt == nil {
@@ -223,7 +223,7 @@ func (l *matchLoop) forwardLinks(ev match.Event, iface ifaceID, raw []byte, at t
 	hits, decision := l.lt.route(iface, ev, witness)
 	for _, h := range hits {
 		if c, ok := l.conns[h.link]; ok {
-			l.queueLink(c, raw, at, h.witness)
+			l.queueLink(c, raw, h.witness)
 		}
 	}
 	return decision
@@ -231,8 +231,8 @@ func (l *matchLoop) forwardLinks(ev match.Event, iface ifaceID, raw []byte, at t
 
 // queueLink stages raw (a LinkPublish event with its witness, or a
 // BloomPublish entry) for link c's data lane.
-func (l *matchLoop) queueLink(c *conn, raw []byte, at time.Time, witness uint64) {
-	l.stage(c, delivery{raw: raw, at: at, witness: witness})
+func (l *matchLoop) queueLink(c *conn, raw []byte, witness uint64) {
+	l.stage(c, delivery{raw: raw, witness: witness})
 }
 
 // exactLinks appends to dst the links whose filters match ev by the link

@@ -2,19 +2,16 @@ package router
 
 import (
 	"sync"
-	"time"
 
 	"github.com/sift-pubsub/sift/internal/wire"
 )
 
-// delivery is one item queued for a router link: raw is a Publish event
-// or a BloomPublish entry, at is when its frame was read, and on a link in
-// exact mode witness names a filter of the link's that the event matched
+// delivery is one item queued for a router link: raw is a LinkPublish event
+// or a BloomPublish entry, and on a link in exact mode witness names a filter of the link's that the event matched
 // (linktable.go; 0: none). Deliveries to clients are not queued as
 // deliveries: the loop encodes them into Deliver frames (deliverFrame).
 type delivery struct {
 	raw     []byte
-	at      time.Time
 	witness uint64
 }
 

@@ -61,7 +61,7 @@ func TestWriterDropsWrittenDeliveries(t *testing.T) {
 // delivery (link), as the matching loop does.
 func queueOne(q *sendQueue, lane string, raw []byte) bool {
 	if lane == "link" {
-		return q.pushData([]delivery{{raw: raw, at: time.Now()}})
+		return q.pushData([]delivery{{raw: raw}})
 	}
 	f := q.reopen()
 	f.add([]uint64{1}, raw, time.Now())
