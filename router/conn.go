@@ -28,8 +28,9 @@ type conn struct {
 	// linkIn and linkOut count a router link's events (set by the loop
 	// when the link comes up; nil for clients).
 	linkIn, linkOut prometheus.Counter
-	// staged holds the deliveries the loop is routing to this connection
-	// in the current step; only the loop touches it (loop.go, stage).
+	// staged holds the events the loop is forwarding on this router link
+	// in the current step (client deliveries go into Deliver frames
+	// instead, deliver.go); only the loop touches it (deliver.go, stage).
 	staged []delivery
 }
 

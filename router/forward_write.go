@@ -83,7 +83,7 @@ func (w *connWriter) runLink(s io.WriteCloser, batch linkFrame) error {
 			batch.Reset()
 			end := start
 			for ; end < len(items); end++ {
-				if end > start && batch.Size()+len(items[end].raw)+linkItemSlack > w.maxFrame-64 {
+				if end > start && batch.Size()+len(items[end].raw)+linkItemSlack > w.maxFrame-frameSlack {
 					break
 				}
 				batch.add(&items[end])
