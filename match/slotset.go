@@ -22,17 +22,6 @@ func newSlotSet(slots []uint32, n int) slotSet {
 	return slotSet{bits: b}
 }
 
-// orInto sets the members in the word array dst.
-func (s slotSet) orInto(dst []uint64) {
-	if s.bits != nil {
-		orWords(dst, s.bits.Words())
-		return
-	}
-	for _, slot := range s.list {
-		dst[slot>>6] |= 1 << (slot & 63)
-	}
-}
-
 // each calls fn for every member.
 func (s slotSet) each(fn func(slot uint32)) {
 	if s.bits == nil {
