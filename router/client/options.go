@@ -42,9 +42,10 @@ type Options struct {
 	// client may decode events into memory it reuses for the next ones
 	// (see borrow.go) instead of allocating twice per event. Names and
 	// string values taken from the event are ordinary immutable strings
-	// and may be kept (a string value keeps its frame's copy alive, up to
-	// a batch of events: strings.Clone one kept for long; a name is the
-	// reader's interned copy). To use the event itself after the call,
+	// and may be kept (a short string value keeps the 16 KiB chunk it was
+	// copied into alive, never the frame: strings.Clone one kept for
+	// long; a name is the reader's interned copy). To use the event
+	// itself after the call,
 	// keep KeepEvent(e). OnEvent and OnBorrowedEvent are exclusive.
 	OnBorrowedEvent func(s *Subscription, e match.Event)
 	// IdleTimeout closes a silent connection; default 30s.
