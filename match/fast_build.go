@@ -141,11 +141,7 @@ func neSets[K cmp.Ordered](groups map[K][]uint32, n int) map[K]slotSet {
 			ne[k] = slotSet{list: slots}
 			continue
 		}
-		b := bitset.New(uint(n))
-		for _, s := range slots {
-			b.Set(uint(s))
-		}
-		ne[k] = slotSet{bits: b}
+		ne[k] = slotSet{bits: bitsetOf(slots, n)}
 	}
 	return ne
 }

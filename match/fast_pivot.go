@@ -113,7 +113,7 @@ func renumberSlots(slots []uint32, perm []uint32) {
 	for i, s := range slots {
 		slots[i] = perm[s]
 	}
-	if len(slots)*32 < len(perm) {
+	if listed(len(slots), len(perm)) {
 		slices.Sort(slots)
 	}
 }

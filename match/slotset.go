@@ -12,14 +12,22 @@ type slotSet struct {
 
 // newSlotSet builds a set of slots out of n.
 func newSlotSet(slots []uint32, n int) slotSet {
-	if len(slots)*32 < n {
+	if listed(len(slots), n) {
 		return slotSet{list: slots}
 	}
+	return slotSet{bits: bitsetOf(slots, n)}
+}
+
+// listed reports whether newSlotSet keeps k slots out of n as a list.
+func listed(k, n int) bool { return k*32 < n }
+
+// bitsetOf returns the slots as a bitset of n bits.
+func bitsetOf(slots []uint32, n int) *bitset.BitSet {
 	b := bitset.New(uint(n))
 	for _, s := range slots {
 		b.Set(uint(s))
 	}
-	return slotSet{bits: b}
+	return b
 }
 
 // each calls fn for every member.
