@@ -57,7 +57,7 @@ func (t *Tree) Nodes() int { return t.nodes }
 func (t *Tree) Insert(s *bitset.BitSet, src uint64) {
 	n, rest := t.root, t.setBits(s)
 	for len(rest) > 0 {
-		c := t.child(n, uint16(rest[0]))
+		c := n.child(uint16(rest[0]))
 		if c == nil { // the rest of the path is a new run
 			c = &node{run: toRun(rest[1:])}
 			t.addChild(n, uint16(rest[0]), c)
@@ -85,7 +85,7 @@ func (t *Tree) Delete(s *bitset.BitSet, src uint64) error {
 	path := []*node{t.root}
 	var edge []uint16 // edge[i]: the bit of path[i+1] under path[i]
 	for len(rest) > 0 {
-		c := t.child(path[len(path)-1], uint16(rest[0]))
+		c := path[len(path)-1].child(uint16(rest[0]))
 		if c == nil || len(rest)-1 < len(c.run) || commonRun(c.run, rest[1:]) < len(c.run) {
 			return errNotStored
 		}
@@ -101,7 +101,7 @@ func (t *Tree) Delete(s *bitset.BitSet, src uint64) error {
 	i := len(path) - 1
 	if i > 0 && len(last.kids) == 0 && last.srcs.Len() == 0 {
 		t.nodes -= 1 + len(last.run)
-		t.removeChild(path[i-1], edge[i-1])
+		path[i-1].removeChild(edge[i-1])
 		i--
 	}
 	if i > 0 {
@@ -177,7 +177,7 @@ func (t *Tree) setBits(s *bitset.BitSet) []uint32 {
 }
 
 // child returns n's child for bit b, or nil.
-func (t *Tree) child(n *node, b uint16) *node {
+func (n *node) child(b uint16) *node {
 	if j, found := slices.BinarySearch(n.bits, b); found {
 		return n.kids[j]
 	}
@@ -192,7 +192,8 @@ func (t *Tree) addChild(n *node, b uint16, c *node) {
 	n.addDense(b, (t.m+63)/64)
 }
 
-func (t *Tree) removeChild(n *node, b uint16) {
+// removeChild removes n's child for bit b (present).
+func (n *node) removeChild(b uint16) {
 	j, _ := slices.BinarySearch(n.bits, b)
 	n.bits = slices.Delete(n.bits, j, j+1)
 	n.kids = slices.Delete(n.kids, j, j+1)
