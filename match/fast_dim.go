@@ -173,7 +173,11 @@ func (p *probe[K]) upperBound(keys []K) int {
 	return lo
 }
 
-// lowerBound returns the number of keys below p (keys ascending).
+// lowerBound returns the number of keys below p (keys ascending). It
+// differs from upperBound only by its comparisons; one search taking the
+// operator as a flag measured about 5% (float64 keys) to 15% (strings)
+// slower per search, and sharing only the inexact loop 1-2% slower on
+// FastMatchStock/roots-of-10000, so the two stay separate.
 func (p *probe[K]) lowerBound(keys []K) int {
 	lo, hi := 0, len(keys)
 	if !p.inexact {
