@@ -46,8 +46,12 @@ func cmpIntFloat(i int64, f float64) int {
 
 func floatBits(f float64) uint64 { return math.Float64bits(f) }
 
-// exactFloat returns the float64 equal to a numeric Value, and whether one
-// exists (an int64 beyond 2^53 may have none).
+// ExactFloat returns the float64 equal to a numeric Value, and whether one
+// exists (an int64 beyond 2^53 may have none): indexes use it to compare
+// numbers as plain float64 keys where that is exact.
+func ExactFloat(v Value) (float64, bool) { return exactFloat(v) }
+
+// exactFloat is ExactFloat.
 func exactFloat(v Value) (float64, bool) {
 	if v.kind == KindFloat {
 		return math.Float64frombits(v.bits), true

@@ -101,7 +101,7 @@ func (ch *chain) equal(v match.Value) (lo, hi int) {
 		r := ch.seq[v.AsString()]
 		return int(r.lo), int(r.hi)
 	case ch.feq != nil && v.Kind() != match.KindString:
-		if f, ok := exactFloat(v); ok {
+		if f, ok := match.ExactFloat(v); ok {
 			r := ch.feq[f]
 			return int(r.lo), int(r.hi)
 		}

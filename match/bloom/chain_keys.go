@@ -1,10 +1,6 @@
 package bloom
 
-import (
-	"math"
-
-	"github.com/sift-pubsub/sift/match"
-)
+import "github.com/sift-pubsub/sift/match"
 
 // setKeys fills fkeys or skeys from vals (sorted), when they can stand for
 // every value exactly.
@@ -21,7 +17,7 @@ func (ch *chain) setKeys() {
 	case 1:
 		keys := make([]float64, len(ch.vals))
 		for i, v := range ch.vals {
-			f, ok := exactFloat(v)
+			f, ok := match.ExactFloat(v)
 			if !ok {
 				return
 			}
@@ -31,20 +27,6 @@ func (ch *chain) setKeys() {
 	}
 }
 
-// exactFloat returns the float64 equal to a numeric value, and whether one
-// exists (an int64 beyond 2^53 may have none).
-func exactFloat(v match.Value) (float64, bool) {
-	if v.Kind() == match.KindFloat {
-		return v.AsFloat(), true
-	}
-	i := v.AsInt()
-	f := float64(i)
-	if f >= math.MaxInt64 { // 2^63: i rounded up past the int64 range
-		return f, false
-	}
-	return f, int64(f) == i
-}
-
 // search returns the first index whose value is >= v (> v when strict),
 // comparing plain keys, and false when the chain or v has none.
 func (ch *chain) search(v match.Value, strict bool) (int, bool) {
@@ -52,7 +34,7 @@ func (ch *chain) search(v match.Value, strict bool) (int, bool) {
 	case ch.skeys != nil && v.Kind() == match.KindString:
 		return searchKeys(ch.skeys, v.AsString(), strict), true
 	case ch.fkeys != nil && v.Kind() != match.KindString:
-		if f, ok := exactFloat(v); ok {
+		if f, ok := match.ExactFloat(v); ok {
 			return searchKeys(ch.fkeys, f, strict), true
 		}
 	}
