@@ -16,7 +16,7 @@ func ParseSweep(s string) (Sweep, error) {
 	knob, vals, ok := strings.Cut(s, "=")
 	knob = strings.TrimSpace(knob)
 	if !ok || knob == "" || strings.TrimSpace(vals) == "" {
-		return Sweep{}, fmt.Errorf("sweep %q: want KNOB=v1,v2,...", s)
+		return Sweep{}, fmt.Errorf("sweep %q: want KNOB=V1[,V2]", s)
 	}
 	sw := Sweep{Knob: knob}
 	for _, v := range strings.Split(vals, ",") {

@@ -270,9 +270,7 @@ func (c *core) walkMatching(e match.Event, fn func(*node)) {
 	c.ctr.Matches++
 	c.newEpoch()
 	queue := c.buf[:0]
-	for _, r := range c.roots.list {
-		queue = append(queue, r)
-	}
+	queue = append(queue, c.roots.list...)
 	for i := 0; i < len(queue); i++ {
 		n := queue[i]
 		if c.touch(n).visited {

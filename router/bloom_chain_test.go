@@ -40,16 +40,15 @@ var bloomChainFilters = map[string][]string{
 
 // chainRun is what one run of the chain observed.
 type chainRun struct {
-	got        map[string][][]match.Event // router -> per filter
-	bIn, cIn   float64                    // events received by b from a, c from b
-	cFalse     float64                    // c's false forwards from b
-	bFalse     float64                    // b's false forwards from a
-	summaries  float64                    // at a
-	saturated  float64                    // at a
-	dictTerms  [3]float64                 // a, b, c
-	wantTerms  int
-	published  int
-	subsCounts map[string]int
+	got       map[string][][]match.Event // router -> per filter
+	bIn, cIn  float64                    // events received by b from a, c from b
+	cFalse    float64                    // c's false forwards from b
+	bFalse    float64                    // b's false forwards from a
+	summaries float64                    // at a
+	saturated float64                    // at a
+	dictTerms [3]float64                 // a, b, c
+	wantTerms int
+	published int
 }
 
 // runBloomChain links a - b - c (c dials b, b dials a) with mod applied to
@@ -311,7 +310,7 @@ func TestBloomParamsRefused(t *testing.T) {
 			if len(wa.reasons) == 0 || !strings.Contains(wa.reasons[0], tc.reason) {
 				t.Fatalf("a refused with %q, want %q", wa.reasons, tc.reason)
 			}
-			t.Log(fmt.Sprintf("a: %s", wa.reasons[0]))
+			t.Logf("a: %s", wa.reasons[0])
 		})
 	}
 }

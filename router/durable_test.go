@@ -88,12 +88,6 @@ func durableOpts(env *local.Env, addrs ...string) client.DurableOptions {
 		RetryTimeout: 30 * time.Second, MinBackoff: 20 * time.Millisecond, MaxBackoff: 200 * time.Millisecond}
 }
 
-// seqOf returns an event's seq attribute.
-func seqOf(e match.Event) int64 {
-	v, _ := e.Get("seq")
-	return v.AsInt()
-}
-
 // TestDurableOneRouter: a router hosting pubend "a" and a durable
 // subscriber; every matching event arrives once, in order, and a
 // subscriber that comes back with its CT gets the rest and nothing twice.

@@ -13,7 +13,8 @@ func TestAcker(t *testing.T) {
 	var a acker
 	t0 := time.Now()
 	a.lastAck = t0
-	if a.consumed(client.DurableEvent, 3) || a.consumed(client.DurableEvent, 3) || !a.consumed(client.DurableEvent, 3) {
+	first, second, third := a.consumed(client.DurableEvent, 3), a.consumed(client.DurableEvent, 3), a.consumed(client.DurableEvent, 3)
+	if first || second || !third {
 		t.Fatal("third event not acknowledged")
 	}
 	if a.due(t0.Add(time.Millisecond)) {

@@ -32,8 +32,7 @@ import (
 const clusterConfig = `{"idle_timeout": "3s", "keepalive": "750ms"}`
 
 var (
-	linkRefusedRE = regexp.MustCompile(`msg="link refused"`)
-	bindErrRE     = regexp.MustCompile(`address already in use`)
+	bindErrRE = regexp.MustCompile(`address already in use`)
 )
 
 // cluster runs siftd processes for one test.

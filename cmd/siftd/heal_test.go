@@ -78,7 +78,7 @@ func TestChainHeals(t *testing.T) {
 		p    *proc
 		want []match.Event
 	}{{old, oldWant}, {late, lateWant}} {
-		err, stderr := s.p.wait()
+		stderr, err := s.p.wait()
 		if err != nil {
 			t.Fatalf("sub %q: %v\n%s", filters[i], err, stderr)
 		}

@@ -113,19 +113,6 @@ func (p *logProc) waitLine(t *testing.T, ctx context.Context, re *regexp.Regexp)
 	return m
 }
 
-// hasLine reports whether any stderr line so far matches re (looked at or
-// not).
-func (p *logProc) hasLine(re *regexp.Regexp) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, l := range p.lines {
-		if re.MatchString(l) {
-			return true
-		}
-	}
-	return false
-}
-
 // kill sends SIGKILL and waits for the exit.
 func (p *logProc) kill() {
 	p.cmd.Process.Kill()

@@ -94,7 +94,7 @@ func testChain(t *testing.T, table string) {
 		t.Fatalf("pub: %v\n%s", err, out)
 	}
 	for _, s := range subs {
-		err, stderr := s.p.wait()
+		stderr, err := s.p.wait()
 		if err != nil {
 			t.Fatalf("sub %q at %s: %v\n%s", s.filter, s.at, err, stderr)
 		}
@@ -108,7 +108,7 @@ func testChain(t *testing.T, table string) {
 	}
 	for i, r := range routers {
 		r.cmd.Process.Signal(syscall.SIGTERM)
-		if err, stderr := r.wait(); err != nil {
+		if stderr, err := r.wait(); err != nil {
 			t.Fatalf("r%d after SIGTERM: %v\n%s", i+1, err, stderr)
 		}
 	}

@@ -93,11 +93,12 @@ func (p *proc) waitLine(t *testing.T, ctx context.Context, re *regexp.Regexp) []
 }
 
 // wait waits for exit, draining stderr, and returns the error and stderr.
-func (p *proc) wait() (error, string) {
+func (p *proc) wait() (string, error) {
 	for line := range p.lines {
 		p.stderr = append(p.stderr, line)
 	}
-	return p.cmd.Wait(), strings.Join(p.stderr, "\n")
+	err := p.cmd.Wait()
+	return strings.Join(p.stderr, "\n"), err
 }
 
 func runBin(t *testing.T, ctx context.Context, stdin io.Reader, name string, args ...string) (string, error) {
@@ -166,7 +167,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("pub: %v\n%s", err, out)
 	}
 	for _, s := range subs {
-		err, stderr := s.p.wait()
+		stderr, err := s.p.wait()
 		if err != nil {
 			t.Fatalf("sub %q: %v\n%s", s.filter, err, stderr)
 		}
@@ -182,7 +183,7 @@ func TestEndToEnd(t *testing.T) {
 	checkBadInput(t, ctx, addr, certDir, dir)
 
 	d.cmd.Process.Signal(syscall.SIGTERM)
-	if err, stderr := d.wait(); err != nil || !strings.Contains(stderr, `msg="router stopped"`) {
+	if stderr, err := d.wait(); err != nil || !strings.Contains(stderr, `msg="router stopped"`) {
 		t.Fatalf("siftd after SIGTERM: %v\n%s", err, stderr)
 	}
 }

@@ -311,8 +311,7 @@ func (s *sim) tryComponents() ([]int, string) {
 	for i := range comp {
 		comp[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for comp[i] != i {
 			i = comp[i]
 		}
