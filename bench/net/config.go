@@ -26,13 +26,19 @@ type Config struct {
 	// Publishers is the number of publishing connections in the
 	// throughput phase (default 1).
 	Publishers int
-	// Events is the number of events published in the throughput phase
-	// (default: the workload's event count).
+	// Events is the fewest events published in the throughput phase, and
+	// the lap of prebuilt events it cycles over (default: the workload's
+	// event count).
 	Events int
+	// Duration is the shortest throughput phase: publishing goes on past
+	// Events until it has lasted this long (default 2s), so that a fast
+	// system is not measured over a few tens of milliseconds.
+	Duration time.Duration
 	// Window is the most events in flight end to end in the throughput
 	// phase: a publisher waits until every delivery expected for events
-	// older than Window has arrived (default 20,000). The same window
-	// holds for every system, so none is measured while dropping.
+	// older than Window has arrived (default 20,000, and below Events).
+	// The same window holds for every system, so none is measured while
+	// dropping.
 	Window int
 	// Rate and LatencyEvents shape the latency phase: LatencyEvents
 	// (default 10,000) published one at a time at Rate events/s (default
@@ -75,6 +81,9 @@ func (c Config) withDefaults() Config {
 	if c.Rate == 0 {
 		c.Rate = 2000
 	}
+	if c.Duration == 0 {
+		c.Duration = 2 * time.Second
+	}
 	if c.Stall == 0 {
 		c.Stall = 30 * time.Second
 	}
@@ -98,8 +107,10 @@ func (c Config) Validate() error {
 		return errors.New("events, window, latency events and runs must be at least 1")
 	case !(c.Rate > 0 && c.Rate <= 1e6):
 		return fmt.Errorf("rate %v outside (0, 1e6] events/s", c.Rate)
-	case c.Stall < 0:
-		return errors.New("negative stall timeout")
+	case c.Window >= c.Events:
+		return fmt.Errorf("window %d must be below events %d (the lap the throughput phase cycles over)", c.Window, c.Events)
+	case c.Stall < 0 || c.Duration < 0:
+		return errors.New("negative stall timeout or duration")
 	}
 	return bench.DistinctSystems(c.Systems)
 }

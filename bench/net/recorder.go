@@ -17,37 +17,50 @@ const (
 	AttrTime = "bench_ts"
 )
 
-// recorder checks and times deliveries. Published events are numbered by
-// a sequence; sequence s carries workload event s mod len(events). Each
-// subscriber's deliveries are checked against its filter (an unexpected
-// or repeated event is counted as wrong), timed from the publish stamp,
+// recorder checks and times deliveries.
+//
+// The throughput phase publishes sequences 0, 1, 2, ... until its
+// duration has passed, cycling over a lap of `lap` prebuilt events:
+// sequence s carries AttrSeq s mod lap, so the run can last as long as it
+// must without building (or holding) an event per sequence. The latency
+// phase's j-th event carries AttrSeq lap+j. The number carried is the
+// event's index; index i carries workload event i mod len(events).
+//
+// Each subscriber's deliveries are checked against its filter (an
+// unexpected event is counted as wrong), timed from the publish stamp,
 // and counted, so a publisher can keep a bounded window of events in
-// flight end to end.
+// flight end to end. A window below the lap makes laps of one index
+// arrive one after another, so a subscriber counts the laps it got per
+// index: a count beyond the laps published so far is a repeat, and at the
+// end every count must equal the laps published. (A loss in one lap made
+// up by a repeat of the same index in another is not told apart: the two
+// events are the same bytes.)
 type recorder struct {
 	pool     [][]match.Attr // workload events' attributes
-	built    []match.Event  // the throughput phase's unstamped events
+	built    []match.Event  // one lap of unstamped events
 	subs     []*subRecorder
-	split    int     // sequences below split are the throughput phase
-	cum      []int64 // cum[s]: deliveries expected for sequences < s
-	total    int     // sequences published in the run
+	lap      int          // indexes below lap are the throughput phase
+	cum      []int64      // cum[i]: deliveries expected for indexes < i
+	total    int          // indexes: lap + latency events
+	taken    atomic.Int64 // throughput sequences handed out so far
 	progress chan struct{}
 	got      atomic.Int64 // correct deliveries, every subscriber
 }
 
 // subRecorder is one subscriber's view; deliver runs on one goroutine per
-// subscriber, so only got is shared.
+// subscriber, so only the atomics are shared.
 type subRecorder struct {
 	r       *recorder
-	want    []bool // per workload event: does the filter match it
-	seen    []bool // per sequence: delivered already
+	want    []bool   // per workload event: does the filter match it
+	laps    []uint32 // per index: deliveries so far
 	wrong   atomic.Int64
 	loaded  Histogram // throughput phase
 	paced   Histogram // latency phase
 	correct atomic.Int64
 }
 
-func newRecorder(w workload.NetWorkload, split, total int) *recorder {
-	r := &recorder{split: split, total: total, progress: make(chan struct{}, 1)}
+func newRecorder(w workload.NetWorkload, lap, latency int) *recorder {
+	r := &recorder{lap: lap, total: lap + latency, progress: make(chan struct{}, 1)}
 	for _, e := range w.Events {
 		attrs := make([]match.Attr, e.Len())
 		for i := range attrs {
@@ -57,7 +70,7 @@ func newRecorder(w workload.NetWorkload, split, total int) *recorder {
 	}
 	perEvent := make([]int64, len(w.Events))
 	for _, s := range w.Subs {
-		sr := &subRecorder{r: r, want: make([]bool, len(w.Events)), seen: make([]bool, total)}
+		sr := &subRecorder{r: r, want: make([]bool, len(w.Events)), laps: make([]uint32, r.total)}
 		for i, e := range w.Events {
 			if s.Filter.Matches(e) {
 				sr.want[i] = true
@@ -66,9 +79,9 @@ func newRecorder(w workload.NetWorkload, split, total int) *recorder {
 		}
 		r.subs = append(r.subs, sr)
 	}
-	r.cum = make([]int64, total+1)
-	for s := range total {
-		r.cum[s+1] = r.cum[s] + perEvent[s%len(perEvent)]
+	r.cum = make([]int64, r.total+1)
+	for i := range r.total {
+		r.cum[i+1] = r.cum[i] + perEvent[i%len(perEvent)]
 	}
 	r.prebuild()
 	return r
@@ -79,31 +92,53 @@ func newRecorder(w workload.NetWorkload, split, total int) *recorder {
 // the benchmark's own event building stays out of the measured CPU.
 const stampEvery = 16
 
-// prebuild builds the throughput phase's unstamped events (AttrTime 0).
+// prebuild builds one lap of unstamped events (AttrTime 0).
 func (r *recorder) prebuild() {
-	r.built = make([]match.Event, r.split)
-	for s := range r.split {
-		if s%stampEvery != 0 {
-			r.built[s] = r.build(s, 0)
+	r.built = make([]match.Event, r.lap)
+	for i := range r.lap {
+		if i%stampEvery != 0 {
+			r.built[i] = r.build(i, 0)
 		}
 	}
 }
 
-// event returns sequence s's event: prebuilt, or stamped with the time
-// now (every event of the latency phase, one in stampEvery before it).
-func (r *recorder) event(s int) match.Event {
-	if s < len(r.built) && s%stampEvery != 0 {
-		return r.built[s]
-	}
-	return r.build(s, time.Now().UnixNano())
+// expected is the number of deliveries expected for throughput sequences
+// below s.
+func (r *recorder) expected(s int64) int64 {
+	laps, rest := s/int64(r.lap), s%int64(r.lap)
+	return laps*r.cum[r.lap] + r.cum[rest]
 }
 
-func (r *recorder) build(s int, stamp int64) match.Event {
-	base := r.pool[s%len(r.pool)]
+// expectedAll is the deliveries expected once the throughput phase
+// published n sequences and the latency phase all its events.
+func (r *recorder) expectedAll(n int64) int64 {
+	return r.expected(n) + r.cum[r.total] - r.cum[r.lap]
+}
+
+// take hands out the next throughput sequence.
+func (r *recorder) take() int64 { return r.taken.Add(1) - 1 }
+
+// event returns throughput sequence s's event: prebuilt, or stamped with
+// the time now (one in stampEvery).
+func (r *recorder) event(s int64) match.Event {
+	i := int(s % int64(r.lap))
+	if i%stampEvery != 0 {
+		return r.built[i]
+	}
+	return r.build(i, time.Now().UnixNano())
+}
+
+// latencyEvent returns the latency phase's j-th event, stamped now.
+func (r *recorder) latencyEvent(j int) match.Event {
+	return r.build(r.lap+j, time.Now().UnixNano())
+}
+
+func (r *recorder) build(i int, stamp int64) match.Event {
+	base := r.pool[i%len(r.pool)]
 	attrs := make([]match.Attr, len(base), len(base)+2)
 	copy(attrs, base)
 	attrs = append(attrs,
-		match.Attr{Name: AttrSeq, Value: match.Int(int64(s))},
+		match.Attr{Name: AttrSeq, Value: match.Int(int64(i))},
 		match.Attr{Name: AttrTime, Value: match.Int(stamp)})
 	return match.MustEvent(attrs...)
 }
@@ -113,15 +148,26 @@ func (sr *subRecorder) deliver(e match.Event) {
 	now := time.Now().UnixNano()
 	sv, ok1 := e.Get(AttrSeq)
 	tv, ok2 := e.Get(AttrTime)
-	s := int(sv.AsInt())
-	if !ok1 || !ok2 || s < 0 || s >= len(sr.seen) || !sr.want[s%len(sr.want)] || sr.seen[s] {
+	i := int(sv.AsInt())
+	if !ok1 || !ok2 || i < 0 || i >= len(sr.laps) || !sr.want[i%len(sr.want)] {
 		sr.wrong.Add(1)
 		return
 	}
-	sr.seen[s] = true
+	lap := int64(sr.laps[i])
+	published := int64(1) // latency events are published once
+	if i < sr.r.lap {
+		// Laps of index i handed out so far (a sequence is taken just
+		// before it is published).
+		published = (sr.r.taken.Load() - int64(i) + int64(sr.r.lap) - 1) / int64(sr.r.lap)
+	}
+	if lap >= published {
+		sr.wrong.Add(1)
+		return
+	}
+	sr.laps[i]++
 	switch d := time.Duration(now - tv.AsInt()); {
 	case tv.AsInt() == 0: // not stamped
-	case s < sr.r.split:
+	case i < sr.r.lap:
 		sr.loaded.Record(d)
 	default:
 		sr.paced.Record(d)
@@ -136,17 +182,17 @@ func (sr *subRecorder) deliver(e match.Event) {
 
 // windowOpen says whether sequence s may be published: every delivery
 // expected for sequences below s - window has arrived.
-func (r *recorder) windowOpen(s, window int) bool {
-	return s <= window || r.got.Load() >= r.cum[s-window]
+func (r *recorder) windowOpen(s int64, window int) bool {
+	return s <= int64(window) || r.got.Load() >= r.expected(s-int64(window))
 }
 
 // waitWindow blocks until windowOpen(s, window), or stall passes without
 // progress.
-func (r *recorder) waitWindow(ctx context.Context, s, window int, stall time.Duration) error {
+func (r *recorder) waitWindow(ctx context.Context, s int64, window int, stall time.Duration) error {
 	if r.windowOpen(s, window) {
 		return nil
 	}
-	return r.waitFor(ctx, r.cum[s-window], stall)
+	return r.waitFor(ctx, r.expected(s-int64(window)), stall)
 }
 
 // waitFor blocks until n correct deliveries arrived; it fails when ctx
@@ -177,13 +223,26 @@ func (r *recorder) waitFor(ctx context.Context, n int64, stall time.Duration) er
 }
 
 // wrong returns the deliveries that no filter expected or that repeated
-// an earlier one, over every subscriber.
-func (r *recorder) wrong() int64 {
-	var n int64
+// an earlier one, over every subscriber, plus the expected ones missing
+// once n throughput sequences and every latency event were published.
+func (r *recorder) wrong(n int64) int64 {
+	var bad int64
 	for _, sr := range r.subs {
-		n += sr.wrong.Load()
+		bad += sr.wrong.Load()
+		for i, got := range sr.laps {
+			if !sr.want[i%len(sr.want)] {
+				continue
+			}
+			want := int64(1)
+			if i < r.lap {
+				want = (n - int64(i) + int64(r.lap) - 1) / int64(r.lap)
+			}
+			if d := int64(got) - want; d != 0 {
+				bad += max(d, -d)
+			}
+		}
 	}
-	return n
+	return bad
 }
 
 // histograms merges the subscribers' histograms of each phase; call it

@@ -11,7 +11,8 @@ type Result struct {
 	bench.RunID
 	// Throughput phase: Events published, Deliveries expected and
 	// checked (every subscriber got exactly its matching events), in
-	// Seconds from the first publish to the last delivery.
+	// Seconds from the first publish to the last delivery (the run's
+	// duration, at least Config.Duration).
 	Events           int     `json:"events"`
 	Deliveries       int64   `json:"deliveries"`
 	Seconds          float64 `json:"seconds"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"sync"
@@ -55,7 +56,7 @@ func runOnce(ctx context.Context, sys System, run int, w workload.NetWorkload, c
 		return res, err
 	}
 	defer func() { err = errors.Join(err, cl.Close()) }()
-	rec := newRecorder(w, cfg.Events, cfg.Events+cfg.LatencyEvents)
+	rec := newRecorder(w, cfg.Events, cfg.LatencyEvents)
 	for i, s := range w.Subs {
 		if err := cl.Subscribe(ctx, cfg.Routers-1, s, rec.subs[i].deliver); err != nil {
 			return res, fmt.Errorf("subscriber %d: %w", i, err)
@@ -65,10 +66,10 @@ func runOnce(ctx context.Context, sys System, run int, w workload.NetWorkload, c
 	if err := throughputPhase(ctx, cl, rec, cfg, &res); err != nil {
 		return res, fmt.Errorf("throughput phase: %w", err)
 	}
-	if err := latencyPhase(ctx, cl, rec, cfg); err != nil {
+	if err := latencyPhase(ctx, cl, rec, cfg, int64(res.Events)); err != nil {
 		return res, fmt.Errorf("latency phase: %w", err)
 	}
-	if n := rec.wrong(); n > 0 {
+	if n := rec.wrong(int64(res.Events)); n > 0 {
 		return res, fmt.Errorf("%d deliveries unexpected or repeated", n)
 	}
 	loaded, paced := rec.histograms()
@@ -76,9 +77,9 @@ func runOnce(ctx context.Context, sys System, run int, w workload.NetWorkload, c
 	return res, nil
 }
 
-// throughputPhase publishes cfg.Events events from cfg.Publishers
-// connections as fast as the window allows, and measures until the last
-// expected delivery.
+// throughputPhase publishes events from cfg.Publishers connections as
+// fast as the window allows, at least cfg.Events of them and for at least
+// cfg.Duration, and measures until the last expected delivery.
 func throughputPhase(ctx context.Context, cl Cluster, rec *recorder, cfg Config, res *Result) error {
 	pubs := make([]Publisher, cfg.Publishers)
 	for i := range pubs {
@@ -97,30 +98,37 @@ func throughputPhase(ctx context.Context, cl Cluster, rec *recorder, cfg Config,
 	bytes0, layer, bytesOK := cl.WireBytes()
 	cpu0, cpuOK := bench.ProcessCPU()
 	start := time.Now()
-	var next atomic.Int64
+	// limit is the sequences to publish: unbounded until the duration has
+	// passed, then what was handed out by then (at least cfg.Events).
+	// Every sequence below it is published by whoever took it.
+	var limit atomic.Int64
+	limit.Store(math.MaxInt64)
+	stop := time.AfterFunc(cfg.Duration, func() { limit.Store(max(rec.taken.Load(), int64(cfg.Events))) })
+	defer stop.Stop()
 	errs := make([]error, len(pubs))
 	var wg sync.WaitGroup
 	for i, p := range pubs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = publishAll(ctx, p, rec, &next, cfg)
+			errs[i] = publishAll(ctx, p, rec, &limit, cfg)
 		}()
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	if err := rec.waitFor(ctx, rec.cum[cfg.Events], cfg.Stall); err != nil {
+	n := limit.Load()
+	if err := rec.waitFor(ctx, rec.expected(n), cfg.Stall); err != nil {
 		return err
 	}
 	elapsed := time.Since(start)
 	cpu1, _ := bench.ProcessCPU()
 	bytes1, _, _ := cl.WireBytes()
-	res.Events = cfg.Events
-	res.Deliveries = rec.cum[cfg.Events]
+	res.Events = int(n)
+	res.Deliveries = rec.expected(n)
 	res.Seconds = elapsed.Seconds()
-	res.EventsPerSec = float64(cfg.Events) / elapsed.Seconds()
+	res.EventsPerSec = float64(n) / elapsed.Seconds()
 	res.DeliveriesPerSec = float64(res.Deliveries) / elapsed.Seconds()
 	if cpuOK {
 		res.CPUSeconds = (cpu1 - cpu0).Seconds()
@@ -131,12 +139,12 @@ func throughputPhase(ctx context.Context, cl Cluster, rec *recorder, cfg Config,
 	return nil
 }
 
-// publishAll publishes sequences taken from next until cfg.Events, each
-// within the window, then flushes.
-func publishAll(ctx context.Context, p Publisher, rec *recorder, next *atomic.Int64, cfg Config) error {
+// publishAll publishes sequences taken from rec until limit, each within
+// the window, then flushes.
+func publishAll(ctx context.Context, p Publisher, rec *recorder, limit *atomic.Int64, cfg Config) error {
 	for {
-		s := int(next.Add(1) - 1)
-		if s >= cfg.Events {
+		s := rec.take()
+		if s >= limit.Load() {
 			return p.Flush(ctx)
 		}
 		if !rec.windowOpen(s, cfg.Window) {
@@ -157,7 +165,7 @@ func publishAll(ctx context.Context, p Publisher, rec *recorder, next *atomic.In
 
 // latencyPhase publishes cfg.LatencyEvents events one at a time at
 // cfg.Rate from one connection, and waits for every delivery.
-func latencyPhase(ctx context.Context, cl Cluster, rec *recorder, cfg Config) error {
+func latencyPhase(ctx context.Context, cl Cluster, rec *recorder, cfg Config, published int64) error {
 	p, err := cl.Publisher(ctx, 0, true)
 	if err != nil {
 		return err
@@ -168,12 +176,12 @@ func latencyPhase(ctx context.Context, cl Cluster, rec *recorder, cfg Config) er
 		if d := time.Until(start.Add(time.Duration(i) * interval)); d > 0 {
 			time.Sleep(d)
 		}
-		if err := p.Publish(ctx, rec.event(cfg.Events+i)); err != nil {
+		if err := p.Publish(ctx, rec.latencyEvent(i)); err != nil {
 			return err
 		}
 	}
 	if err := p.Flush(ctx); err != nil {
 		return err
 	}
-	return rec.waitFor(ctx, rec.cum[rec.total], cfg.Stall)
+	return rec.waitFor(ctx, rec.expectedAll(published), cfg.Stall)
 }

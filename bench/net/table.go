@@ -12,13 +12,13 @@ import (
 // WriteTable writes the per-system medians and the ratios as aligned
 // text.
 func (rep *Report) WriteTable(w io.Writer) error {
-	fmt.Fprintf(w, "workload %s: %d subscribers at router %d of %d, selectivity %s; %d events, window %d, %d run(s); load %.1f -> %.1f on %d cores\n",
+	fmt.Fprintf(w, "workload %s: %d subscribers at router %d of %d, selectivity %s; at least %d events and %gs a run, window %d, %d run(s); load %.1f -> %.1f on %d cores\n",
 		rep.Workload.Kind, len(rep.Workload.Filters), rep.Setup.Routers, rep.Setup.Routers, selectivityRange(rep.Workload.Selectivities),
-		rep.Setup.Events, rep.Setup.Window, rep.Setup.Runs, rep.LoadStart, rep.LoadEnd, rep.Machine.Cores)
+		rep.Setup.Events, rep.Setup.MinSeconds, rep.Setup.Window, rep.Setup.Runs, rep.LoadStart, rep.LoadEnd, rep.Machine.Cores)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "system\tevents/s\tdeliveries/s\tCPU us/deliv\tdeliv/CPU-s\tbytes/deliv\tp50 us\tp99 us\tp999 us\tloaded p99 us\t")
+	fmt.Fprintln(tw, "system\trun s\tevents/s\tdeliveries/s\tCPU us/deliv\tdeliv/CPU-s\tbytes/deliv\tp50 us\tp99 us\tp999 us\tloaded p99 us\t")
 	for _, s := range rep.Summary {
-		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.2f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t\n", s.System, s.EventsPerSec, s.DeliveriesPerSec,
+		fmt.Fprintf(tw, "%s\t%.2f\t%.0f\t%.0f\t%.2f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t\n", s.System, s.Seconds, s.EventsPerSec, s.DeliveriesPerSec,
 			s.CPUPerDelivery, s.DeliveriesPerCPUSecond, s.BytesPerDelivery, s.PacedP50, s.PacedP99, s.PacedP999, s.LoadedP99)
 	}
 	if err := tw.Flush(); err != nil {

@@ -22,7 +22,7 @@ type benchNetOptions struct {
 	window, latencyEvents, runs       int
 	seed                              uint64
 	rate, selectivity                 float64
-	stall                             time.Duration
+	stall, duration                   time.Duration
 	quiet                             bool
 }
 
@@ -34,7 +34,7 @@ func init() {
 		Long: `Net starts a chain of Sift routers linked over QUIC on loopback, in this
 process, connects the subscribers (one filter each) to the last router and the
 publishers to the first, and measures throughput (events/s until the last
-delivery), publish-to-deliver latency (p50, p99, p999; at a low fixed --rate),
+delivery; each run publishes at least --events and for at least --duration), publish-to-deliver latency (p50, p99, p999; at a low fixed --rate),
 CPU seconds and wire bytes per useful delivery. Every delivery is checked
 against the subscriber's filter.
 
@@ -63,7 +63,8 @@ results.csv and PNG plots go to --out/WORKLOAD.`,
 	f.StringSliceVar(&o.modes, "mode", netbench.SiftModes(), "Sift forwarding modes to run")
 	f.IntVar(&o.routers, "routers", 3, "routers (servers) in each cluster")
 	f.IntVar(&o.subs, "subs", workload.DefaultNetSubscribers, "subscribers, one connection and one filter each")
-	f.IntVar(&o.events, "events", 50_000, "events published in the throughput phase")
+	f.IntVar(&o.events, "events", 50_000, "fewest events published in the throughput phase (the lap of prebuilt events it cycles over)")
+	f.DurationVar(&o.duration, "duration", 2*time.Second, "shortest throughput phase: publishing goes on past --events until it has lasted this long")
 	f.IntVar(&o.publishers, "publishers", 1, "publishing connections in the throughput phase")
 	f.IntVar(&o.window, "window", 20_000, "most events in flight end to end in the throughput phase")
 	f.Float64Var(&o.rate, "rate", 2000, "events/s of the latency phase")
@@ -92,7 +93,7 @@ func runBenchNet(ctx context.Context, stdout, stderr io.Writer, o benchNetOption
 		cfg := netbench.Config{
 			Workload: workload.NetConfig{Kind: kind, Subscribers: o.subs, Events: o.events, Selectivity: o.selectivity},
 			Seed:     o.seed, Systems: systems, Routers: o.routers, Publishers: o.publishers, Events: o.events,
-			Window: o.window, Rate: o.rate, LatencyEvents: o.latencyEvents, Runs: o.runs, Stall: o.stall,
+			Duration: o.duration, Window: o.window, Rate: o.rate, LatencyEvents: o.latencyEvents, Runs: o.runs, Stall: o.stall,
 			Command: commandLine(),
 		}
 		if o.profile != "" {

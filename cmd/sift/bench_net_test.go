@@ -16,7 +16,7 @@ func smallBenchNetOptions(t *testing.T) benchNetOptions {
 	return benchNetOptions{
 		peer: "none", out: t.TempDir(), workloads: []string{"topic"}, modes: []string{"exact"},
 		routers: 2, subs: 3, events: 600, publishers: 1, window: 200, latencyEvents: 20,
-		runs: 1, seed: 2, rate: 2000, selectivity: 0.02, stall: 20 * time.Second, quiet: true,
+		runs: 1, seed: 2, rate: 2000, selectivity: 0.02, stall: 20 * time.Second, duration: 200 * time.Millisecond, quiet: true,
 	}
 }
 
