@@ -6,6 +6,7 @@ import (
 
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
+	"github.com/sift-pubsub/sift/router/core"
 	"github.com/sift-pubsub/sift/router/mesh"
 )
 
@@ -22,6 +23,8 @@ const (
 	msgLinkUp
 	msgLinkFrame
 	msgBloomPublish
+	msgCore // a typed input of router/core (coreloop.go)
+	msgTick // the core's deadline passed (coreloop.go)
 )
 
 // loopMsg is one input to the matching loop. Readers of every connection
@@ -49,6 +52,7 @@ type loopMsg struct {
 	linkErr   chan<- error       // msgLinkUp: the verdict
 	frame     wire.Message       // msgLinkFrame
 	bpub      *wire.BloomPublish // msgBloomPublish (forward.go)
+	in        core.Input         // msgCore
 }
 
 // matchLoop owns the engine (and so the index) and the map of attached
@@ -66,6 +70,7 @@ type matchLoop struct {
 	// redec decodes again the batches decoded under an older set.
 	want  wantedNames
 	redec wire.EventDecoder
+	timer coreTimer // on the core's deadline (coreloop.go)
 }
 
 // run processes inputs until in is closed.
@@ -102,6 +107,12 @@ func (l *matchLoop) step(m loopMsg) {
 		l.mirrorRoutes(m)
 	case msgBloomPublish:
 		l.publishBloom(m)
+	case msgCore:
+		if _, ok := l.conns[m.iface]; ok && l.core != nil {
+			l.stepCore(m.in) // a client frame: a bad one is refused by the core without effect
+		}
+	case msgTick:
+		l.tickCore()
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
+	"github.com/sift-pubsub/sift/router/core"
 	"github.com/sift-pubsub/sift/router/mesh"
 )
 
@@ -18,8 +19,10 @@ type links struct {
 	mesh   *mesh.Mesh
 	byLink map[mesh.Link]*conn
 	linkOf map[ifaceID]mesh.Link
-	bloom  *bloomState  // nil: exact forwarding (bloom.go)
-	assist *assistState // RTO and FF (rto.go); nil without a mesh
+	bloom  *bloomState // nil: exact forwarding (bloom.go)
+	// core is the router's core state machine (router/core; so far it
+	// holds RTO and FF placement), sharing mesh; nil without a mesh.
+	core *core.Core
 	// adverts is the advertisement bookkeeping (advert.go); nil when
 	// Config.Advertise is off.
 	adverts *advertState
@@ -42,10 +45,10 @@ func newLinks(cfg Config) (links, error) {
 	if err != nil {
 		return links{}, err
 	}
-	if err := m.Pin(set.fixed); err != nil {
+	if err := m.Pin(set.Fixed); err != nil {
 		return links{}, fmt.Errorf("router: fixed filters: %w", err)
 	}
-	return links{mesh: m, byLink: make(map[mesh.Link]*conn), linkOf: make(map[ifaceID]mesh.Link), bloom: b, assist: newAssistState(set), adverts: newAdvertState(cfg)}, nil
+	return links{mesh: m, byLink: make(map[mesh.Link]*conn), linkOf: make(map[ifaceID]mesh.Link), bloom: b, core: core.New(core.Config{Mesh: m, Assist: set}), adverts: newAdvertState(cfg)}, nil
 }
 
 // subscribe installs a client subscription in the engine and, with a
@@ -59,10 +62,8 @@ func (l *matchLoop) subscribe(m loopMsg) {
 	l.metrics.Subscriptions.Set(float64(l.eng.subscriptions()))
 	f, err := match.Parse(m.filter)
 	if err == nil {
-		var out mesh.Output
 		l.bloomSubscribe(m.iface, m.sub, f) // terms travel ahead of the mesh's messages
-		if out, err = l.meshSubscribe(m.iface, m.sub, f); err == nil {
-			l.apply(out)
+		if err = l.meshSubscribe(m.iface, m.sub, f); err == nil {
 			return
 		}
 		l.bloomUnsubscribe(m.iface, m.sub)

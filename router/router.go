@@ -94,6 +94,7 @@ func New(cfg Config) (*Router, error) {
 		}
 	}
 	r.loop = &matchLoop{eng: newEngine(idx, cfg.MaxSubscriptionsPerConn), conns: make(map[ifaceID]*conn), metrics: r.metrics, links: lk}
+	r.loop.timer.post = func() { r.send(context.Background(), loopMsg{kind: msgTick}) }
 	return r, nil
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/poset"
+	"github.com/sift-pubsub/sift/router/core"
 )
 
 // AssistConfig configures client-assisted placement of subscriptions in
@@ -38,22 +39,13 @@ type AssistConfig struct {
 	Fixed []string
 }
 
-// assistSettings is an AssistConfig checked and resolved.
-type assistSettings struct {
-	on      bool // RTO != off
-	rto     poset.RTOConfig
-	ff      poset.Policy
-	fixed   []match.Filter
-	timeout time.Duration
-}
-
 // resolve checks the configuration and fills in defaults.
-func (a AssistConfig) resolve() (assistSettings, error) {
-	var s assistSettings
+func (a AssistConfig) resolve() (core.AssistSettings, error) {
+	var s core.AssistSettings
 	if a.Clients < 0 || a.VectorSize < 0 || a.Timeout < 0 {
 		return s, fmt.Errorf("router config: assist: negative clients, vector size or timeout")
 	}
-	s.ff = poset.Verify
+	s.FF = poset.Verify
 	switch a.RTO {
 	case "", "off":
 	default:
@@ -61,21 +53,21 @@ func (a AssistConfig) resolve() (assistSettings, error) {
 		if err != nil {
 			return s, fmt.Errorf("router config: rto: %w (or off)", err)
 		}
-		s.on = true
+		s.On = true
 		if p == poset.Trust { // one claim per subscription: a majority of one is trust
-			s.ff = p
+			s.FF = p
 		}
-		s.rto = poset.RTOConfig{Policy: p, VectorSize: a.VectorSize, Clients: a.Clients}
-		if s.rto.VectorSize == 0 {
-			s.rto.VectorSize = 64
+		s.RTO = poset.RTOConfig{Policy: p, VectorSize: a.VectorSize, Clients: a.Clients}
+		if s.RTO.VectorSize == 0 {
+			s.RTO.VectorSize = 64
 		}
-		if s.rto.VectorSize > 1<<16 {
-			return s, fmt.Errorf("router config: rto vector size %d exceeds %d", s.rto.VectorSize, 1<<16)
+		if s.RTO.VectorSize > 1<<16 {
+			return s, fmt.Errorf("router config: rto vector size %d exceeds %d", s.RTO.VectorSize, 1<<16)
 		}
 		if p != poset.Majority {
-			s.rto.Clients = 1
-		} else if s.rto.Clients == 0 {
-			s.rto.Clients = 3
+			s.RTO.Clients = 1
+		} else if s.RTO.Clients == 0 {
+			s.RTO.Clients = 3
 		}
 	}
 	for i, text := range a.Fixed {
@@ -86,11 +78,11 @@ func (a AssistConfig) resolve() (assistSettings, error) {
 		if !match.Satisfiable(f) {
 			return s, fmt.Errorf("router config: fixed filter %d %q matches nothing", i+1, text)
 		}
-		s.fixed = append(s.fixed, f)
+		s.Fixed = append(s.Fixed, f)
 	}
-	s.timeout = a.Timeout
-	if s.timeout == 0 {
-		s.timeout = 2 * time.Second
+	s.Timeout = a.Timeout
+	if s.Timeout == 0 {
+		s.Timeout = 2 * time.Second
 	}
 	return s, nil
 }

@@ -1,0 +1,110 @@
+package core
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/sift-pubsub/sift/router/mesh"
+)
+
+// Config is what a Core is built from.
+type Config struct {
+	// Mesh is the mesh routing state machine, shared with the driver's
+	// matching loop until the rest of the loop moves into the core; nil:
+	// the router takes no links, and assist inputs are ignored.
+	Mesh *mesh.Mesh
+	// Assist is the checked RTO/FF configuration (zero: off).
+	Assist AssistSettings
+}
+
+// Core is the router's core state machine (see the package doc).
+type Core struct {
+	mesh   *mesh.Mesh
+	assist *assist // nil without a mesh
+	now    time.Time
+	rd     Ready // effects not yet handed over
+	// taken counts the Readys handed over and not yet Advanced.
+	taken int
+}
+
+// New returns a core for cfg.
+func New(cfg Config) *Core {
+	c := &Core{mesh: cfg.Mesh}
+	if cfg.Mesh != nil {
+		c.assist = newAssist(cfg.Assist)
+	}
+	return c
+}
+
+// Step takes one input. An error reports bad input (or a refusal the
+// input's doc describes) and changes no protocol state.
+func (c *Core) Step(in Input) error {
+	switch in := in.(type) {
+	case ClientFrame:
+		return c.clientFrame(in)
+	case Place:
+		return c.place(in)
+	case Unsubscribed:
+		c.unsubscribed(in)
+	case Detached:
+		c.detached(in)
+	default:
+		return fmt.Errorf("router core: unknown input %T", in)
+	}
+	return nil
+}
+
+// Tick sets the core's clock to now (unless now is earlier) and fires the
+// deadlines due.
+func (c *Core) Tick(now time.Time) {
+	if now.After(c.now) {
+		c.now = now
+	}
+	c.assistTick()
+}
+
+// Now returns the core's clock: the time of the latest Tick.
+func (c *Core) Now() time.Time { return c.now }
+
+// Deadline returns the earliest pending deadline, if any: the driver
+// ticks the core at or after it.
+func (c *Core) Deadline() (time.Time, bool) {
+	return c.assistDeadline()
+}
+
+// HasReady reports whether effects are waiting to be handed over.
+func (c *Core) HasReady() bool { return !c.rd.IsEmpty() }
+
+// Ready hands over the effects produced since the last Ready; the driver
+// carries them out in field order, then calls Advance. An input stepped
+// while a Ready is being carried out (a send that fails detaches its
+// connection) has its effects in a new Ready, which the driver carries
+// out (and Advances) at once, before it goes on with the first: that is
+// the order the effects would have had inside the first input.
+func (c *Core) Ready() Ready {
+	c.taken++
+	rd := c.rd
+	c.rd = Ready{}
+	return rd
+}
+
+// Advance tells the core the driver has carried out the Ready it took
+// last. Each Ready is paired with one Advance; one more panics.
+func (c *Core) Advance() {
+	if c.taken == 0 {
+		panic("router core: Advance without Ready")
+	}
+	c.taken--
+}
+
+func (c *Core) frame(to ConnID, data []byte) {
+	c.rd.Frames = append(c.rd.Frames, Frame{Conn: to, Data: data})
+}
+
+func (c *Core) meshOut(out mesh.Output) {
+	c.rd.Mesh = append(c.rd.Mesh, out)
+}
+
+func (c *Core) metric(k MetricKind, n uint64) {
+	c.rd.Metrics = append(c.rd.Metrics, Metric{Kind: k, N: n})
+}

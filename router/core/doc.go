@@ -1,0 +1,65 @@
+// Package core is the router's core: a deterministic state machine that
+// takes typed inputs and returns its effects as data, in the shape of
+// etcd raft's RawNode. It has no goroutines, reads no clock and does no
+// I/O: package router is the shell that reads connections, steps the
+// core from its one matching goroutine, and carries out what the core
+// returns.
+//
+// # Driving the core
+//
+// A driver (router's matching loop, or the interaction harness in this
+// package's tests) repeats:
+//
+//	c.Tick(now)              // the time, before an input that may arm a deadline
+//	err := c.Step(input)     // one typed input; an error changes nothing
+//	for c.HasReady() {
+//		rd := c.Ready()      // the effects, taken out of the core
+//		carry(rd)            // in the order Ready's fields give
+//		c.Advance()
+//	}
+//	arm a timer for c.Deadline() and call c.Tick when it fires
+//
+// Time is an input. Tick(now) sets the core's clock (it never moves
+// backwards) and fires the deadlines due at now; deadlines the core arms
+// are measured from the clock of the latest Tick, so a driver ticks the
+// core with the current time before stepping an input that may arm one.
+// Deadline reports the earliest deadline pending, for the driver's timer.
+//
+// Carrying out a Ready may make the driver step the core again before
+// Advance (a frame that does not fit a connection's send queue closes it,
+// and the driver steps Detached): Ready hands the effects over, so the
+// nested step's effects form a new Ready, which the driver carries out
+// and Advances at once, before going on with the first, as it would have
+// happened inside the original input.
+//
+// # What the core owns
+//
+// The core owns, so far, client-assisted placement of subscriptions in
+// the mesh routing table (RTO and FF, assist.go): the assisting clients,
+// FF claims, the placement in progress, its queries and answers and its
+// round deadline. It shares the mesh (router/mesh) with the shell's
+// matching loop, which still holds the engine, the link table, Bloom
+// forwarding and the connections; those move into the core step by step,
+// each as typed inputs and Ready fields.
+//
+// # Adding an input
+//
+// Every input is a struct type in input.go, with a comment saying who
+// sends it and what the core does with it, and an input() method that
+// marks it as an Input. Step switches on the type and calls one handler,
+// in the file that owns the concept (assist.go for RTO/FF). A handler
+// validates first and returns an error without changing state on bad
+// input; it reports what it did only by appending to the pending Ready
+// (never by calling out). A new kind of effect is a new Ready field whose
+// comment says where it comes in the driver's order and why; the driver
+// (router) carries it in that order. Inputs from a connection carry its
+// ConnID; inputs that need the time read the clock of the latest Tick.
+// Each new input gets its interaction scripts (testdata/) in the same
+// commit.
+//
+// # Caveats
+//
+// The core is not safe for concurrent use: one goroutine drives it.
+// Frames in Ready are encoded (wire.AppendFrame) and are the driver's to
+// queue; the core keeps no reference to them.
+package core

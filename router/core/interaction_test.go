@@ -1,0 +1,155 @@
+package core
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/match"
+	"github.com/sift-pubsub/sift/poset"
+	"github.com/sift-pubsub/sift/router/mesh"
+)
+
+// TestInteraction runs the scripts in testdata/ against a core driven as
+// router's matching loop drives it. Every command prints the effects
+// (DescribeReady) and the pending deadline. Commands:
+//
+//	core [rto=off|trust|verify|majority] [clients=N] [vector=N] [timeout=D]
+//	                          (input: FF's fixed filters, one a line)
+//	offer conn=N [rto] [ff]   (AssistOffer)
+//	claim conn=N sub=N        (FFClaim, honest; input: the filter)
+//	place conn=N sub=N        (Place; input: the filter)
+//	answer conn=N [lie]       (RTOAnswer to every query conn has not answered)
+//	unsubscribe conn=N sub=N  (the mesh unsubscribes, then Unsubscribed)
+//	detach conn=N             (Detached, then the mesh drops the client)
+//	bad conn=N                (a client frame the core does not take)
+//	tick D                    (the clock moves on by D; the core is ticked)
+func TestInteraction(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		e := newInteractionEnv(t)
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			e.out.Reset()
+			e.handle(t, d)
+			return e.out.String()
+		})
+	})
+}
+
+func (e *interactionEnv) handle(t *testing.T, d *datadriven.TestData) {
+	if d.Cmd != "core" && e.core == nil {
+		d.Fatalf(t, "%s before core", d.Cmd)
+	}
+	conn := func() ConnID {
+		var n uint64
+		d.ScanArgs(t, "conn", &n)
+		return ConnID(n)
+	}
+	sub := func() uint64 {
+		var n uint64
+		d.ScanArgs(t, "sub", &n)
+		return n
+	}
+	filter := func() match.Filter {
+		f, err := match.Parse(strings.TrimSpace(d.Input))
+		if err != nil {
+			d.Fatalf(t, "filter: %v", err)
+		}
+		return f
+	}
+	switch d.Cmd {
+	case "core":
+		e.handleCore(t, d)
+	case "offer":
+		var modes uint8
+		if d.HasArg("rto") {
+			modes |= wire.AssistRTO
+		}
+		if d.HasArg("ff") {
+			modes |= wire.AssistFF
+		}
+		e.step(ClientFrame{Conn: conn(), Msg: &wire.AssistOffer{Modes: modes}})
+	case "claim":
+		c, s, f := conn(), sub(), filter()
+		e.step(ClientFrame{Conn: c, Msg: &wire.FFClaim{Gen: 1, Sub: s, Covering: poset.FixedCovering(e.fixed, f)}})
+	case "place":
+		c, s, f := conn(), sub(), filter()
+		e.step(Place{Conn: c, Sub: s, Filter: f})
+	case "answer":
+		c := conn()
+		qs := e.queries[c]
+		delete(e.queries, c)
+		for _, q := range qs {
+			e.step(ClientFrame{Conn: c, Msg: answer(t, q, d.HasArg("lie"))})
+		}
+	case "unsubscribe":
+		c, s := conn(), sub()
+		out, err := e.core.mesh.Unsubscribe(mesh.Client(c), s) // as the driver does, first
+		if err != nil {
+			fmt.Fprintf(&e.out, "mesh: %v\n", err)
+		}
+		e.step(Unsubscribed{Conn: c, Sub: s})
+		e.out.WriteString(DescribeMeshOutput(out))
+	case "detach":
+		c := conn()
+		delete(e.queries, c)
+		e.step(Detached{Conn: c})
+		e.out.WriteString(DescribeMeshOutput(e.core.mesh.DropClient(mesh.Client(c)))) // as the driver does, after
+	case "bad":
+		e.step(ClientFrame{Conn: conn(), Msg: &wire.Ack{About: wire.TypeSubscribe, ID: 1}})
+	case "tick":
+		dur, err := time.ParseDuration(d.CmdArgs[0].Key)
+		if err != nil {
+			d.Fatalf(t, "tick: %v", err)
+		}
+		e.now = e.now.Add(dur)
+		e.core.Tick(e.now)
+		e.carry()
+	default:
+		d.Fatalf(t, "unknown command %s", d.Cmd)
+	}
+}
+
+func (e *interactionEnv) handleCore(t *testing.T, d *datadriven.TestData) {
+	set := AssistSettings{FF: poset.Verify, Timeout: 2 * time.Second, RTO: poset.RTOConfig{VectorSize: 64, Clients: 1}}
+	for _, a := range d.CmdArgs {
+		var err error
+		switch a.Key {
+		case "rto":
+			var p poset.Policy
+			if p, err = poset.ParsePolicy(a.Vals[0]); err == nil {
+				set.On, set.RTO.Policy = true, p
+				if p == poset.Trust {
+					set.FF = p
+				}
+			}
+		case "clients":
+			d.ScanArgs(t, "clients", &set.RTO.Clients)
+		case "vector":
+			d.ScanArgs(t, "vector", &set.RTO.VectorSize)
+		case "timeout":
+			set.Timeout, err = time.ParseDuration(a.Vals[0])
+		}
+		if err != nil {
+			d.Fatalf(t, "core %s: %v", a.Key, err)
+		}
+	}
+	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+		if line == "" {
+			continue
+		}
+		f, err := match.Parse(line)
+		if err != nil {
+			d.Fatalf(t, "fixed filter: %v", err)
+		}
+		set.Fixed = append(set.Fixed, f)
+	}
+	c, err := newMeshCore("a", set)
+	if err != nil {
+		d.Fatalf(t, "core: %v", err)
+	}
+	e.core, e.fixed, e.now = c, set.Fixed, epoch
+	e.queries = make(map[ConnID][]*wire.RTOQuery)
+}

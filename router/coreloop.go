@@ -1,0 +1,84 @@
+package router
+
+import (
+	"time"
+
+	"github.com/sift-pubsub/sift/router/core"
+)
+
+// The matching loop drives router/core: it ticks the core with the time
+// before each input (deadlines are measured from the latest tick), steps
+// it, carries out its Ready in field order, and keeps one timer on the
+// core's earliest deadline, which posts a msgTick to the loop when it
+// fires.
+
+// coreTimer is the loop's timer on the core's deadline.
+type coreTimer struct {
+	// post hands the loop a msgTick (from the timer's goroutine); nil:
+	// no timer (tests that drive the loop by hand).
+	post  func()
+	t     *time.Timer
+	armed time.Time // the deadline t is set for; zero: none
+}
+
+// stepCore ticks the core with the current time, steps it with in and
+// carries out its effects.
+func (l *matchLoop) stepCore(in core.Input) error {
+	l.core.Tick(time.Now())
+	err := l.core.Step(in)
+	l.carryCore()
+	return err
+}
+
+// tickCore ticks the core (msgTick: its deadline passed) and carries out
+// its effects.
+func (l *matchLoop) tickCore() {
+	if l.core == nil {
+		return
+	}
+	l.timer.armed = time.Time{} // fired: set it again if a deadline remains
+	l.core.Tick(time.Now())
+	l.carryCore()
+}
+
+// carryCore carries out the core's Readys: metrics, then frames onto the
+// connections' control lanes (dropped for connections gone), then mesh
+// outputs; then it sets the timer on the core's deadline.
+func (l *matchLoop) carryCore() {
+	for l.core.HasReady() {
+		rd := l.core.Ready()
+		for _, m := range rd.Metrics {
+			l.countAssist(m)
+		}
+		for _, f := range rd.Frames {
+			if c, ok := l.conns[ifaceID(f.Conn)]; ok {
+				l.pushControl(c, f.Data)
+			}
+		}
+		for _, out := range rd.Mesh {
+			l.apply(out)
+		}
+		l.core.Advance()
+	}
+	l.armCore()
+}
+
+// armCore sets the timer on the core's earliest deadline.
+func (l *matchLoop) armCore() {
+	t := &l.timer
+	d, ok := l.core.Deadline()
+	switch {
+	case t.post == nil:
+	case !ok:
+		if !t.armed.IsZero() {
+			t.t.Stop()
+			t.armed = time.Time{}
+		}
+	case d.Equal(t.armed):
+	case t.t == nil:
+		t.armed, t.t = d, time.AfterFunc(time.Until(d), t.post)
+	default:
+		t.armed = d
+		t.t.Reset(time.Until(d))
+	}
+}
