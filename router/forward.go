@@ -14,15 +14,16 @@ import (
 // published) computes the event's summary and sends it with the raw event
 // bytes; inner routers decide on the summary alone and forward the entry
 // unchanged, decoding the event only when they have local subscriptions
-// (delivery is always exact) or the event is marked exact.
+// (delivery is always exact) or the event is marked exact, and then only
+// the attributes their filters name (wanted.go).
 
 // bloomForward routes an event a local client published to the links
 // whose trees its summary matches (the links whose filters match it
 // exactly, by the link table, when the summary is saturated).
 func (l *matchLoop) bloomForward(ev match.Event, raw []byte) {
 	b := l.bloom
-	if len(l.byLink) == 0 {
-		return
+	if len(l.byLink) == 0 || b.trees.Len() == 0 {
+		return // no link forwarded a filter: no summary to build
 	}
 	sum := b.dict.Summarize(ev)
 	l.metrics.Bloom.Summaries.Inc()
@@ -87,6 +88,7 @@ func (l *matchLoop) routeBloomEvent(iface ifaceID, from mesh.Link, lm bloomLinkM
 	delivered, matches := false, 0
 	if be.Exact || local {
 		var err error
+		b.dec.Wanted, _ = l.want.load() // the loop's current set: what its filters name
 		if ev, err = b.dec.DecodeEvent(be.Event); err != nil {
 			return 0, err
 		}

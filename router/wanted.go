@@ -7,6 +7,7 @@ import (
 
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
+	"github.com/sift-pubsub/sift/match/bloom"
 )
 
 // Selective decoding. A router forwards and delivers the raw bytes of an
@@ -23,11 +24,13 @@ import (
 // A subscription with a new attribute name therefore never races with
 // events decoded before it arrived.
 //
-// Whatever else reads the events of a batch needs them whole: Bloom mode
-// summarizes events on the constraint dictionary, which links extend with
-// names of their own, and advertisements check events against advertised
-// filters. With either, the set is "all" from the start (full decoding).
-// Past maxWantedNames names it becomes "all" too.
+// Bloom mode summarizes events on the constraint dictionary, which links
+// extend with terms of their own: every term that enters the dictionary
+// adds its names (addTerm) before any later summary tests it, and the
+// last router's delivery decodes with the same set. Advertisements check
+// events against advertised filters, so with them the set is "all" from
+// the start (full decoding). Past maxWantedNames names it becomes "all"
+// too.
 
 // maxWantedNames bounds the wanted set; beyond it readers decode in full
 // (a lookup per attribute would then cost more than it saves).
@@ -72,6 +75,29 @@ func (w *wantedNames) addFilter(f match.Filter) {
 	if !w.started || w.all {
 		return
 	}
+	if w.addNames(f) {
+		w.grown()
+	}
+}
+
+// addTerm adds the attribute names of a Bloom dictionary term: its
+// constraint's and its qualifier's.
+func (w *wantedNames) addTerm(t bloom.Term) {
+	if !w.started || w.all {
+		return
+	}
+	grew := w.addNames(t.Qual)
+	if _, ok := w.names[t.C.Attr]; !ok {
+		w.names[t.C.Attr] = struct{}{}
+		grew = true
+	}
+	if grew {
+		w.grown()
+	}
+}
+
+// addNames adds f's attribute names and reports whether any was new.
+func (w *wantedNames) addNames(f match.Filter) bool {
 	grew := false
 	for i := range f.Len() {
 		name := f.At(i).Attr
@@ -80,9 +106,12 @@ func (w *wantedNames) addFilter(f match.Filter) {
 			grew = true
 		}
 	}
-	if !grew {
-		return
-	}
+	return grew
+}
+
+// grown publishes the set after names were added (all names past
+// maxWantedNames).
+func (w *wantedNames) grown() {
 	if len(w.names) > maxWantedNames {
 		w.all, w.names = true, nil
 	}
@@ -129,11 +158,15 @@ func (w *wantedNames) refresh(dec *wire.EventDecoder, p *wire.Publish) error {
 }
 
 // startWanted publishes the loop's first wanted set, before it takes any
-// input: every name, when Bloom forwarding or advertisements read events
-// beyond the index and link table; else none yet (the engine is empty
-// until the loop runs), growing with every filter the engine installs and
-// the link table's, which mirrorRoutes hooks up when it creates it.
+// input: every name, when advertisements read events beyond the index and
+// link table; else none yet (the engine is empty until the loop runs),
+// growing with every filter the engine installs, the link table's, which
+// mirrorRoutes hooks up when it creates it, and every term of the Bloom
+// dictionary.
 func (l *matchLoop) startWanted() {
-	l.want.start(l.bloom != nil || l.adverts != nil)
+	l.want.start(l.adverts != nil)
 	l.eng.onFilter = l.want.addFilter
+	if l.bloom != nil {
+		l.bloom.dict.OnNewTerm = l.want.addTerm
+	}
 }

@@ -108,16 +108,50 @@ func TestWantedVersions(t *testing.T) {
 	}
 }
 
-// TestWantedAllWithBloomOrAdverts: Bloom forwarding and advertisements
-// read events beyond the filters, so their loops decode in full.
-func TestWantedAllWithBloomOrAdverts(t *testing.T) {
-	for _, l := range []*matchLoop{
-		{eng: newEngine(match.NewFast(match.FastConfig{}), 0), links: links{bloom: &bloomState{}}},
-		{eng: newEngine(match.NewFast(match.FastConfig{}), 0), links: links{adverts: &advertState{}}},
-	} {
-		l.startWanted()
-		if set, v := l.want.load(); set != nil || v == 0 {
-			t.Fatalf("bloom %v adverts %v: set %v version %d, want all", l.bloom != nil, l.adverts != nil, set, v)
+// TestWantedAllWithAdverts: advertisements check events against
+// advertised filters, beyond the loop's own, so the loop decodes in full.
+func TestWantedAllWithAdverts(t *testing.T) {
+	l := &matchLoop{eng: newEngine(match.NewFast(match.FastConfig{}), 0), links: links{adverts: &advertState{}}}
+	l.startWanted()
+	if set, v := l.want.load(); set != nil || v == 0 {
+		t.Fatalf("adverts: set %v version %d, want all", set, v)
+	}
+}
+
+// TestWantedFollowsBloomDictionary: in Bloom mode the loop decodes only
+// the names of its filters and of its dictionary's terms; a term a link
+// floods adds its constraint's and qualifier's names in a new version
+// before any later summary, and a term on known names publishes nothing.
+func TestWantedFollowsBloomDictionary(t *testing.T) {
+	b, err := newBloomState(Config{Forward: ForwardBloom})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &matchLoop{eng: newEngine(match.NewFast(match.FastConfig{}), 0), links: links{bloom: b}}
+	l.startWanted()
+	set, v0 := l.want.load()
+	if set == nil || v0 == 0 || len(l.want.names) != 0 {
+		t.Fatalf("bloom loop starts with set %v version %d names %v, want an empty set", set, v0, l.want.names)
+	}
+	b.dict.LinkUp(7)
+	receive := func(qual, c string) {
+		t.Helper()
+		if _, err := b.dict.Receive(7, &wire.BloomTerms{Add: []wire.BloomTerm{{Qual: qual, C: c}}}); err != nil {
+			t.Fatal(err)
 		}
+	}
+	receive(`region == "eu"`, `price > 10`)
+	set, v1 := l.want.load()
+	if v1 == v0 || set == nil || len(l.want.names) != 2 {
+		t.Fatalf("after a qualified term: version %d (was %d), names %v", v1, v0, l.want.names)
+	}
+	for _, name := range []string{"region", "price"} {
+		if _, ok := l.want.names[name]; !ok {
+			t.Errorf("name %s of the term not wanted: %v", name, l.want.names)
+		}
+	}
+	receive("", `price < 5`)
+	if _, v2 := l.want.load(); v2 != v1 {
+		t.Fatalf("a term on known names published version %d (was %d)", v2, v1)
 	}
 }

@@ -23,6 +23,11 @@ type Dict struct {
 	terms   map[string]*entry             // canonical text -> entry
 	links   map[mesh.Link]map[string]bool // terms held from each link up
 	summary *bitset.BitSet                // scratch
+	// OnNewTerm, if set, is called with every term that enters the
+	// dictionary (from a local filter or a link), before any later
+	// Summarize can test it: the router widens the set of attribute names
+	// its readers decode with it.
+	OnNewTerm func(bloom.Term)
 }
 
 // entry is one term in use: by how many local subscriptions, and in all
@@ -188,6 +193,9 @@ func (d *Dict) bump(ch changes, text string, t bloom.Term, from mesh.Link, n int
 	if e == nil {
 		e = &entry{t: t}
 		d.terms[text] = e
+		if d.OnNewTerm != nil {
+			d.OnNewTerm(t)
+		}
 	}
 	before := e.count
 	e.count += n
