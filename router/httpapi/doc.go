@@ -13,7 +13,8 @@
 //     application/cloudevents+json or &format=ce). &durable=ID makes it a
 //     durable subscription: each event's id: is its checkpoint token, a
 //     reconnection with Last-Event-ID resumes exactly after it, and
-//     released ticks arrive as "event: gap".
+//     released ticks arrive as "event: gap". POST /v1/ack confirms a
+//     token for &ack=client streams.
 //   - GET /v1/status is the router's state for the dashboard (links,
 //     reachable routers, counters, subscriptions, durable positions), and
 //     GET / is the dashboard itself: one embedded page of plain
@@ -44,9 +45,13 @@
 //
 // # Caveats
 //
-// The gateway acknowledges a durable subscriber's position to its SHB
-// once the event was written and flushed to the HTTP connection: a
-// browser that reconnects with an older Last-Event-ID than what was
-// flushed (data lost in flight) may find those ticks released, and gets
-// them as a gap, never silently skipped.
+// By default (&ack=auto) the gateway acknowledges a durable subscriber's
+// position to its SHB once the event was written and flushed to the HTTP
+// connection, since a browser's EventSource cannot confirm what it
+// processed: a client that reconnects with an older Last-Event-ID than
+// what was flushed (data lost in flight) finds those ticks delivered again
+// if they are not yet released, and reported as a gap if they are, never
+// silently skipped. &ack=client acknowledges only what the client
+// presents (Last-Event-ID on reconnection, POST /v1/ack), for clients that
+// confirm what they stored.
 package httpapi

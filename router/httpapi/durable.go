@@ -21,9 +21,27 @@ const silenceEvery = time.Second
 // id resumes from its last acknowledgement at the SHB and a new one
 // starts now. Each event's id: is the token after it; a gap is an "event:
 // gap" message with the released range.
+//
+// Acknowledgements (what lets the SHB release ticks, and lets a session
+// run more than its window of unacknowledged events ahead): with &ack=auto
+// (the default) the gateway acknowledges each token once it is written
+// and flushed to the connection; with &ack=client only the token the
+// client presents (Last-Event-ID on reconnection, or POST /v1/ack), so
+// that nothing the client has not confirmed is ever released, at the price
+// of a client that must confirm at least every window of events (1024 by
+// default) or the stream waits.
 func (g *Gateway) subscribeDurable(w http.ResponseWriter, r *http.Request, id, filter string, ce bool) {
 	if id == "" {
 		httpError(w, http.StatusBadRequest, "&durable= needs the subscription's id", nil)
+		return
+	}
+	var autoAck bool
+	switch a := r.URL.Query().Get("ack"); a {
+	case "", "auto":
+		autoAck = true
+	case "client":
+	default:
+		httpError(w, http.StatusBadRequest, fmt.Sprintf("&ack=%q: want auto or client", a), nil)
 		return
 	}
 	var ct client.CT
@@ -49,6 +67,8 @@ func (g *Gateway) subscribeDurable(w http.ResponseWriter, r *http.Request, id, f
 		return
 	}
 	defer ds.Close()
+	g.sessions.Store(id, ds)
+	defer g.sessions.CompareAndDelete(id, ds)
 	cur := client.CT{}
 	for p, t := range ct {
 		cur[p] = t
@@ -58,12 +78,12 @@ func (g *Gateway) subscribeDurable(w http.ResponseWriter, r *http.Request, id, f
 	}
 	g.stats.durableSubs.Add(1)
 	defer g.stats.durableSubs.Add(-1)
-	g.streamDurable(w, r, ds, cur, ce)
+	g.streamDurable(w, r, ds, cur, ce, autoAck)
 }
 
 // streamDurable writes the session's messages until the client leaves or
 // the subscription ends, acknowledging each flushed token.
-func (g *Gateway) streamDurable(w http.ResponseWriter, r *http.Request, ds *client.DurableSubscription, cur client.CT, ce bool) {
+func (g *Gateway) streamDurable(w http.ResponseWriter, r *http.Request, ds *client.DurableSubscription, cur client.CT, ce, autoAck bool) {
 	startSSE(w)
 	g.stats.subscribers.Add(1)
 	defer g.stats.subscribers.Add(-1)
@@ -101,7 +121,9 @@ func (g *Gateway) streamDurable(w http.ResponseWriter, r *http.Request, ds *clie
 			}
 			fl.Flush()
 			unsent = false
-			ds.Ack(cur.Clone())
+			if autoAck {
+				ds.Ack(cur.Clone())
+			}
 		case m, ok := <-ds.Messages():
 			if !ok {
 				write(errorMessage("durable subscription ended: " + errString(ds.Err())))
@@ -136,7 +158,9 @@ func (g *Gateway) streamDurable(w http.ResponseWriter, r *http.Request, ds *clie
 			if n > 0 {
 				fl.Flush()
 				g.stats.delivered.Add(uint64(n))
-				ds.Ack(cur.Clone())
+				if autoAck {
+					ds.Ack(cur.Clone())
+				}
 			}
 		}
 	}
@@ -172,4 +196,35 @@ func errString(err error) string {
 		return "closed"
 	}
 	return err.Error()
+}
+
+// ack serves POST /v1/ack?durable=ID: the client confirms the checkpoint
+// token in its Last-Event-ID header (or ?last_event_id=) for the open
+// session of durable subscription ID (for &ack=client streams; harmless
+// for others). 204 once handed to the session; 404 without a session.
+func (g *Gateway) ack(w http.ResponseWriter, r *http.Request, _ string) {
+	id := r.URL.Query().Get("durable")
+	tok := r.Header.Get("Last-Event-ID")
+	if tok == "" {
+		tok = r.URL.Query().Get("last_event_id")
+	}
+	if id == "" || tok == "" {
+		httpError(w, http.StatusBadRequest, "POST /v1/ack needs ?durable=ID and the token (Last-Event-ID header or ?last_event_id=)", nil)
+		return
+	}
+	ct, err := decodeCT(tok)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, err.Error(), nil)
+		return
+	}
+	v, ok := g.sessions.Load(id)
+	if !ok {
+		httpError(w, http.StatusNotFound, "no open stream of durable subscription "+id+" at this gateway (a reconnection with Last-Event-ID acknowledges too)", nil)
+		return
+	}
+	if err := v.(*client.DurableSubscription).Ack(ct); err != nil {
+		httpError(w, http.StatusGone, "durable subscription "+id+": "+err.Error(), nil)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }

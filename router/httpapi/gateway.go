@@ -28,6 +28,9 @@ type Gateway struct {
 	dpub  *client.DurablePublisher // ?durable=1; dialled on first use
 
 	pool subPool // plain SSE subscriptions (subscribe.go)
+	// sessions maps each durable subscription id to its open stream's
+	// session, for POST /v1/ack.
+	sessions sync.Map
 
 	stats gatewayStats
 }
@@ -69,16 +72,14 @@ func dialAddr(a net.Addr) string {
 }
 
 // Handler returns the gateway's routes: /v1/publish, /v1/subscribe,
-// /v1/status and the dashboard at /.
+// /v1/ack, /v1/status and the dashboard at /.
 func (g *Gateway) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("POST /v1/publish", g.auth(g.publish))
 	mux.Handle("GET /v1/subscribe", g.auth(g.subscribe))
+	mux.Handle("POST /v1/ack", g.auth(g.ack))
 	mux.Handle("GET /v1/status", g.auth(g.status))
 	mux.HandleFunc("GET /{$}", g.dashboard)
-	mux.HandleFunc("/v1/", func(w http.ResponseWriter, r *http.Request) {
-		httpError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint: %s %s (see /v1/publish, /v1/subscribe, /v1/status)", r.Method, r.URL.Path), nil)
-	})
 	return mux
 }
 
