@@ -140,4 +140,3 @@ func TestBadSubscribe(t *testing.T) {
 		t.Fatalf("/v1/nothing: %v %v", res.StatusCode, err)
 	}
 }
-
