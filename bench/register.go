@@ -4,6 +4,8 @@ package bench
 // these packages register their indexes with match in their init
 // functions.
 import (
+	_ "github.com/sift-pubsub/sift/baseline/counting"
+	_ "github.com/sift-pubsub/sift/baseline/rein"
 	_ "github.com/sift-pubsub/sift/bftree"
 	_ "github.com/sift-pubsub/sift/poset"
 	_ "github.com/sift-pubsub/sift/sbstree"
