@@ -73,6 +73,11 @@ func TestMatchContractEveryIndex(t *testing.T) {
 	}
 	for _, name := range strings.Fields(list) {
 		out, errOut, code := sift(t, "match", "--subs", subs, "--events", events, "--index", name)
+		if code == 1 && out == "" && strings.Contains(errOut, "constraint not supported") {
+			// A baseline defined for numeric ranges only (rein, tama)
+			// refuses the file cleanly; TestMatchNumericContract runs it.
+			continue
+		}
 		if code != 0 || out != contractOut {
 			t.Errorf("--index %s: status %d, stdout\n%s\nstderr %s", name, code, out, errOut)
 		}
@@ -80,6 +85,21 @@ func TestMatchContractEveryIndex(t *testing.T) {
 	out, _, _ := sift(t, "match", "--subs", subs, "--events", events)
 	if out != contractOut {
 		t.Errorf("default index: %s", out)
+	}
+}
+
+// TestMatchNumericContract runs a numeric-range file, which every index
+// supports, through every index.
+func TestMatchNumericContract(t *testing.T) {
+	subs := writeFile(t, "subs.txt", "price < 10\nprice > 5 && volume >= 100\nvolume == 100 && price >= 9.5\n")
+	events := writeFile(t, "events.jsonl", `{"price":9.5,"volume":100}`+"\n"+`{"price":3}`+"\n"+`{"price":10,"volume":100.5}`+"\n")
+	want := `{"event":0,"matches":[0,1,2]}` + "\n" + `{"event":1,"matches":[0]}` + "\n" + `{"event":2,"matches":[1]}` + "\n"
+	list, _, _ := sift(t, "match", "--list-indexes")
+	for _, name := range strings.Fields(list) {
+		out, errOut, code := sift(t, "match", "--subs", subs, "--events", events, "--index", name)
+		if code != 0 || out != want {
+			t.Errorf("--index %s: status %d, stdout\n%s\nstderr %s", name, code, out, errOut)
+		}
 	}
 }
 
