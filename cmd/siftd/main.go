@@ -7,6 +7,7 @@
 //	      [--metrics HOST:PORT] [--peer HOST:PORT ...] [--table poset|forest]
 //	      [--pubend NAME[=ROUTER] ...] [--member ROUTER ...] [--max-retain DURATION] [--drop-after DURATION]
 //	      [--gc-percent N] [--memory-limit SIZE|auto|off] [--config FILE]
+//	      [--http HOST:PORT [--http-tls] [--http-tokens FILE] [--http-insecure]]
 //
 // It logs with log/slog (text, to stderr); the line `msg="router ready"`
 // carries the bound address, so scripts can wait for it. Each --peer is
@@ -15,7 +16,9 @@
 // refused"` with the reason. Subscriptions travel over links pruned by
 // covering (--table poset|forest), events are filtered at every hop, and
 // a client's subscribe is acknowledged once every router it must reach
-// installed it. SIGINT or SIGTERM shut it down gracefully.
+// installed it. --http serves the HTTP gateway and dashboard
+// (router/httpapi, docs/http.md); the line `msg="http ready"` carries its
+// address. SIGINT or SIGTERM shut it down gracefully.
 package main
 
 import (
@@ -82,6 +85,7 @@ func newCommand() *cobra.Command {
 	addDurableFlags(f, &flags)
 	addAssistFlags(f, &flags)
 	addGCFlags(f, &gc)
+	addHTTPFlags(f, &flags.httpOptions)
 	f.StringVar(&flags.configFile, "config", "", "JSON configuration file; flags override it")
 	return cmd
 }
@@ -122,5 +126,10 @@ func run(ctx context.Context, opts options) error {
 		defer srv.Close()
 		log.Info("metrics ready", "addr", ln.Addr().String())
 	}
+	stopHTTP, err := startHTTP(log, opts, r, node)
+	if err != nil {
+		return err
+	}
+	defer stopHTTP()
 	return r.Serve(ctx)
 }

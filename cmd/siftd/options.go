@@ -45,6 +45,8 @@ type options struct {
 	// Advertise turns advertisements on (router.Config.Advertise); every
 	// router of a mesh must agree.
 	Advertise bool `json:"advertise"`
+	// The HTTP gateway (http.go).
+	httpOptions
 
 	// Tuning, only in the config file; zero takes the router's default.
 	Index                   string   `json:"index"`
@@ -126,6 +128,9 @@ func resolve(flags options, changed func(string) bool) (options, error) {
 		opts.Peers = flags.Peers
 	}
 	if err := resolveDurable(&opts, flags, changed); err != nil {
+		return opts, err
+	}
+	if err := resolveHTTP(&opts, flags, changed); err != nil {
 		return opts, err
 	}
 	switch {

@@ -54,11 +54,17 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request, client string)
 
 // auth authenticates a request by its bearer token (Authorization header,
 // or the access_token query parameter for EventSource) when the gateway
-// has tokens, and hands it on with the client's name.
+// has tokens, and hands it on with the client's name: the token's, else
+// the common name of a TLS client certificate (the server verified it),
+// else "http".
 func (g *Gateway) auth(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if g.cfg.Tokens == nil {
-			h(w, r, anonymous)
+			name := anonymous
+			if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
+				name = r.TLS.PeerCertificates[0].Subject.CommonName // mutual TLS
+			}
+			h(w, r, name)
 			return
 		}
 		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")

@@ -28,7 +28,8 @@ type Config struct {
 	// EventSource, which cannot set headers, ?access_token=TOKEN); the
 	// dashboard page itself is public, its data is not. Nil: no bearer
 	// authentication (mutual TLS or a loopback listener protect the
-	// gateway instead; requests then act as client "http").
+	// gateway instead; requests then act as the client their TLS
+	// certificate names, or as client "http").
 	Tokens map[string]string
 	// Permit decides what a client may publish and subscribe to; nil
 	// allows everything.

@@ -1,0 +1,106 @@
+package httpapi
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/sift-pubsub/sift/match"
+)
+
+// prefixPermit lets client "alice" publish and subscribe only on events
+// whose topic starts with "alice.".
+type prefixPermit struct{}
+
+func (prefixPermit) Publish(client string, ev match.Event) error {
+	if v, ok := ev.Get("topic"); ok && strings.HasPrefix(v.AsString(), client+".") {
+		return nil
+	}
+	return errors.New("topic outside " + client + ".*")
+}
+
+func (prefixPermit) Subscribe(client string, f match.Filter) error {
+	if match.Covers(match.MustParse(`topic prefix "`+client+`."`), f) {
+		return nil
+	}
+	return errors.New("filter not covered by topic prefix " + client + ".")
+}
+
+// TestBearerTokens: with tokens, /v1 requests need a valid one (header or
+// access_token), the dashboard page does not, and the token's client name
+// is what the permission check sees (a refused event is a 403 and
+// publishes nothing of its request).
+func TestBearerTokens(t *testing.T) {
+	tg := startGateway(t, nil, func(c *Config) {
+		c.Tokens = map[string]string{"tok-a": "alice", "tok-b": "bob"}
+		c.Permit = prefixPermit{}
+	})
+	do := func(method, path, body string, hdr map[string]string) int {
+		req, _ := http.NewRequest(method, tg.srv.URL+path, strings.NewReader(body))
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode == 401 && res.Header.Get("WWW-Authenticate") == "" {
+			t.Fatal("401 without WWW-Authenticate")
+		}
+		return res.StatusCode
+	}
+	alice := map[string]string{"Authorization": "Bearer tok-a"}
+	for _, c := range []struct {
+		name, method, path string
+		hdr                map[string]string
+		code               int
+	}{
+		{"no token", "POST", "/v1/publish", nil, 401},
+		{"wrong token", "POST", "/v1/publish", map[string]string{"Authorization": "Bearer nope"}, 401},
+		{"not bearer", "POST", "/v1/publish", map[string]string{"Authorization": "Basic dG9rLWE6"}, 401},
+		{"status without token", "GET", "/v1/status", nil, 401},
+		{"subscribe without token", "GET", "/v1/subscribe?filter=*", nil, 401},
+		{"status with token", "GET", "/v1/status", alice, 200},
+		{"dashboard is public", "GET", "/", nil, 200},
+	} {
+		if got := do(c.method, c.path, `{"topic":"alice.x"}`, c.hdr); got != c.code {
+			t.Errorf("%s: %d, want %d", c.name, got, c.code)
+		}
+	}
+	s := tg.mustSubscribe("filter="+url.QueryEscape(`topic prefix "alice."`)+"&access_token=tok-a", nil)
+	if _, code, body := tg.subscribe("filter="+url.QueryEscape(`topic prefix "alice."`), map[string]string{"Authorization": "Bearer tok-b"}); code != 403 || !strings.Contains(body, "bob") {
+		t.Fatalf("bob subscribing to alice's topics: %d %s", code, body)
+	}
+	code, out := tg.post("", "application/x-ndjson", jsonLines(`{"topic":"alice.1"}`, `{"topic":"bob.1"}`), alice)
+	if code != 403 || !strings.Contains(out["error"].(string), "event 2") {
+		t.Fatalf("alice publishing to bob's topic: %d %v", code, out)
+	}
+	code, out = tg.post("", "application/x-ndjson", `{"topic":"alice.2"}`, alice)
+	if code != 200 {
+		t.Fatalf("alice publishing: %d %v", code, out)
+	}
+	if m := s.next(false); m.data != `{"topic":"alice.2"}` {
+		t.Fatalf("got %+v, want alice.2 only (the refused request published nothing)", m)
+	}
+}
+
+// TestLoadTokens: the token file's format and its errors.
+func TestLoadTokens(t *testing.T) {
+	got, err := parseTokens("f", []byte("# comment\n\ntok-a alice\n  tok-b   bob  \n"))
+	if err != nil || len(got) != 2 || got["tok-a"] != "alice" || got["tok-b"] != "bob" {
+		t.Fatalf("%v %v", got, err)
+	}
+	for text, want := range map[string]string{
+		"tok-a alice\ntok-a bob\n": "f:2: token given twice",
+		"tok-a\n":                  "f:1: want TOKEN CLIENT, found 1 fields",
+		"a b c\n":                  "f:1: want TOKEN CLIENT, found 3 fields",
+		"# nothing\n":              "no token",
+	} {
+		if _, err := parseTokens("f", []byte(text)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", text, err, want)
+		}
+	}
+}
