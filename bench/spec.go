@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -203,34 +204,44 @@ func (s Spec) Generate() (workload.Workload, error) {
 	return s.readFiles()
 }
 
-// readFiles reads the files workload, keeping the first Subs and Events.
+// readFiles reads the files workload, keeping the first Subs and Events
+// and reading no further. The filters come from a streaming reader, which
+// keeps none of the file's text (see match.SubscriptionReader).
 func (s Spec) readFiles() (workload.Workload, error) {
-	filters, err := readFile(s.SubsFile, match.ReadSubscriptions)
+	filters, err := readFile(s.SubsFile, s.Subs, func(r io.Reader) func() (match.Filter, error) {
+		return match.NewSubscriptionReader(r).Next
+	})
 	if err != nil {
 		return workload.Workload{}, err
 	}
-	events, err := readFile(s.EventsFile, match.ReadEvents)
+	events, err := readFile(s.EventsFile, s.Events, func(r io.Reader) func() (match.Event, error) {
+		return match.NewEventReader(r).Next
+	})
 	if err != nil {
 		return workload.Workload{}, err
-	}
-	if s.Subs > 0 && s.Subs < len(filters) {
-		filters = filters[:s.Subs]
-	}
-	if s.Events > 0 && s.Events < len(events) {
-		events = events[:s.Events]
 	}
 	return workload.Workload{Filters: filters, Events: events}, nil
 }
 
-func readFile[T any](path string, read func(r io.Reader) ([]T, error)) ([]T, error) {
+// readFile reads up to limit items (all for limit <= 0) of path with the
+// reader next returns.
+func readFile[T any](path string, limit int, reader func(r io.Reader) func() (T, error)) ([]T, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("files workload: %w", err)
 	}
 	defer f.Close()
-	out, err := read(f)
-	if err != nil {
-		return nil, fmt.Errorf("files workload: %s: %w", path, err)
+	next := reader(f)
+	var out []T
+	for limit <= 0 || len(out) < limit {
+		v, err := next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("files workload: %s: %w", path, err)
+		}
+		out = append(out, v)
 	}
 	return out, nil
 }

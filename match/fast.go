@@ -150,26 +150,13 @@ func (x *Fast) Load(ids []ID, filters []Filter) error {
 	if len(ids) != len(filters) {
 		return fmt.Errorf("fast: load: %d ids for %d filters", len(ids), len(filters))
 	}
-	seen := make(map[ID]bool, len(ids))
-	for _, id := range ids {
-		if _, dup := x.loc.get(id); dup || seen[id] {
-			return fmt.Errorf("fast: load: subscription %d already present", id)
-		}
-		seen[id] = true
-	}
-	b := newSegBuilder()
+	l := x.NewLoader()
 	for i, id := range ids {
-		sets, empty := filterSets(filters[i])
-		if empty {
-			x.loc.set(id, loc(0, neverSlot))
-			continue
+		if err := l.Add(id, filters[i]); err != nil {
+			return err
 		}
-		b.addFilter(id, filters[i], sets)
 	}
-	if len(b.ids) > 0 {
-		x.addSegment(b.build(&x.cfg))
-	}
-	return nil
+	return l.Finish()
 }
 
 // Delete removes a subscription.

@@ -35,10 +35,12 @@ type dimBuilder[K cmp.Ordered] struct {
 
 // add records one subscription's constraints on the dimension. keyOf maps a
 // value of the dimension's class to its key, reporting false when the key
-// would not be exact.
-func (b *dimBuilder[K]) add(slot uint32, s *attrSet, cs []Constraint, keyOf func(Value) (K, bool)) {
+// would not be exact. track adds the slot to has (see attrBuilder.mixed).
+func (b *dimBuilder[K]) add(slot uint32, s *attrSet, cs []Constraint, keyOf func(Value) (K, bool), track bool) {
 	b.fresh = true
-	b.has = append(b.has, slot)
+	if track {
+		b.has = append(b.has, slot)
+	}
 	ne := make([]K, 0, len(s.ne))
 	exact := len(s.suffixes) == 0 && len(s.contains) == 0
 	for _, v := range s.ne {
@@ -82,9 +84,12 @@ func withOpen(slot uint32, open bool) uint32 {
 	return slot
 }
 
-// build turns the collected constraints into a dimension over n slots.
-func (b *dimBuilder[K]) build(n int, cfg *FastConfig) *dim[K] {
-	d := &dim[K]{has: newSlotSet(b.has, n), extras: b.extras}
+// build turns the collected constraints into a dimension over n slots, has
+// being its subscriptions. It drops what it has consumed, so that a build
+// holds little more than the larger of the builder and the index.
+func (b *dimBuilder[K]) build(has []uint32, n int, cfg *FastConfig) *dim[K] {
+	d := &dim[K]{has: newSlotSet(has, n), extras: b.extras}
+	b.has = nil
 	if len(b.eq) > 0 && !b.pivot {
 		all := make([]uint32, len(b.eq))
 		for i, kv := range b.eq {
@@ -97,11 +102,14 @@ func (b *dimBuilder[K]) build(n int, cfg *FastConfig) *dim[K] {
 	if len(b.ne) > 0 {
 		d.ne = neSets(groupKeyed(b.ne), n)
 	}
+	b.eq, b.ne = nil, nil
 	if len(b.los)+len(b.his) > 0 {
 		if b.fresh {
 			b.loRuns, b.hiRuns = nil, nil
 		}
-		d.buildCells(b.los, b.his, b.loRuns, b.hiRuns, n, cfg)
+		los, his := b.los, b.his
+		b.los, b.his = nil, nil
+		d.buildCells(los, his, b.loRuns, b.hiRuns, n, cfg)
 	}
 	return d
 }

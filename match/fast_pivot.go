@@ -87,6 +87,7 @@ func (b *segBuilder) renumber(perm []uint32) {
 	for _, a := range b.attrs {
 		renumberSlots(a.has, perm)
 		renumberDim(&a.num, perm)
+		renumberDim(&a.num32, perm)
 		renumberDim(&a.bool_, perm)
 		renumberDim(&a.str, perm)
 	}

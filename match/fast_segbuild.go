@@ -15,12 +15,26 @@ type segBuilder struct {
 }
 
 // attrBuilder collects an attribute's constraints during a build.
+//
+// Two things keep a bulk load's builder near the size of the index it
+// builds. Numbers go to num32, with float32 keys (8 bytes a bound instead
+// of 16), until a key that float32 cannot hold exactly arrives; then num32
+// is widened into num once. And while every subscription on the attribute
+// has one type class, the class's dimension keeps no list of its own
+// subscriptions: it is has (see mixed).
 type attrBuilder struct {
 	has            []uint32
 	num, bool_     dimBuilder[float64]
+	num32          dimBuilder[float32]
 	str            dimBuilder[string]
 	hasNum, hasStr bool
 	hasBool        bool
+	wide           bool // numbers are in num, not num32
+	// first is the class of the first subscription; until mixed, every
+	// subscription in has is of that class and the dimension builders'
+	// has lists stay empty.
+	first class
+	mixed bool
 }
 
 func newSegBuilder() *segBuilder { return &segBuilder{attrs: make(map[string]*attrBuilder)} }
@@ -49,19 +63,114 @@ func (b *segBuilder) addFilter(id ID, f Filter, sets attrSets) {
 		cs := f.cs[i:j:j]
 		i = j
 		a := b.attr(attr)
+		a.note(set.cls)
 		a.has = append(a.has, slot)
+		track := a.mixed
 		switch set.cls {
 		case classNumber:
 			a.hasNum = true
-			a.num.add(slot, &set, cs, numberKey)
+			if !a.wide && !fitsFloat32(&set) {
+				a.widen()
+			}
+			if a.wide {
+				a.num.add(slot, &set, cs, numberKey, track)
+			} else {
+				a.num32.add(slot, &set, cs, number32Key, track)
+			}
 		case classString:
 			a.hasStr = true
-			a.str.add(slot, &set, cs, stringKey)
+			a.str.add(slot, &set, cs, stringKey, track)
 		case classBool:
 			a.hasBool = true
-			a.bool_.add(slot, &set, cs, boolKey)
+			a.bool_.add(slot, &set, cs, boolKey, track)
 		}
 	}
+}
+
+// note records that the next subscription on the attribute is of class
+// cls, making the attribute mixed at the first one of another class.
+func (a *attrBuilder) note(cls class) {
+	switch {
+	case a.mixed:
+	case len(a.has) == 0:
+		a.first = cls
+	case cls != a.first:
+		a.markMixed()
+	}
+}
+
+// markMixed gives the dimension builders their own has lists from now on:
+// the class of the subscriptions so far gets a copy of has.
+func (a *attrBuilder) markMixed() {
+	if a.mixed {
+		return
+	}
+	a.mixed = true
+	if len(a.has) == 0 {
+		return
+	}
+	so := slices.Clone(a.has)
+	switch a.first {
+	case classNumber:
+		if a.wide {
+			a.num.has = so
+		} else {
+			a.num32.has = so
+		}
+	case classString:
+		a.str.has = so
+	case classBool:
+		a.bool_.has = so
+	}
+}
+
+// dimHas returns the subscriptions of a dimension builder of the attribute.
+func (a *attrBuilder) dimHas(own []uint32) []uint32 {
+	if a.mixed {
+		return own
+	}
+	return a.has
+}
+
+// widen moves the numbers collected with float32 keys to float64 keys.
+func (a *attrBuilder) widen() {
+	a.wide = true
+	b := &a.num32
+	conv := func(kvs []keyed[float32]) []keyed[float64] {
+		out := make([]keyed[float64], len(kvs))
+		for i, kv := range kvs {
+			out[i] = keyed[float64]{float64(kv.key), kv.slot}
+		}
+		return out
+	}
+	a.num = dimBuilder[float64]{has: b.has, extras: b.extras,
+		los: conv(b.los), his: conv(b.his), eq: conv(b.eq), ne: conv(b.ne),
+		loRuns: b.loRuns, hiRuns: b.hiRuns, fresh: b.fresh}
+	a.num32 = dimBuilder[float32]{}
+}
+
+// fitsFloat32 reports whether every key a number set gives its dimension
+// is held exactly by a float32 (keys a float64 cannot hold go to extras
+// either way).
+func fitsFloat32(s *attrSet) bool {
+	fits := func(v Value) bool {
+		f, ok := exactFloat(v)
+		return !ok || float64(float32(f)) == f
+	}
+	if s.loConstrains() && !fits(s.lo.v) || s.hi.set && !fits(s.hi.v) {
+		return false
+	}
+	for _, v := range s.ne {
+		if !fits(v) {
+			return false
+		}
+	}
+	return true
+}
+
+func number32Key(v Value) (float32, bool) {
+	f, ok := exactFloat(v)
+	return float32(f), ok
 }
 
 // addSegment adds the live subscriptions of s, read back from its indexed
@@ -78,6 +187,7 @@ func (b *segBuilder) addSegment(s *segment) {
 	for i := range s.attrs {
 		sa := &s.attrs[i]
 		a := b.attr(sa.name)
+		a.markMixed()
 		sa.has.each(func(slot uint32) {
 			if r := remap[slot]; r >= 0 {
 				a.has = append(a.has, uint32(r))
@@ -85,11 +195,18 @@ func (b *segBuilder) addSegment(s *segment) {
 		})
 		if sa.num != nil {
 			a.hasNum = true
+			if !a.wide {
+				a.widen()
+			}
 			readDim(&a.num, sa.num, remap, func(k float64) float64 { return k })
 		}
 		if sa.num32 != nil {
 			a.hasNum = true
-			readDim(&a.num, sa.num32, remap, func(k float32) float64 { return float64(k) })
+			if a.wide {
+				readDim(&a.num, sa.num32, remap, func(k float32) float64 { return float64(k) })
+			} else {
+				readDim(&a.num32, sa.num32, remap, func(k float32) float32 { return k })
+			}
 		}
 		if sa.str != nil {
 			a.hasStr = true
@@ -168,6 +285,9 @@ func (b *segBuilder) build(cfg *FastConfig) *segment {
 		b.attrs[pivot].str.pivot = true
 	}
 	s.setIDs(b.ids)
+	if s.ids32 != nil {
+		b.ids = nil
+	}
 	s.live.FlipRange(0, uint(n))
 	names := make([]string, 0, len(b.attrs))
 	for name := range b.attrs {
@@ -176,23 +296,29 @@ func (b *segBuilder) build(cfg *FastConfig) *segment {
 	slices.Sort(names)
 	for _, name := range names {
 		ab := b.attrs[name]
+		delete(b.attrs, name) // what is built is dropped as the build goes
 		a := segAttr{name: name, has: newSlotSet(ab.has, n)}
 		if ab.hasNum {
-			if b32, ok := narrowKeys(&ab.num); ok {
-				a.num32 = b32.build(n, cfg)
-			} else {
-				a.num = ab.num.build(n, cfg)
+			switch {
+			case !ab.wide:
+				a.num32 = ab.num32.build(ab.dimHas(ab.num32.has), n, cfg)
+			default:
+				if b32, ok := narrowKeys(&ab.num); ok {
+					a.num32 = b32.build(ab.dimHas(b32.has), n, cfg)
+				} else {
+					a.num = ab.num.build(ab.dimHas(ab.num.has), n, cfg)
+				}
 			}
 		}
 		if ab.hasStr {
-			a.str = ab.str.build(n, cfg)
+			a.str = ab.str.build(ab.dimHas(ab.str.has), n, cfg)
 			if name == pivot {
 				a.str.setPoints(spans)
 				s.pivot = len(s.attrs)
 			}
 		}
 		if ab.hasBool {
-			a.bool = ab.bool_.build(n, cfg)
+			a.bool = ab.bool_.build(ab.dimHas(ab.bool_.has), n, cfg)
 		}
 		a.shareHas(len(ab.has))
 		s.attrs = append(s.attrs, a)

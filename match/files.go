@@ -36,11 +36,48 @@ const maxLine = 16 << 20
 // 0-based index among the remaining lines. A malformed filter is a
 // *LineError with the line and column.
 func ReadSubscriptions(r io.Reader) ([]Filter, error) {
+	sr := NewSubscriptionReader(r)
 	var filters []Filter
+	for {
+		f, err := sr.Next()
+		if errors.Is(err, io.EOF) {
+			return filters, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		filters = append(filters, f)
+	}
+}
+
+// SubscriptionReader reads a subscriptions file one filter at a time, so
+// that a bulk load need not hold every filter. The filters it returns share
+// nothing with the text read: attribute names are interned (one string per
+// name, not one copy of the line per constraint) and constraint slices have
+// no spare capacity, so a slice of them costs its constraints' size alone.
+type SubscriptionReader struct {
+	sc    *bufio.Scanner
+	line  int
+	n     int
+	bytes int64
+	names map[string]string
+}
+
+// NewSubscriptionReader returns a reader of the subscriptions file r.
+func NewSubscriptionReader(r io.Reader) *SubscriptionReader {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
-	for line := 1; sc.Scan(); line++ {
-		text := sc.Text()
+	return &SubscriptionReader{sc: sc, names: make(map[string]string)}
+}
+
+// Next returns the next filter, or io.EOF after the last one. Its id is
+// the number of filters returned before it. A malformed filter is a
+// *LineError with the line and column.
+func (r *SubscriptionReader) Next() (Filter, error) {
+	for r.sc.Scan() {
+		r.line++
+		text := r.sc.Text()
+		r.bytes += int64(len(text)) + 1
 		trimmed := strings.TrimSpace(text)
 		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
 			continue
@@ -49,16 +86,44 @@ func ReadSubscriptions(r io.Reader) ([]Filter, error) {
 		if err != nil {
 			var pe *ParseError
 			if errors.As(err, &pe) {
-				return nil, &LineError{Line: line, Col: pe.Col, Err: errors.New(pe.Msg)}
+				return Filter{}, &LineError{Line: r.line, Col: pe.Col, Err: errors.New(pe.Msg)}
 			}
-			return nil, &LineError{Line: line, Err: err}
+			return Filter{}, &LineError{Line: r.line, Err: err}
 		}
-		filters = append(filters, f)
+		r.n++
+		return r.detach(f), nil
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read subscriptions: %w", err)
+	if err := r.sc.Err(); err != nil {
+		return Filter{}, fmt.Errorf("read subscriptions: %w", err)
 	}
-	return filters, nil
+	return Filter{}, io.EOF
+}
+
+// Count returns the number of filters returned so far.
+func (r *SubscriptionReader) Count() int { return r.n }
+
+// Bytes returns the number of bytes of the file consumed so far (lines
+// and their newlines).
+func (r *SubscriptionReader) Bytes() int64 { return r.bytes }
+
+// detach returns f with interned attribute names, string values of their
+// own and an exactly sized constraint slice.
+func (r *SubscriptionReader) detach(f Filter) Filter {
+	if len(f.cs) == 0 {
+		return f
+	}
+	cs := make([]Constraint, len(f.cs))
+	for i, c := range f.cs {
+		name, ok := r.names[c.Attr]
+		if !ok {
+			name = strings.Clone(c.Attr)
+			r.names[name] = name
+		}
+		c.Attr = name
+		c.Val.str = strings.Clone(c.Val.str)
+		cs[i] = c
+	}
+	return Filter{cs: cs}
 }
 
 // EventReader reads an events file (JSON Lines, one event per line; blank

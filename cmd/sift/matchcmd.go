@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -29,7 +30,7 @@ an events file (JSON Lines), and prints one line per event, in input order:
 				}
 				return nil
 			}
-			return runMatch(cmd.OutOrStdout(), cmd.ErrOrStderr(), opts)
+			return runMatch(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.subs, "subs", "", "subscriptions file")
@@ -37,15 +38,22 @@ an events file (JSON Lines), and prints one line per event, in input order:
 	cmd.Flags().StringVar(&opts.index, "index", "fast", "matching index (see --list-indexes)")
 	cmd.Flags().BoolVar(&opts.list, "list-indexes", false, "print the index names, one per line")
 	cmd.Flags().BoolVar(&opts.raw, "raw", false, "print an approximate index's candidates without the exact re-check")
+	cmd.Flags().BoolVar(&opts.progress, "progress", false, "report loading progress on stderr as lines (a terminal gets a bar anyway)")
+	cmd.Flags().BoolVar(&opts.quiet, "quiet", false, "no progress bar on stderr")
 	rootCmd.AddCommand(cmd)
 }
 
 type matchOptions struct {
 	subs, events, index string
 	list, raw           bool
+	progress, quiet     bool
 }
 
-func runMatch(stdout, stderr io.Writer, opts matchOptions) error {
+// runMatch loads the subscriptions streaming (an index with its own
+// loader never holds the parsed filters), reads the events, and prints the
+// matches. A cancelled ctx (Ctrl-C, SIGTERM) stops it between lines or
+// events.
+func runMatch(ctx context.Context, stdout, stderr io.Writer, opts matchOptions) error {
 	if opts.subs == "" || opts.events == "" {
 		return errors.New("match: --subs and --events are required")
 	}
@@ -61,20 +69,12 @@ func runMatch(stdout, stderr io.Writer, opts matchOptions) error {
 		}
 		matchFn = rm.MatchRaw
 	}
-	filters, err := readSubscriptionsFile(opts.subs)
-	if err != nil {
+	if err := loadSubscriptionsFile(ctx, idx, opts, stderr); err != nil {
 		return err
-	}
-	ids := make([]match.ID, len(filters))
-	for i := range ids {
-		ids[i] = match.ID(i)
-	}
-	if err := match.Load(idx, ids, filters); err != nil {
-		return fmt.Errorf("match: load %s: %w", opts.subs, err)
 	}
 	// Events are read in full before printing, so that a malformed event
 	// prints nothing on stdout.
-	events, err := readEventsFile(opts.events)
+	events, err := readEventsCtx(ctx, opts.events)
 	if err != nil {
 		return err
 	}
@@ -82,6 +82,10 @@ func runMatch(stdout, stderr io.Writer, opts matchOptions) error {
 	var matched []match.ID
 	var line []byte
 	for n, e := range events {
+		if err := ctx.Err(); err != nil {
+			w.Flush()
+			return err
+		}
 		matched = match.SortIDs(matchFn(e, matched[:0]))
 		line = appendMatchLine(line[:0], n, matched)
 		w.Write(line)
@@ -109,27 +113,36 @@ func appendMatchLine(b []byte, n int, ids []match.ID) []byte {
 	return append(b, "]}\n"...)
 }
 
-func readSubscriptionsFile(path string) ([]match.Filter, error) {
-	return readFile(path, match.ReadSubscriptions)
-}
+// checkEvery is how many lines or events pass between checks for a
+// cancelled context.
+const checkEvery = 1024
 
 func readEventsFile(path string) ([]match.Event, error) {
-	return readFile(path, match.ReadEvents)
+	return readEventsCtx(context.Background(), path)
 }
 
-// readFile opens path and reads it with read, locating errors in the file.
-func readFile[T any](path string, read func(io.Reader) (T, error)) (T, error) {
-	var zero T
+// readEventsCtx reads a whole events file, stopping when ctx is cancelled.
+func readEventsCtx(ctx context.Context, path string) ([]match.Event, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return zero, fmt.Errorf("match: %w", err)
+		return nil, fmt.Errorf("match: %w", err)
 	}
 	defer f.Close()
-	v, err := read(f)
-	if err != nil {
-		return zero, fileError(path, err)
+	r := match.NewEventReader(f)
+	var events []match.Event
+	for n := 1; ; n++ {
+		if n%checkEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		e, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return events, nil
+		}
+		if err != nil {
+			return nil, fileError(path, err)
+		}
+		events = append(events, e)
 	}
-	return v, nil
 }
 
 // fileError prefixes a located error with the file name: FILE:LINE:COL: msg.

@@ -1,0 +1,174 @@
+package match_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sift-pubsub/sift/match"
+)
+
+// TestLoaderAgreesWithScan loads random filters through every index's
+// loader (Fast's own, the collecting one for the others), then matches,
+// inserts and deletes, comparing with Scan throughout.
+func TestLoaderAgreesWithScan(t *testing.T) {
+	for _, info := range match.Indexes() {
+		t.Run(info.Name, func(t *testing.T) {
+			for seed := uint64(1); seed <= 3; seed++ {
+				g := match.NewTestGen(seed)
+				idx, ref := info.New(), match.NewScan()
+				l := match.NewLoader(idx)
+				for i := range 3000 {
+					f := g.Filter()
+					if err := l.Add(match.ID(i), f); err != nil {
+						t.Fatal(err)
+					}
+					ref.Insert(match.ID(i), f)
+				}
+				if idx.Len() != 0 {
+					t.Fatalf("Len %d before Finish", idx.Len())
+				}
+				if err := l.Finish(); err != nil {
+					t.Fatal(err)
+				}
+				sameAsScan(t, idx, ref, g, 200)
+				for i := range 500 {
+					f := g.Filter()
+					idx.Insert(match.ID(5000+i), f)
+					ref.Insert(match.ID(5000+i), f)
+					idx.Delete(match.ID(i * 3))
+					ref.Delete(match.ID(i * 3))
+				}
+				sameAsScan(t, idx, ref, g, 200)
+			}
+		})
+	}
+}
+
+// TestFastLoaderWidensAndMixes feeds Fast's loader numbers float32 holds,
+// then one it does not (the builder widens its keys), then strings and
+// bools on the same attribute (each class gets its own subscriptions).
+func TestFastLoaderWidensAndMixes(t *testing.T) {
+	var texts []string
+	for i := range 300 {
+		texts = append(texts, fmt.Sprintf("a >= %d && a < %d", i, i+40))
+	}
+	texts = append(texts, "a < 0.1", "a > 16777217", "a != 3.3")
+	for i := range 100 {
+		texts = append(texts, fmt.Sprintf("a >= %d.5", i), fmt.Sprintf(`a prefix "%c"`, 'a'+i%26), "a == true", "a exists")
+	}
+	idx, ref := match.NewFast(match.FastConfig{}), match.NewScan()
+	l := idx.NewLoader()
+	for i, s := range texts {
+		f := match.MustParse(s)
+		if err := l.Add(match.ID(i), f); err != nil {
+			t.Fatal(err)
+		}
+		ref.Insert(match.ID(i), f)
+	}
+	if err := l.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	var events []match.Event
+	for _, v := range []string{"0", "0.05", "0.1", "3.3", "17.5", "99.5", "350", "16777217", "16777218", `"b"`, `"zz"`, "true", "false"} {
+		e, err := match.ParseEventJSON([]byte(`{"a":` + v + `}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, e)
+	}
+	for _, e := range events {
+		got, want := match.SortIDs(idx.Match(e, nil)), match.SortIDs(ref.Match(e, nil))
+		if !slices.Equal(got, want) {
+			t.Fatalf("event %v: fast %v, scan %v", e, got, want)
+		}
+	}
+}
+
+func sameAsScan(t *testing.T, idx match.Index, ref *match.Scan, g *match.TestGen, events int) {
+	t.Helper()
+	if idx.Len() != ref.Len() {
+		t.Fatalf("Len %d, want %d", idx.Len(), ref.Len())
+	}
+	for range events {
+		e := g.Event()
+		got, want := match.SortIDs(idx.Match(e, nil)), match.SortIDs(ref.Match(e, nil))
+		if !slices.Equal(got, want) {
+			t.Fatalf("event %v: %d matches, scan %d", e, len(got), len(want))
+		}
+	}
+}
+
+// TestFastLoaderErrors: a repeated id fails Finish, a present one fails
+// Add, and neither (nor an abandoned loader) changes the index.
+func TestFastLoaderErrors(t *testing.T) {
+	idx := match.NewFast(match.FastConfig{})
+	if err := idx.Insert(7, match.MustParse("a > 1")); err != nil {
+		t.Fatal(err)
+	}
+	l := idx.NewLoader()
+	if err := l.Add(7, match.MustParse("a > 2")); err == nil || !strings.Contains(err.Error(), "7 already present") {
+		t.Fatalf("Add of a present id: %v", err)
+	}
+	l.Add(1, match.MustParse("a > 3"))
+	l.Add(2, match.MustParse("a > 3 && a < 2")) // unsatisfiable, stored nowhere
+	l.Add(1, match.MustParse("a > 4"))
+	if err := l.Finish(); err == nil || !strings.Contains(err.Error(), "1 already present") {
+		t.Fatalf("Finish with a repeated id: %v", err)
+	}
+	if err := l.Add(3, match.MustParse("a > 1")); err == nil {
+		t.Fatal("Add after Finish accepted")
+	}
+	abandoned := idx.NewLoader()
+	abandoned.Add(9, match.MustParse("a > 0"))
+	e, _ := match.ParseEventJSON([]byte(`{"a":10}`))
+	if got := idx.Match(e, nil); idx.Len() != 1 || !slices.Equal(got, []match.ID{7}) {
+		t.Fatalf("after failed loads: Len %d, matches %v", idx.Len(), got)
+	}
+}
+
+// TestSubscriptionReader reads back written filters, counting the bytes
+// and skipping comments, and locates a bad line.
+func TestSubscriptionReader(t *testing.T) {
+	g := match.NewTestGen(3)
+	var filters []match.Filter
+	for range 500 {
+		filters = append(filters, g.Filter())
+	}
+	var buf bytes.Buffer
+	buf.WriteString("# comment\n\n")
+	if err := match.WriteSubscriptions(&buf, filters); err != nil {
+		t.Fatal(err)
+	}
+	size := int64(buf.Len())
+	r := match.NewSubscriptionReader(&buf)
+	for i := 0; ; i++ {
+		f, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			if i != len(filters) || r.Count() != i || r.Bytes() != size {
+				t.Fatalf("read %d filters (Count %d) of %d bytes, want %d of %d", i, r.Count(), r.Bytes(), len(filters), size)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !f.Equal(filters[i]) {
+			t.Fatalf("filter %d: %v, want %v", i, f, filters[i])
+		}
+	}
+	_, err := match.NewSubscriptionReader(strings.NewReader("a > 1\n\na >\n")).Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = match.NewSubscriptionReader(strings.NewReader("a > 1\n\na >\n"))
+	r.Next()
+	var le *match.LineError
+	if _, err := r.Next(); !errors.As(err, &le) || le.Line != 3 {
+		t.Fatalf("bad line: %v", err)
+	}
+}
