@@ -6,6 +6,7 @@ package bench
 import (
 	_ "github.com/sift-pubsub/sift/baseline/counting"
 	_ "github.com/sift-pubsub/sift/baseline/rein"
+	_ "github.com/sift-pubsub/sift/baseline/tama"
 	_ "github.com/sift-pubsub/sift/bftree"
 	_ "github.com/sift-pubsub/sift/poset"
 	_ "github.com/sift-pubsub/sift/sbstree"
