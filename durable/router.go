@@ -74,6 +74,7 @@ type outstanding struct {
 // every upstream neighbour before it is acknowledged down the link.
 type upInstall struct {
 	link, sub string
+	ups       []string       // the upstream neighbours it was sent to
 	acks      map[string]Msg // per upstream neighbour, its acknowledgement
 }
 

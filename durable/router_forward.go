@@ -14,7 +14,11 @@ func (r *Router) knowledge(env Envelope) error {
 	if fresh {
 		p.answered(span)
 	}
+	up := r.cfg.Upstream[m.Pubend]
 	for _, name := range r.cfg.Downstream {
+		if name == up {
+			continue // in a mesh, the link it came from; never back upstream
+		}
 		waited := r.takeWaiters(p, name, span)
 		if fresh || waited || m.Kind == MsgLost {
 			r.forward(name, m)

@@ -14,6 +14,9 @@ func (r *Router) nackFromBelow(env Envelope) error {
 	if err != nil {
 		return err
 	}
+	if env.From == r.cfg.Upstream[m.Pubend] {
+		return nil // from the pubend's side: its knowledge never flows back there
+	}
 	var ask []Range
 	for _, rg := range m.Ranges {
 		r.Stats.NacksFromBelow++

@@ -16,11 +16,12 @@ import (
 
 func init() {
 	var (
-		seeds  string
-		events int
-		faults string
-		topo   string
-		asJSON bool
+		seeds   string
+		events  int
+		faults  string
+		topo    string
+		pubends int
+		asJSON  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "durable",
@@ -50,7 +51,7 @@ Faults (--faults, comma-separated, "all" or "none"):
 			if err != nil {
 				return err
 			}
-			base := dsim.Config{Events: events, Faults: fs, Topology: tp}
+			base := dsim.Config{Events: events, Faults: fs, Topology: tp, Pubends: pubends}
 			v := runDurableSims(cmd.OutOrStdout(), from, to, base, asJSON)
 			fmt.Fprintf(cmd.OutOrStdout(), "seeds=%d violations=%d\n", to-from+1, v)
 			if v > 0 {
@@ -62,7 +63,8 @@ Faults (--faults, comma-separated, "all" or "none"):
 	cmd.Flags().StringVar(&seeds, "seeds", "1..100", "seed range A..B (inclusive), or one seed")
 	cmd.Flags().IntVar(&events, "events", 40, "events published per run")
 	cmd.Flags().StringVar(&faults, "faults", "all", "faults to inject")
-	cmd.Flags().StringVar(&topo, "topology", "", "broker tree: flat (one router), deep (routers r1-r2 and r1-r3-r4); empty picks by seed")
+	cmd.Flags().StringVar(&topo, "topology", "", "broker network: flat (one router), deep (routers r1-r2 and r1-r3-r4), chain (r1-r2-r3, pubends and SHBs at the routers), tree (r1-r2, r1-r3-r4, pubends and SHBs at the routers); empty picks by seed")
+	cmd.Flags().IntVar(&pubends, "pubends", 0, "pubends per run, spread over the routers in the chain and tree meshes (0: 2)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per seed (JSON Lines) before the summary line")
 	simParentCmd().AddCommand(cmd)
 }
@@ -130,6 +132,9 @@ func runDurableSims(w io.Writer, from, to uint64, base dsim.Config, asJSON bool)
 			r.Seed, r.Seed, base.Events, dsim.FaultList(base.Faults))
 		if base.Topology != "" {
 			replay += " --topology " + string(base.Topology)
+		}
+		if base.Pubends > 0 {
+			replay += fmt.Sprintf(" --pubends %d", base.Pubends)
 		}
 		if asJSON {
 			rep := durableSeedReport{Seed: r.Seed, Stats: r.Stats, Violations: []string{}}

@@ -69,8 +69,9 @@ type Config struct {
 	Events int
 	// Faults lists the faults to inject.
 	Faults []Fault
-	// Topology is the shape of the broker tree; empty picks one from the
-	// seed (flat for a third of the seeds, deep for the rest).
+	// Topology is the shape of the broker network; empty picks one from
+	// the seed (flat for a third of the seeds, deep for four ninths,
+	// chain and tree for a ninth each).
 	Topology Topology
 	// Pubends (default 2), SHBs (default 2 flat, 3 deep), Publishers
 	// (default 3) and Subscribers (default 6) size the run.
@@ -97,12 +98,16 @@ func (c *Config) populate() {
 	def(&c.Events, 40)
 	def(&c.Pubends, 2)
 	if c.Topology == "" {
-		c.Topology = TopologyDeep
-		if c.Seed%3 == 0 {
+		switch c.Seed % 3 {
+		case 0:
 			c.Topology = TopologyFlat
+		case 1:
+			c.Topology = TopologyDeep
+		default:
+			c.Topology = []Topology{TopologyDeep, TopologyChain, TopologyTree}[c.Seed/3%3]
 		}
 	}
-	if c.Topology == TopologyDeep {
+	if c.Topology != TopologyFlat {
 		def(&c.SHBs, 3)
 	}
 	def(&c.SHBs, 2)

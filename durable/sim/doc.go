@@ -1,7 +1,10 @@
 // Package sim is the deterministic simulator of Sift's durable layer. From
-// a seed it runs PHBs (one pubend each), a tree of intermediate routers
-// (flat: one router; deep: PHBs - r1 - r2 - SHBs and r1 - r3 - r4 - SHB),
-// SHBs, publishers and subscribers in one process, over a simulated network
+// a seed it runs PHBs (one pubend each), intermediate routers (flat: one
+// router; deep: PHBs - r1 - r2 - SHBs and r1 - r3 - r4 - SHB; or a mesh as
+// siftd builds one, a chain r1 - r2 - r3 or a tree r2 - r1 - r3 - r4 with
+// pubends and SHBs at several routers, so that a link is upstream for some
+// pubends and downstream for others), SHBs, publishers and subscribers in
+// one process, over a simulated network
 // and in-memory stores that model unsynced writes, injecting the faults
 // named in Faults (lost, duplicated, reordered and delayed messages,
 // partitions, crashes, subscribers reconnecting with older CTs or at
@@ -33,7 +36,9 @@
 //   - nack ranges sent upstream by the routers are counted against those
 //     they received from below (consolidation).
 //
-// A run stops at its first violation. A run is a pure function of its
+// A message the wire would refuse (a name over wire.MaxNameLen) and a run
+// that floods (more than maxPending messages and timers pending) are
+// violations too. A run stops at its first violation. A run is a pure function of its
 // Config: the same seed replays the same run, so a failing seed is
 // reproduced with `sift sim durable --seeds N..N`.
 package sim

@@ -20,7 +20,7 @@ func (w *world) scheduleFaults(chaosEnd durable.Tick) {
 	if w.cfg.has(FaultPartition) {
 		for range 1 + w.rng.IntN(3) {
 			a := w.order[w.rng.IntN(len(w.order))]
-			b := w.topo.upstreamOf(w, a)
+			b := w.topo.linkOf(w, a)
 			d := durable.Tick(10_000 + w.rng.IntN(100_000))
 			w.at(randTime(), func() {
 				w.trace("partition %s|%s for %d", a, b, d)

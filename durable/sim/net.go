@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"fmt"
+
 	"github.com/sift-pubsub/sift/durable"
+	"github.com/sift-pubsub/sift/internal/wire"
 )
 
 // Link latencies, in microseconds.
@@ -14,6 +17,10 @@ const (
 // datagram-like links subject to the enabled faults; a subscriber's link is
 // a FIFO connection that only loses what is in flight when it is cut.
 func (w *world) send(env durable.Envelope) {
+	if err := wireNames(env.Msg); err != "" {
+		w.violate("%s -> %s: %v: %s (a real link would refuse it)", env.From, env.To, env.Msg.Kind, err)
+		return
+	}
 	if n, ok := w.nodes[env.From]; ok && n.kind == kindPHB {
 		w.oracle.announced(w, env.Msg)
 	}
@@ -73,4 +80,24 @@ func linkKey(a, b string) string {
 		a, b = b, a
 	}
 	return a + "|" + b
+}
+
+// wireNames checks the names a message carries against the wire's limit
+// (wire.MaxNameLen), which the simulator does not encode through.
+func wireNames(m durable.Msg) string {
+	long := func(what, s string) string {
+		if len(s) > wire.MaxNameLen {
+			return fmt.Sprintf("%s: %d bytes (want at most %d)", what, len(s), wire.MaxNameLen)
+		}
+		return ""
+	}
+	if e := long("sub", m.Sub); e != "" {
+		return e
+	}
+	for _, s := range m.Subs {
+		if e := long("filter set sub", s.Sub); e != "" {
+			return e
+		}
+	}
+	return ""
 }

@@ -51,6 +51,11 @@ type Result struct {
 // floods the network fails instead of running on.
 const maxSteps = 20_000_000
 
+// maxPending bounds the messages and timers pending at once: a protocol
+// that multiplies messages (each one causing several) fails fast instead
+// of running into maxSteps at ever slower steps.
+const maxPending = 100_000
+
 // Run simulates one seed. It stops at the first violation.
 func Run(cfg Config) Result {
 	cfg.populate()
@@ -74,6 +79,10 @@ func Run(cfg Config) Result {
 		}
 		if steps++; steps > maxSteps {
 			w.violate("runaway: more than %d simulation steps", maxSteps)
+			break
+		}
+		if w.q.Len() > maxPending {
+			w.violate("flood: more than %d messages and timers pending", maxPending)
 			break
 		}
 		w.now = it.at

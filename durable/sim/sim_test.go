@@ -93,6 +93,15 @@ func TestSimulatorRegressions(t *testing.T) {
 	// events that took its CT back to the one it last acknowledged, and it
 	// never acknowledged again (its queue never drained).
 	runSeeds(t, 693, 1, 40, noRelease)
+	// Seed 15001 on the chain with pubends at r1 and r3: every router sent
+	// each install to all of its upstream neighbours, the link it came from
+	// included, under a key one link name longer, so installs bounced
+	// between neighbours for ever (the "durable sub: 256 bytes" of real
+	// meshes) and multiplied until the run flooded.
+	res := Run(Config{Seed: 15001, Events: 20, Topology: TopologyChain, Pubends: 2})
+	for _, v := range res.Violations {
+		t.Errorf("seed 15001 chain: at %d us: %s", v.Time, v.What)
+	}
 }
 
 // TestSimulatorTopologies runs each broker tree with every fault, so both
@@ -176,4 +185,26 @@ func TestSimulatorClockSteps(t *testing.T) {
 		t.Errorf("no clock stepped back: %s", total.Summary())
 	}
 	t.Logf("%s", total.Summary())
+}
+
+// TestSimulatorMeshes runs the two meshes, where every router may host
+// pubends and SHBs and a link is upstream for the pubends on one side and
+// downstream for the others, with 2 and 3 pubends on different routers,
+// without faults and with every fault.
+func TestSimulatorMeshes(t *testing.T) {
+	for _, tp := range []Topology{TopologyChain, TopologyTree} {
+		for _, pubends := range []int{2, 3} {
+			for _, fs := range [][]Fault{nil, AllFaults} {
+				t.Run(fmt.Sprintf("%s/%d/%s", tp, pubends, FaultList(fs)), func(t *testing.T) {
+					for seed := uint64(15001); seed < 15041; seed++ {
+						res := Run(Config{Seed: seed, Events: 20, Faults: fs, Topology: tp, Pubends: pubends})
+						for _, v := range res.Violations {
+							t.Fatalf("seed %d at %d us: %s\n  replay: sift sim durable --seeds %d..%d --events 20 --topology %s --pubends %d --faults %s",
+								v.Seed, v.Time, v.What, seed, seed, tp, pubends, FaultList(fs))
+						}
+					}
+				})
+			}
+		}
+	}
 }

@@ -36,7 +36,7 @@ func phbName(i int) string    { return fmt.Sprintf("phb%d", i+1) }
 func shbName(i int) string    { return fmt.Sprintf("shb%d", i+1) }
 
 func newWorld(cfg Config, res *Result) (*world, error) {
-	topo, err := newTopology(cfg.Topology, cfg.SHBs)
+	topo, err := newTopology(cfg.Topology, cfg.Pubends, cfg.SHBs)
 	if err != nil {
 		return nil, err
 	}
@@ -87,24 +87,16 @@ func (w *world) phbConfig(name string) durable.PubendConfig {
 	var i int
 	fmt.Sscanf(name, "phb%d", &i)
 	cfg := durable.PubendConfig{ID: pubendName(i - 1), Node: name,
-		Downstream: []string{topRouter}, SHBs: w.shbNames()}
+		Downstream: []string{w.topo.phbRouter(name)}, SHBs: w.shbNames()}
 	if w.cfg.has(FaultRelease) {
 		cfg.MaxRetain, cfg.DropAfter = w.cfg.MaxRetain, w.cfg.DropAfter
 	}
 	return cfg
 }
 
-// routerConfig configures a router of the tree: the top router takes each
-// pubend from its PHB, the others every pubend from their parent.
+// routerConfig configures a router (see topology.routerConfig).
 func (w *world) routerConfig(name string) durable.RouterConfig {
-	up := map[string]string{}
-	for i := range w.cfg.Pubends {
-		up[pubendName(i)] = phbName(i)
-		if p := w.topo.parent[name]; p != "" {
-			up[pubendName(i)] = p
-		}
-	}
-	return durable.RouterConfig{Node: name, Upstream: up, Downstream: w.topo.children(name)}
+	return w.topo.routerConfig(name, w.cfg.Pubends)
 }
 
 // shbConfig gives half of the seeds tiny subscriber queues (1 to 4
