@@ -44,9 +44,10 @@ func (l *fastLoader) Finish() error {
 	if l.done {
 		return errLoaderDone
 	}
+	err := l.check()
 	l.done = true
-	if id, ok := repeatedID(l.b.ids, l.never); ok {
-		return fmt.Errorf("fast: load: subscription %d already present", id)
+	if err != nil {
+		return err
 	}
 	for _, id := range l.never {
 		l.x.loc.set(id, loc(0, neverSlot))
@@ -55,6 +56,17 @@ func (l *fastLoader) Finish() error {
 		l.x.addSegment(l.b.build(&l.x.cfg))
 	}
 	l.b, l.never = nil, nil
+	return nil
+}
+
+// check reports a repeated id, which Finish would fail on.
+func (l *fastLoader) check() error {
+	if l.done {
+		return errLoaderDone
+	}
+	if id, ok := repeatedID(l.b.ids, l.never); ok {
+		return fmt.Errorf("fast: load: subscription %d already present", id)
+	}
 	return nil
 }
 

@@ -172,3 +172,37 @@ func TestSubscriptionReader(t *testing.T) {
 		t.Fatalf("bad line: %v", err)
 	}
 }
+
+// TestParallelAgreesWithScan runs the insert/delete/compact differential
+// of every index with 1, 2 and 3 shards, forcing goroutines even where
+// the machine has one core.
+func TestParallelAgreesWithScan(t *testing.T) {
+	for _, n := range []int{1, 2, 3} {
+		for _, cfg := range []match.FastConfig{{}, {MaxCells: 8, BoundsPerCell: 4, TailSize: 16, MergeFactor: 2}} {
+			info := match.IndexInfo{Name: fmt.Sprintf("parallel-%d%+v", n, cfg), New: func() match.Index { return match.NewParallel(n, cfg) }}
+			for seed := uint64(1); seed <= 2; seed++ {
+				checkAgainstScan(t, info, seed, 1500)
+			}
+		}
+	}
+}
+
+// TestParallelLoaderErrors: a repeated id fails the load of a sharded
+// index, leaving every shard unchanged.
+func TestParallelLoaderErrors(t *testing.T) {
+	p := match.NewParallel(3, match.FastConfig{})
+	ids := []match.ID{1, 2, 3, 4, 5, 3}
+	filters := make([]match.Filter, len(ids))
+	for i := range filters {
+		filters[i] = match.MustParse(fmt.Sprintf("a > %d", i))
+	}
+	if err := p.Load(ids, filters); err == nil || !strings.Contains(err.Error(), "3 already present") {
+		t.Fatalf("load with a repeated id: %v", err)
+	}
+	if p.Len() != 0 {
+		t.Fatalf("Len %d after a failed load", p.Len())
+	}
+	if err := p.Load(ids[:5], filters[:5]); err != nil || p.Len() != 5 {
+		t.Fatalf("load: %v, Len %d", err, p.Len())
+	}
+}
