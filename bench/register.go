@@ -5,6 +5,7 @@ package bench
 // functions.
 import (
 	_ "github.com/sift-pubsub/sift/baseline/counting"
+	_ "github.com/sift-pubsub/sift/baseline/opindex"
 	_ "github.com/sift-pubsub/sift/baseline/rein"
 	_ "github.com/sift-pubsub/sift/baseline/tama"
 	_ "github.com/sift-pubsub/sift/bftree"

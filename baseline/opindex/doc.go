@@ -1,0 +1,37 @@
+// Package opindex is OpIndex (Zhang, Chan and Tan, "An efficient
+// publish/subscribe index for e-commerce databases", PVLDB 2014),
+// registered as the index "opindex".
+//
+// # What the paper specifies
+//
+// OpIndex partitions subscriptions in two levels. The first level gives
+// every subscription one pivot attribute, one of the attributes it
+// constrains, chosen to be rare in events, and files the subscription
+// under it; an event only visits the partitions of the attributes it
+// carries, since a subscription whose pivot is absent cannot match. The
+// second level splits each partition by operator and attribute, each
+// group with an index suited to its operator. Matching counts, per
+// subscription of the visited partitions, the predicates the event
+// satisfies; a subscription matches when the count equals its number of
+// predicates. The paper supports insertion and deletion, and extends the
+// operator groups to prefix, suffix and pattern predicates.
+//
+// # What it leaves open, and the choices made here
+//
+//   - The pivot: the paper picks the attribute least frequent in events,
+//     from statistics the index does not have here. The proxy is the
+//     subscription's attribute constrained by the fewest subscriptions so
+//     far (for a bulk load, counted over the whole load first); ties go to
+//     the first name. The pivot is remembered per subscription, so a
+//     delete finds its partition whatever the counts are then.
+//   - The per-operator indexes: a hash table for ==, sorted lists for the
+//     orderings and for != (the satisfied predicates are one or two runs),
+//     and one-by-one evaluation for prefix, suffix and contains; exists
+//     holds whenever the attribute is present. Every operator and type of
+//     Sift's filter language is therefore supported. These are the same
+//     per-attribute indexes as package counting uses: what OpIndex adds is
+//     the pivot partitioning.
+//   - A range `a >= L && a <= H` counts as two predicates, as in the
+//     paper (one per operator group), not as one interval.
+//   - Counters are reset by clearing the array per event.
+package opindex

@@ -1,0 +1,85 @@
+package opindex
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/sift-pubsub/sift/match"
+	"pgregory.net/rapid"
+)
+
+// check verifies that every live subscription sits in the partition of
+// its pivot, which is one of its attributes, that partition sizes count
+// them, and that the attribute counts are those of the live filters.
+func (x *Index) check() error {
+	sizes := map[string]int{}
+	freq := map[string]int{}
+	for s := range x.filters {
+		if !x.slots.Live(uint32(s)) {
+			continue
+		}
+		f := x.filters[s]
+		for _, a := range f.Attrs() {
+			freq[a]++
+		}
+		if f.Len() == 0 {
+			if !slices.Contains(x.always, uint32(s)) {
+				return fmt.Errorf("slot %d: empty filter not in always", s)
+			}
+			continue
+		}
+		if !slices.Contains(f.Attrs(), x.pivot[s]) || x.parts[x.pivot[s]] == nil {
+			return fmt.Errorf("slot %d: pivot %q not an attribute of %v or no partition", s, x.pivot[s], f)
+		}
+		sizes[x.pivot[s]]++
+	}
+	for name, p := range x.parts {
+		if p.n != sizes[name] {
+			return fmt.Errorf("partition %s: size %d, want %d", name, p.n, sizes[name])
+		}
+	}
+	if fmt.Sprint(freq) != fmt.Sprint(x.freq) {
+		return fmt.Errorf("attribute counts %v, want %v", x.freq, freq)
+	}
+	return nil
+}
+
+func TestInvariants(t *testing.T) {
+	attrs := []string{"a", "b", "c"}
+	rapid.Check(t, func(t *rapid.T) {
+		x := New()
+		var live []match.ID
+		next := match.ID(0)
+		t.Repeat(map[string]func(*rapid.T){
+			"insert": func(t *rapid.T) {
+				var cs []match.Constraint
+				for _, a := range attrs {
+					if rapid.Bool().Draw(t, "has "+a) {
+						cs = append(cs, match.Constraint{Attr: a, Op: match.OpGe, Val: match.Int(rapid.Int64Range(0, 9).Draw(t, "v"))})
+					}
+				}
+				if err := x.Insert(next, match.MustFilter(cs...)); err != nil {
+					t.Fatal(err)
+				}
+				live = append(live, next)
+				next++
+			},
+			"delete": func(t *rapid.T) {
+				if len(live) == 0 {
+					t.Skip()
+				}
+				i := rapid.IntRange(0, len(live)-1).Draw(t, "i")
+				if err := x.Delete(live[i]); err != nil {
+					t.Fatal(err)
+				}
+				live = slices.Delete(live, i, i+1)
+			},
+			"": func(t *rapid.T) {
+				if err := x.check(); err != nil {
+					t.Fatal(err)
+				}
+			},
+		})
+	})
+}
