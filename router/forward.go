@@ -11,33 +11,34 @@ import (
 )
 
 // Bloom forwarding's event path. The first router (where a client
-// published) computes the event's summary and sends it with the raw event
-// bytes; inner routers decide on the summary alone and forward the entry
+// published) matches the event exactly against its links' filters, as in
+// exact mode, and sends the events it forwards with their summary and
+// raw bytes; inner routers decide on the summary alone and forward the entry
 // unchanged, decoding the event only when they have local subscriptions
 // (delivery is always exact) or the event is marked exact, and then only
 // the attributes their filters name (wanted.go).
 
-// bloomForward routes an event a local client published to the links
-// whose trees its summary matches (the links whose filters match it
-// exactly, by the link table, when the summary is saturated).
+// bloomForward routes an event a local client published: to the links
+// whose filters match it exactly, by the link table (kept in Bloom mode
+// too), so that no false positive leaves the first router and events that
+// go nowhere (most, on selective workloads) cost what they cost in exact
+// mode; the summary is built only for the events forwarded, for the
+// routers downstream.
 func (l *matchLoop) bloomForward(ev match.Event, raw []byte) {
 	b := l.bloom
 	if len(l.byLink) == 0 || b.trees.Len() == 0 {
-		return // no link forwarded a filter: no summary to build
+		return // no link forwarded a filter
+	}
+	to := l.exactLinks(0, ev, b.to[:0])
+	b.to = to
+	if len(to) == 0 {
+		return
 	}
 	sum := b.dict.Summarize(ev)
 	l.metrics.Bloom.Summaries.Inc()
 	l.metrics.Bloom.Fill.Observe(sum.Fill)
-	to := b.to[:0]
 	if sum.Exact {
 		l.metrics.Bloom.Saturated.Inc()
-		to = l.exactLinks(0, ev, to)
-	} else {
-		to, _ = b.trees.Route(sum.Words, 0, to) // our own summary has the right size
-	}
-	b.to = to
-	if len(to) == 0 {
-		return
 	}
 	l.forwardEntry(to, wire.AppendBloomEvent(nil, sum.Exact, sum.Words, raw))
 }

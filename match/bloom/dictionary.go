@@ -2,6 +2,7 @@ package bloom
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -168,22 +169,51 @@ func (d *Dictionary) Terms() []Term {
 // once; the unqualified terms are then found by attribute number, and
 // each signature's groups by one map lookup.
 func (d *Dictionary) Summary(e match.Event, dst *bitset.BitSet) {
+	d.SummaryUpTo(e, dst, len(dst.Words())*64)
+}
+
+// SummaryUpTo is Summary that gives up once more than maxBits bits are
+// set: it returns true then, leaving dst a partial summary with more
+// than maxBits bits. Bits only accumulate, so the full summary would have
+// more too; a router that falls back to exact matching past a fill
+// threshold stops paying for the rest of a wide event's terms there.
+func (d *Dictionary) SummaryUpTo(e match.Event, dst *bitset.BitSet, maxBits int) (over bool) {
 	w := dst.Words()
 	clear(w)
 	d.view.load(e, &d.names)
-	d.orFlat(w, &d.view)
+	if d.orFlat(w, &d.view, maxBits) {
+		return true
+	}
 	d.orGroups(w, &d.view)
+	return popCount(w) > maxBits
 }
 
-// orFlat ORs into w the bits of the unqualified terms the event satisfies.
-func (d *Dictionary) orFlat(w []uint64, v *eventView) {
-	for _, id := range v.ids {
+// checkEvery is how many attributes orFlat ORs in between two counts of
+// the bits set.
+const checkEvery = 32
+
+// orFlat ORs into w the bits of the unqualified terms the event
+// satisfies; it stops, returning true, when more than maxBits are set.
+func (d *Dictionary) orFlat(w []uint64, v *eventView, maxBits int) bool {
+	for i, id := range v.ids {
 		if int(id) < len(d.flatByID) {
 			if at := d.flatByID[id]; at != nil {
 				d.index(at).or(w, v.vals[id])
 			}
 		}
+		if i%checkEvery == checkEvery-1 && popCount(w) > maxBits {
+			return true
+		}
 	}
+	return false
+}
+
+func popCount(w []uint64) int {
+	n := 0
+	for _, x := range w {
+		n += bits.OnesCount64(x)
+	}
+	return n
 }
 
 // orGroups ORs into w the bits of the qualified terms the event satisfies:

@@ -2,6 +2,7 @@ package bloom_test
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -170,5 +171,54 @@ func TestParams(t *testing.T) {
 	}
 	if _, err := bloom.NewDictionary(bloom.Params{M: 65}); err == nil {
 		t.Error("NewDictionary accepted m = 65")
+	}
+}
+
+// TestSummaryUpToMatchesFull: SummaryUpTo gives up exactly when the full
+// summary has more than maxBits bits set, and otherwise builds the full
+// summary; a wide event (100 satisfied terms in 256 bits) gives up early.
+func TestSummaryUpToMatchesFull(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 1))
+	p := bloom.Params{M: 256, K: 3}
+	d, err := bloom.NewDictionary(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attrs []match.Attr
+	for i := range 100 {
+		name := fmt.Sprintf("w%d", i)
+		d.AddFilter(match.MustParse(name + " == 1"))
+		attrs = append(attrs, match.Attr{Name: name, Value: match.Int(1)})
+	}
+	for range 300 {
+		d.AddFilter(bloomtest.RandomFilter(r))
+	}
+	full, part := p.NewFilter(), p.NewFilter()
+	events := []match.Event{match.MustEvent(attrs...)}
+	for range 200 {
+		events = append(events, bloomtest.RandomEvent(r))
+	}
+	gaveUp := 0
+	for i, e := range events {
+		d.Summary(e, full)
+		n := 0
+		for _, w := range full.Words() {
+			n += bits.OnesCount64(w)
+		}
+		for _, limit := range []int{0, 3, n - 1, n, 128} {
+			over := d.SummaryUpTo(e, part, limit)
+			if over != (n > limit) {
+				t.Fatalf("event %d: %d bits, limit %d: over %v", i, n, limit, over)
+			}
+			if !over && !slices.Equal(part.Words(), full.Words()) {
+				t.Fatalf("event %d: limit %d: partial summary %x, want %x", i, limit, part.Words(), full.Words())
+			}
+			if over {
+				gaveUp++
+			}
+		}
+	}
+	if gaveUp == 0 {
+		t.Fatal("no summary gave up: weak test")
 	}
 }

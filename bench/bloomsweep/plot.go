@@ -1,0 +1,167 @@
+package bloomsweep
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/sift-pubsub/sift/bench"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// WritePlots writes the PNG plots into dir:
+//   - inner.png: inner-router CPU per event against filters per link,
+//     exact and Bloom, one line per terms-per-event value;
+//   - speedup.png: the whole chain's exact/Bloom CPU ratio against
+//     filters per link, one line per terms value and chain length (above
+//     1: Bloom forwarding pays);
+//   - fprate.png: the measured one-unmet false-positive rate against terms
+//     per event, with the formula;
+//   - bytes.png: link bytes per delivered event per hop, exact and Bloom,
+//     against terms per event (the largest filters per link).
+func (rep *Report) WritePlots(dir string) error {
+	for _, pl := range []struct {
+		file string
+		make func() (*plot.Plot, error)
+	}{{"inner.png", rep.innerPlot}, {"speedup.png", rep.speedupPlot}, {"fprate.png", rep.fpPlot}, {"bytes.png", rep.bytesPlot}} {
+		p, err := pl.make()
+		if err != nil {
+			return fmt.Errorf("plot %s: %w", pl.file, err)
+		}
+		if err := bench.SavePlot(p, dir, pl.file); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// line is one named series.
+type line struct {
+	name   string
+	xys    plotter.XYs
+	dashed bool
+}
+
+func (rep *Report) newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = fmt.Sprintf("%s  (%s, load %.0f-%.0f on %d cores)", x, rep.Params, rep.LoadStart, rep.LoadEnd, rep.Machine.Cores)
+	p.Y.Label.Text = y
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// addLines draws the series with log axes where the values allow.
+func addLines(p *plot.Plot, lines []line, logX, logY bool) error {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for k, l := range lines {
+		if len(l.xys) == 0 {
+			continue
+		}
+		ln, pts, err := plotter.NewLinePoints(l.xys)
+		if err != nil {
+			return err
+		}
+		ln.Color, pts.Color, pts.Shape = plotutil.Color(k), plotutil.Color(k), plotutil.Shape(k)
+		if l.dashed {
+			ln.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		}
+		p.Add(ln, pts)
+		p.Legend.Add(l.name, ln, pts)
+		for _, xy := range l.xys {
+			lo, hi = min(lo, xy.Y), max(hi, xy.Y)
+		}
+	}
+	if logX {
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	}
+	if logY && lo > 0 {
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		p.Y.Min, p.Y.Max = lo/2, hi*math.Pow(hi/lo, 0.6)*2 // room for the legend
+	}
+	return nil
+}
+
+func (rep *Report) innerPlot() (*plot.Plot, error) {
+	p := rep.newPlot("Inner-router CPU per arriving event", "filters per link", "CPU ns per event")
+	var lines []line
+	for _, n := range rep.Config.Terms {
+		var ex, bl plotter.XYs
+		for _, pt := range rep.Points {
+			if pt.Terms == n && pt.InnerExactNs > 0 && pt.InnerBloomNs > 0 {
+				ex = append(ex, plotter.XY{X: float64(pt.Filters), Y: pt.InnerExactNs})
+				bl = append(bl, plotter.XY{X: float64(pt.Filters), Y: pt.InnerBloomNs})
+			}
+		}
+		lines = append(lines, line{fmt.Sprintf("exact, %d terms", n), ex, true}, line{fmt.Sprintf("bloom, %d terms", n), bl, false})
+	}
+	return p, addLines(p, lines, true, true)
+}
+
+func (rep *Report) speedupPlot() (*plot.Plot, error) {
+	p := rep.newPlot("Whole-chain CPU, exact / Bloom (above 1: Bloom pays)", "filters per link", "exact / bloom")
+	var lines []line
+	for ci, l := range rep.Config.Chains {
+		if ci != 0 && ci != len(rep.Config.Chains)-1 {
+			continue // the shortest and the longest chain
+		}
+		for _, n := range rep.Config.Terms {
+			var xys plotter.XYs
+			for _, pt := range rep.Points {
+				if pt.Terms != n {
+					continue
+				}
+				for _, c := range pt.Chains {
+					if c.Routers == l && c.Speedup > 0 {
+						xys = append(xys, plotter.XY{X: float64(pt.Filters), Y: c.Speedup})
+					}
+				}
+			}
+			lines = append(lines, line{fmt.Sprintf("%d routers, %d terms", l, n), xys, ci == 0})
+		}
+	}
+	return p, addLines(p, lines, true, true)
+}
+
+func (rep *Report) fpPlot() (*plot.Plot, error) {
+	p := rep.newPlot("False positives: one unmet constraint", "terms per event (summary size)", "rate")
+	var measured, formula plotter.XYs
+	for _, n := range rep.Config.Terms {
+		var sum, w float64
+		f := 0.0
+		for _, pt := range rep.Points {
+			if pt.Terms == n && pt.ProbeCount > 0 {
+				sum += pt.ProbeFP * float64(pt.ProbeCount)
+				w += float64(pt.ProbeCount)
+			}
+			if pt.Terms == n {
+				f = pt.FormulaFP
+			}
+		}
+		if w > 0 && sum > 0 {
+			measured = append(measured, plotter.XY{X: float64(n), Y: sum / w})
+		}
+		formula = append(formula, plotter.XY{X: float64(n), Y: f})
+	}
+	return p, addLines(p, []line{{"measured (unsaturated summaries)", measured, false}, {"(1 - e^(-kn/m))^k", formula, true}}, true, true)
+}
+
+func (rep *Report) bytesPlot() (*plot.Plot, error) {
+	maxF := 0
+	for _, pt := range rep.Points {
+		maxF = max(maxF, pt.Filters)
+	}
+	p := rep.newPlot(fmt.Sprintf("Link bytes per delivered event, per hop (%d filters per link)", maxF), "terms per event", "bytes")
+	var ex, bl plotter.XYs
+	for _, pt := range rep.Points {
+		if pt.Filters == maxF && len(pt.Chains) > 0 && pt.ExactForward > 0 {
+			hops := float64(pt.Chains[0].Routers - 1)
+			ex = append(ex, plotter.XY{X: float64(pt.Terms), Y: pt.Chains[0].ExactBytes / hops})
+			bl = append(bl, plotter.XY{X: float64(pt.Terms), Y: pt.Chains[0].BloomBytes / hops})
+		}
+	}
+	return p, addLines(p, []line{{"exact", ex, true}, {"bloom", bl, false}}, true, true)
+}

@@ -1,0 +1,111 @@
+package bloomsweep
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/sift-pubsub/sift/internal/cpuclock"
+	"github.com/sift-pubsub/sift/internal/wire"
+)
+
+// A role is one router's work on a list of frame bodies; it returns the
+// events it handled.
+type role func(bodies [][]byte) (int, error)
+
+// firstExact is the first router in exact mode: decode the client's
+// batch, match every event against the link's filters (a match forwards
+// the raw bytes as they are).
+func (rt *router) firstExact(bodies [][]byte) (int, error) {
+	n := 0
+	for _, b := range bodies {
+		p, err := rt.dec.DecodeOwnedPublish(b)
+		if err != nil {
+			return n, err
+		}
+		for _, e := range p.Events {
+			rt.ids = rt.fast.Match(e, rt.ids[:0])
+		}
+		n += len(p.Events)
+	}
+	return n, nil
+}
+
+// firstBloom is the first router in Bloom mode: decode, match every
+// event exactly against the link's filters as in exact mode (no false
+// positive leaves the first router), and summarize and build the
+// BloomPublish entry of each event forwarded.
+func (rt *router) firstBloom(bodies [][]byte) (int, error) {
+	n := 0
+	for _, b := range bodies {
+		p, err := rt.dec.DecodeOwnedPublish(b)
+		if err != nil {
+			return n, err
+		}
+		for i, e := range p.Events {
+			if rt.ids = rt.fast.Match(e, rt.ids[:0]); len(rt.ids) == 0 {
+				continue
+			}
+			sum := rt.dict.Summarize(e)
+			rt.sink = wire.AppendBloomEvent(nil, sum.Exact, sum.Words, p.Raw[i])
+		}
+		n += len(p.Events)
+	}
+	return n, nil
+}
+
+// innerExact is an inner (or the last) router in exact mode: decode the
+// link's batch and match every event.
+func (rt *router) innerExact(bodies [][]byte) (int, error) { return rt.firstExact(bodies) }
+
+// innerBloom is an inner router in Bloom mode: read the entries and walk
+// the tree on each summary, never decoding an event unless it is marked
+// exact (then decode and match it).
+func (rt *router) innerBloom(bodies [][]byte) (int, error) {
+	n := 0
+	for _, b := range bodies {
+		m, err := wire.Decode(wire.TypeBloomPublish, b)
+		if err != nil {
+			return n, err
+		}
+		for _, be := range m.(*wire.BloomPublish).Events {
+			if be.Exact {
+				e, err := rt.dec.DecodeEvent(be.Event)
+				if err != nil {
+					return n, err
+				}
+				rt.ids = rt.fast.Match(e, rt.ids[:0])
+				continue
+			}
+			if rt.to, err = rt.trees.Route(be.Summary, upLink, rt.to[:0]); err != nil {
+				return n, err
+			}
+		}
+		n += len(m.(*wire.BloomPublish).Events)
+	}
+	return n, nil
+}
+
+// timeRole runs f over bodies, again and again, until it has used minCPU
+// of this thread's CPU, and returns the CPU nanoseconds per event (0 when
+// there is nothing to handle).
+func timeRole(f role, bodies [][]byte, minCPU time.Duration) (float64, error) {
+	if len(bodies) == 0 {
+		return 0, nil
+	}
+	unlock := cpuclock.LockThread()
+	defer unlock()
+	start, events := cpuclock.Thread(), 0
+	for {
+		n, err := f(bodies)
+		if err != nil {
+			return 0, fmt.Errorf("timing: %w", err)
+		}
+		events += n
+		if used := cpuclock.Thread() - start; used >= minCPU || n == 0 {
+			if events == 0 {
+				return 0, nil
+			}
+			return float64(used.Nanoseconds()) / float64(events), nil
+		}
+	}
+}

@@ -1,0 +1,230 @@
+package bloomsweep
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"time"
+
+	"github.com/sift-pubsub/sift/bench"
+	"github.com/sift-pubsub/sift/match/bloom"
+)
+
+// Point is one (terms per event, filters per link) point in both modes.
+type Point struct {
+	Terms   int `json:"terms_per_event"`
+	Filters int `json:"filters_per_link"`
+	Values  int `json:"values_per_attribute"`
+	Events  int `json:"events"`
+	// EventBytes is an encoded event's mean size; EntryBytes a
+	// BloomPublish entry's (the event with its summary).
+	EventBytes float64 `json:"event_bytes"`
+	EntryBytes float64 `json:"entry_bytes"`
+	// Fill is the summaries' mean fraction of bits set; Saturated the
+	// share of events whose summary was too full (matched exactly).
+	Fill      float64 `json:"summary_fill"`
+	Saturated float64 `json:"saturated"`
+	// ExactForward is the share of events a filter of the link matches:
+	// what the first router forwards in both modes (it matches exactly)
+	// and what every later hop of the chain sees. BloomForward is the
+	// share an inner router would send on a link holding these filters
+	// on the summary alone, and LinkFP the share of the events no filter
+	// matches that it would send anyway: what a branch of the routing
+	// tree that the events do not match carries in Bloom mode.
+	ExactForward float64 `json:"exact_forward"`
+	BloomForward float64 `json:"bloom_forward"`
+	LinkFP       float64 `json:"link_fp_rate"`
+	// ProbeFP is the measured rate at which a filter with one unmet
+	// constraint passes an unsaturated summary (ProbeCount probes), and
+	// FormulaFP the formula's (1 - e^(-kn/m))^k at n = Terms.
+	ProbeFP    float64 `json:"probe_fp_rate"`
+	ProbeCount int     `json:"probes"`
+	FormulaFP  float64 `json:"formula_fp_rate"`
+	// CPU nanoseconds per event, medians over the rounds: at the first
+	// router per published event, at an inner router per event arriving
+	// (the events a filter matches).
+	FirstExactNs float64 `json:"first_exact_ns"`
+	FirstBloomNs float64 `json:"first_bloom_ns"`
+	InnerExactNs float64 `json:"inner_exact_ns"`
+	InnerBloomNs float64 `json:"inner_bloom_ns"`
+	// InnerSpeedup is InnerExactNs / InnerBloomNs: above 1, Bloom
+	// forwarding costs an inner router less per event.
+	InnerSpeedup float64 `json:"inner_speedup"`
+	BuildSeconds float64 `json:"build_seconds"`
+	Chains       []Chain `json:"chains"`
+	// exactBytes and bloomBytes are the link bytes per published event.
+	exactBytes, bloomBytes float64
+}
+
+// Chain is a point's figures combined for a chain of Routers routers.
+type Chain struct {
+	Routers int `json:"routers"`
+	// CPU nanoseconds per published event over the whole chain: the
+	// first router, the inner ones and the last (which matches exactly
+	// every event that arrives, in both modes).
+	ExactNs float64 `json:"exact_ns"`
+	BloomNs float64 `json:"bloom_ns"`
+	Speedup float64 `json:"speedup"` // ExactNs / BloomNs
+	// Link bytes per delivered event (an event some filter matches) over
+	// the chain's Routers-1 links.
+	ExactBytes float64 `json:"exact_bytes_per_delivered"`
+	BloomBytes float64 `json:"bloom_bytes_per_delivered"`
+}
+
+// Report is a sweep's every point, with what is needed to reproduce it.
+type Report struct {
+	bench.RunInfo
+	Params string  `json:"bloom_params"`
+	Index  string  `json:"bloom_index"`
+	Config Setup   `json:"setup"`
+	Points []Point `json:"points"`
+}
+
+// Setup is the sweep's configuration as run.
+type Setup struct {
+	Terms   []int   `json:"terms"`
+	Filters []int   `json:"filters"`
+	Chains  []int   `json:"chains"`
+	Events  int     `json:"events"`
+	Probes  int     `json:"probes"`
+	Hit     float64 `json:"hit"`
+	MinCPU  float64 `json:"min_cpu_seconds"`
+	Rounds  int     `json:"rounds"`
+	Seed    uint64  `json:"seed"`
+}
+
+// Run sweeps every (terms, filters) point of cfg.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	rep := &Report{RunInfo: bench.StartRunInfo(cfg.Command), Params: bloom.Params{}.Resolved().String(), Index: "sbstree",
+		Config: Setup{Terms: cfg.Terms, Filters: cfg.Filters, Chains: cfg.Chains, Events: cfg.Events, Probes: cfg.Probes,
+			Hit: cfg.Hit, MinCPU: cfg.MinCPU.Seconds(), Rounds: cfg.Rounds, Seed: cfg.Seed}}
+	total := len(cfg.Terms) * len(cfg.Filters)
+	for i, f := range cfg.Filters {
+		for j, n := range cfg.Terms {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			done := i*len(cfg.Terms) + j
+			if cfg.Progress != nil {
+				cfg.Progress(done, total, fmt.Sprintf("%d terms per event, %d filters per link", n, f))
+			}
+			p, err := runPoint(cfg, n, f, cfg.Seed+uint64(done))
+			if err != nil {
+				return nil, fmt.Errorf("bloom sweep: %d terms, %d filters: %w", n, f, err)
+			}
+			rep.Points = append(rep.Points, p)
+			runtime.GC()
+		}
+	}
+	if cfg.Progress != nil {
+		cfg.Progress(total, total, "")
+	}
+	rep.Finish()
+	return rep, nil
+}
+
+// runPoint builds and measures one point.
+func runPoint(cfg Config, terms, filters int, seed uint64) (Point, error) {
+	r := rand.New(rand.NewPCG(seed, 23))
+	start := time.Now()
+	w := newWorkload(r, terms, filters, cfg.Events, cfg.Hit)
+	rt, err := newRouter(&w)
+	if err != nil {
+		return Point{}, err
+	}
+	p := Point{Terms: terms, Filters: filters, Values: w.values, Events: len(w.events), BuildSeconds: time.Since(start).Seconds()}
+	d, err := rt.decide(r, &w, cfg.Probes)
+	if err != nil {
+		return p, err
+	}
+	p.fill(&w, d)
+	all, exactIn, bloomIn := publishBodies(&w, nil), publishBodies(&w, d.exact), bloomBodies(d)
+	var first, inner [2][]float64 // [exact, bloom] per round
+	for round := range cfg.Rounds {
+		for k := range 2 {
+			mode := k ^ round&1 // alternate which mode goes first
+			var f, g role
+			var fb, gb [][]byte
+			if mode == 0 {
+				f, fb, g, gb = rt.firstExact, all, rt.innerExact, exactIn
+			} else {
+				f, fb, g, gb = rt.firstBloom, all, rt.innerBloom, bloomIn
+			}
+			ns, err := timeRole(f, fb, cfg.MinCPU)
+			if err != nil {
+				return p, err
+			}
+			first[mode] = append(first[mode], ns)
+			if ns, err = timeRole(g, gb, cfg.MinCPU); err != nil {
+				return p, err
+			}
+			inner[mode] = append(inner[mode], ns)
+		}
+	}
+	p.FirstExactNs, p.FirstBloomNs = bench.Median(first[0]), bench.Median(first[1])
+	p.InnerExactNs, p.InnerBloomNs = bench.Median(inner[0]), bench.Median(inner[1])
+	if p.InnerBloomNs > 0 {
+		p.InnerSpeedup = p.InnerExactNs / p.InnerBloomNs
+	}
+	for _, l := range cfg.Chains {
+		p.Chains = append(p.Chains, p.chain(l))
+	}
+	return p, nil
+}
+
+// fill sets the point's decision figures.
+func (p *Point) fill(w *pointWorkload, d decisions) {
+	n := float64(len(w.events))
+	var exact, fwd, falseFwd, misses, eventBytes, entryBytes int
+	for i := range w.events {
+		eventBytes += len(w.raw[i])
+		entryBytes += len(d.entries[i])
+		if d.exact[i] {
+			exact++
+		} else {
+			misses++
+			if d.bloom[i] {
+				falseFwd++
+			}
+		}
+		if d.bloom[i] {
+			fwd++
+		}
+	}
+	p.EventBytes, p.EntryBytes = float64(eventBytes)/n, float64(entryBytes)/n
+	p.Fill, p.Saturated = d.fill, float64(d.saturated)/n
+	p.ExactForward, p.BloomForward = float64(exact)/n, float64(fwd)/n
+	if misses > 0 {
+		p.LinkFP = float64(falseFwd) / float64(misses)
+	}
+	if d.probes > 0 {
+		p.ProbeFP, p.ProbeCount = d.probeHits/float64(d.probes), d.probes
+	}
+	prm := bloom.Params{}.Resolved()
+	p.FormulaFP = bloom.ExpectedFPRate(prm.M, prm.K, uint(p.Terms))
+	p.exactBytes, p.bloomBytes = float64(d.exactBytes)/n, float64(d.bytes)/n
+}
+
+// chain combines the per-hop figures for a chain of l routers: l-2
+// inner routers and the last see the events the first router forwarded
+// (those a filter matches, in both modes); the last matches them exactly
+// in both modes (innerExact's work).
+func (p *Point) chain(l int) Chain {
+	c := Chain{Routers: l}
+	inner := float64(l - 2)
+	c.ExactNs = p.FirstExactNs + p.ExactForward*(inner*p.InnerExactNs+p.InnerExactNs)
+	c.BloomNs = p.FirstBloomNs + p.ExactForward*(inner*p.InnerBloomNs+p.InnerExactNs)
+	if c.BloomNs > 0 {
+		c.Speedup = c.ExactNs / c.BloomNs
+	}
+	if p.ExactForward > 0 {
+		c.ExactBytes = float64(l-1) * p.exactBytes / p.ExactForward
+		c.BloomBytes = float64(l-1) * p.bloomBytes / p.ExactForward
+	}
+	return c
+}
