@@ -18,10 +18,11 @@ import (
 
 // httpOptions are the HTTP gateway's settings (router/httpapi).
 type httpOptions struct {
-	HTTP         string `json:"http"`
-	HTTPTLS      bool   `json:"http_tls"`
-	HTTPTokens   string `json:"http_tokens"`
-	HTTPInsecure bool   `json:"http_insecure"`
+	HTTP         string   `json:"http"`
+	HTTPTLS      bool     `json:"http_tls"`
+	HTTPTokens   string   `json:"http_tokens"`
+	HTTPInsecure bool     `json:"http_insecure"`
+	HTTPOrigins  []string `json:"http_origins"`
 }
 
 // addHTTPFlags registers the HTTP gateway flags.
@@ -29,6 +30,7 @@ func addHTTPFlags(f *pflag.FlagSet, o *httpOptions) {
 	f.StringVar(&o.HTTP, "http", "", "TCP address of the HTTP gateway and dashboard, HOST:PORT: POST /v1/publish, GET /v1/subscribe (Server-Sent Events), GET / (see docs/http.md)")
 	f.BoolVar(&o.HTTPTLS, "http-tls", false, "serve --http over TLS (HTTP/2) with the router's certificate, requiring client certificates of the deployment CA (mutual TLS; the client's name is its certificate's common name)")
 	f.StringVar(&o.HTTPTokens, "http-tokens", "", "bearer tokens file for --http: one \"TOKEN CLIENT\" pair a line; every /v1 request then needs Authorization: Bearer TOKEN (or ?access_token=)")
+	f.StringArrayVar(&o.HTTPOrigins, "http-origin", nil, "a web origin (scheme://host[:port]) whose pages may call the HTTP API from browsers (CORS; repeatable); browser requests from other origins are refused")
 	f.BoolVar(&o.HTTPInsecure, "http-insecure", false, "allow --http on a non-loopback address without --http-tls or --http-tokens (anyone who reaches it may publish and subscribe)")
 }
 
@@ -47,6 +49,9 @@ func resolveHTTP(opts *options, flags options, changed func(string) bool) error 
 	}
 	if changed("http-insecure") {
 		opts.HTTPInsecure = flags.HTTPInsecure
+	}
+	if changed("http-origin") {
+		opts.HTTPOrigins = flags.HTTPOrigins
 	}
 	if opts.HTTP == "" {
 		if opts.HTTPTLS || opts.HTTPTokens != "" || opts.HTTPInsecure {
@@ -80,7 +85,7 @@ func startHTTP(log *slog.Logger, opts options, r *router.Router, node *certs.Loa
 	if opts.HTTP == "" {
 		return func() {}, nil
 	}
-	cfg := httpapi.Config{Router: r, TLS: gatewayTLS(opts.Certs, node), Logger: log}
+	cfg := httpapi.Config{Router: r, TLS: gatewayTLS(opts.Certs, node), Logger: log, Origins: opts.HTTPOrigins}
 	if opts.HTTPTokens != "" {
 		if cfg.Tokens, err = httpapi.LoadTokens(opts.HTTPTokens); err != nil {
 			return nil, err

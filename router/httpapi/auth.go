@@ -59,6 +59,9 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request, client string)
 // else "http".
 func (g *Gateway) auth(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !g.checkOrigin(w, r) { // origin.go
+			return
+		}
 		if g.cfg.Tokens == nil {
 			name := anonymous
 			if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {

@@ -104,3 +104,48 @@ func TestLoadTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestOrigins: a browser request from a foreign origin is refused, one
+// from an allowed origin gets CORS headers (preflight included), and
+// requests without Origin (curl) or from the gateway's own origin pass.
+func TestOrigins(t *testing.T) {
+	tg := startGateway(t, nil, func(c *Config) { c.Origins = []string{"http://localhost:8000"} })
+	do := func(method, path, origin string, hdr map[string]string) *http.Response {
+		req, _ := http.NewRequest(method, tg.srv.URL+path, strings.NewReader(`{"a":1}`))
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res
+	}
+	if res := do("POST", "/v1/publish", "https://evil.example", nil); res.StatusCode != 403 {
+		t.Fatalf("foreign origin: %d", res.StatusCode)
+	}
+	if res := do("GET", "/v1/status", "https://evil.example", nil); res.StatusCode != 403 {
+		t.Fatalf("foreign origin status: %d", res.StatusCode)
+	}
+	if res := do("POST", "/v1/publish", "", nil); res.StatusCode != 200 {
+		t.Fatalf("no origin: %d", res.StatusCode)
+	}
+	if res := do("POST", "/v1/publish", tg.srv.URL, nil); res.StatusCode != 200 || res.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Fatalf("own origin: %d %v", res.StatusCode, res.Header)
+	}
+	res := do("POST", "/v1/publish", "http://localhost:8000", nil)
+	if res.StatusCode != 200 || res.Header.Get("Access-Control-Allow-Origin") != "http://localhost:8000" {
+		t.Fatalf("allowed origin: %d %v", res.StatusCode, res.Header)
+	}
+	res = do("OPTIONS", "/v1/publish", "http://localhost:8000", map[string]string{"Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"})
+	if res.StatusCode != 204 || !strings.Contains(res.Header.Get("Access-Control-Allow-Methods"), "POST") {
+		t.Fatalf("preflight: %d %v", res.StatusCode, res.Header)
+	}
+	if res := do("OPTIONS", "/v1/publish", "https://evil.example", nil); res.StatusCode != 403 {
+		t.Fatalf("foreign preflight: %d", res.StatusCode)
+	}
+}

@@ -31,6 +31,11 @@ type Config struct {
 	// gateway instead; requests then act as the client their TLS
 	// certificate names, or as client "http").
 	Tokens map[string]string
+	// Origins are the web origins (scheme://host[:port]) whose pages may
+	// call the API from a browser (CORS). Requests carrying another
+	// Origin than the gateway's own are refused (403), so that a foreign
+	// page cannot make a visitor's browser publish or subscribe.
+	Origins []string
 	// Permit decides what a client may publish and subscribe to; nil
 	// allows everything.
 	Permit Permit

@@ -79,6 +79,7 @@ func (g *Gateway) Handler() http.Handler {
 	mux.Handle("GET /v1/subscribe", g.auth(g.subscribe))
 	mux.Handle("POST /v1/ack", g.auth(g.ack))
 	mux.Handle("GET /v1/status", g.auth(g.status))
+	mux.HandleFunc("OPTIONS /v1/", g.preflight)
 	mux.HandleFunc("GET /{$}", g.dashboard)
 	return mux
 }
