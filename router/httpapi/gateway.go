@@ -79,7 +79,9 @@ func (g *Gateway) Handler() http.Handler {
 	mux.Handle("GET /v1/subscribe", g.auth(g.subscribe))
 	mux.Handle("POST /v1/ack", g.auth(g.ack))
 	mux.Handle("GET /v1/status", g.auth(g.status))
-	mux.HandleFunc("OPTIONS /v1/", g.preflight)
+	for _, p := range []string{"/v1/publish", "/v1/subscribe", "/v1/ack", "/v1/status"} {
+		mux.HandleFunc("OPTIONS "+p, g.preflight) // origin.go
+	}
 	mux.HandleFunc("GET /{$}", g.dashboard)
 	return mux
 }
