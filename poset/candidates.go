@@ -24,9 +24,40 @@ type candIndex struct {
 	used   uint64            // union of member masks
 }
 
-// group holds the members with one attribute mask.
+// group holds the members with one attribute mask. eqAttrs counts, per
+// attribute, the buckets keyed by an equality on it, so that a query with
+// an equality on that attribute reads its one bucket instead of visiting
+// every bucket of the group (every symbol's, on the stock workloads).
 type group struct {
 	buckets map[eqKey][]*node
+	eqAttrs map[string]int
+}
+
+func newGroup() *group {
+	return &group{buckets: make(map[eqKey][]*node), eqAttrs: make(map[string]int)}
+}
+
+// eachBucket visits the buckets of g that may hold a covering relation
+// with u (in either direction): the bucket without equality, and for each
+// attribute the members' equalities name, the bucket of u's own equality
+// there if u has one, else every bucket of that attribute.
+func (g *group) eachBucket(u *node, visit func([]*node)) {
+	if b := g.buckets[eqKey{}]; len(b) > 0 {
+		visit(b)
+	}
+	for attr := range g.eqAttrs {
+		if v, ok := uEq(u, attr); ok {
+			if b := g.buckets[eqKey{attr, v}]; len(b) > 0 {
+				visit(b)
+			}
+			continue
+		}
+		for ek, b := range g.buckets {
+			if ek.attr == attr {
+				visit(b)
+			}
+		}
+	}
 }
 
 // eqKey is a node's first string equality constraint, if any.
@@ -55,10 +86,13 @@ func (x *candIndex) add(n *node) {
 	}
 	g := x.groups[n.key.mask]
 	if g == nil {
-		g = &group{buckets: make(map[eqKey][]*node)}
+		g = newGroup()
 		x.groups[n.key.mask] = g
 	}
 	ek := eqKeyOf(&n.key)
+	if _, ok := g.buckets[ek]; !ok && ek.attr != "" {
+		g.eqAttrs[ek.attr]++
+	}
 	n.ipos = len(g.buckets[ek])
 	g.buckets[ek] = append(g.buckets[ek], n)
 	for m := n.key.mask; m != 0; m &= m - 1 {
@@ -77,6 +111,11 @@ func (x *candIndex) remove(n *node) {
 	ek := eqKeyOf(&n.key)
 	if b := swapRemove(g.buckets[ek], n.ipos); len(b) == 0 {
 		delete(g.buckets, ek)
+		if ek.attr != "" {
+			if g.eqAttrs[ek.attr]--; g.eqAttrs[ek.attr] == 0 {
+				delete(g.eqAttrs, ek.attr)
+			}
+		}
 		if len(g.buckets) == 0 {
 			delete(x.groups, n.key.mask)
 		}
@@ -119,14 +158,9 @@ func (x *candIndex) coverers(u *node, dst []*node) []*node {
 	}
 	if u.key.exact && !u.key.empty {
 		visit := func(g *group) {
-			for ek, b := range g.buckets {
-				// A bucket requiring attr == v can cover u unless u requires
-				// another value there.
-				if v, ok := uEq(u, ek.attr); ek.attr != "" && ok && v != ek.val {
-					continue
-				}
-				dst = appendContaining(dst, b, u)
-			}
+			// A bucket requiring attr == v can cover u unless u requires
+			// another value there.
+			g.eachBucket(u, func(b []*node) { dst = appendContaining(dst, b, u) })
 		}
 		x.eachSubmask(u.key.mask, visit)
 	}
@@ -193,14 +227,9 @@ func (x *candIndex) covered(u *node, dst []*node) []*node {
 		dst = append(dst, x.loose...)
 	case u.key.exact:
 		x.eachSupermask(u.key.mask, func(g *group) {
-			for ek, b := range g.buckets {
-				// Members requiring attr == w cannot be covered by a u
-				// requiring attr == v with v != w.
-				if v, ok := uEq(u, ek.attr); ek.attr != "" && ok && v != ek.val {
-					continue
-				}
-				dst = appendContained(dst, b, u)
-			}
+			// Members requiring attr == w cannot be covered by a u
+			// requiring attr == v with v != w.
+			g.eachBucket(u, func(b []*node) { dst = appendContained(dst, b, u) })
 		})
 	}
 	sortBySeq(dst[start:])

@@ -13,6 +13,9 @@ import (
 // below them. A fixed filter equal or equivalent to a present node pins
 // that node. Pinning does not change what is matched or forwarded.
 func (c *core) Pin(fixed []match.Filter) error {
+	if _, shallow := c.alg.(shallowAlg); shallow && len(fixed) > 0 {
+		return errors.New("pin: the shallow forest takes no fixed filters (use poset or forest)")
+	}
 	for i, f := range fixed {
 		if !match.Satisfiable(f) {
 			return fmt.Errorf("pin: fixed filter %d (%s) matches nothing", i, f)

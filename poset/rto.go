@@ -114,6 +114,9 @@ func (c *core) StartRTO(id match.ID, from Iface, f match.Filter, cfg RTOConfig) 
 	if c.has(id) {
 		return nil, fmt.Errorf("rto: subscription %d already present", id)
 	}
+	if _, shallow := c.alg.(shallowAlg); shallow {
+		return nil, errors.New("rto: the shallow forest takes no assisted placements (use poset or forest)")
+	}
 	c.rtoTok++
 	_, forest := c.alg.(forestAlg)
 	p := &Placement{c: c, cfg: cfg, e: entry{id: id, from: from, f: f}, gen: c.gen, tok: c.rtoTok, forest: forest}

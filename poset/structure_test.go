@@ -44,13 +44,18 @@ var structures = []structureUnderTest{
 	{"forest", func(cfg Config) *core { return NewForest(cfg).core }, func(c *core) error { return checkForest(&Forest{c}) }},
 }
 
+// allStructures adds the shallow forest, which takes no RTO or FF, to
+// structures for the tests of plain inserts and deletes.
+var allStructures = append(structures[:len(structures):len(structures)],
+	structureUnderTest{"shallow", func(cfg Config) *core { return NewShallow(cfg).core }, func(c *core) error { return checkShallow(&Shallow{c}) }})
+
 // TestStructuresRandomOps runs random interleavings of inserts and deletes
 // and checks, after every operation, the structure's invariants and that
 // Match equals Scan. Both the classic algorithms and the candidate index
 // (forced on at every size) are exercised.
 func TestStructuresRandomOps(t *testing.T) {
 	events := allEvents()
-	for _, st := range structures {
+	for _, st := range allStructures {
 		for _, classic := range []bool{true, false} {
 			t.Run(st.name+map[bool]string{true: "/classic", false: "/indexed"}[classic], func(t *testing.T) {
 				rapid.Check(t, func(t *rapid.T) {

@@ -10,7 +10,9 @@ import (
 // TableConfig configures a routing Table. The zero value is a poset table
 // with no neighbours and no merging.
 type TableConfig struct {
-	// Structure is "poset" (the default when empty) or "forest".
+	// Structure is "poset" (the default when empty), "forest" or
+	// "shallow" (shallow.go: inserts that stay cheap as the table grows;
+	// no RTO or FF).
 	Structure string
 	// Neighbours are the interfaces that are neighbour routers; any other
 	// interface is a local client, which receives no updates.
@@ -74,8 +76,10 @@ func NewTable(cfg TableConfig) (*Table, error) {
 		t.s = NewPoset(cfg.StructureConfig).core
 	case "forest":
 		t.s = NewForest(cfg.StructureConfig).core
+	case "shallow":
+		t.s = NewShallow(cfg.StructureConfig).core
 	default:
-		return nil, fmt.Errorf("routing table: unknown structure %q (valid: poset, forest)", cfg.Structure)
+		return nil, fmt.Errorf("routing table: unknown structure %q (valid: poset, forest, shallow)", cfg.Structure)
 	}
 	for _, n := range cfg.Neighbours {
 		if slices.Contains(t.neigh, n) {

@@ -63,8 +63,9 @@ type Config struct {
 	// subscriptions are acknowledged at once. It defaults to
 	// mesh.DefaultMaxLinks when Peers is set.
 	MaxLinks int
-	// Table is the mesh routing structure, "poset" (default) or "forest";
-	// used only when MaxLinks > 0.
+	// Table is the mesh routing structure, "poset" (default), "forest" or
+	// "shallow" (poset.Shallow: inserts stay cheap at 10^5-10^6
+	// subscriptions; no RTO or fixed filters); used only when MaxLinks > 0.
 	Table string
 	// Merge turns on perfect merging of the filters forwarded to each
 	// neighbour (mesh.Config.Merge); off by default.
@@ -140,8 +141,12 @@ func (c Config) withDefaults() (Config, error) {
 	if err := c.checkForward(); err != nil {
 		return c, err
 	}
-	if _, err := c.Assist.resolve(); err != nil {
+	set, err := c.Assist.resolve()
+	if err != nil {
 		return c, err
+	}
+	if c.Table == "shallow" && (set.on || len(set.fixed) > 0) {
+		return c, errors.New("router config: the shallow table takes no RTO or fixed filters (use poset or forest)")
 	}
 	setDefault(&c.MaxSubscriptionsPerConn, 100000)
 	setDefault(&c.MaxFrame, wire.DefaultMaxFrame)

@@ -16,8 +16,8 @@ const DefaultMaxLinks = 8
 type Config struct {
 	// Name is this router's name, unique in the mesh. Required.
 	Name string
-	// Table is the routing structure: "poset" (default when empty) or
-	// "forest".
+	// Table is the routing structure: "poset" (default when empty),
+	// "forest" or "shallow" (poset.TableConfig).
 	Table string
 	// Merge turns on perfect merging of the filters forwarded to each
 	// link (poset.TableConfig.Merge): a link receives, instead of several
