@@ -145,7 +145,7 @@ func (c Config) withDefaults() (Config, error) {
 	if err != nil {
 		return c, err
 	}
-	if c.Table == "shallow" && (set.on || len(set.fixed) > 0) {
+	if c.Table == "shallow" && (set.On || len(set.Fixed) > 0) {
 		return c, errors.New("router config: the shallow table takes no RTO or fixed filters (use poset or forest)")
 	}
 	setDefault(&c.MaxSubscriptionsPerConn, 100000)
