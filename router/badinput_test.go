@@ -127,7 +127,7 @@ func TestBadFramesCloseOnlyThatConnection(t *testing.T) {
 func TestHandshakeRefusedWithoutCertificate(t *testing.T) {
 	env := start(t, nil)
 	noCert := env.ClientTLS.Clone()
-	noCert.Certificates = nil
+	noCert.Certificates, noCert.GetClientCertificate = nil, nil
 	if _, err := client.Dial(testCtx(t), env.Addr, client.Options{TLS: noCert}); err == nil {
 		t.Fatal("a client without a certificate connected")
 	}
@@ -137,7 +137,7 @@ func TestHandshakeRefusedWithoutCertificate(t *testing.T) {
 	}
 	defer other.Stop()
 	foreign := env.ClientTLS.Clone()
-	foreign.Certificates = other.ClientTLS.Certificates
+	foreign.GetClientCertificate = other.ClientTLS.GetClientCertificate
 	if _, err := client.Dial(testCtx(t), env.Addr, client.Options{TLS: foreign}); err == nil {
 		t.Fatal("a client with another deployment's certificate connected")
 	}

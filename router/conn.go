@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/quic-go/quic-go"
 	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/router/certs"
 )
 
 // conn is one accepted client connection: its QUIC connection, streams,
@@ -21,6 +22,10 @@ type conn struct {
 	id     ifaceID
 	qc     *quic.Conn
 	peer   string // certificate common name
+	// ident is what the peer's certificate says it is (identErr if it
+	// says nothing usable); identity.go checks it against the hello.
+	ident    certs.Identity
+	identErr error
 	log    *slog.Logger
 	q      *sendQueue
 	cm     *connMetrics
@@ -133,6 +138,9 @@ func (r *Router) handshake(ctx context.Context, c *conn) (ctrl, data *streamRead
 		return nil, nil, nil, fmt.Errorf("control stream: %w", err)
 	}
 	if lh, ok := first.(*wire.LinkHello); ok {
+		if err := checkLinkPeer(c, lh); err != nil { // identity.go
+			return nil, nil, nil, err
+		}
 		return ctrl, nil, lh, nil
 	}
 	hello, ok := first.(*wire.Hello)
@@ -141,6 +149,9 @@ func (r *Router) handshake(ctx context.Context, c *conn) (ctrl, data *streamRead
 	}
 	if hello.Role != wire.RoleClient {
 		return nil, nil, nil, wire.Errorf(wire.CodeUnexpected, "peer %q says it is a %s: routers link with a link-hello", hello.Name, hello.Role)
+	}
+	if err := checkClientPeer(c, hello); err != nil { // identity.go
+		return nil, nil, nil, err
 	}
 	v, err := wire.Negotiate(hello, wire.Version, wire.Version)
 	if err != nil {

@@ -34,6 +34,7 @@ func (r *Router) newConn(qc *quic.Conn) *conn {
 		peer: certs.PeerName(qc.ConnectionState().TLS),
 		q:    newSendQueue(r.cfg.ControlQueue, r.cfg.SendQueue),
 	}
+	c.ident, c.identErr = certs.PeerIdentity(qc.ConnectionState().TLS)
 	c.log = r.log.With("conn", uint64(id), "peer", c.peer, "remote", qc.RemoteAddr().String())
 	c.cm = r.metrics.forConn(strconv.FormatUint(uint64(id), 10), c.peer)
 	return c
@@ -271,6 +272,9 @@ func (r *Router) openLink(ctx context.Context, c *conn) (ctrl, data *streamReade
 	h, ok := first.(*wire.LinkHello)
 	if !ok {
 		return nil, nil, nil, wire.Errorf(wire.CodeUnexpected, "first frame on a link is %s, want link-hello", first.Type())
+	}
+	if err := checkLinkPeer(c, h); err != nil { // identity.go: the dialled side too
+		return nil, nil, nil, err
 	}
 	return ctrl, data, h, nil
 }

@@ -74,7 +74,10 @@ func newCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&flags.Name, "name", "", "router name (required)")
 	f.StringVar(&flags.Listen, "listen", "127.0.0.1:4433", "UDP address to listen on, HOST:PORT (port 0: any free port)")
-	f.StringVar(&flags.Certs, "certs", "", "certificates folder, as written by sift certs init (required)")
+	f.StringVar(&flags.Certs, "certs", "", "certificates folder holding ca.pem, node.pem and node-key.pem, as written by sift certs issue --router NAME (or --tls-cert, --tls-key and --tls-ca)")
+	f.StringVar(&flags.TLSCert, "tls-cert", "", "the router's certificate file, e.g. cert-manager's tls.crt (with --tls-key and --tls-ca, instead of --certs)")
+	f.StringVar(&flags.TLSKey, "tls-key", "", "the router's private key file, e.g. tls.key")
+	f.StringVar(&flags.TLSCA, "tls-ca", "", "the CA bundle the router trusts, e.g. ca.crt")
 	f.StringVar(&flags.Data, "data", "", "data folder for persistent state (required)")
 	f.StringVar(&flags.Metrics, "metrics", "", "HTTP address for /metrics, /healthz and /debug/subscriptions")
 	f.StringArrayVar(&flags.Peers, "peer", nil, "a router to link with, HOST:PORT (repeatable); redialled with backoff")
@@ -95,23 +98,30 @@ func newCommand() *cobra.Command {
 func run(ctx context.Context, opts options) error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	slog.SetDefault(log)
-	node, err := certs.Load(opts.Certs, certs.Node)
+	store, err := certs.Open(opts.certPaths(), certs.Node)
 	if err != nil {
 		return err
+	}
+	if id := store.Identity(); !id.Admits(opts.Name) {
+		return fmt.Errorf("--name %s differs from the router name %q in %s; issue this router its own certificate (sift certs issue --router %s)", opts.Name, id.Name, opts.certPaths().Cert, opts.Name)
+	} else if id.Name == certs.AnyRouter {
+		log.Warn("development certificate: it names no router, so any holder of its key may link as any router; issue per-router certificates for a deployment (sift certs issue --router NAME)", "cert", opts.certPaths().Cert)
 	}
 	cfg := opts.routerConfig()
 	if cfg.Durable, err = opts.durableConfig(); err != nil {
 		return err
 	}
 	cfg.Logger = log
-	cfg.TLS = node.ServerConfig(func(err error) {
+	cfg.TLS = store.ServerConfig(func(err error) {
 		log.Warn("refused a client certificate", "err", err)
 	})
-	cfg.PeerTLS = node.ClientConfig()
+	cfg.PeerTLS = store.ClientConfig()
 	r, err := router.New(cfg)
 	if err != nil {
 		return err
 	}
+	stopReload := onReload(log, func() { reload(log, store) })
+	defer stopReload()
 	if opts.Metrics != "" {
 		ln, err := net.Listen("tcp", opts.Metrics)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/match/bloom"
 	"github.com/sift-pubsub/sift/router"
+	"github.com/sift-pubsub/sift/router/certs"
 	"github.com/sift-pubsub/sift/router/mesh"
 	"github.com/spf13/pflag"
 )
@@ -19,6 +20,12 @@ type options struct {
 	Name    string   `json:"name"`
 	Listen  string   `json:"listen"`
 	Certs   string   `json:"certs"`
+	// TLSCert, TLSKey and TLSCA name the router's certificate, key and
+	// CA bundle explicitly (instead of Certs' node.pem, node-key.pem and
+	// ca.pem): all three or none.
+	TLSCert string `json:"tls_cert"`
+	TLSKey  string `json:"tls_key"`
+	TLSCA   string `json:"tls_ca"`
 	Data    string   `json:"data"`
 	Metrics string   `json:"metrics"`
 	Peers   []string `json:"peers"`
@@ -105,6 +112,9 @@ func resolve(flags options, changed func(string) bool) (options, error) {
 	override("name", &opts.Name, flags.Name)
 	override("listen", &opts.Listen, flags.Listen)
 	override("certs", &opts.Certs, flags.Certs)
+	override("tls-cert", &opts.TLSCert, flags.TLSCert)
+	override("tls-key", &opts.TLSKey, flags.TLSKey)
+	override("tls-ca", &opts.TLSCA, flags.TLSCA)
 	override("data", &opts.Data, flags.Data)
 	override("metrics", &opts.Metrics, flags.Metrics)
 	override("table", &opts.Table, flags.Table)
@@ -136,14 +146,27 @@ func resolve(flags options, changed func(string) bool) (options, error) {
 	switch {
 	case opts.Name == "":
 		return opts, errors.New("--name is required")
-	case opts.Certs == "":
-		return opts, errors.New("--certs is required")
+	case opts.Certs == "" && opts.TLSCert == "" && opts.TLSKey == "" && opts.TLSCA == "":
+		return opts, errors.New("--certs is required (or --tls-cert, --tls-key and --tls-ca)")
+	case opts.Certs != "" && (opts.TLSCert != "" || opts.TLSKey != "" || opts.TLSCA != ""):
+		return opts, errors.New("give either --certs or --tls-cert, --tls-key and --tls-ca, not both")
+	case opts.Certs == "" && (opts.TLSCert == "" || opts.TLSKey == "" || opts.TLSCA == ""):
+		return opts, errors.New("--tls-cert, --tls-key and --tls-ca go together: give all three")
 	case opts.Data == "":
 		return opts, errors.New("--data is required")
 	case opts.MaxLinks < 0:
 		return opts, fmt.Errorf("max_links %d is negative", opts.MaxLinks)
 	}
 	return opts, nil
+}
+
+// certPaths returns the files of the router's CA bundle, certificate and
+// key: from --certs, or the explicit --tls-* paths.
+func (o options) certPaths() certs.Paths {
+	if o.Certs != "" {
+		return certs.FolderPaths(o.Certs, certs.Node)
+	}
+	return certs.Paths{CA: o.TLSCA, Cert: o.TLSCert, Key: o.TLSKey}
 }
 
 // routerConfig maps the options onto router.Config (TLS, PeerTLS and

@@ -40,6 +40,12 @@ const (
 	CodeShutdown Code = 11
 	// CodeInternal: a bug or resource failure on the sender (fatal).
 	CodeInternal Code = 12
+	// CodeForbidden: the peer's certificate or permissions do not allow
+	// the request. A refused subscription or advertisement leaves the
+	// connection up; a connection whose certificate may not do what it
+	// asked (link as a router, connect as a client), or that publishes
+	// outside its permissions, is closed with it.
+	CodeForbidden Code = 13
 )
 
 var codeNames = [...]string{
@@ -56,6 +62,7 @@ var codeNames = [...]string{
 	CodeSlowConsumer:          "slow-consumer",
 	CodeShutdown:              "shutdown",
 	CodeInternal:              "internal",
+	CodeForbidden:             "forbidden",
 }
 
 // String returns the code's name, e.g. "bad-filter".
@@ -69,7 +76,7 @@ func (c Code) String() string {
 // Fatal reports whether an error with this code closes the connection.
 func (c Code) Fatal() bool {
 	switch c {
-	case CodeBadFilter, CodeTooManySubscriptions, CodeDuplicateSubscription, CodeUnknownSubscription:
+	case CodeBadFilter, CodeTooManySubscriptions, CodeDuplicateSubscription, CodeUnknownSubscription, CodeForbidden:
 		return false
 	}
 	return true
