@@ -19,17 +19,17 @@ import (
 // send queue and identity. Its goroutines are the control reader (the one
 // that ran the handshake), the data reader and the two writer lanes.
 type conn struct {
-	id     ifaceID
-	qc     *quic.Conn
-	peer   string // certificate common name
+	id   ifaceID
+	qc   *quic.Conn
+	peer string // certificate common name
 	// ident is what the peer's certificate says it is (identErr if it
 	// says nothing usable); identity.go checks it against the hello.
 	ident    certs.Identity
 	identErr error
-	log    *slog.Logger
-	q      *sendQueue
-	cm     *connMetrics
-	closed sync.Once
+	log      *slog.Logger
+	q        *sendQueue
+	cm       *connMetrics
+	closed   sync.Once
 	// linkIn and linkOut count a router link's events (set by the loop
 	// when the link comes up; nil for clients).
 	linkIn, linkOut prometheus.Counter

@@ -181,3 +181,15 @@ func TestIdentityHostile(t *testing.T) {
 		}
 	}
 }
+
+// hasLine reports whether some stderr line so far matches re.
+func (p *logProc) hasLine(re *regexp.Regexp) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, l := range p.lines {
+		if re.MatchString(l) {
+			return true
+		}
+	}
+	return false
+}

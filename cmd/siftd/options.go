@@ -17,15 +17,15 @@ import (
 
 // options are siftd's settings: from the --config file, then flags.
 type options struct {
-	Name    string   `json:"name"`
-	Listen  string   `json:"listen"`
-	Certs   string   `json:"certs"`
+	Name   string `json:"name"`
+	Listen string `json:"listen"`
+	Certs  string `json:"certs"`
 	// TLSCert, TLSKey and TLSCA name the router's certificate, key and
 	// CA bundle explicitly (instead of Certs' node.pem, node-key.pem and
 	// ca.pem): all three or none.
-	TLSCert string `json:"tls_cert"`
-	TLSKey  string `json:"tls_key"`
-	TLSCA   string `json:"tls_ca"`
+	TLSCert string   `json:"tls_cert"`
+	TLSKey  string   `json:"tls_key"`
+	TLSCA   string   `json:"tls_ca"`
 	Data    string   `json:"data"`
 	Metrics string   `json:"metrics"`
 	Peers   []string `json:"peers"`
