@@ -26,6 +26,9 @@ type conn struct {
 	// says nothing usable); identity.go checks it against the hello.
 	ident    certs.Identity
 	identErr error
+	// self: the peer presented this router's own certificate (its HTTP
+	// gateway); permissions do not apply to it.
+	self bool
 	log      *slog.Logger
 	q        *sendQueue
 	cm       *connMetrics
@@ -150,7 +153,7 @@ func (r *Router) handshake(ctx context.Context, c *conn) (ctrl, data *streamRead
 	if hello.Role != wire.RoleClient {
 		return nil, nil, nil, wire.Errorf(wire.CodeUnexpected, "peer %q says it is a %s: routers link with a link-hello", hello.Name, hello.Role)
 	}
-	if err := checkClientPeer(c, hello); err != nil { // identity.go
+	if err := checkClientPeer(c, hello, r.cfg.Name); err != nil { // identity.go
 		return nil, nil, nil, err
 	}
 	v, err := wire.Negotiate(hello, wire.Version, wire.Version)

@@ -28,10 +28,16 @@ func checkLinkPeer(c *conn, hello *wire.LinkHello) error {
 }
 
 // checkClientPeer admits a client connection only from a client
-// certificate.
-func checkClientPeer(c *conn, hello *wire.Hello) error {
+// certificate, or from this router's own certificate (self): a part of
+// the router's own process, such as siftd's HTTP gateway, which checks
+// its own users' permissions.
+func checkClientPeer(c *conn, hello *wire.Hello, self string) error {
 	if c.identErr != nil {
 		return wire.Errorf(wire.CodeForbidden, "client %q refused: %v", hello.Name, c.identErr)
+	}
+	if c.ident.Role == certs.Node && c.ident.Name == self {
+		c.self = true
+		return nil
 	}
 	if c.ident.Role != certs.Client {
 		return wire.Errorf(wire.CodeForbidden, "client %q refused: its certificate is a %s certificate (%s); a client connection needs a client certificate", hello.Name, c.ident.Role, c.ident)

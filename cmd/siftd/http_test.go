@@ -211,7 +211,7 @@ func TestHTTPTLS(t *testing.T) {
 		t.Fatalf("%s %d %s", res.Proto, res.StatusCode, b)
 	}
 	anon := tc.Clone()
-	anon.Certificates = nil
+	anon.Certificates, anon.GetClientCertificate = nil, nil
 	c2 := &http.Client{Transport: &http.Transport{TLSClientConfig: anon, ForceAttemptHTTP2: true}}
 	if res, err := c2.Get("https://" + h.addr + "/v1/status"); err == nil {
 		res.Body.Close()

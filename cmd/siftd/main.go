@@ -136,7 +136,7 @@ func run(ctx context.Context, opts options) error {
 		defer srv.Close()
 		log.Info("metrics ready", "addr", ln.Addr().String())
 	}
-	stopHTTP, err := startHTTP(log, opts, r, node)
+	stopHTTP, err := startHTTP(log, opts, r, store.Current())
 	if err != nil {
 		return err
 	}
