@@ -28,11 +28,11 @@ type conn struct {
 	identErr error
 	// self: the peer presented this router's own certificate (its HTTP
 	// gateway); permissions do not apply to it.
-	self bool
-	log      *slog.Logger
-	q        *sendQueue
-	cm       *connMetrics
-	closed   sync.Once
+	self   bool
+	log    *slog.Logger
+	q      *sendQueue
+	cm     *connMetrics
+	closed sync.Once
 	// linkIn and linkOut count a router link's events (set by the loop
 	// when the link comes up; nil for clients).
 	linkIn, linkOut prometheus.Counter
