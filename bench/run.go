@@ -18,6 +18,11 @@ type Config struct {
 	Options Options
 	// Command is the command line recorded in the report.
 	Command string
+	// ResumeDir, when set, keeps each (structure, point) result in its
+	// own file there as soon as it is measured; a rerun with the same
+	// configuration reuses those results instead of measuring again, and
+	// generates no workload for a point whose results are all there.
+	ResumeDir string
 }
 
 // Run measures every structure at every point of the grid. It fails on a
@@ -37,23 +42,34 @@ func Run(cfg Config) (*Report, error) {
 		return nil, err
 	}
 	rep := newReport(cfg)
+	store := resumeStore{dir: cfg.ResumeDir}
 	total := len(specs) * len(cfg.Structures)
 	for i, spec := range specs {
-		p, err := newPoint(spec, params[i], o)
-		if err != nil {
-			return nil, err
-		}
+		var p *point // generated when the first structure needs it
 		for _, s := range cfg.Structures {
 			if o.Progress != nil {
-				o.Progress(ProgressEvent{Done: len(rep.Results), Total: total, Running: true, Structure: s.Name, Point: p.params})
+				o.Progress(ProgressEvent{Done: len(rep.Results), Total: total, Running: true, Structure: s.Name, Point: params[i]})
 			}
-			res, err := runOne(s, p, o, rep.Results)
+			res, done, err := store.load(s.Name, spec, params[i], o)
 			if err != nil {
 				return nil, err
 			}
+			if !done {
+				if p == nil {
+					if p, err = newPoint(spec, params[i], o); err != nil {
+						return nil, err
+					}
+				}
+				if res, err = runOne(s, p, o, rep.Results); err != nil {
+					return nil, err
+				}
+				if err := store.save(res, spec, o); err != nil {
+					return nil, err
+				}
+			}
 			rep.Results = append(rep.Results, res)
 			if o.Progress != nil {
-				o.Progress(ProgressEvent{Done: len(rep.Results), Total: total, Structure: s.Name, Point: p.params})
+				o.Progress(ProgressEvent{Done: len(rep.Results), Total: total, Structure: s.Name, Point: params[i]})
 			}
 		}
 	}

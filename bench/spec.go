@@ -100,6 +100,7 @@ var knobs = map[string][]knob{
 		intKnob("event-attrs", "attributes per event", func(s *Spec) *int { return &s.HEM.EventAttributes }),
 		floatKnob("attr-skew", "Zipf skew of attributes", func(s *Spec) *float64 { return &s.HEM.AttrSkew }),
 		floatKnob("value-skew", "Zipf skew of values", func(s *Spec) *float64 { return &s.HEM.ValueSkew }),
+		floatKnob("eq-share", "share of equality predicates (the rest are ranges)", func(s *Spec) *float64 { return &s.HEM.EqualityShare }),
 	},
 	KindStock: {
 		intKnob("subs", "subscriptions", func(s *Spec) *int { return &s.Stock.Subscriptions }),

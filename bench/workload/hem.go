@@ -40,6 +40,10 @@ type HEMConfig struct {
 	// predicate lower bounds (default 0, uniform). Small values are the
 	// most popular.
 	ValueSkew float64
+	// EqualityShare is the fraction of predicates that are equalities
+	// `a == v` (v drawn like event values) instead of ranges, in [0, 1]
+	// (default 0, all ranges).
+	EqualityShare float64
 }
 
 // Defaults of HEMConfig.
@@ -97,6 +101,8 @@ func (c HEMConfig) Validate() error {
 		return fmt.Errorf("hem: domain %d outside [1, 2^40]", c.Domain)
 	case c.AttrSkew < 0 || c.ValueSkew < 0:
 		return fmt.Errorf("hem: negative skew (attributes %v, values %v)", c.AttrSkew, c.ValueSkew)
+	case !(c.EqualityShare >= 0 && c.EqualityShare <= 1):
+		return fmt.Errorf("hem: equality share %v outside [0, 1]", c.EqualityShare)
 	}
 	return nil
 }
@@ -107,7 +113,8 @@ func (c HEMConfig) Resolved() HEMConfig { return c.withDefaults() }
 
 // HEM generates the HEM workload for cfg and seed: each subscription is
 // Predicates constraints `a >= L && a <= H` on distinct attributes, with
-// H - L = Width*Domain and L drawn so the range fits the domain; each event
+// H - L = Width*Domain and L drawn so the range fits the domain (or, for
+// an EqualityShare of them, `a == v`); each event
 // gives EventAttributes attributes a value in [0, Domain).
 func HEM(cfg HEMConfig, seed uint64) (Workload, error) {
 	if err := cfg.Validate(); err != nil {
@@ -155,6 +162,11 @@ func (g *hemGen) filters(r *rand.Rand) []match.Filter {
 	for i := range out {
 		cs = cs[:0]
 		for _, a := range g.attrs.sample(r, g.cfg.Predicates) {
+			// No draw at share 0, so range-only workloads stay as before.
+			if g.cfg.EqualityShare > 0 && r.Float64() < g.cfg.EqualityShare {
+				cs = append(cs, match.Constraint{Attr: g.names[a], Op: match.OpEq, Val: match.Int(int64(g.values.draw(r)))})
+				continue
+			}
 			lo := int64(g.lows.draw(r))
 			cs = append(cs,
 				match.Constraint{Attr: g.names[a], Op: match.OpGe, Val: match.Int(lo)},

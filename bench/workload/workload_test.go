@@ -99,6 +99,37 @@ func TestHEMShape(t *testing.T) {
 	}
 }
 
+// TestHEMEqualityShare checks the equality knob: about the asked share of
+// predicates are `a == v` with v in the domain, the rest ranges, and each
+// attribute still carries one predicate.
+func TestHEMEqualityShare(t *testing.T) {
+	for _, share := range []float64{0, 0.3, 1} {
+		w, err := HEM(HEMConfig{Subscriptions: 2000, Events: 1, Domain: 1000, EqualityShare: share}, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eq, preds := 0, 0
+		for _, f := range w.Filters {
+			for i := range f.Len() {
+				c := f.At(i)
+				if c.Op == match.OpEq {
+					eq++
+					if v := c.Val.AsInt(); v < 0 || v >= 1000 {
+						t.Fatalf("equality value %d outside the domain", v)
+					}
+				}
+			}
+			preds += len(f.Attrs())
+			if len(f.Attrs()) != DefaultHEMPredicates {
+				t.Fatalf("%d attributes in %s", len(f.Attrs()), f)
+			}
+		}
+		if got := float64(eq) / float64(preds); got < share-0.03 || got > share+0.03 {
+			t.Errorf("share %v: %.3f of predicates are equalities", share, got)
+		}
+	}
+}
+
 func TestInvalidConfigs(t *testing.T) {
 	bad := []HEMConfig{
 		{Predicates: 30},
@@ -108,6 +139,8 @@ func TestInvalidConfigs(t *testing.T) {
 		{AttrSkew: -1},
 		{Subscriptions: -1},
 		{Domain: -5},
+		{EqualityShare: 1.5},
+		{EqualityShare: -0.5},
 	}
 	for _, cfg := range bad {
 		if _, err := HEM(cfg, 1); err == nil {

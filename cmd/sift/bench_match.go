@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +18,8 @@ import (
 
 type benchMatchOptions struct {
 	workload, subsFile, eventsFile, out string
+	scenario                            string
+	scenarioSets                        []string // applied before every other knob
 	subs, events, runs, warmup, check   int
 	seed                                uint64
 	indexes, sweeps, sets               []string
@@ -49,6 +53,9 @@ results.csv and PNG plots go to --out.`,
 			if o.list {
 				return listBench(cmd.OutOrStdout())
 			}
+			if o.scenario != "" && !cmd.Flags().Changed("out") {
+				o.out = filepath.Join("bench-out", o.scenario)
+			}
 			return runBenchMatch(cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
 		},
 	}
@@ -68,11 +75,24 @@ results.csv and PNG plots go to --out.`,
 	f.IntVar(&o.warmup, "warmup", 100, "events matched before timing")
 	f.IntVar(&o.check, "check", 100, "sampled events checked against scan (-1: all)")
 	f.DurationVar(&o.budget, "budget", 2*time.Minute, "time budget per structure and point")
-	f.BoolVar(&o.list, "list", false, "list the structures and each workload's knobs")
+	f.BoolVar(&o.list, "list", false, "list the structures, each workload's knobs and the scenarios")
+	f.StringVar(&o.scenario, "scenario", "", "run a published sweep (hem-subs, hem-width, hem-preds, hem-skew; see --list); resumable, results in --out (default bench-out/NAME)")
 	benchParentCmd().AddCommand(cmd)
 }
 
 func runBenchMatch(stdout, stderr io.Writer, o benchMatchOptions) error {
+	var scenario *bench.Scenario
+	if o.scenario != "" {
+		sc, err := bench.LookupScenario(o.scenario)
+		if err != nil {
+			return fmt.Errorf("bench match: %w", err)
+		}
+		scenario = &sc
+		o.workload, o.scenarioSets = sc.Kind, sc.Sets
+		if len(o.indexes) == 0 {
+			o.indexes = sc.Structures
+		}
+	}
 	spec, err := benchSpec(o)
 	if err != nil {
 		return err
@@ -89,11 +109,16 @@ func runBenchMatch(stdout, stderr io.Writer, o benchMatchOptions) error {
 		}
 		sweeps = append(sweeps, sw)
 	}
+	resume := ""
+	if scenario != nil {
+		sweeps = scenario.Sweeps(sweeps)
+		resume = filepath.Join(o.out, "points")
+	}
 	if o.runs < 1 || o.warmup < 1 || o.check == 0 || o.check < -1 || o.budget <= 0 {
 		return errors.New("bench match: --runs and --warmup must be at least 1, --check positive or -1, --budget positive")
 	}
 	cfg := bench.Config{
-		Spec: spec, Sweeps: sweeps, Structures: structures, Command: commandLine(),
+		Spec: spec, Sweeps: sweeps, Structures: structures, Command: commandLine(), ResumeDir: resume,
 		Options: bench.Options{Runs: o.runs, Warmup: o.warmup, Check: o.check, Budget: o.budget},
 	}
 	bar := newBenchBar(stderr, o.quiet, "bench match")
@@ -136,6 +161,7 @@ func benchSpec(o benchMatchOptions) (bench.Spec, error) {
 	if o.events > 0 {
 		sets = append([]string{fmt.Sprintf("events=%d", o.events)}, sets...)
 	}
+	sets = append(slices.Clone(o.scenarioSets), sets...)
 	for _, s := range sets {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok {
@@ -159,6 +185,10 @@ func listBench(w io.Writer) error {
 	fmt.Fprintln(w, "knobs (--set, --sweep):")
 	for _, kind := range bench.Kinds() {
 		fmt.Fprintf(w, "  %-10s %s\n", kind, strings.Join(bench.KnobNames(kind), ", "))
+	}
+	fmt.Fprintln(w, "scenarios (--scenario; --sweep of the same knob runs part of it):")
+	for _, sc := range bench.Scenarios() {
+		fmt.Fprintf(w, "  %-10s %s; %s=%s\n", sc.Name, sc.Description, sc.Sweep.Knob, strings.Join(sc.Sweep.Values, ","))
 	}
 	return nil
 }

@@ -65,3 +65,53 @@ func TestBenchMatchRejectsBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchMatchScenario runs part of the hem-subs scenario (its default
+// structures, two small sizes), checks the table, files and per-point
+// results, then reruns it: every point is resumed from its file, so the
+// rerun reports the same measures.
+func TestBenchMatchScenario(t *testing.T) {
+	o := benchMatchOptions{
+		scenario: "hem-subs", sweeps: []string{"subs=200,400"}, events: 30, seed: 1, out: t.TempDir(),
+		runs: 1, warmup: 5, check: -1, budget: time.Minute, quiet: true,
+	}
+	var first, second, stderr bytes.Buffer
+	if err := runBenchMatch(&first, &stderr, o); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"fast", "tama", "rein", "opindex", "counting"} {
+		if n := strings.Count(first.String(), " "+name+" "); n < 2 {
+			t.Errorf("table has %s %d times, want one row per point:\n%s", name, n, first.String())
+		}
+	}
+	points, _ := filepath.Glob(filepath.Join(o.out, "points", "*.json"))
+	if len(points) != 10 {
+		t.Fatalf("%d per-point files, want 10", len(points))
+	}
+	for _, f := range []string{"results.json", "results.csv", "match_time.png"} {
+		if _, err := os.Stat(filepath.Join(o.out, f)); err != nil {
+			t.Fatalf("missing %s: %v", f, err)
+		}
+	}
+	if err := runBenchMatch(&second, &stderr, o); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := tableRows(first.String()), tableRows(second.String()); a != b {
+		t.Fatalf("resumed run differs:\n%s\nvs\n%s", a, b)
+	}
+	o.scenario = "nope"
+	if err := runBenchMatch(&second, &stderr, o); err == nil || !strings.Contains(err.Error(), "hem-skew") {
+		t.Fatalf("unknown scenario: %v", err)
+	}
+}
+
+// tableRows returns the table's result rows (lines naming a status).
+func tableRows(table string) string {
+	var rows []string
+	for _, line := range strings.Split(table, "\n") {
+		if f := strings.Fields(line); len(f) > 2 && (f[2] == "ok" || f[2] == "skipped" || f[2] == "error") {
+			rows = append(rows, line)
+		}
+	}
+	return strings.Join(rows, "\n")
+}
