@@ -59,9 +59,9 @@ func BenchmarkDeliverSide(b *testing.B) {
 	for i := range b.N {
 		ev := &events[i%len(events)]
 		for _, h := range ev.hits {
-			l.deliver(l.conns[h.iface], h.subs, ev.raw, at)
+			l.deliver(l.conns[h.Iface], h.Subs, ev.raw, at)
 			want++
-			ids += len(h.subs)
+			ids += len(h.Subs)
 		}
 		if (i+1)%deliverSideBatch == 0 {
 			l.flush()
@@ -83,7 +83,7 @@ func BenchmarkDeliverSide(b *testing.B) {
 // routedEvent is an event's wire encoding and its hits at the far router.
 type routedEvent struct {
 	raw  []byte
-	hits []hit
+	hits []Hit
 }
 
 // deliverSideLoop returns a matching loop with the 10 stock subscriber
@@ -95,16 +95,16 @@ func deliverSideLoop(b *testing.B) (*matchLoop, []routedEvent) {
 		b.Fatal(err)
 	}
 	l := &matchLoop{
-		eng:     newEngine(match.NewFast(match.FastConfig{}), 0),
+		eng:     NewEngine(match.NewFast(match.FastConfig{}), 0),
 		conns:   map[ifaceID]*conn{},
 		metrics: NewMetrics(prometheus.NewRegistry()),
 	}
 	for id := range ifaceID(10) {
-		if err := l.eng.attach(id+1, kindClient); err != nil {
+		if err := l.eng.Attach(id+1, KindClient); err != nil {
 			b.Fatal(err)
 		}
 		for i, f := range w.Filters[id*1000 : (id+1)*1000] {
-			if err := l.eng.subscribe(id+1, uint64(i+1), f.String()); err != nil {
+			if err := l.eng.Subscribe(id+1, uint64(i+1), f.String()); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -119,8 +119,8 @@ func deliverSideLoop(b *testing.B) (*matchLoop, []routedEvent) {
 		raw := wire.AppendEvent(nil, e)
 		raw = append(raw, wire.AppendEvent(nil, pad)...) // ~200 bytes; the sink never decodes
 		events[i].raw = raw
-		for _, h := range l.eng.route(0, e) {
-			events[i].hits = append(events[i].hits, hit{iface: h.iface, subs: append([]uint64(nil), h.subs...)})
+		for _, h := range l.eng.Route(0, e) {
+			events[i].hits = append(events[i].hits, Hit{Iface: h.Iface, Subs: append([]uint64(nil), h.Subs...)})
 		}
 	}
 	return l, events

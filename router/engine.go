@@ -13,31 +13,31 @@ import (
 // now, a neighbour router link once routers form a mesh.
 type ifaceID uint64
 
-// ifaceKind says what is on the other side of an interface.
-type ifaceKind uint8
+// IfaceKind says what is on the other side of an interface.
+type IfaceKind uint8
 
 const (
-	// kindClient is a local client connection: it gets every matching event,
+	// KindClient is a local client connection: it gets every matching event,
 	// including its own publications.
-	kindClient ifaceKind = iota + 1
-	// kindNeighbour is a link to another router: events never go back to
+	KindClient IfaceKind = iota + 1
+	// KindNeighbour is a link to another router: events never go back to
 	// the neighbour they came from.
-	kindNeighbour
+	KindNeighbour
 )
 
-func (k ifaceKind) String() string {
-	if k == kindNeighbour {
+func (k IfaceKind) String() string {
+	if k == KindNeighbour {
 		return "neighbour"
 	}
 	return "client"
 }
 
-// engine is the router's subscription table and per-event routing, as a
+// Engine is the router's subscription table and per-event routing, as a
 // pure state machine: no goroutines, sockets or clocks. Its inputs are
 // attach, detach, subscribe, unsubscribe and route; its outputs are return
 // values. The matching loop owns it (match.Index is not safe for
 // concurrent use).
-type engine struct {
+type Engine struct {
 	idx     match.Index
 	maxSubs int // per interface; 0 means unlimited
 	// owner[id] locates index entry id. Ids are dense: freed ids are
@@ -45,7 +45,7 @@ type engine struct {
 	// match).
 	owner  []subRef
 	free   []match.ID
-	ifaces map[ifaceID]*ifaceState
+	Ifaces map[ifaceID]*ifaceState
 	// routed counts the events routed since the subscriptions last
 	// changed, while a compaction is pending (see maybeCompact).
 	routed  int
@@ -53,12 +53,12 @@ type engine struct {
 	// ifacesOnly: route reports the matching interfaces without their
 	// subscription ids (the link table needs only the links).
 	ifacesOnly bool
-	// onFilter, if set, is told every filter subscribe installs (the
+	// OnFilter, if set, is told every filter subscribe installs (the
 	// loop's wanted attribute names, wanted.go).
-	onFilter func(match.Filter)
+	OnFilter func(match.Filter)
 
 	matched []match.ID
-	hits    []hit
+	hits    []Hit
 	hitSt   []*ifaceState // the interfaces of hits, in the same order
 }
 
@@ -85,8 +85,8 @@ type subRef struct {
 // ifaceState is one interface's subscriptions.
 type ifaceState struct {
 	id     ifaceID
-	kind   ifaceKind
-	subs   map[uint64]subEntry
+	kind   IfaceKind
+	Subs   map[uint64]subEntry
 	hitIdx int // index into engine.hits during route, -1 otherwise
 }
 
@@ -95,54 +95,54 @@ type subEntry struct {
 	filter match.Filter
 }
 
-// hit is one interface's share of an event: the subscriptions it matched,
+// Hit is one interface's share of an event: the subscriptions it matched,
 // or, when the engine collects interfaces only, the first of them in match
 // order.
-type hit struct {
-	iface ifaceID
-	subs  []uint64
+type Hit struct {
+	Iface ifaceID
+	Subs  []uint64
 	first uint64
 }
 
-// newEngine returns an empty engine over idx.
-func newEngine(idx match.Index, maxSubsPerIface int) *engine {
-	return &engine{
+// NewEngine returns an empty engine over idx.
+func NewEngine(idx match.Index, maxSubsPerIface int) *Engine {
+	return &Engine{
 		idx:     idx,
 		maxSubs: maxSubsPerIface,
 		owner:   make([]subRef, 1), // id 0 is never used
-		ifaces:  make(map[ifaceID]*ifaceState),
+		Ifaces:  make(map[ifaceID]*ifaceState),
 	}
 }
 
-// attach adds an interface with no subscriptions.
-func (e *engine) attach(id ifaceID, kind ifaceKind) error {
-	if _, dup := e.ifaces[id]; dup {
+// Attach adds an interface with no subscriptions.
+func (e *Engine) Attach(id ifaceID, kind IfaceKind) error {
+	if _, dup := e.Ifaces[id]; dup {
 		return fmt.Errorf("interface %d attached twice", id)
 	}
-	e.ifaces[id] = &ifaceState{id: id, kind: kind, subs: make(map[uint64]subEntry), hitIdx: -1}
+	e.Ifaces[id] = &ifaceState{id: id, kind: kind, Subs: make(map[uint64]subEntry), hitIdx: -1}
 	return nil
 }
 
-// detach removes an interface and all its subscriptions, returning how many
-// it had. Unknown interfaces are ignored (detach is idempotent).
-func (e *engine) detach(id ifaceID) int {
-	st, ok := e.ifaces[id]
+// Detach removes an interface and all its subscriptions, returning how many
+// it had. Unknown interfaces are ignored (Detach is idempotent).
+func (e *Engine) Detach(id ifaceID) int {
+	st, ok := e.Ifaces[id]
 	if !ok {
 		return 0
 	}
-	for _, s := range st.subs {
+	for _, s := range st.Subs {
 		e.mustDelete(s.idx)
 	}
-	delete(e.ifaces, id)
+	delete(e.Ifaces, id)
 	e.touch()
-	return len(st.subs)
+	return len(st.Subs)
 }
 
-// subscribe installs filter text under (iface, sub). A malformed filter,
+// Subscribe installs filter text under (iface, sub). A malformed filter,
 // a duplicate id or a full interface is a *wire.ProtocolError and installs
 // nothing.
-func (e *engine) subscribe(id ifaceID, sub uint64, text string) error {
-	st, ok := e.ifaces[id]
+func (e *Engine) Subscribe(id ifaceID, sub uint64, text string) error {
+	st, ok := e.Ifaces[id]
 	if !ok {
 		return fmt.Errorf("subscribe on unknown interface %d", id)
 	}
@@ -150,10 +150,10 @@ func (e *engine) subscribe(id ifaceID, sub uint64, text string) error {
 	if err != nil {
 		return wire.Errorf(wire.CodeBadFilter, "filter %s", err)
 	}
-	if _, dup := st.subs[sub]; dup {
+	if _, dup := st.Subs[sub]; dup {
 		return wire.Errorf(wire.CodeDuplicateSubscription, "subscription id %d is already in use", sub)
 	}
-	if e.maxSubs > 0 && len(st.subs) >= e.maxSubs {
+	if e.maxSubs > 0 && len(st.Subs) >= e.maxSubs {
 		return wire.Errorf(wire.CodeTooManySubscriptions, "connection already has %d subscriptions, the limit", e.maxSubs)
 	}
 	x := e.newID()
@@ -161,32 +161,32 @@ func (e *engine) subscribe(id ifaceID, sub uint64, text string) error {
 		e.free = append(e.free, x)
 		return fmt.Errorf("index insert: %w", err)
 	}
-	st.subs[sub] = subEntry{idx: x, filter: f}
+	st.Subs[sub] = subEntry{idx: x, filter: f}
 	e.owner[x] = subRef{iface: st, sub: sub}
 	e.touch()
-	if e.onFilter != nil {
-		e.onFilter(f)
+	if e.OnFilter != nil {
+		e.OnFilter(f)
 	}
 	return nil
 }
 
-// unsubscribe removes (iface, sub); an unknown id is a *wire.ProtocolError.
-func (e *engine) unsubscribe(id ifaceID, sub uint64) error {
-	st, ok := e.ifaces[id]
+// Unsubscribe removes (iface, sub); an unknown id is a *wire.ProtocolError.
+func (e *Engine) Unsubscribe(id ifaceID, sub uint64) error {
+	st, ok := e.Ifaces[id]
 	if !ok {
 		return fmt.Errorf("unsubscribe on unknown interface %d", id)
 	}
-	s, ok := st.subs[sub]
+	s, ok := st.Subs[sub]
 	if !ok {
 		return wire.Errorf(wire.CodeUnknownSubscription, "no subscription %d on this connection", sub)
 	}
 	e.mustDelete(s.idx)
-	delete(st.subs, sub)
+	delete(st.Subs, sub)
 	e.touch()
 	return nil
 }
 
-func (e *engine) mustDelete(idx match.ID) {
+func (e *Engine) mustDelete(idx match.ID) {
 	if err := e.idx.Delete(idx); err != nil {
 		panic(fmt.Sprintf("router: index lost subscription %d: %v", idx, err)) // engine invariant
 	}
@@ -195,7 +195,7 @@ func (e *engine) mustDelete(idx match.ID) {
 }
 
 // newID returns an unused index id: a freed one if any, else the next.
-func (e *engine) newID() match.ID {
+func (e *Engine) newID() match.ID {
 	if n := len(e.free); n > 0 {
 		id := e.free[n-1]
 		e.free = e.free[:n-1]
@@ -206,13 +206,13 @@ func (e *engine) newID() match.ID {
 }
 
 // touch notes that the subscriptions changed.
-func (e *engine) touch() {
+func (e *Engine) touch() {
 	e.changed, e.routed = true, 0
 }
 
 // maybeCompact compacts the index once the subscriptions have been
 // stable for compactAfter events (see compactMaxSubs).
-func (e *engine) maybeCompact() {
+func (e *Engine) maybeCompact() {
 	if !e.changed {
 		return
 	}
@@ -225,24 +225,24 @@ func (e *engine) maybeCompact() {
 	}
 }
 
-// route returns, per interface, the subscriptions an event from `from`
+// Route returns, per interface, the subscriptions an event from `from`
 // matches, never sending back to a neighbour it came from. Interfaces come
 // in ascending id order and subscription ids ascending. The result aliases
 // the engine's scratch space: it is valid until the next call.
-func (e *engine) route(from ifaceID, ev match.Event) []hit {
+func (e *Engine) Route(from ifaceID, ev match.Event) []Hit {
 	e.maybeCompact()
 	e.hits, e.hitSt = e.hits[:0], e.hitSt[:0]
 	e.matched = e.idx.Match(ev, e.matched[:0])
 	for _, m := range e.matched {
 		ref := e.owner[m]
 		st := ref.iface
-		if st.id == from && st.kind == kindNeighbour {
+		if st.id == from && st.kind == KindNeighbour {
 			continue
 		}
 		if st.hitIdx < 0 {
 			st.hitIdx = len(e.hits)
 			e.hits = e.grow()
-			e.hits[st.hitIdx].iface = st.id
+			e.hits[st.hitIdx].Iface = st.id
 			if e.ifacesOnly {
 				e.hits[st.hitIdx].first = ref.sub
 			}
@@ -250,7 +250,7 @@ func (e *engine) route(from ifaceID, ev match.Event) []hit {
 		}
 		if !e.ifacesOnly {
 			h := &e.hits[st.hitIdx]
-			h.subs = append(h.subs, ref.sub)
+			h.Subs = append(h.Subs, ref.sub)
 		}
 	}
 	for _, st := range e.hitSt {
@@ -259,7 +259,7 @@ func (e *engine) route(from ifaceID, ev match.Event) []hit {
 	clear(e.hitSt) // not to keep a detached interface's state alive
 	if !e.ifacesOnly {
 		for i := range e.hits {
-			sortIDs(e.hits[i].subs)
+			sortIDs(e.hits[i].Subs)
 		}
 	}
 	sortHits(e.hits)
@@ -272,13 +272,13 @@ func (e *engine) route(from ifaceID, ev match.Event) []hit {
 // 11 interfaces; with this, route's own work fell from 723 to 622 ns per
 // event, go test -run XXX -bench EngineRouteOverhead ./router), else with
 // slices.SortFunc.
-func sortHits(h []hit) {
+func sortHits(h []Hit) {
 	if len(h) > 16 {
-		slices.SortFunc(h, func(a, b hit) int { return cmp.Compare(a.iface, b.iface) })
+		slices.SortFunc(h, func(a, b Hit) int { return cmp.Compare(a.Iface, b.Iface) })
 		return
 	}
 	for i := 1; i < len(h); i++ {
-		for j := i; j > 0 && h[j].iface < h[j-1].iface; j-- {
+		for j := i; j > 0 && h[j].Iface < h[j-1].Iface; j-- {
 			h[j], h[j-1] = h[j-1], h[j]
 		}
 	}
@@ -302,14 +302,14 @@ func sortIDs(ids []uint64) {
 
 // grow extends hits by one entry, reusing the subs slice an earlier call
 // left in the backing array.
-func (e *engine) grow() []hit {
+func (e *Engine) grow() []Hit {
 	n := len(e.hits)
 	if n < cap(e.hits) {
 		e.hits = e.hits[:n+1]
-		e.hits[n].subs = e.hits[n].subs[:0]
+		e.hits[n].Subs = e.hits[n].Subs[:0]
 		return e.hits
 	}
-	return append(e.hits, hit{})
+	return append(e.hits, Hit{})
 }
 
 // InterfaceSummary describes one interface of a router (a client
@@ -321,20 +321,20 @@ type InterfaceSummary struct {
 	Filters       []string `json:"filters,omitempty"`
 }
 
-// summary lists the interfaces in id order, with their filters (in
+// Summary lists the interfaces in id order, with their filters (in
 // subscription id order) when withFilters is set.
-func (e *engine) summary(withFilters bool) []InterfaceSummary {
-	out := make([]InterfaceSummary, 0, len(e.ifaces))
-	for _, st := range e.ifaces {
-		s := InterfaceSummary{ID: uint64(st.id), Kind: st.kind.String(), Subscriptions: len(st.subs)}
+func (e *Engine) Summary(withFilters bool) []InterfaceSummary {
+	out := make([]InterfaceSummary, 0, len(e.Ifaces))
+	for _, st := range e.Ifaces {
+		s := InterfaceSummary{ID: uint64(st.id), Kind: st.kind.String(), Subscriptions: len(st.Subs)}
 		if withFilters {
-			ids := make([]uint64, 0, len(st.subs))
-			for id := range st.subs {
+			ids := make([]uint64, 0, len(st.Subs))
+			for id := range st.Subs {
 				ids = append(ids, id)
 			}
 			slices.Sort(ids)
 			for _, id := range ids {
-				s.Filters = append(s.Filters, fmt.Sprintf("%d: %s", id, st.subs[id].filter))
+				s.Filters = append(s.Filters, fmt.Sprintf("%d: %s", id, st.Subs[id].filter))
 			}
 		}
 		out = append(out, s)
@@ -343,5 +343,5 @@ func (e *engine) summary(withFilters bool) []InterfaceSummary {
 	return out
 }
 
-// subscriptions returns the total number of installed subscriptions.
-func (e *engine) subscriptions() int { return e.idx.Len() }
+// Subscriptions returns the total number of installed Subscriptions.
+func (e *Engine) Subscriptions() int { return e.idx.Len() }

@@ -23,11 +23,11 @@ func BenchmarkEngineRoute(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			e := newEngine(idx, 0)
+			e := NewEngine(idx, 0)
 			for c := range 10 {
-				e.attach(ifaceID(c), kindClient)
+				e.Attach(ifaceID(c), KindClient)
 				for i, f := range w.Filters[c*1000 : (c+1)*1000] {
-					if err := e.subscribe(ifaceID(c), uint64(i), f.String()); err != nil {
+					if err := e.Subscribe(ifaceID(c), uint64(i), f.String()); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -38,7 +38,7 @@ func BenchmarkEngineRoute(b *testing.B) {
 			hits := 0
 			b.ResetTimer()
 			for i := range b.N {
-				hits += len(e.route(99, w.Events[i%len(w.Events)]))
+				hits += len(e.Route(99, w.Events[i%len(w.Events)]))
 			}
 			b.ReportMetric(float64(hits)/float64(b.N), "conns/event")
 		})
@@ -58,12 +58,12 @@ func (x fixedIndex) Match(_ match.Event, dst []match.ID) []match.ID { return app
 // issue 6 shape's ~84 matches per event spread over 10 client interfaces
 // (an index returning fixed ids), grouped per interface and sorted.
 func BenchmarkEngineRouteOverhead(b *testing.B) {
-	e := newEngine(match.NewScan(), 0)
+	e := NewEngine(match.NewScan(), 0)
 	var ids []match.ID
 	for c := range 10 {
-		e.attach(ifaceID(c), kindClient)
+		e.Attach(ifaceID(c), KindClient)
 		for i := range 1000 {
-			if err := e.subscribe(ifaceID(c), uint64(i), `x == 1`); err != nil {
+			if err := e.Subscribe(ifaceID(c), uint64(i), `x == 1`); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -75,6 +75,6 @@ func BenchmarkEngineRouteOverhead(b *testing.B) {
 	ev := match.MustEvent(match.Attr{Name: "x", Value: match.Int(1)})
 	b.ResetTimer()
 	for range b.N {
-		e.route(99, ev)
+		e.Route(99, ev)
 	}
 }

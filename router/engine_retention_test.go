@@ -13,28 +13,28 @@ import (
 // interfaces than the events routed since (route's scratch space must
 // not keep a detached interface's state, and its filters, alive).
 func TestRouteForgetsDetachedInterfaces(t *testing.T) {
-	e := newEngine(match.NewScan(), 0)
+	e := NewEngine(match.NewScan(), 0)
 	const n = 20 // past the insertion sort's 16, to run both sorts
 	for i := range n {
-		if err := e.attach(ifaceID(i), kindClient); err != nil {
+		if err := e.Attach(ifaceID(i), KindClient); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.subscribe(ifaceID(i), 1, `a exists`); err != nil {
+		if err := e.Subscribe(ifaceID(i), 1, `a exists`); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := e.subscribe(0, 2, `b exists`); err != nil {
+	if err := e.Subscribe(0, 2, `b exists`); err != nil {
 		t.Fatal(err)
 	}
-	if hits := e.route(99, match.MustEvent(match.Attr{Name: "a", Value: match.Int(1)})); len(hits) != n {
+	if hits := e.Route(99, match.MustEvent(match.Attr{Name: "a", Value: match.Int(1)})); len(hits) != n {
 		t.Fatalf("an event for every interface reached %d of %d", len(hits), n)
 	}
 	gone := make([]weak.Pointer[ifaceState], 0, n-1)
 	for i := 1; i < n; i++ {
-		gone = append(gone, weak.Make(e.ifaces[ifaceID(i)]))
-		e.detach(ifaceID(i))
+		gone = append(gone, weak.Make(e.Ifaces[ifaceID(i)]))
+		e.Detach(ifaceID(i))
 	}
-	if hits := e.route(99, match.MustEvent(match.Attr{Name: "b", Value: match.Int(1)})); len(hits) != 1 {
+	if hits := e.Route(99, match.MustEvent(match.Attr{Name: "b", Value: match.Int(1)})); len(hits) != 1 {
 		t.Fatalf("an event for interface 0 reached %d interfaces", len(hits))
 	}
 	runtime.GC()

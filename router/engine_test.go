@@ -25,42 +25,42 @@ func TestEngineScripts(t *testing.T) {
 		if !strings.Contains(path, "engine") {
 			return
 		}
-		e := newEngine(match.NewScan(), 2)
+		e := NewEngine(match.NewScan(), 2)
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			return runEngineCmd(t, e, d)
 		})
 	})
 }
 
-func runEngineCmd(t *testing.T, e *engine, d *datadriven.TestData) string {
+func runEngineCmd(t *testing.T, e *Engine, d *datadriven.TestData) string {
 	var iface, id uint64
 	switch d.Cmd {
 	case "attach":
 		d.ScanArgs(t, "iface", &iface)
 		kind := "client"
 		d.MaybeScanArgs(t, "kind", &kind)
-		k := kindClient
+		k := KindClient
 		if kind == "neighbour" {
-			k = kindNeighbour
+			k = KindNeighbour
 		}
-		return result(e, e.attach(ifaceID(iface), k))
+		return result(e, e.Attach(ifaceID(iface), k))
 	case "detach":
 		d.ScanArgs(t, "iface", &iface)
-		return fmt.Sprintf("removed %d; %d subscriptions", e.detach(ifaceID(iface)), e.subscriptions())
+		return fmt.Sprintf("removed %d; %d subscriptions", e.Detach(ifaceID(iface)), e.Subscriptions())
 	case "sub":
 		d.ScanArgs(t, "iface", &iface)
 		d.ScanArgs(t, "id", &id)
-		return result(e, e.subscribe(ifaceID(iface), id, strings.TrimSpace(d.Input)))
+		return result(e, e.Subscribe(ifaceID(iface), id, strings.TrimSpace(d.Input)))
 	case "unsub":
 		d.ScanArgs(t, "iface", &iface)
 		d.ScanArgs(t, "id", &id)
-		return result(e, e.unsubscribe(ifaceID(iface), id))
+		return result(e, e.Unsubscribe(ifaceID(iface), id))
 	case "pub":
 		d.ScanArgs(t, "from", &iface)
 		return pubLines(t, e, ifaceID(iface), d.Input)
 	case "show":
 		var b strings.Builder
-		for _, s := range e.summary(true) {
+		for _, s := range e.Summary(true) {
 			fmt.Fprintf(&b, "iface %d (%s): %d subscriptions\n", s.ID, s.Kind, s.Subscriptions)
 			for _, f := range s.Filters {
 				fmt.Fprintf(&b, "  %s\n", f)
@@ -72,27 +72,27 @@ func runEngineCmd(t *testing.T, e *engine, d *datadriven.TestData) string {
 	return ""
 }
 
-func result(e *engine, err error) string {
+func result(e *Engine, err error) string {
 	if err != nil {
-		return fmt.Sprintf("error (%s): %v; %d subscriptions", wire.CodeOf(err), err, e.subscriptions())
+		return fmt.Sprintf("error (%s): %v; %d subscriptions", wire.CodeOf(err), err, e.Subscriptions())
 	}
-	return fmt.Sprintf("ok; %d subscriptions", e.subscriptions())
+	return fmt.Sprintf("ok; %d subscriptions", e.Subscriptions())
 }
 
-func pubLines(t *testing.T, e *engine, from ifaceID, input string) string {
+func pubLines(t *testing.T, e *Engine, from ifaceID, input string) string {
 	var b strings.Builder
 	for _, line := range strings.Split(strings.TrimSpace(input), "\n") {
 		ev, err := match.ParseEventJSON([]byte(line))
 		if err != nil {
 			t.Fatalf("event %s: %v", line, err)
 		}
-		hits := e.route(from, ev)
+		hits := e.Route(from, ev)
 		fmt.Fprintf(&b, "%s ->", line)
 		if len(hits) == 0 {
 			b.WriteString(" nobody")
 		}
 		for _, h := range hits {
-			fmt.Fprintf(&b, " %d:%v", h.iface, h.subs)
+			fmt.Fprintf(&b, " %d:%v", h.Iface, h.Subs)
 		}
 		b.WriteString("\n")
 	}
@@ -106,16 +106,16 @@ func pubLines(t *testing.T, e *engine, from ifaceID, input string) string {
 func TestEngineAgainstBruteForce(t *testing.T) {
 	filters := []string{`a == 1`, `a > 0`, `b prefix "x"`, `a exists && b == "xy"`, `*`, `a < 3 && a != 2`}
 	rapid.Check(t, func(t *rapid.T) {
-		e := newEngine(match.NewScan(), 0)
+		e := NewEngine(match.NewScan(), 0)
 		ref := map[ifaceID]map[uint64]match.Filter{}
-		kinds := map[ifaceID]ifaceKind{}
+		kinds := map[ifaceID]IfaceKind{}
 		n := rapid.IntRange(1, 40).Draw(t, "ifaces")
 		for i := range n {
-			k := rapid.SampledFrom([]ifaceKind{kindClient, kindNeighbour}).Draw(t, "kind")
-			e.attach(ifaceID(i), k)
+			k := rapid.SampledFrom([]IfaceKind{KindClient, KindNeighbour}).Draw(t, "kind")
+			e.Attach(ifaceID(i), k)
 			ref[ifaceID(i)], kinds[ifaceID(i)] = map[uint64]match.Filter{}, k
 			if rapid.IntRange(0, 3).Draw(t, "sub everything") == 0 { // many hits per event
-				e.subscribe(ifaceID(i), 0, `*`)
+				e.Subscribe(ifaceID(i), 0, `*`)
 				ref[ifaceID(i)][0] = match.MustParse(`*`)
 			}
 		}
@@ -125,11 +125,11 @@ func TestEngineAgainstBruteForce(t *testing.T) {
 			switch rapid.IntRange(0, 3).Draw(t, "op") {
 			case 0:
 				text := rapid.SampledFrom(filters).Draw(t, "filter")
-				if e.subscribe(iface, sub, text) == nil {
+				if e.Subscribe(iface, sub, text) == nil {
 					ref[iface][sub] = match.MustParse(text)
 				}
 			case 1:
-				if e.unsubscribe(iface, sub) == nil {
+				if e.Unsubscribe(iface, sub) == nil {
 					delete(ref[iface], sub)
 				}
 			case 2:
@@ -139,8 +139,8 @@ func TestEngineAgainstBruteForce(t *testing.T) {
 				checkRoute(t, e, ref, kinds, iface, ev)
 			case 3:
 				if rapid.IntRange(0, 9).Draw(t, "rare") == 0 {
-					e.detach(iface)
-					e.attach(iface, kinds[iface])
+					e.Detach(iface)
+					e.Attach(iface, kinds[iface])
 					ref[iface] = map[uint64]match.Filter{}
 				}
 			}
@@ -148,10 +148,10 @@ func TestEngineAgainstBruteForce(t *testing.T) {
 	})
 }
 
-func checkRoute(t *rapid.T, e *engine, ref map[ifaceID]map[uint64]match.Filter, kinds map[ifaceID]ifaceKind, from ifaceID, ev match.Event) {
-	var want []hit
+func checkRoute(t *rapid.T, e *Engine, ref map[ifaceID]map[uint64]match.Filter, kinds map[ifaceID]IfaceKind, from ifaceID, ev match.Event) {
+	var want []Hit
 	for iface := range ifaceID(len(kinds)) {
-		if iface == from && kinds[iface] == kindNeighbour {
+		if iface == from && kinds[iface] == KindNeighbour {
 			continue
 		}
 		var subs []uint64
@@ -162,10 +162,10 @@ func checkRoute(t *rapid.T, e *engine, ref map[ifaceID]map[uint64]match.Filter, 
 		}
 		if len(subs) > 0 {
 			slices.Sort(subs)
-			want = append(want, hit{iface: iface, subs: subs})
+			want = append(want, Hit{Iface: iface, Subs: subs})
 		}
 	}
-	got := e.route(from, ev)
+	got := e.Route(from, ev)
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("event %v from %d: got %v, want %v", ev, from, got, want)
 	}

@@ -65,7 +65,7 @@ func (l *matchLoop) publishBloom(m loopMsg) {
 		return // detached while the batch was queued
 	}
 	lm := l.bloom.links[from]
-	local := l.eng.subscriptions() > 0
+	local := l.eng.Subscriptions() > 0
 	matches := 0
 	for _, be := range m.bpub.Events {
 		n, err := l.routeBloomEvent(m.iface, from, lm, be, local, m.at)
@@ -93,10 +93,10 @@ func (l *matchLoop) routeBloomEvent(iface ifaceID, from mesh.Link, lm bloomLinkM
 		if ev, err = b.dec.DecodeEvent(be.Event); err != nil {
 			return 0, err
 		}
-		for _, h := range l.eng.route(iface, ev) {
-			matches += len(h.subs)
-			if c, ok := l.conns[h.iface]; ok {
-				l.deliver(c, h.subs, be.Event, at)
+		for _, h := range l.eng.Route(iface, ev) {
+			matches += len(h.Subs)
+			if c, ok := l.conns[h.Iface]; ok {
+				l.deliver(c, h.Subs, be.Event, at)
 				delivered = true
 			}
 		}

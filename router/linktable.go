@@ -8,7 +8,7 @@ import (
 	"github.com/sift-pubsub/sift/match"
 )
 
-// linkTable mirrors, per router link, the filters the neighbour sent
+// LinkTable mirrors, per router link, the filters the neighbour sent
 // (what the mesh holds from it), in an engine of its own, so that "which
 // links want this event" is answered per event by the fast index instead
 // of the mesh's routing table (whose Route walks the poset: ~1 ms per
@@ -27,8 +27,8 @@ import (
 // matched recent events alike (linkcache.go) may decide; else the index
 // does. Only a collision of two held filters' hashes can then send an
 // event to a link that does not want it; nothing ever loses one.
-type linkTable struct {
-	eng  *engine
+type LinkTable struct {
+	Engine  *Engine
 	subs map[ifaceID]map[string][]uint64 // canonical filter text → ids
 	next uint64
 	// links lists the links with at least one filter, ascending.
@@ -38,7 +38,7 @@ type linkTable struct {
 	hashOf  map[uint64]uint64
 	holders map[uint64]*witnessed
 	cache   *linkCache
-	out     []linkHit
+	out     []LinkHit
 }
 
 // witnessed is a filter a witness names and the links holding it, a link
@@ -48,29 +48,29 @@ type witnessed struct {
 	links []ifaceID
 }
 
-// linkHit is a link an event goes to, with the witness to send along: a
+// LinkHit is a link an event goes to, with the witness to send along: a
 // filter of the link's the event matches (0: none known).
-type linkHit struct {
-	link    ifaceID
-	witness uint64
+type LinkHit struct {
+	Link    ifaceID
+	Witness uint64
 }
 
-// routeDecision says what decided route's answer.
-type routeDecision uint8
+// RouteDecision says what decided route's answer.
+type RouteDecision uint8
 
 const (
-	decidedByIndex   routeDecision = iota // the index matched the event
-	decidedByWitness                      // the witness that came with it
-	decidedByCache                        // filters that matched events alike
-	decidedNoLinks                        // no link but the event's own holds a filter
-	numDecisions
+	DecidedByIndex   RouteDecision = iota // the index matched the event
+	DecidedByWitness                      // the witness that came with it
+	DecidedByCache                        // filters that matched events alike
+	DecidedNoLinks                        // no link but the event's own holds a filter
+	NumDecisions
 )
 
-func newLinkTable() *linkTable {
-	eng := newEngine(match.NewFast(match.FastConfig{}), 0)
+func NewLinkTable() *LinkTable {
+	eng := NewEngine(match.NewFast(match.FastConfig{}), 0)
 	eng.ifacesOnly = true
-	return &linkTable{
-		eng:     eng,
+	return &LinkTable{
+		Engine:     eng,
 		subs:    make(map[ifaceID]map[string][]uint64),
 		hashOf:  make(map[uint64]uint64),
 		holders: make(map[uint64]*witnessed),
@@ -78,17 +78,17 @@ func newLinkTable() *linkTable {
 	}
 }
 
-// apply carries out an accepted Routes message from link id: a snapshot
+// Apply carries out an accepted Routes message from link id: a snapshot
 // replaces what the link holds, an incremental one removes, then adds.
-func (t *linkTable) apply(id ifaceID, r *wire.Routes) error {
+func (t *LinkTable) Apply(id ifaceID, r *wire.Routes) error {
 	defer t.listLinks()
 	defer t.cache.forget(id)
 	if r.Snapshot {
-		t.drop(id)
+		t.Drop(id)
 	}
 	held, ok := t.subs[id]
 	if !ok {
-		if err := t.eng.attach(id, kindNeighbour); err != nil {
+		if err := t.Engine.Attach(id, KindNeighbour); err != nil {
 			return err
 		}
 		held = make(map[string][]uint64)
@@ -101,10 +101,10 @@ func (t *linkTable) apply(id ifaceID, r *wire.Routes) error {
 	}
 	for _, text := range r.Add {
 		t.next++
-		if err := t.eng.subscribe(id, t.next, text); err != nil {
+		if err := t.Engine.Subscribe(id, t.next, text); err != nil {
 			return fmt.Errorf("link routes: added filter: %w", err)
 		}
-		f := t.eng.ifaces[id].subs[t.next].filter
+		f := t.Engine.Ifaces[id].Subs[t.next].filter
 		t.cache.count(f, 1)
 		key := f.String()
 		held[key] = append(held[key], t.next)
@@ -121,7 +121,7 @@ func (t *linkTable) apply(id ifaceID, r *wire.Routes) error {
 }
 
 // remove takes out one copy of a filter link id holds.
-func (t *linkTable) remove(id ifaceID, held map[string][]uint64, text string) error {
+func (t *LinkTable) remove(id ifaceID, held map[string][]uint64, text string) error {
 	f, err := match.Parse(text)
 	if err != nil {
 		return fmt.Errorf("link routes: removed filter: %w", err)
@@ -132,8 +132,8 @@ func (t *linkTable) remove(id ifaceID, held map[string][]uint64, text string) er
 		return fmt.Errorf("link routes: removes %q, which the link does not hold", key)
 	}
 	sub := ids[len(ids)-1]
-	t.cache.count(t.eng.ifaces[id].subs[sub].filter, -1)
-	if err := t.eng.unsubscribe(id, sub); err != nil {
+	t.cache.count(t.Engine.Ifaces[id].Subs[sub].filter, -1)
+	if err := t.Engine.Unsubscribe(id, sub); err != nil {
 		return err
 	}
 	if held[key] = ids[:len(ids)-1]; len(held[key]) == 0 {
@@ -144,7 +144,7 @@ func (t *linkTable) remove(id ifaceID, held map[string][]uint64, text string) er
 }
 
 // forget drops filter sub of link id from the witnesses.
-func (t *linkTable) forget(id ifaceID, sub uint64) {
+func (t *LinkTable) forget(id ifaceID, sub uint64) {
 	w := t.hashOf[sub]
 	delete(t.hashOf, sub)
 	wd := t.holders[w]
@@ -156,22 +156,22 @@ func (t *linkTable) forget(id ifaceID, sub uint64) {
 	}
 }
 
-// drop forgets a link's filters.
-func (t *linkTable) drop(id ifaceID) {
+// Drop forgets a link's filters.
+func (t *LinkTable) Drop(id ifaceID) {
 	for _, ids := range t.subs[id] {
 		for _, sub := range ids {
-			t.cache.count(t.eng.ifaces[id].subs[sub].filter, -1)
+			t.cache.count(t.Engine.Ifaces[id].Subs[sub].filter, -1)
 			t.forget(id, sub)
 		}
 	}
 	t.cache.forget(id)
-	t.eng.detach(id)
+	t.Engine.Detach(id)
 	delete(t.subs, id)
 	t.listLinks()
 }
 
 // listLinks refreshes links.
-func (t *linkTable) listLinks() {
+func (t *LinkTable) listLinks() {
 	t.links = t.links[:0]
 	for id, held := range t.subs {
 		if len(held) > 0 {
@@ -181,41 +181,41 @@ func (t *linkTable) listLinks() {
 	slices.Sort(t.links)
 }
 
-// route returns the links whose filters e matches, never the one it came
+// Route returns the links whose filters e matches, never the one it came
 // from, in ascending id order, each with a witness for the next router
 // (aliasing scratch space, valid until the next call), and what decided.
 // witness, when not 0, names a filter the previous router found e to
 // match, checked before it decides (see linkTable).
-func (t *linkTable) route(from ifaceID, e match.Event, witness uint64) ([]linkHit, routeDecision) {
+func (t *LinkTable) Route(from ifaceID, e match.Event, witness uint64) ([]LinkHit, RouteDecision) {
 	t.out = t.out[:0]
 	if len(t.links) == 0 || len(t.links) == 1 && t.links[0] == from {
-		return nil, decidedNoLinks // nowhere to go: a leaf of the tree
+		return nil, DecidedNoLinks // nowhere to go: a leaf of the tree
 	}
 	if witness != 0 {
 		if t.resolve(from, e, witness) {
-			t.eng.maybeCompact() // counts the event, as the index path does
-			return t.out, decidedByWitness
+			t.Engine.maybeCompact() // counts the event, as the index path does
+			return t.out, DecidedByWitness
 		}
 		t.out = t.out[:0]
 	}
 	key := t.cache.keyOf(e)
 	if t.fromCache(from, &key, e) {
-		t.eng.maybeCompact()
-		return t.out, decidedByCache
+		t.Engine.maybeCompact()
+		return t.out, DecidedByCache
 	}
 	t.out = t.out[:0]
-	for _, h := range t.eng.route(from, e) {
-		st := t.eng.ifaces[h.iface]
+	for _, h := range t.Engine.Route(from, e) {
+		st := t.Engine.Ifaces[h.Iface]
 		w := t.hashOf[h.first]
-		t.out = append(t.out, linkHit{link: h.iface, witness: w})
-		t.cache.remember(h.iface, len(st.subs), &key, st.subs[h.first].filter, w)
+		t.out = append(t.out, LinkHit{Link: h.Iface, Witness: w})
+		t.cache.remember(h.Iface, len(st.Subs), &key, st.Subs[h.first].filter, w)
 	}
-	return t.out, decidedByIndex
+	return t.out, DecidedByIndex
 }
 
 // fromCache fills t.out with every link but from when the cache finds for
 // each a filter e matches, and reports whether it did.
-func (t *linkTable) fromCache(from ifaceID, key *keyValue, e match.Event) bool {
+func (t *LinkTable) fromCache(from ifaceID, key *keyValue, e match.Event) bool {
 	for _, id := range t.links {
 		if id == from {
 			continue
@@ -224,7 +224,7 @@ func (t *linkTable) fromCache(from ifaceID, key *keyValue, e match.Event) bool {
 		if !ok {
 			return false
 		}
-		t.out = append(t.out, linkHit{link: id, witness: cf.witness})
+		t.out = append(t.out, LinkHit{Link: id, Witness: cf.witness})
 	}
 	return true
 }
@@ -232,7 +232,7 @@ func (t *linkTable) fromCache(from ifaceID, key *keyValue, e match.Event) bool {
 // resolve fills t.out with every link but from when each holds the
 // witnessed filter and e matches it, passing the witness on, and reports
 // whether it did.
-func (t *linkTable) resolve(from ifaceID, e match.Event, witness uint64) bool {
+func (t *LinkTable) resolve(from ifaceID, e match.Event, witness uint64) bool {
 	wd := t.holders[witness]
 	if wd == nil {
 		return false
@@ -244,7 +244,7 @@ func (t *linkTable) resolve(from ifaceID, e match.Event, witness uint64) bool {
 		if !slices.Contains(wd.links, id) {
 			return false
 		}
-		t.out = append(t.out, linkHit{link: id, witness: witness})
+		t.out = append(t.out, LinkHit{Link: id, Witness: witness})
 	}
 	return wd.f.Matches(e) // last: the dearest test
 }

@@ -11,7 +11,7 @@ type LinkTableMetrics struct {
 	// "cache" (filters that matched events with the same key value
 	// match it: linkcache.go) or "index" (it was matched).
 	Events    *prometheus.CounterVec
-	byOutcome [decidedNoLinks]prometheus.Counter
+	byOutcome [DecidedNoLinks]prometheus.Counter
 }
 
 func newLinkTableMetrics(reg *prometheus.Registry) *LinkTableMetrics {
@@ -19,7 +19,7 @@ func newLinkTableMetrics(reg *prometheus.Registry) *LinkTableMetrics {
 		Name: "sift_router_link_table_events_total",
 		Help: "Events the exact link table routed, by what decided their links: witness, cache or index."},
 		[]string{"decided_by"})}
-	for d, name := range [...]string{decidedByIndex: "index", decidedByWitness: "witness", decidedByCache: "cache"} {
+	for d, name := range [...]string{DecidedByIndex: "index", DecidedByWitness: "witness", DecidedByCache: "cache"} {
 		m.byOutcome[d] = m.Events.WithLabelValues(name)
 	}
 	reg.MustRegister(m.Events)
@@ -27,10 +27,10 @@ func newLinkTableMetrics(reg *prometheus.Registry) *LinkTableMetrics {
 }
 
 // decisionCounts counts a batch's decisions, added to the metrics at once.
-type decisionCounts [numDecisions]int
+type decisionCounts [NumDecisions]int
 
 func (m *LinkTableMetrics) add(c *decisionCounts) {
-	for d, n := range c[:decidedNoLinks] {
+	for d, n := range c[:DecidedNoLinks] {
 		if n > 0 {
 			m.byOutcome[d].Add(float64(n))
 		}

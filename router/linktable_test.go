@@ -40,9 +40,9 @@ func (m linkTableModel) want(from ifaceID, ev match.Event) []ifaceID {
 // is dropped, no witness, equality count or cache entry is left.
 func TestLinkTableWitness(t *testing.T) {
 	filters := []string{`a == 1`, `a > 0`, `b prefix "x"`, `a exists && b == "xy"`, `*`, `a < 3 && a != 2`, `a >= 1`, `b == "x" && a > 1`}
-	var decided [numDecisions]int
+	var decided [NumDecisions]int
 	rapid.Check(t, func(t *rapid.T) {
-		lt := newLinkTable()
+		lt := NewLinkTable()
 		model := linkTableModel{}
 		links := rapid.IntRange(1, 4).Draw(t, "links")
 		for range rapid.IntRange(1, 50).Draw(t, "steps") {
@@ -66,7 +66,7 @@ func TestLinkTableWitness(t *testing.T) {
 				model[id] = append(model[id], canonical(add)...)
 			case 2:
 				if rapid.IntRange(0, 4).Draw(t, "rare") == 0 {
-					lt.drop(id)
+					lt.Drop(id)
 					delete(model, id)
 				}
 			default:
@@ -83,22 +83,22 @@ func TestLinkTableWitness(t *testing.T) {
 			}
 		}
 		for id := range model {
-			lt.drop(id)
+			lt.Drop(id)
 		}
 		if len(lt.hashOf) != 0 || len(lt.holders) != 0 || len(lt.links) != 0 || len(lt.cache.eqs) != 0 || len(lt.cache.byLink) != 0 {
 			t.Fatalf("after dropping every link: %d witnesses, %d holders, links %v, equalities %v, %d cached links",
 				len(lt.hashOf), len(lt.holders), lt.links, lt.cache.eqs, len(lt.cache.byLink))
 		}
 	})
-	for d, what := range [...]string{decidedByIndex: "index", decidedByWitness: "witness", decidedByCache: "cache"} {
+	for d, what := range [...]string{DecidedByIndex: "index", DecidedByWitness: "witness", DecidedByCache: "cache"} {
 		if decided[d] == 0 {
 			t.Errorf("no event was decided by %s: weak test (%v)", what, decided)
 		}
 	}
 }
 
-func mustApply(t *rapid.T, lt *linkTable, id ifaceID, r *wire.Routes) {
-	if err := lt.apply(id, r); err != nil {
+func mustApply(t *rapid.T, lt *LinkTable, id ifaceID, r *wire.Routes) {
+	if err := lt.Apply(id, r); err != nil {
 		t.Fatalf("apply %+v to %d: %v", r, id, err)
 	}
 }
@@ -113,7 +113,7 @@ func canonical(texts []string) []string {
 
 // checkLinkRoute checks routing ev from without a witness, with an honest
 // one and with a false one, counting what decided each in decided.
-func checkLinkRoute(t *rapid.T, lt *linkTable, model linkTableModel, from ifaceID, ev match.Event, decided *[numDecisions]int) {
+func checkLinkRoute(t *rapid.T, lt *LinkTable, model linkTableModel, from ifaceID, ev match.Event, decided *[NumDecisions]int) {
 	want := model.want(from, ev)
 	var matching, failing []string
 	for _, texts := range model {
@@ -127,15 +127,15 @@ func checkLinkRoute(t *rapid.T, lt *linkTable, model linkTableModel, from ifaceI
 	}
 	slices.Sort(matching)
 	slices.Sort(failing)
-	hits, first := lt.route(from, ev, 0)
+	hits, first := lt.Route(from, ev, 0)
 	decided[first]++
 	checkHits(t, "no witness", model, ev, hits, want)
-	if first == decidedByWitness {
+	if first == DecidedByWitness {
 		t.Fatalf("no witness: decided by witness")
 	}
 	if len(matching) > 0 {
 		w := rapid.SampledFrom(matching).Draw(t, "honest witness")
-		hits, decision := lt.route(from, ev, wire.FilterHash(w))
+		hits, decision := lt.Route(from, ev, wire.FilterHash(w))
 		decided[decision]++
 		checkHits(t, "honest witness "+w, model, ev, hits, want)
 		resolved, onward := true, 0
@@ -145,7 +145,7 @@ func checkLinkRoute(t *rapid.T, lt *linkTable, model linkTableModel, from ifaceI
 				resolved = resolved && slices.Contains(texts, w)
 			}
 		}
-		if got := decision == decidedByWitness; onward > 0 && got != resolved || onward == 0 && decision != decidedNoLinks {
+		if got := decision == DecidedByWitness; onward > 0 && got != resolved || onward == 0 && decision != DecidedNoLinks {
 			t.Fatalf("honest witness %s from %d: decision %d, want by witness %v (%d onward links; model %v)", w, from, decision, resolved, onward, model)
 		}
 	}
@@ -154,10 +154,10 @@ func checkLinkRoute(t *rapid.T, lt *linkTable, model linkTableModel, from ifaceI
 		// exact, and the next router gets an honest witness, so a false one
 		// never travels on.
 		w := rapid.SampledFrom(failing).Draw(t, "false witness")
-		hits, decision := lt.route(from, ev, wire.FilterHash(w))
+		hits, decision := lt.Route(from, ev, wire.FilterHash(w))
 		decided[decision]++
 		checkHits(t, "false witness "+w, model, ev, hits, want)
-		if decision == decidedByWitness {
+		if decision == DecidedByWitness {
 			t.Fatalf("false witness %s decided", w)
 		}
 	}
@@ -165,15 +165,15 @@ func checkLinkRoute(t *rapid.T, lt *linkTable, model linkTableModel, from ifaceI
 
 // checkHits compares the links of hits with want, and checks that each
 // hit's witness names a filter its link holds that ev matches.
-func checkHits(t *rapid.T, what string, model linkTableModel, ev match.Event, hits []linkHit, want []ifaceID) {
+func checkHits(t *rapid.T, what string, model linkTableModel, ev match.Event, hits []LinkHit, want []ifaceID) {
 	var got []ifaceID
 	for _, h := range hits {
-		got = append(got, h.link)
-		honest := slices.ContainsFunc(model[h.link], func(s string) bool {
-			return wire.FilterHash(s) == h.witness && match.MustParse(s).Matches(ev)
+		got = append(got, h.Link)
+		honest := slices.ContainsFunc(model[h.Link], func(s string) bool {
+			return wire.FilterHash(s) == h.Witness && match.MustParse(s).Matches(ev)
 		})
 		if !honest {
-			t.Fatalf("%s: link %d gets witness %x, not a filter it holds that %v matches (%v)", what, h.link, h.witness, ev, model[h.link])
+			t.Fatalf("%s: link %d gets witness %x, not a filter it holds that %v matches (%v)", what, h.Link, h.Witness, ev, model[h.Link])
 		}
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -186,31 +186,31 @@ func checkHits(t *rapid.T, what string, model linkTableModel, ev match.Event, hi
 // equality counts and cache consistent with what it did install: routing
 // stays exact, and dropping the link leaves nothing behind.
 func TestLinkTableFailedApply(t *testing.T) {
-	lt := newLinkTable()
+	lt := NewLinkTable()
 	for id, add := range map[ifaceID][]string{1: {`a == 1`, `b == "x"`, `a == 1`}, 2: {`a == 1`}} {
-		if err := lt.apply(id, &wire.Routes{Snapshot: true, Add: add}); err != nil {
+		if err := lt.Apply(id, &wire.Routes{Snapshot: true, Add: add}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	ev := match.MustEvent(match.Attr{Name: "a", Value: match.Int(1)}, match.Attr{Name: "b", Value: match.Str("x")})
-	lt.route(0, ev, 0) // fills the cache
-	err := lt.apply(1, &wire.Routes{Remove: []string{`a == 1`, `b == "x"`, `b == "x"`}, Add: []string{`a == 2`}})
+	lt.Route(0, ev, 0) // fills the cache
+	err := lt.Apply(1, &wire.Routes{Remove: []string{`a == 1`, `b == "x"`, `b == "x"`}, Add: []string{`a == 2`}})
 	if err == nil {
 		t.Fatal("removing a filter twice that was held once: no error")
 	}
 	// Link 1 now holds one a == 1: the witness of a == 1 still names both links.
-	if hits, d := lt.route(0, ev, wire.FilterHash(`a == 1`)); d != decidedByWitness || len(hits) != 2 {
+	if hits, d := lt.Route(0, ev, wire.FilterHash(`a == 1`)); d != DecidedByWitness || len(hits) != 2 {
 		t.Fatalf("after the failed apply: %v decided by %d, want links 1 and 2 by witness", hits, d)
 	}
 	noB := match.MustEvent(match.Attr{Name: "b", Value: match.Str("x")})
-	if hits, _ := lt.route(0, noB, wire.FilterHash(`b == "x"`)); len(hits) != 0 {
+	if hits, _ := lt.Route(0, noB, wire.FilterHash(`b == "x"`)); len(hits) != 0 {
 		t.Fatalf("b == \"x\" was removed from link 1 before the error: still routed to %v", hits)
 	}
-	lt.drop(1)
-	lt.drop(2)
-	if len(lt.hashOf) != 0 || len(lt.holders) != 0 || len(lt.links) != 0 || len(lt.cache.eqs) != 0 || len(lt.cache.byLink) != 0 || len(lt.eng.ifaces) != 0 {
+	lt.Drop(1)
+	lt.Drop(2)
+	if len(lt.hashOf) != 0 || len(lt.holders) != 0 || len(lt.links) != 0 || len(lt.cache.eqs) != 0 || len(lt.cache.byLink) != 0 || len(lt.Engine.Ifaces) != 0 {
 		t.Fatalf("after dropping both links: %d witnesses, %d holders, links %v, equalities %v, %d cached links, %d engine interfaces",
-			len(lt.hashOf), len(lt.holders), lt.links, lt.cache.eqs, len(lt.cache.byLink), len(lt.eng.ifaces))
+			len(lt.hashOf), len(lt.holders), lt.links, lt.cache.eqs, len(lt.cache.byLink), len(lt.Engine.Ifaces))
 	}
 }
 
@@ -219,25 +219,25 @@ func TestLinkTableFailedApply(t *testing.T) {
 // matched ones do, so an inner router whose witness decides nearly every
 // event still compacts once its filters are stable.
 func TestLinkTableCompactsOnWitnessedEvents(t *testing.T) {
-	lt := newLinkTable()
+	lt := NewLinkTable()
 	var add []string
 	for i := range 600 {
 		add = append(add, fmt.Sprintf(`symbol == "S%d" && price > %d`, i%50, i))
 	}
-	if err := lt.apply(1, &wire.Routes{Snapshot: true, Add: add}); err != nil {
+	if err := lt.Apply(1, &wire.Routes{Snapshot: true, Add: add}); err != nil {
 		t.Fatal(err)
 	}
 	ev := match.MustEvent(match.Attr{Name: "price", Value: match.Int(1000)}, match.Attr{Name: "symbol", Value: match.Str("S7")})
 	witness := wire.FilterHash(match.MustParse(add[7]).String())
 	for i := range compactAfter(len(add)) {
-		if !lt.eng.changed {
+		if !lt.Engine.changed {
 			t.Fatalf("compacted after %d events, want %d", i, compactAfter(len(add)))
 		}
-		if _, d := lt.route(2, ev, witness); d != decidedByWitness {
+		if _, d := lt.Route(2, ev, witness); d != DecidedByWitness {
 			t.Fatalf("event %d: decided by %d, want the witness", i, d)
 		}
 	}
-	if lt.eng.changed {
+	if lt.Engine.changed {
 		t.Fatalf("not compacted after %d witnessed events", compactAfter(len(add)))
 	}
 }

@@ -42,7 +42,7 @@ import (
 // Replay a failure with SIFT_SEED printed in the log.
 func TestLinkWitnessMeshAtRest(t *testing.T) {
 	seed := seedFromEnv(t)
-	var decided [numDecisions]float64
+	var decided [NumDecisions]float64
 	stale := 0
 	for run := range 20 {
 		s := newMeshSim(t, seed+uint64(run))
@@ -55,16 +55,16 @@ func TestLinkWitnessMeshAtRest(t *testing.T) {
 		}
 		stale += s.stale
 		for _, r := range s.routers {
-			for d, name := range [...]string{decidedByIndex: "index", decidedByWitness: "witness", decidedByCache: "cache"} {
+			for d, name := range [...]string{DecidedByIndex: "index", DecidedByWitness: "witness", DecidedByCache: "cache"} {
 				decided[d] += counterValue(r.l.metrics.LinkTable.Events.WithLabelValues(name))
 			}
 		}
 	}
-	t.Logf("link tables decided by index %v, witness %v, cache %v; %d batches decoded again", decided[decidedByIndex], decided[decidedByWitness], decided[decidedByCache], stale)
+	t.Logf("link tables decided by index %v, witness %v, cache %v; %d batches decoded again", decided[DecidedByIndex], decided[DecidedByWitness], decided[DecidedByCache], stale)
 	if stale == 0 {
 		t.Errorf("no link batch was routed after its wanted names grew: weak test")
 	}
-	for d := range decidedNoLinks {
+	for d := range DecidedNoLinks {
 		if decided[d] == 0 {
 			t.Errorf("no event decided by %d: weak test (%v)", d, decided)
 		}
@@ -151,7 +151,7 @@ func newMeshSim(t *testing.T, seed uint64) *meshSim {
 			t.Fatal(err)
 		}
 		r := &simRouter{name: cfg.Name, clients: map[ifaceID]*simClient{},
-			l: &matchLoop{eng: newEngine(match.NewFast(match.FastConfig{}), 0), conns: map[ifaceID]*conn{}, metrics: NewMetrics(nil), links: lk}}
+			l: &matchLoop{eng: NewEngine(match.NewFast(match.FastConfig{}), 0), conns: map[ifaceID]*conn{}, metrics: NewMetrics(nil), links: lk}}
 		r.l.startWanted()
 		s.routers = append(s.routers, r)
 		if i > 0 {

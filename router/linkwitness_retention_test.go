@@ -21,11 +21,11 @@ import (
 // frame (so no scratch space points at the first), and checks that the
 // first frame is collected.
 func TestLinkCacheKeepsNoFrame(t *testing.T) {
-	lt := newLinkTable()
-	if err := lt.apply(1, &wire.Routes{Snapshot: true, Add: []string{`symbol == "IBM"`, `symbol == "HP"`}}); err != nil {
+	lt := NewLinkTable()
+	if err := lt.Apply(1, &wire.Routes{Snapshot: true, Add: []string{`symbol == "IBM"`, `symbol == "HP"`}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := lt.apply(2, &wire.Routes{Snapshot: true, Add: []string{`symbol exists`}}); err != nil {
+	if err := lt.Apply(2, &wire.Routes{Snapshot: true, Add: []string{`symbol exists`}}); err != nil {
 		t.Fatal(err)
 	}
 	body := bigFrameBody(t, "IBM")
@@ -44,7 +44,7 @@ func TestLinkCacheKeepsNoFrame(t *testing.T) {
 	}
 	// The cache still decides for the first value.
 	ev := match.MustEvent(match.Attr{Name: "symbol", Value: match.Str("IBM")})
-	if _, d := lt.route(0, ev, 0); d != decidedByCache {
+	if _, d := lt.Route(0, ev, 0); d != DecidedByCache {
 		t.Fatalf("IBM again: decided by %d, want the cache", d)
 	}
 }
@@ -61,7 +61,7 @@ func bigFrameBody(t *testing.T, sym string) []byte {
 
 // routeOwned decodes body in place, as a link's reader does, and routes its
 // events from client 0 without a witness.
-func routeOwned(t *testing.T, lt *linkTable, body []byte) {
+func routeOwned(t *testing.T, lt *LinkTable, body []byte) {
 	t.Helper()
 	var dec wire.EventDecoder
 	m, err := dec.DecodeOwnedLinkPublish(body)
@@ -69,7 +69,7 @@ func routeOwned(t *testing.T, lt *linkTable, body []byte) {
 		t.Fatal(err)
 	}
 	for _, ev := range m.Events {
-		hits, _ := lt.route(0, ev, 0)
+		hits, _ := lt.Route(0, ev, 0)
 		if fmt.Sprint(hits) == "[]" {
 			t.Fatalf("%v: no link", ev)
 		}

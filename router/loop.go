@@ -60,10 +60,10 @@ type loopMsg struct {
 // queues, and a connection whose queue is full is closed as a slow
 // consumer.
 type matchLoop struct {
-	eng     *engine
+	eng     *Engine
 	conns   map[ifaceID]*conn
 	metrics *Metrics
-	lt      *linkTable // exact forwarding: the links' filters; nil until a link sends some
+	lt      *LinkTable // exact forwarding: the links' filters; nil until a link sends some
 	staged  []*conn    // connections with deliveries staged in this step
 	links              // nil mesh: no router links
 	// want is the set of attribute names the readers decode (wanted.go);
@@ -85,7 +85,7 @@ func (l *matchLoop) step(m loopMsg) {
 	defer l.flush()
 	switch m.kind {
 	case msgAttach:
-		if err := l.eng.attach(m.iface, kindClient); err != nil {
+		if err := l.eng.Attach(m.iface, KindClient); err != nil {
 			m.conn.fail(wire.CodeInternal, err.Error())
 			return
 		}
@@ -120,12 +120,12 @@ func (l *matchLoop) detach(id ifaceID) {
 	if _, ok := l.conns[id]; !ok {
 		return
 	}
-	l.eng.detach(id)
+	l.eng.Detach(id)
 	if l.lt != nil {
-		l.lt.drop(id)
+		l.lt.Drop(id)
 	}
 	delete(l.conns, id)
-	l.metrics.Subscriptions.Set(float64(l.eng.subscriptions()))
+	l.metrics.Subscriptions.Set(float64(l.eng.Subscriptions()))
 	l.meshDetach(id)
 }
 
@@ -140,7 +140,7 @@ func (l *matchLoop) reply(id ifaceID, about wire.Type, sub uint64, err error) {
 	switch code := wire.CodeOf(err); {
 	case err == nil:
 		frame = wire.AppendFrame(nil, &wire.Ack{About: about, ID: sub})
-		l.metrics.Subscriptions.Set(float64(l.eng.subscriptions()))
+		l.metrics.Subscriptions.Set(float64(l.eng.Subscriptions()))
 	case code.Fatal():
 		c.fail(code, err.Error())
 		l.detach(id)
@@ -169,10 +169,10 @@ func (l *matchLoop) publish(m loopMsg) {
 	matches := 0
 	var decisions decisionCounts
 	for i, ev := range m.pub.Events {
-		for _, h := range l.eng.route(m.iface, ev) {
-			matches += len(h.subs)
-			if c, ok := l.conns[h.iface]; ok {
-				l.deliver(c, h.subs, m.pub.Raw[i], m.at)
+		for _, h := range l.eng.Route(m.iface, ev) {
+			matches += len(h.Subs)
+			if c, ok := l.conns[h.Iface]; ok {
+				l.deliver(c, h.Subs, m.pub.Raw[i], m.at)
 			}
 		}
 		var w uint64
@@ -204,10 +204,10 @@ func (l *matchLoop) mirrorRoutes(m loopMsg) {
 		return // refused: the link was closed
 	}
 	if l.lt == nil {
-		l.lt = newLinkTable()
-		l.lt.eng.onFilter = l.want.addFilter
+		l.lt = NewLinkTable()
+		l.lt.Engine.OnFilter = l.want.addFilter
 	}
-	if err := l.lt.apply(m.iface, r); err != nil {
+	if err := l.lt.Apply(m.iface, r); err != nil {
 		c := l.conns[m.iface]
 		l.metrics.Errors.WithLabelValues(wire.CodeInternal.String()).Inc()
 		c.fail(wire.CodeInternal, err.Error()) // the link redials and resyncs
@@ -220,21 +220,21 @@ func (l *matchLoop) mirrorRoutes(m loopMsg) {
 // (helped by the witness that came with the event, if any), on the event's
 // summary in Bloom mode. A full link queue closes the link as a slow
 // consumer. It returns what decided the link table's answer.
-func (l *matchLoop) forwardLinks(ev match.Event, iface ifaceID, raw []byte, witness uint64) routeDecision {
+func (l *matchLoop) forwardLinks(ev match.Event, iface ifaceID, raw []byte, witness uint64) RouteDecision {
 	if l.mesh == nil || len(l.byLink) == 0 {
-		return decidedNoLinks
+		return DecidedNoLinks
 	}
 	if l.bloom != nil {
 		l.bloomForward(ev, raw) // bloom links carry only bloom-publish: from is a client
-		return decidedNoLinks
+		return DecidedNoLinks
 	}
 	if l.lt == nil {
-		return decidedNoLinks
+		return DecidedNoLinks
 	}
-	hits, decision := l.lt.route(iface, ev, witness)
+	hits, decision := l.lt.Route(iface, ev, witness)
 	for _, h := range hits {
-		if c, ok := l.conns[h.link]; ok {
-			l.queueLink(c, raw, h.witness)
+		if c, ok := l.conns[h.Link]; ok {
+			l.queueLink(c, raw, h.Witness)
 		}
 	}
 	return decision
@@ -252,9 +252,9 @@ func (l *matchLoop) exactLinks(iface ifaceID, ev match.Event, dst []mesh.Link) [
 	if l.lt == nil {
 		return dst
 	}
-	hits, _ := l.lt.route(iface, ev, 0)
+	hits, _ := l.lt.Route(iface, ev, 0)
 	for _, h := range hits {
-		if id, ok := l.linkOf[h.link]; ok {
+		if id, ok := l.linkOf[h.Link]; ok {
 			dst = append(dst, id)
 		}
 	}

@@ -16,7 +16,7 @@ import (
 func stageLoop(t *testing.T) (*matchLoop, []*conn) {
 	t.Helper()
 	l := &matchLoop{
-		eng:     newEngine(match.NewFast(match.FastConfig{}), 0),
+		eng:     NewEngine(match.NewFast(match.FastConfig{}), 0),
 		conns:   map[ifaceID]*conn{},
 		metrics: NewMetrics(nil),
 	}
@@ -24,10 +24,10 @@ func stageLoop(t *testing.T) (*matchLoop, []*conn) {
 	for id := range ifaceID(2) {
 		id++
 		c := &conn{id: id, q: newSendQueue(16, 1<<20)}
-		if err := l.eng.attach(id, kindClient); err != nil {
+		if err := l.eng.Attach(id, KindClient); err != nil {
 			t.Fatal(err)
 		}
-		if err := l.eng.subscribe(id, 7, "x exists"); err != nil {
+		if err := l.eng.Subscribe(id, 7, "x exists"); err != nil {
 			t.Fatal(err)
 		}
 		l.conns[id] = c
@@ -47,9 +47,9 @@ func xEvent(i int) (match.Event, []byte) {
 func routeBatch(l *matchLoop, from, n int) {
 	for i := range n {
 		ev, raw := xEvent(from + i)
-		for _, h := range l.eng.route(0, ev) {
-			if c, ok := l.conns[h.iface]; ok {
-				l.deliver(c, h.subs, raw, time.Time{})
+		for _, h := range l.eng.Route(0, ev) {
+			if c, ok := l.conns[h.Iface]; ok {
+				l.deliver(c, h.Subs, raw, time.Time{})
 			}
 		}
 	}
@@ -108,10 +108,10 @@ func TestStagedDeliveriesKeepOrder(t *testing.T) {
 func TestStagedDeliveriesSkipDetached(t *testing.T) {
 	l, cs := stageLoop(t)
 	ev, raw := xEvent(1)
-	for _, h := range l.eng.route(0, ev) {
-		l.deliver(l.conns[h.iface], h.subs, raw, time.Time{})
+	for _, h := range l.eng.Route(0, ev) {
+		l.deliver(l.conns[h.Iface], h.Subs, raw, time.Time{})
 	}
-	l.eng.detach(cs[0].id)
+	l.eng.Detach(cs[0].id)
 	delete(l.conns, cs[0].id)
 	l.flush()
 	if got := queued(t, cs[0]); len(got) != 0 {

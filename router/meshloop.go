@@ -54,12 +54,12 @@ func newLinks(cfg Config) (links, error) {
 // subscribe installs a client subscription in the engine and, with a
 // mesh, in the mesh too: the client's Ack then waits for mesh Ready.
 func (l *matchLoop) subscribe(m loopMsg) {
-	err := l.eng.subscribe(m.iface, m.sub, m.filter)
+	err := l.eng.Subscribe(m.iface, m.sub, m.filter)
 	if err != nil || l.mesh == nil {
 		l.reply(m.iface, wire.TypeSubscribe, m.sub, err)
 		return
 	}
-	l.metrics.Subscriptions.Set(float64(l.eng.subscriptions()))
+	l.metrics.Subscriptions.Set(float64(l.eng.Subscriptions()))
 	f, err := match.Parse(m.filter)
 	if err == nil {
 		l.bloomSubscribe(m.iface, m.sub, f) // terms travel ahead of the mesh's messages
@@ -68,13 +68,13 @@ func (l *matchLoop) subscribe(m loopMsg) {
 		}
 		l.bloomUnsubscribe(m.iface, m.sub)
 	}
-	l.eng.unsubscribe(m.iface, m.sub) // the engine accepted it: cannot fail
+	l.eng.Unsubscribe(m.iface, m.sub) // the engine accepted it: cannot fail
 	l.reply(m.iface, wire.TypeSubscribe, m.sub, wire.Errorf(wire.CodeInternal, "mesh refused subscription %d: %v", m.sub, err))
 }
 
 // unsubscribe removes a client subscription from the engine and the mesh.
 func (l *matchLoop) unsubscribe(m loopMsg) {
-	err := l.eng.unsubscribe(m.iface, m.sub)
+	err := l.eng.Unsubscribe(m.iface, m.sub)
 	if err == nil && l.mesh != nil {
 		out, _ := l.mesh.Unsubscribe(mesh.Client(m.iface), m.sub) // mirrors the engine
 		l.assistUnsubscribe(m.iface, m.sub)
@@ -102,7 +102,7 @@ func (l *matchLoop) linkUp(m loopMsg) {
 		m.linkErr <- wire.Errorf(wire.CodeUnexpected, "%v", err)
 		return
 	}
-	if err := l.eng.attach(m.iface, kindNeighbour); err != nil {
+	if err := l.eng.Attach(m.iface, KindNeighbour); err != nil {
 		l.apply(l.mesh.LinkDown(id))
 		m.linkErr <- fmt.Errorf("link %s: %w", m.hello.Name, err)
 		return

@@ -93,7 +93,7 @@ func New(cfg Config) (*Router, error) {
 			return nil, fmt.Errorf("router: %w", err)
 		}
 	}
-	r.loop = &matchLoop{eng: newEngine(idx, cfg.MaxSubscriptionsPerConn), conns: make(map[ifaceID]*conn), metrics: r.metrics, links: lk}
+	r.loop = &matchLoop{eng: NewEngine(idx, cfg.MaxSubscriptionsPerConn), conns: make(map[ifaceID]*conn), metrics: r.metrics, links: lk}
 	r.loop.timer.post = func() { r.send(context.Background(), loopMsg{kind: msgTick}) }
 	return r, nil
 }
@@ -243,8 +243,8 @@ type SubscriptionSummary struct {
 func (r *Router) Subscriptions(ctx context.Context, withFilters bool) (SubscriptionSummary, error) {
 	s := SubscriptionSummary{Router: r.cfg.Name, Index: r.cfg.Index}
 	err := r.query(ctx, func(l *matchLoop) {
-		s.Subscriptions = l.eng.subscriptions()
-		s.Interfaces = l.eng.summary(withFilters)
+		s.Subscriptions = l.eng.Subscriptions()
+		s.Interfaces = l.eng.Summary(withFilters)
 	})
 	return s, err
 }

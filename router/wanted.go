@@ -165,7 +165,7 @@ func (w *wantedNames) refresh(dec *wire.EventDecoder, p *wire.Publish) error {
 // dictionary.
 func (l *matchLoop) startWanted() {
 	l.want.start(l.adverts != nil)
-	l.eng.onFilter = l.want.addFilter
+	l.eng.OnFilter = l.want.addFilter
 	if l.bloom != nil {
 		l.bloom.dict.OnNewTerm = l.want.addTerm
 	}

@@ -13,7 +13,7 @@ import (
 func wantedLoop(t *testing.T) (*matchLoop, *conn) {
 	t.Helper()
 	l := &matchLoop{
-		eng:     newEngine(match.NewFast(match.FastConfig{}), 0),
+		eng:     NewEngine(match.NewFast(match.FastConfig{}), 0),
 		conns:   map[ifaceID]*conn{},
 		metrics: NewMetrics(nil),
 	}
@@ -40,7 +40,7 @@ func readBatch(l *matchLoop, evs ...match.Event) loopMsg {
 func subscribe(t *testing.T, l *matchLoop, sub uint64, filter string) {
 	t.Helper()
 	l.step(loopMsg{kind: msgSubscribe, iface: 1, sub: sub, filter: filter})
-	if _, ok := l.eng.ifaces[1].subs[sub]; !ok {
+	if _, ok := l.eng.Ifaces[1].Subs[sub]; !ok {
 		t.Fatalf("subscription %d (%s) not installed", sub, filter)
 	}
 }
@@ -111,7 +111,7 @@ func TestWantedVersions(t *testing.T) {
 // TestWantedAllWithAdverts: advertisements check events against
 // advertised filters, beyond the loop's own, so the loop decodes in full.
 func TestWantedAllWithAdverts(t *testing.T) {
-	l := &matchLoop{eng: newEngine(match.NewFast(match.FastConfig{}), 0), links: links{adverts: &advertState{}}}
+	l := &matchLoop{eng: NewEngine(match.NewFast(match.FastConfig{}), 0), links: links{adverts: &advertState{}}}
 	l.startWanted()
 	if set, v := l.want.load(); set != nil || v == 0 {
 		t.Fatalf("adverts: set %v version %d, want all", set, v)
@@ -127,7 +127,7 @@ func TestWantedFollowsBloomDictionary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &matchLoop{eng: newEngine(match.NewFast(match.FastConfig{}), 0), links: links{bloom: b}}
+	l := &matchLoop{eng: NewEngine(match.NewFast(match.FastConfig{}), 0), links: links{bloom: b}}
 	l.startWanted()
 	set, v0 := l.want.load()
 	if set == nil || v0 == 0 || len(l.want.names) != 0 {
