@@ -3,6 +3,7 @@ package router
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/sift-pubsub/sift/router/core"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -83,7 +84,7 @@ func BenchmarkDeliverSide(b *testing.B) {
 // routedEvent is an event's wire encoding and its hits at the far router.
 type routedEvent struct {
 	raw  []byte
-	hits []Hit
+	hits []core.Hit
 }
 
 // deliverSideLoop returns a matching loop with the 10 stock subscriber
@@ -95,12 +96,12 @@ func deliverSideLoop(b *testing.B) (*matchLoop, []routedEvent) {
 		b.Fatal(err)
 	}
 	l := &matchLoop{
-		eng:     NewEngine(match.NewFast(match.FastConfig{}), 0),
+		eng:     core.NewEngine(match.NewFast(match.FastConfig{}), 0),
 		conns:   map[ifaceID]*conn{},
 		metrics: NewMetrics(prometheus.NewRegistry()),
 	}
 	for id := range ifaceID(10) {
-		if err := l.eng.Attach(id+1, KindClient); err != nil {
+		if err := l.eng.Attach(id+1, core.KindClient); err != nil {
 			b.Fatal(err)
 		}
 		for i, f := range w.Filters[id*1000 : (id+1)*1000] {
@@ -120,7 +121,7 @@ func deliverSideLoop(b *testing.B) (*matchLoop, []routedEvent) {
 		raw = append(raw, wire.AppendEvent(nil, pad)...) // ~200 bytes; the sink never decodes
 		events[i].raw = raw
 		for _, h := range l.eng.Route(0, e) {
-			events[i].hits = append(events[i].hits, Hit{Iface: h.Iface, Subs: append([]uint64(nil), h.Subs...)})
+			events[i].hits = append(events[i].hits, core.Hit{Iface: h.Iface, Subs: append([]uint64(nil), h.Subs...)})
 		}
 	}
 	return l, events

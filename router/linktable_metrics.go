@@ -1,6 +1,9 @@
 package router
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/sift-pubsub/sift/router/core"
+)
 
 // LinkTableMetrics count, in exact mode, what decided where the link
 // table sent each event (linktable.go).
@@ -11,7 +14,7 @@ type LinkTableMetrics struct {
 	// "cache" (filters that matched events with the same key value
 	// match it: linkcache.go) or "index" (it was matched).
 	Events    *prometheus.CounterVec
-	byOutcome [DecidedNoLinks]prometheus.Counter
+	byOutcome [core.DecidedNoLinks]prometheus.Counter
 }
 
 func newLinkTableMetrics(reg *prometheus.Registry) *LinkTableMetrics {
@@ -19,7 +22,7 @@ func newLinkTableMetrics(reg *prometheus.Registry) *LinkTableMetrics {
 		Name: "sift_router_link_table_events_total",
 		Help: "Events the exact link table routed, by what decided their links: witness, cache or index."},
 		[]string{"decided_by"})}
-	for d, name := range [...]string{DecidedByIndex: "index", DecidedByWitness: "witness", DecidedByCache: "cache"} {
+	for d, name := range [...]string{core.DecidedByIndex: "index", core.DecidedByWitness: "witness", core.DecidedByCache: "cache"} {
 		m.byOutcome[d] = m.Events.WithLabelValues(name)
 	}
 	reg.MustRegister(m.Events)
@@ -27,10 +30,10 @@ func newLinkTableMetrics(reg *prometheus.Registry) *LinkTableMetrics {
 }
 
 // decisionCounts counts a batch's decisions, added to the metrics at once.
-type decisionCounts [NumDecisions]int
+type decisionCounts [core.NumDecisions]int
 
 func (m *LinkTableMetrics) add(c *decisionCounts) {
-	for d, n := range c[:DecidedNoLinks] {
+	for d, n := range c[:core.DecidedNoLinks] {
 		if n > 0 {
 			m.byOutcome[d].Add(float64(n))
 		}

@@ -2,6 +2,7 @@ package router
 
 import (
 	"fmt"
+	"github.com/sift-pubsub/sift/router/core"
 	"log/slog"
 	"maps"
 	"math/rand/v2"
@@ -42,7 +43,7 @@ import (
 // Replay a failure with SIFT_SEED printed in the log.
 func TestLinkWitnessMeshAtRest(t *testing.T) {
 	seed := seedFromEnv(t)
-	var decided [NumDecisions]float64
+	var decided [core.NumDecisions]float64
 	stale := 0
 	for run := range 20 {
 		s := newMeshSim(t, seed+uint64(run))
@@ -55,16 +56,16 @@ func TestLinkWitnessMeshAtRest(t *testing.T) {
 		}
 		stale += s.stale
 		for _, r := range s.routers {
-			for d, name := range [...]string{DecidedByIndex: "index", DecidedByWitness: "witness", DecidedByCache: "cache"} {
+			for d, name := range [...]string{core.DecidedByIndex: "index", core.DecidedByWitness: "witness", core.DecidedByCache: "cache"} {
 				decided[d] += counterValue(r.l.metrics.LinkTable.Events.WithLabelValues(name))
 			}
 		}
 	}
-	t.Logf("link tables decided by index %v, witness %v, cache %v; %d batches decoded again", decided[DecidedByIndex], decided[DecidedByWitness], decided[DecidedByCache], stale)
+	t.Logf("link tables decided by index %v, witness %v, cache %v; %d batches decoded again", decided[core.DecidedByIndex], decided[core.DecidedByWitness], decided[core.DecidedByCache], stale)
 	if stale == 0 {
 		t.Errorf("no link batch was routed after its wanted names grew: weak test")
 	}
-	for d := range DecidedNoLinks {
+	for d := range core.DecidedNoLinks {
 		if decided[d] == 0 {
 			t.Errorf("no event decided by %d: weak test (%v)", d, decided)
 		}
@@ -151,7 +152,7 @@ func newMeshSim(t *testing.T, seed uint64) *meshSim {
 			t.Fatal(err)
 		}
 		r := &simRouter{name: cfg.Name, clients: map[ifaceID]*simClient{},
-			l: &matchLoop{eng: NewEngine(match.NewFast(match.FastConfig{}), 0), conns: map[ifaceID]*conn{}, metrics: NewMetrics(nil), links: lk}}
+			l: &matchLoop{eng: core.NewEngine(match.NewFast(match.FastConfig{}), 0), conns: map[ifaceID]*conn{}, metrics: NewMetrics(nil), links: lk}}
 		r.l.startWanted()
 		s.routers = append(s.routers, r)
 		if i > 0 {
@@ -387,13 +388,13 @@ func (s *meshSim) checkWitness(from int, link ifaceID, d delivery) {
 		s.t.Fatal(err)
 	}
 	lt := s.routers[from].l.lt
-	for text := range lt.subs[link] {
+	for text := range lt.Subs[link] {
 		if wire.FilterHash(text) == d.witness && match.MustParse(text).Matches(ev) {
 			return
 		}
 	}
 	s.t.Fatalf("%s forwards %v on link %d with witness %x: no filter it holds from there that the event matches (%v)",
-		s.routers[from].name, ev, link, d.witness, slices.Sorted(maps.Keys(lt.subs[link])))
+		s.routers[from].name, ev, link, d.witness, slices.Sorted(maps.Keys(lt.Subs[link])))
 }
 
 func (s *meshSim) carryControl(to int, dst ifaceID, frame []byte) {

@@ -60,12 +60,12 @@ type loopMsg struct {
 // queues, and a connection whose queue is full is closed as a slow
 // consumer.
 type matchLoop struct {
-	eng     *Engine
+	eng     *core.Engine
 	conns   map[ifaceID]*conn
 	metrics *Metrics
-	lt      *LinkTable // exact forwarding: the links' filters; nil until a link sends some
-	staged  []*conn    // connections with deliveries staged in this step
-	links              // nil mesh: no router links
+	lt      *core.LinkTable // exact forwarding: the links' filters; nil until a link sends some
+	staged  []*conn         // connections with deliveries staged in this step
+	links                   // nil mesh: no router links
 	// want is the set of attribute names the readers decode (wanted.go);
 	// redec decodes again the batches decoded under an older set.
 	want  wantedNames
@@ -85,7 +85,7 @@ func (l *matchLoop) step(m loopMsg) {
 	defer l.flush()
 	switch m.kind {
 	case msgAttach:
-		if err := l.eng.Attach(m.iface, KindClient); err != nil {
+		if err := l.eng.Attach(m.iface, core.KindClient); err != nil {
 			m.conn.fail(wire.CodeInternal, err.Error())
 			return
 		}
@@ -204,7 +204,7 @@ func (l *matchLoop) mirrorRoutes(m loopMsg) {
 		return // refused: the link was closed
 	}
 	if l.lt == nil {
-		l.lt = NewLinkTable()
+		l.lt = core.NewLinkTable()
 		l.lt.Engine.OnFilter = l.want.addFilter
 	}
 	if err := l.lt.Apply(m.iface, r); err != nil {
@@ -220,16 +220,16 @@ func (l *matchLoop) mirrorRoutes(m loopMsg) {
 // (helped by the witness that came with the event, if any), on the event's
 // summary in Bloom mode. A full link queue closes the link as a slow
 // consumer. It returns what decided the link table's answer.
-func (l *matchLoop) forwardLinks(ev match.Event, iface ifaceID, raw []byte, witness uint64) RouteDecision {
+func (l *matchLoop) forwardLinks(ev match.Event, iface ifaceID, raw []byte, witness uint64) core.RouteDecision {
 	if l.mesh == nil || len(l.byLink) == 0 {
-		return DecidedNoLinks
+		return core.DecidedNoLinks
 	}
 	if l.bloom != nil {
 		l.bloomForward(ev, raw) // bloom links carry only bloom-publish: from is a client
-		return DecidedNoLinks
+		return core.DecidedNoLinks
 	}
 	if l.lt == nil {
-		return DecidedNoLinks
+		return core.DecidedNoLinks
 	}
 	hits, decision := l.lt.Route(iface, ev, witness)
 	for _, h := range hits {

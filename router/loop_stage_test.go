@@ -2,6 +2,7 @@ package router
 
 import (
 	"fmt"
+	"github.com/sift-pubsub/sift/router/core"
 	"slices"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ import (
 func stageLoop(t *testing.T) (*matchLoop, []*conn) {
 	t.Helper()
 	l := &matchLoop{
-		eng:     NewEngine(match.NewFast(match.FastConfig{}), 0),
+		eng:     core.NewEngine(match.NewFast(match.FastConfig{}), 0),
 		conns:   map[ifaceID]*conn{},
 		metrics: NewMetrics(nil),
 	}
@@ -24,7 +25,7 @@ func stageLoop(t *testing.T) (*matchLoop, []*conn) {
 	for id := range ifaceID(2) {
 		id++
 		c := &conn{id: id, q: newSendQueue(16, 1<<20)}
-		if err := l.eng.Attach(id, KindClient); err != nil {
+		if err := l.eng.Attach(id, core.KindClient); err != nil {
 			t.Fatal(err)
 		}
 		if err := l.eng.Subscribe(id, 7, "x exists"); err != nil {

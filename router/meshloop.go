@@ -102,7 +102,7 @@ func (l *matchLoop) linkUp(m loopMsg) {
 		m.linkErr <- wire.Errorf(wire.CodeUnexpected, "%v", err)
 		return
 	}
-	if err := l.eng.Attach(m.iface, KindNeighbour); err != nil {
+	if err := l.eng.Attach(m.iface, core.KindNeighbour); err != nil {
 		l.apply(l.mesh.LinkDown(id))
 		m.linkErr <- fmt.Errorf("link %s: %w", m.hello.Name, err)
 		return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sift-pubsub/sift/router/core"
 	"log/slog"
 	"net"
 	"sync"
@@ -93,7 +94,7 @@ func New(cfg Config) (*Router, error) {
 			return nil, fmt.Errorf("router: %w", err)
 		}
 	}
-	r.loop = &matchLoop{eng: NewEngine(idx, cfg.MaxSubscriptionsPerConn), conns: make(map[ifaceID]*conn), metrics: r.metrics, links: lk}
+	r.loop = &matchLoop{eng: core.NewEngine(idx, cfg.MaxSubscriptionsPerConn), conns: make(map[ifaceID]*conn), metrics: r.metrics, links: lk}
 	r.loop.timer.post = func() { r.send(context.Background(), loopMsg{kind: msgTick}) }
 	return r, nil
 }

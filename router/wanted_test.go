@@ -6,6 +6,7 @@ import (
 
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
+	"github.com/sift-pubsub/sift/router/core"
 )
 
 // wantedLoop is a started matching loop without links and one client
@@ -13,7 +14,7 @@ import (
 func wantedLoop(t *testing.T) (*matchLoop, *conn) {
 	t.Helper()
 	l := &matchLoop{
-		eng:     NewEngine(match.NewFast(match.FastConfig{}), 0),
+		eng:     core.NewEngine(match.NewFast(match.FastConfig{}), 0),
 		conns:   map[ifaceID]*conn{},
 		metrics: NewMetrics(nil),
 	}
@@ -111,7 +112,7 @@ func TestWantedVersions(t *testing.T) {
 // TestWantedAllWithAdverts: advertisements check events against
 // advertised filters, beyond the loop's own, so the loop decodes in full.
 func TestWantedAllWithAdverts(t *testing.T) {
-	l := &matchLoop{eng: NewEngine(match.NewFast(match.FastConfig{}), 0), links: links{adverts: &advertState{}}}
+	l := &matchLoop{eng: core.NewEngine(match.NewFast(match.FastConfig{}), 0), links: links{adverts: &advertState{}}}
 	l.startWanted()
 	if set, v := l.want.load(); set != nil || v == 0 {
 		t.Fatalf("adverts: set %v version %d, want all", set, v)
@@ -127,7 +128,7 @@ func TestWantedFollowsBloomDictionary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &matchLoop{eng: NewEngine(match.NewFast(match.FastConfig{}), 0), links: links{bloom: b}}
+	l := &matchLoop{eng: core.NewEngine(match.NewFast(match.FastConfig{}), 0), links: links{bloom: b}}
 	l.startWanted()
 	set, v0 := l.want.load()
 	if set == nil || v0 == 0 || len(l.want.names) != 0 {

@@ -1,4 +1,4 @@
-package router
+package core
 
 import (
 	"cmp"
@@ -11,7 +11,7 @@ import (
 
 // ifaceID names an interface of the router: a local client connection
 // now, a neighbour router link once routers form a mesh.
-type ifaceID uint64
+type ifaceID = ConnID
 
 // IfaceKind says what is on the other side of an interface.
 type IfaceKind uint8

@@ -1,4 +1,4 @@
-package router
+package core
 
 import (
 	"fmt"
@@ -28,9 +28,9 @@ import (
 // does. Only a collision of two held filters' hashes can then send an
 // event to a link that does not want it; nothing ever loses one.
 type LinkTable struct {
-	Engine  *Engine
-	subs map[ifaceID]map[string][]uint64 // canonical filter text → ids
-	next uint64
+	Engine *Engine
+	Subs   map[ifaceID]map[string][]uint64 // canonical filter text → ids
+	next   uint64
 	// links lists the links with at least one filter, ascending.
 	links []ifaceID
 	// hashOf[id] is the witness (wire.FilterHash) of filter id;
@@ -70,8 +70,8 @@ func NewLinkTable() *LinkTable {
 	eng := NewEngine(match.NewFast(match.FastConfig{}), 0)
 	eng.ifacesOnly = true
 	return &LinkTable{
-		Engine:     eng,
-		subs:    make(map[ifaceID]map[string][]uint64),
+		Engine:  eng,
+		Subs:    make(map[ifaceID]map[string][]uint64),
 		hashOf:  make(map[uint64]uint64),
 		holders: make(map[uint64]*witnessed),
 		cache:   newLinkCache(),
@@ -86,13 +86,13 @@ func (t *LinkTable) Apply(id ifaceID, r *wire.Routes) error {
 	if r.Snapshot {
 		t.Drop(id)
 	}
-	held, ok := t.subs[id]
+	held, ok := t.Subs[id]
 	if !ok {
 		if err := t.Engine.Attach(id, KindNeighbour); err != nil {
 			return err
 		}
 		held = make(map[string][]uint64)
-		t.subs[id] = held
+		t.Subs[id] = held
 	}
 	for _, text := range r.Remove {
 		if err := t.remove(id, held, text); err != nil {
@@ -158,7 +158,7 @@ func (t *LinkTable) forget(id ifaceID, sub uint64) {
 
 // Drop forgets a link's filters.
 func (t *LinkTable) Drop(id ifaceID) {
-	for _, ids := range t.subs[id] {
+	for _, ids := range t.Subs[id] {
 		for _, sub := range ids {
 			t.cache.count(t.Engine.Ifaces[id].Subs[sub].filter, -1)
 			t.forget(id, sub)
@@ -166,14 +166,14 @@ func (t *LinkTable) Drop(id ifaceID) {
 	}
 	t.cache.forget(id)
 	t.Engine.Detach(id)
-	delete(t.subs, id)
+	delete(t.Subs, id)
 	t.listLinks()
 }
 
 // listLinks refreshes links.
 func (t *LinkTable) listLinks() {
 	t.links = t.links[:0]
-	for id, held := range t.subs {
+	for id, held := range t.Subs {
 		if len(held) > 0 {
 			t.links = append(t.links, id)
 		}
