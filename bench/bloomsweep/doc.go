@@ -15,7 +15,11 @@
 // (the subscribers are at the last router, as in `sift bench net`), so a
 // point's per-hop figures hold at every hop, and a chain of L routers
 // costs first + (L-2) inner hops + last, each inner and the last router
-// seeing only the events the hop before forwarded. QUIC's cost per byte
+// seeing only the events the hop before forwarded. In exact mode an inner
+// router of a chain decides by the witness the event came with (one
+// filter checked, router/linktable.go); where the witness does not
+// decide (a branch), it matches against its index: both are measured.
+// QUIC's cost per byte
 // is the same in both modes and is left out; the bytes per event say how
 // it differs.
 //

@@ -13,7 +13,7 @@ import (
 
 // WritePlots writes the PNG plots into dir:
 //   - inner.png: inner-router CPU per event against filters per link,
-//     exact and Bloom, one line per terms-per-event value;
+//     exact (index and witness) and Bloom, per terms-per-event value;
 //   - speedup.png: the whole chain's exact/Bloom CPU ratio against
 //     filters per link, one line per terms value and chain length (above
 //     1: Bloom forwarding pays);
@@ -89,14 +89,16 @@ func (rep *Report) innerPlot() (*plot.Plot, error) {
 	p := rep.newPlot("Inner-router CPU per arriving event", "filters per link", "CPU ns per event")
 	var lines []line
 	for _, n := range rep.Config.Terms {
-		var ex, bl plotter.XYs
+		var ex, wi, bl plotter.XYs
 		for _, pt := range rep.Points {
-			if pt.Terms == n && pt.InnerExactNs > 0 && pt.InnerBloomNs > 0 {
+			if pt.Terms == n && pt.InnerExactNs > 0 && pt.InnerBloomNs > 0 && pt.InnerWitnessNs > 0 {
 				ex = append(ex, plotter.XY{X: float64(pt.Filters), Y: pt.InnerExactNs})
+				wi = append(wi, plotter.XY{X: float64(pt.Filters), Y: pt.InnerWitnessNs})
 				bl = append(bl, plotter.XY{X: float64(pt.Filters), Y: pt.InnerBloomNs})
 			}
 		}
-		lines = append(lines, line{fmt.Sprintf("exact, %d terms", n), ex, true}, line{fmt.Sprintf("bloom, %d terms", n), bl, false})
+		lines = append(lines, line{fmt.Sprintf("exact index, %d terms", n), ex, true},
+			line{fmt.Sprintf("exact witness, %d terms", n), wi, true}, line{fmt.Sprintf("bloom, %d terms", n), bl, false})
 	}
 	return p, addLines(p, lines, true, true)
 }

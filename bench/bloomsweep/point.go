@@ -32,8 +32,11 @@ type router struct {
 	trees  *bloomfwd.Trees
 	dec    wire.EventDecoder
 	ids    []match.ID
-	to     []mesh.Link
-	sink   []byte
+	// witnesses are the filters innerWitness checks, one per event of
+	// its bodies in order.
+	witnesses []match.Filter
+	to        []mesh.Link
+	sink      []byte
 }
 
 // newRouter builds the state for w: every filter in the exact index and
@@ -75,6 +78,7 @@ func newRouter(w *pointWorkload) (*router, error) {
 type decisions struct {
 	exact, bloom      []bool
 	entries           [][]byte
+	witnesses         []match.Filter // per event a filter matches, in order: the first it matches
 	saturated         int
 	fill, probeHits   float64
 	probes            int
@@ -89,6 +93,9 @@ func (rt *router) decide(r *rand.Rand, w *pointWorkload, probes int) (decisions,
 	for i, e := range w.events {
 		rt.ids = rt.fast.Match(e, rt.ids[:0])
 		exact := len(rt.ids) > 0
+		if exact {
+			d.witnesses = append(d.witnesses, w.filters[rt.ids[0]-1])
+		}
 		sum := rt.dict.Summarize(e)
 		d.fill += sum.Fill
 		fwd := exact

@@ -53,9 +53,32 @@ func (rt *router) firstBloom(bodies [][]byte) (int, error) {
 	return n, nil
 }
 
-// innerExact is an inner (or the last) router in exact mode: decode the
-// link's batch and match every event.
+// innerExact is an inner (or the last) router in exact mode when the
+// witness that came with an event does not decide (a branch of the
+// routing tree whose links do not all hold the witnessed filter): decode
+// the link's batch and match every event against the index.
 func (rt *router) innerExact(bodies [][]byte) (int, error) { return rt.firstExact(bodies) }
+
+// innerWitness is an inner router in exact mode inside a chain: every
+// event comes with the witness of a filter the router before found it to
+// match, which the next link holds too, so the router decodes the event
+// and checks that one filter (router/linktable.go) instead of matching.
+func (rt *router) innerWitness(bodies [][]byte) (int, error) {
+	n := 0
+	for _, b := range bodies {
+		p, err := rt.dec.DecodeOwnedPublish(b)
+		if err != nil {
+			return n, err
+		}
+		for _, e := range p.Events {
+			if !rt.witnesses[n].Matches(e) {
+				return n, fmt.Errorf("event %d does not match its witness", n)
+			}
+			n++
+		}
+	}
+	return n, nil
+}
 
 // innerBloom is an inner router in Bloom mode: read the entries and walk
 // the tree on each summary, never decoding an event unless it is marked

@@ -44,15 +44,22 @@ type Point struct {
 	// CPU nanoseconds per event, medians over the rounds: at the first
 	// router per published event, at an inner router per event arriving
 	// (the events a filter matches).
-	FirstExactNs float64 `json:"first_exact_ns"`
-	FirstBloomNs float64 `json:"first_bloom_ns"`
-	InnerExactNs float64 `json:"inner_exact_ns"`
-	InnerBloomNs float64 `json:"inner_bloom_ns"`
-	// InnerSpeedup is InnerExactNs / InnerBloomNs: above 1, Bloom
-	// forwarding costs an inner router less per event.
-	InnerSpeedup float64 `json:"inner_speedup"`
-	BuildSeconds float64 `json:"build_seconds"`
-	Chains       []Chain `json:"chains"`
+	// InnerExactNs is an inner router matching each event against its
+	// index (exact mode where the witness does not decide: branches),
+	// InnerWitnessNs checking the one filter the event's witness names
+	// (exact mode along a chain).
+	FirstExactNs   float64 `json:"first_exact_ns"`
+	FirstBloomNs   float64 `json:"first_bloom_ns"`
+	InnerExactNs   float64 `json:"inner_exact_ns"`
+	InnerWitnessNs float64 `json:"inner_witness_ns"`
+	InnerBloomNs   float64 `json:"inner_bloom_ns"`
+	// InnerSpeedup is InnerExactNs / InnerBloomNs and WitnessSpeedup
+	// InnerWitnessNs / InnerBloomNs: above 1, Bloom forwarding costs an
+	// inner router less per event.
+	InnerSpeedup   float64 `json:"inner_speedup"`
+	WitnessSpeedup float64 `json:"witness_speedup"`
+	BuildSeconds   float64 `json:"build_seconds"`
+	Chains         []Chain `json:"chains"`
 	// exactBytes and bloomBytes are the link bytes per published event.
 	exactBytes, bloomBytes float64
 }
@@ -144,7 +151,9 @@ func runPoint(cfg Config, terms, filters int, seed uint64) (Point, error) {
 	}
 	p.fill(&w, d)
 	all, exactIn, bloomIn := publishBodies(&w, nil), publishBodies(&w, d.exact), bloomBodies(d)
+	rt.witnesses = d.witnesses
 	var first, inner [2][]float64 // [exact, bloom] per round
+	var witness []float64
 	for round := range cfg.Rounds {
 		for k := range 2 {
 			mode := k ^ round&1 // alternate which mode goes first
@@ -164,12 +173,20 @@ func runPoint(cfg Config, terms, filters int, seed uint64) (Point, error) {
 				return p, err
 			}
 			inner[mode] = append(inner[mode], ns)
+			if mode == 0 {
+				if ns, err = timeRole(rt.innerWitness, exactIn, cfg.MinCPU); err != nil {
+					return p, err
+				}
+				witness = append(witness, ns)
+			}
 		}
 	}
+	p.InnerWitnessNs = bench.Median(witness)
 	p.FirstExactNs, p.FirstBloomNs = bench.Median(first[0]), bench.Median(first[1])
 	p.InnerExactNs, p.InnerBloomNs = bench.Median(inner[0]), bench.Median(inner[1])
 	if p.InnerBloomNs > 0 {
 		p.InnerSpeedup = p.InnerExactNs / p.InnerBloomNs
+		p.WitnessSpeedup = p.InnerWitnessNs / p.InnerBloomNs
 	}
 	for _, l := range cfg.Chains {
 		p.Chains = append(p.Chains, p.chain(l))
@@ -212,12 +229,13 @@ func (p *Point) fill(w *pointWorkload, d decisions) {
 
 // chain combines the per-hop figures for a chain of l routers: l-2
 // inner routers and the last see the events the first router forwarded
-// (those a filter matches, in both modes); the last matches them exactly
-// in both modes (innerExact's work).
+// (those a filter matches, in both modes); inner routers in exact mode
+// decide by the witness, and the last matches exactly in both modes
+// (innerExact's work).
 func (p *Point) chain(l int) Chain {
 	c := Chain{Routers: l}
 	inner := float64(l - 2)
-	c.ExactNs = p.FirstExactNs + p.ExactForward*(inner*p.InnerExactNs+p.InnerExactNs)
+	c.ExactNs = p.FirstExactNs + p.ExactForward*(inner*p.InnerWitnessNs+p.InnerExactNs)
 	c.BloomNs = p.FirstBloomNs + p.ExactForward*(inner*p.InnerBloomNs+p.InnerExactNs)
 	if c.BloomNs > 0 {
 		c.Speedup = c.ExactNs / c.BloomNs

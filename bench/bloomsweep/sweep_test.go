@@ -30,7 +30,7 @@ func TestSweepTiny(t *testing.T) {
 		t.Fatalf("%d points, progress %v", len(rep.Points), progress)
 	}
 	for _, p := range rep.Points {
-		if p.FirstExactNs <= 0 || p.FirstBloomNs <= 0 || p.InnerExactNs <= 0 || p.InnerBloomNs <= 0 || len(p.Chains) != 2 {
+		if p.FirstExactNs <= 0 || p.FirstBloomNs <= 0 || p.InnerExactNs <= 0 || p.InnerWitnessNs <= 0 || p.InnerBloomNs <= 0 || len(p.Chains) != 2 {
 			t.Fatalf("point %+v", p)
 		}
 		if p.BloomForward < p.ExactForward || p.ExactForward <= 0 || p.EntryBytes <= p.EventBytes {

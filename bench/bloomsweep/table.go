@@ -12,16 +12,16 @@ func (rep *Report) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "bloom sweep: %s, %s trees; %d events a point, hit share %g, %d round(s) of %gs CPU per role; load %.1f -> %.1f on %d cores\n",
 		rep.Params, rep.Index, rep.Config.Events, rep.Config.Hit, rep.Config.Rounds, rep.Config.MinCPU, rep.LoadStart, rep.LoadEnd, rep.Machine.Cores)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "terms\tfilters\tfill\tsat %\texact fwd %\ttree fwd %\tlink FP %\tprobe FP\tformula FP\tfirst ns exact\tbloom\tinner ns exact\tbloom\tinner x\t")
+	fmt.Fprintln(tw, "terms\tfilters\tfill\tsat %\texact fwd %\ttree fwd %\tlink FP %\tprobe FP\tformula FP\tfirst ns exact\tbloom\tinner ns index\twitness\tbloom\tx index\tx witness\t")
 	for _, p := range rep.Points {
-		fmt.Fprintf(tw, "%d\t%d\t%.3f\t%.1f\t%.1f\t%.1f\t%.1f\t%.4f\t%.4f\t%.0f\t%.0f\t%.0f\t%.0f\t%.2f\t\n", p.Terms, p.Filters, p.Fill,
+		fmt.Fprintf(tw, "%d\t%d\t%.3f\t%.1f\t%.1f\t%.1f\t%.1f\t%.4f\t%.4f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t\n", p.Terms, p.Filters, p.Fill,
 			100*p.Saturated, 100*p.ExactForward, 100*p.BloomForward, 100*p.LinkFP, p.ProbeFP, p.FormulaFP,
-			p.FirstExactNs, p.FirstBloomNs, p.InnerExactNs, p.InnerBloomNs, p.InnerSpeedup)
+			p.FirstExactNs, p.FirstBloomNs, p.InnerExactNs, p.InnerWitnessNs, p.InnerBloomNs, p.InnerSpeedup, p.WitnessSpeedup)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\nwhole chain (first + inner + last router), per published event; link bytes per delivered event:")
+	fmt.Fprintln(w, "\nwhole chain (first + inner + last router; exact inner routers decide by witness), per published event; link bytes per delivered event:")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "terms\tfilters\trouters\tCPU ns exact\tbloom\texact/bloom\tbytes exact\tbloom\t")
 	for _, p := range rep.Points {
