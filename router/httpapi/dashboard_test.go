@@ -77,7 +77,7 @@ func TestDashboardInChromium(t *testing.T) {
 		gw.Close()
 	}()
 	// A durable SSE subscriber at b, for the durable table.
-	tg := &testGateway{t: t, srv: srv}
+	tg := &testGateway{t: t, srv: srv, client: srv.Client()}
 	tg.mustSubscribe("filter="+url.QueryEscape(`price < 10`)+"&durable=dash", nil)
 	// A subscriber at c, so that b's picture has filters on a link.
 	cc, err := m.Routers[2].Dial(ctx, "c-sub", client.Options{})

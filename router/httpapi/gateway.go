@@ -28,6 +28,7 @@ type Gateway struct {
 	dpub  *client.DurablePublisher // ?durable=1; dialled on first use
 
 	pool subPool // plain SSE subscriptions (subscribe.go)
+	wr   writers // detached HTTP/1 streams (detached.go)
 	// sessions maps each durable subscription id to its open stream's
 	// session, for POST /v1/ack.
 	sessions sync.Map

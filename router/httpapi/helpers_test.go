@@ -26,6 +26,10 @@ type testGateway struct {
 	srv  *httptest.Server
 	dir  string
 	name string
+	// h2 serves over TLS with HTTP/2 (startGatewayH2); client is the
+	// HTTP client for srv.
+	h2     bool
+	client *http.Client
 }
 
 // startGateway starts router "r1" in a fresh folder with its gateway;
@@ -64,7 +68,30 @@ func (tg *testGateway) startHTTP(gmod func(*Config)) {
 		tg.t.Fatal(err)
 	}
 	tg.gw = gw
-	tg.srv = httptest.NewServer(gw.Handler())
+	tg.srv = httptest.NewUnstartedServer(gw.Handler())
+	if tg.h2 {
+		tg.srv.EnableHTTP2 = true
+		tg.srv.StartTLS()
+	} else {
+		tg.srv.Start()
+	}
+	tg.client = tg.srv.Client()
+}
+
+// startGatewayH2 is startGateway with the gateway served over HTTPS and
+// HTTP/2.
+func startGatewayH2(t *testing.T, gmod func(*Config)) *testGateway {
+	t.Helper()
+	dir := t.TempDir()
+	tg := &testGateway{t: t, dir: dir, name: "r1", h2: true}
+	env, err := local.Start(dir, tg.routerConfig(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg.env = env
+	tg.startHTTP(gmod)
+	t.Cleanup(tg.stop)
+	return tg
 }
 
 // stop stops the HTTP server, the gateway and the router (idempotent).
@@ -111,7 +138,7 @@ func (tg *testGateway) post(query, contentType, body string, hdr map[string]stri
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := tg.client.Do(req)
 	if err != nil {
 		tg.t.Fatal(err)
 	}
@@ -159,7 +186,7 @@ func (tg *testGateway) subscribe(query string, hdr map[string]string) (*sseStrea
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := tg.client.Do(req)
 	if err != nil {
 		cancel()
 		tg.t.Fatal(err)

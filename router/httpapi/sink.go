@@ -1,6 +1,9 @@
 package httpapi
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // sink is one SSE subscriber's queue of encoded messages, filled by a
 // connection's reader (or a durable session) without blocking and
@@ -15,6 +18,9 @@ type sink struct {
 	ended error         // the subscription ended at the router (nil: it runs)
 	wake  chan struct{} // a token when queue, over or ended changed
 	ce    bool          // the subscriber wants structured CloudEvents
+	// notify, if set, replaces wake: a detached stream's writer is
+	// scheduled instead of a goroutine woken (detached.go).
+	notify atomic.Pointer[func()]
 }
 
 func newSink(max int) *sink { return &sink{max: max, wake: make(chan struct{}, 1)} }
@@ -45,6 +51,10 @@ func (s *sink) end(err error) {
 }
 
 func (s *sink) signal() {
+	if f := s.notify.Load(); f != nil {
+		(*f)()
+		return
+	}
 	select {
 	case s.wake <- struct{}{}:
 	default:

@@ -62,6 +62,9 @@ func (g *Gateway) subscribe(w http.ResponseWriter, r *http.Request, clientName s
 		subscribeError(w, err)
 		return
 	}
+	if g.detach(w, r, sk, pc, sub) { // detached.go: HTTP/1 streams hold no goroutine
+		return
+	}
 	defer pc.unsubscribe(&g.pool, sub)
 	g.serveSSE(w, r, sk)
 }
