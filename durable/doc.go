@@ -30,12 +30,53 @@
 // logged once, at its PHB; nothing else stores events. A resent
 // (publisher, sequence) is logged at most once.
 //
+// # Discovery and membership
+//
+// A pubend releases a tick only once every member SHB has reported it
+// released (and, without early release, nothing before every member has
+// reported at all). Members are those configured (PubendConfig.SHBs), and
+// with LearnSHBs every SHB that sends an install (its Origin) or a report,
+// and every one the driver adds (AddSHB); learned members are persisted
+// and never forgotten. An install is acknowledged only after its SHB is a
+// member on disk, so no tick above a new subscription's start is released
+// before its SHB reported it released.
+//
+// In a router mesh, a Directory per router learns every router with
+// durable delivery on and the pubends each hosts, by announcements
+// flooded over the links; the router makes each of its pubends wait for
+// every router's SHB it learned of, and its SHB receive every pubend
+// (SHB.AddPubend). What that does:
+//
+//   - A router joining: its announcement reaches every router; each pubend
+//     adds its SHB and releases nothing more until that SHB reported (one
+//     report interval); its SHB starts receiving every pubend, its new
+//     subscriptions start above what it knows. Subscriptions registered
+//     elsewhere start on its pubend at tick 0: they receive every event it
+//     had not released when it learned of their SHB; what it released
+//     before (published while it was alone) reaches them as a gap.
+//   - A router leaving (stopped, or its links down): it stays a member, so
+//     every pubend stops releasing at what it last reported, until it
+//     reports again (its subscribers lose nothing), or, with DropAfter, it
+//     is dropped: release goes on, and its subscribers get gaps for what
+//     was released meanwhile; it is taken back when it reports again.
+//     Delivery elsewhere goes on, except through it.
+//   - A link flapping: knowledge and nacks lost on it are asked for again;
+//     the intermediate broker is recreated when the way to a pubend
+//     changes and resyncs its filter sets; release waits meanwhile.
+//   - A router restarting with an empty disk: its pubends lose their log
+//     (events logged and not delivered are gone) and start over with the
+//     clock's ticks; its SHB loses its registrations and PFS. Reports only
+//     grow at a pubend, so the new SHB cannot hold release below what the
+//     old one reported; its old subscribers come back with their CTs as
+//     if reconnecting anywhere, and get gaps for what was released while
+//     their registrations were gone. Nothing else is affected.
+//
 // # Caveats
 //
-// Membership is static: a PHB is configured with the ids of every SHB below
-// it and releases nothing until each has reported; with DropAfter set, an
-// SHB silent for longer is dropped (its subscribers get gaps for what is
-// released meanwhile) and taken back when it reports again. The PFS is
+// With DropAfter set, an SHB silent for longer is dropped (its subscribers
+// get gaps for what is released meanwhile) and taken back when it reports
+// again. An SHB a pubend never heard of (behind a partition since before
+// it joined) is not waited for. The PFS is
 // chopped at the L prefix announced by the PHB, not at the SHB's own
 // release point, so that a gap only ever covers ticks that are L at the
 // pubend.

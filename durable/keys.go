@@ -14,6 +14,7 @@ import (
 //	'P' 'd' p pub      PHB dedup: highest sequence and its tick
 //	'P' 'r' p shb      PHB release report of one SHB
 //	'P' 'x' p shb      PHB: an SHB dropped for its absence (rule PHB 6)
+//	'P' 'n' p shb      PHB: an SHB learned as a member (PubendConfig.LearnSHBs)
 //	'S' 'e'            SHB epoch and filter-set version
 //	'S' 't' node       SHB: a filtering router's stamp
 //	'S' 'g' sid        SHB registry: subscriber id, filter, start CT
@@ -21,6 +22,7 @@ import (
 //	'S' 'x' p index    PFS record
 //	'S' 'i' p sid      PFS lastIndex(s)
 //	'S' 'r' p sid      released(s,p)
+//	'S' 'p' "" p       SHB: a pubend added at run time (SHB.AddPubend)
 const (
 	rolePHB = 'P'
 	roleSHB = 'S'
@@ -65,6 +67,8 @@ func phbLogKey(p string, t Tick) []byte       { return keyNum(rolePHB, 'l', p, u
 func phbDedupKey(p, pub string) []byte        { return keyStr(rolePHB, 'd', p, pub) }
 func phbReportKey(p, shb string) []byte       { return keyStr(rolePHB, 'r', p, shb) }
 func phbDropKey(p, shb string) []byte         { return keyStr(rolePHB, 'x', p, shb) }
+func phbMemberKey(p, shb string) []byte       { return keyStr(rolePHB, 'n', p, shb) }
+func shbPubendKey(p string) []byte            { return keyStr(roleSHB, 'p', "", p) }
 func shbEpochKey() []byte                     { return []byte{roleSHB, 'e'} }
 func shbStampPrefix() []byte                  { return []byte{roleSHB, 't'} }
 func shbStampKey(node string) []byte          { return append(shbStampPrefix(), node...) }

@@ -27,7 +27,8 @@ const (
 	MsgNack
 	// MsgRelease (upstream): Pubend, Reports.
 	MsgRelease
-	// MsgInstall (SHB to hop): Sub, Filter, Epoch, Version.
+	// MsgInstall (SHB to hop): Sub, Filter, Epoch, Version; Origin, the
+	// SHB it was made for (routers pass it up, so a pubend learns the SHB).
 	MsgInstall
 	// MsgInstallAck (hop to SHB): Sub, CT = per pubend the highest tick
 	// already forwarded toward the SHB by any hop on the way; Stamps = per
@@ -80,6 +81,10 @@ const (
 	// it is not connected and holds release no higher (reconnect
 	// anywhere).
 	MsgClaim
+	// MsgHosts (router to router, flooded; see Directory): Origin, the
+	// announcing router; Version, its announcement's version (it grows
+	// with every change and every restart); Pubends, the pubends it hosts.
+	MsgHosts
 )
 
 var kindNames = [...]string{
@@ -90,7 +95,7 @@ var kindNames = [...]string{
 	MsgPubRefused: "pub-refused", MsgResume: "resume", MsgStart: "start",
 	MsgEvent: "event", MsgSubSilence: "sub-silence", MsgGap: "gap", MsgAck: "ack",
 	MsgRefused: "refused", MsgDisconnect: "disconnect", MsgUnsubscribe: "unsubscribe",
-	MsgUninstall: "uninstall", MsgClaim: "claim",
+	MsgUninstall: "uninstall", MsgClaim: "claim", MsgHosts: "hosts",
 }
 
 // String returns the kind's name.
@@ -203,6 +208,8 @@ type Msg struct {
 	Stamps []Stamp
 	// Claims are the subscriptions of a claim message.
 	Claims []Claim
+	// Pubends lists pubend ids (MsgHosts).
+	Pubends []string
 }
 
 // Envelope is a message with its sender and receiver node ids.
@@ -254,6 +261,8 @@ func (m Msg) String() string {
 		}
 	case MsgFilters:
 		fmt.Fprintf(&b, " v=%d.%d n=%d", m.Epoch, m.Version, len(m.Subs))
+	case MsgHosts:
+		fmt.Fprintf(&b, " %s v=%d %v", m.Origin, m.Version, m.Pubends)
 	case MsgHello, MsgHelloAck, MsgPublish, MsgPubAck, MsgPubRefused:
 		fmt.Fprintf(&b, " %s seq=%d", m.Publisher, m.Seq)
 		if m.Kind == MsgPubAck {

@@ -2,6 +2,7 @@ package durable
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/sift-pubsub/sift/match"
@@ -19,6 +20,12 @@ type PubendConfig struct {
 	// SHBs lists every SHB below the pubend; nothing is released until each
 	// has reported.
 	SHBs []string
+	// LearnSHBs makes every SHB that sends an install (its Origin) or a
+	// release report a member too, as if listed in SHBs, persisted; AddSHB
+	// adds one the driver learned of. An install is acknowledged only once
+	// its SHB is a member on disk, so no tick above a new subscription's
+	// start is released before its SHB reported it released.
+	LearnSHBs bool
 	// Lease is how far ahead of the highest announced tick the high-water
 	// mark is persisted (default 1 s).
 	Lease Tick
@@ -139,8 +146,35 @@ func (p *Pubend) recover(store Store) error {
 	}); err != nil {
 		return err
 	}
+	if err := p.scanTable('n', 1, func(k string, _ []Tick) {
+		if !contains(p.cfg.SHBs, k) {
+			p.cfg.SHBs = append(p.cfg.SHBs, k)
+		}
+	}); err != nil {
+		return err
+	}
+	slices.Sort(p.cfg.SHBs)
 	return p.scanTable('x', 1, func(k string, _ []Tick) { p.dropped[k] = true })
 }
+
+// AddSHB makes shb a member: release waits for its reports from now on
+// (until it reported, nothing more is released). The membership is
+// persisted with the next Ready. It reports whether shb is new.
+func (p *Pubend) AddSHB(shb string) bool {
+	if shb == "" || contains(p.cfg.SHBs, shb) {
+		return false
+	}
+	p.cfg.SHBs = append(p.cfg.SHBs, shb)
+	slices.Sort(p.cfg.SHBs)
+	p.w.set(phbMemberKey(p.cfg.ID, shb), encodeTicks(0))
+	return true
+}
+
+// SHBs returns the members release waits for, sorted.
+func (p *Pubend) SHBs() []string { return slices.Clone(p.cfg.SHBs) }
+
+// Reports returns the release report of each member that sent one.
+func (p *Pubend) Reports() map[string]Report { return maps.Clone(p.reports) }
 
 // scanTable reads a table of n-tick records keyed by string.
 func (p *Pubend) scanTable(table byte, n int, fn func(string, []Tick)) error {
@@ -186,6 +220,9 @@ func (p *Pubend) Step(now Tick, env Envelope) error {
 	case MsgFilters, MsgUninstall, MsgClaim, MsgInstallAck:
 		// A PHB does not filter and hosts no subscriber: nothing to do.
 	case MsgInstall:
+		if p.cfg.LearnSHBs && m.Origin != "" {
+			p.AddSHB(m.Origin)
+		}
 		p.send(env.From, Msg{Kind: MsgInstallAck, Sub: m.Sub, CT: CT{p.cfg.ID: p.ticker.LastAnnounced()}})
 	default:
 		return fmt.Errorf("pubend %s: unexpected %v from %s", p.cfg.ID, m.Kind, env.From)

@@ -3,9 +3,13 @@ package durable
 // report records SHB release reports (rule PHB 6). An SHB's persisted
 // values only grow, so the larger of two reports is the newer; a delayed
 // or duplicated report changes nothing. Reports from SHBs not configured
-// are ignored; a dropped SHB that reports is taken back.
+// are ignored (with LearnSHBs, such an SHB becomes a member); a dropped
+// SHB that reports is taken back.
 func (p *Pubend) report(now Tick, rs []Report) {
 	for _, r := range rs {
+		if p.cfg.LearnSHBs && r.SHB != "" {
+			p.AddSHB(r.SHB)
+		}
 		if !contains(p.cfg.SHBs, r.SHB) {
 			continue
 		}

@@ -2,6 +2,7 @@ package durable
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/sift-pubsub/sift/match"
 )
@@ -81,6 +82,16 @@ func (s *SHB) recover() error {
 	}); err != nil {
 		return err
 	}
+	pre = shbPubendKey("")
+	if err := st.Scan(pre, prefixEnd(pre), func(k, _ []byte) bool {
+		if p := string(k[len(pre):]); !contains(s.cfg.Pubends, p) {
+			s.cfg.Pubends = append(s.cfg.Pubends, p)
+		}
+		return true
+	}); err != nil {
+		return err
+	}
+	slices.Sort(s.cfg.Pubends)
 	for _, p := range s.cfg.Pubends {
 		if err := s.recoverPubend(p, bySID); err != nil {
 			return fmt.Errorf("pubend %s: %w", p, err)

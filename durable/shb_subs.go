@@ -63,7 +63,7 @@ func (s *SHB) bumpVersion() {
 
 func (s *SHB) sendInstall(ps *pendingSub) {
 	ps.lastSent = s.now
-	s.send(s.cfg.Upstream, Msg{Kind: MsgInstall, Sub: ps.id, Filter: ps.filter, Epoch: s.epoch, Version: s.version})
+	s.send(s.cfg.Upstream, Msg{Kind: MsgInstall, Sub: ps.id, Filter: ps.filter, Epoch: s.epoch, Version: s.version, Origin: s.cfg.Node})
 }
 
 // installAck registers a pending subscription. Its start CT is, per pubend,

@@ -21,16 +21,19 @@ import (
 // (the intermediate role) and serves durable subscribers (the SHB role).
 // All of it is stored in Pebble under Config.DataDir/durable.
 //
-// Every router of a durable mesh should be given the same Pubends and
-// Members, so that each knows where every pubend lives and which SHBs a
-// pubend waits for before it releases anything.
+// Nothing needs to be configured for a mesh: routers learn every pubend
+// and its host, and every router with durable delivery on, through their
+// links (durable.Directory), and each pubend waits for the SHB of every
+// router it learned of before it releases a tick (see durable_mesh.go).
+// Pubends and Members are static overrides and additions.
 type DurableConfig struct {
-	// Pubends maps every pubend of the mesh to the router that hosts it.
-	// The entries naming this router are hosted here.
+	// Pubends maps pubends to the routers that host them; the entries
+	// naming this router are hosted here. Entries for other routers
+	// override what the directory learns.
 	Pubends map[string]string
-	// Members lists every router of the durable mesh (each runs an SHB).
-	// A pubend releases a tick once every member's SHB has released it;
-	// with no members, nothing is ever released (the log only grows).
+	// Members lists routers whose SHBs the pubends hosted here wait for
+	// from the start, in addition to every router learned through the
+	// links (and every SHB that installs a subscription or reports).
 	Members []string
 	// MaxRetain turns on early release: ticks older than this, delivered
 	// to every up-to-date subscriber, are released even if a disconnected
@@ -120,10 +123,16 @@ type durableNode struct {
 	byNode    map[string]*durable.Pubend
 	router    *durable.Router
 	up        map[string]string // the router's upstreams, by pubend
-	topo      chan struct{}     // a token when links changed
-	shb       *durable.SHB
-	in        chan durableInput
-	met       *durableMetrics
+	down      []string          // the router's downstream links
+	// neighbours are the neighbours with durable delivery ever linked
+	// (persisted, see neighbourKey), driver goroutine only.
+	neighbours map[string]bool
+	dir        *durable.Directory
+	hosts      map[string]string // every pubend known, by host (driver goroutine)
+	topo       chan struct{}     // a token when links or the directory changed
+	shb        *durable.SHB
+	in         chan durableInput
+	met        *durableMetrics
 
 	mu      sync.Mutex // guards links and clients
 	links   map[string]*durableLink
@@ -173,13 +182,21 @@ func newDurableNode(cfg Config, met *Metrics) (*durableNode, error) {
 
 // boot creates the state machines from the store.
 func (d *durableNode) boot() error {
-	var shbs []string
+	shbs := []string{shbID(d.name)}
 	for _, m := range d.cfg.Members {
 		shbs = append(shbs, shbID(m))
 	}
-	for _, p := range d.cfg.local(d.name) {
+	local := d.cfg.local(d.name)
+	var err error
+	d.dir, err = durable.NewDirectory(durable.DirectoryConfig{Node: d.name, Local: local,
+		Version: uint64(time.Now().UnixMicro())})
+	if err != nil {
+		return fmt.Errorf("durable: %w", err)
+	}
+	d.hosts = d.knownHosts()
+	for _, p := range local {
 		pe, err := durable.NewPubend(durable.PubendConfig{ID: p, Node: pubendNode(d.name, p),
-			Downstream: []string{d.name}, SHBs: shbs, MaxRetain: microsOf(d.cfg.MaxRetain),
+			Downstream: []string{d.name}, SHBs: shbs, LearnSHBs: true, MaxRetain: microsOf(d.cfg.MaxRetain),
 			DropAfter: microsOf(d.cfg.DropAfter)}, d.store)
 		if err != nil {
 			return fmt.Errorf("durable: %w", err)
@@ -188,27 +205,37 @@ func (d *durableNode) boot() error {
 		d.byNode[pubendNode(d.name, p)] = pe
 	}
 	d.pubendIDs = sortedNames(d.pubends)
-	if err := d.newRouter(d.upstreams()); err != nil {
-		return err
-	}
-	var err error
 	d.shb, err = durable.NewSHB(durable.SHBConfig{Node: shbID(d.name), Upstream: d.name,
-		Pubends: sortedNames(d.cfg.Pubends), SubQueue: d.cfg.SubQueue, NackRetry: microsOf(d.cfg.NackRetry),
+		Pubends: sortedNames(d.hosts), SubQueue: d.cfg.SubQueue, NackRetry: microsOf(d.cfg.NackRetry),
 		ReportInterval: microsOf(d.cfg.ReportInterval)}, d.store)
 	if err != nil {
 		return fmt.Errorf("durable: %w", err)
 	}
-	return nil
+	if err := d.loadNeighbours(); err != nil {
+		return fmt.Errorf("durable: %w", err)
+	}
+	up, down := d.routes()
+	return d.newRouter(up, down)
 }
 
-// upstreams maps every pubend to the node its knowledge comes from: the
-// local PHB, or the neighbour on the way to its router (the router's own
-// name while no link leads there).
-func (d *durableNode) upstreams() map[string]string {
+// knownHosts merges the directory's pubends with the static ones (which
+// win).
+func (d *durableNode) knownHosts() map[string]string {
+	hosts := d.dir.Pubends()
+	maps.Copy(hosts, d.cfg.Pubends)
+	return hosts
+}
+
+// routes returns the intermediate broker's upstreams and downstream
+// links. A pubend's upstream is the local PHB, or the neighbour on the
+// way to its router (the router's own name while no link leads there);
+// pubends the SHB knows whose host is not known yet have none. The
+// downstream links are the local SHB and every neighbour known to run
+// durable delivery that was ever linked (see neighbourKey).
+func (d *durableNode) routes() (map[string]string, []string) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	up := make(map[string]string, len(d.cfg.Pubends))
-	for p, host := range d.cfg.Pubends {
+	up := make(map[string]string, len(d.hosts))
+	for p, host := range d.hosts {
 		switch l := d.linkToward(host); {
 		case host == d.name:
 			up[p] = pubendNode(d.name, p)
@@ -218,47 +245,110 @@ func (d *durableNode) upstreams() map[string]string {
 			up[p] = host
 		}
 	}
-	return up
+	peers := sortedNames(d.links)
+	d.mu.Unlock()
+	known := d.dir.Routers()
+	for _, peer := range peers {
+		if !d.neighbours[peer] && (slices.Contains(known, peer) || slices.Contains(d.cfg.Members, peer) ||
+			slices.Contains(slices.Collect(maps.Values(d.cfg.Pubends)), peer)) {
+			d.addNeighbour(peer)
+		}
+	}
+	down := append([]string{shbID(d.name)}, sortedNames(d.neighbours)...)
+	slices.Sort(down)
+	return up, down
 }
 
-// newRouter (re)creates the intermediate broker for the given upstreams,
-// as a new incarnation: a router keeps only soft state, and a new
-// incarnation makes its neighbours resend what it needs. Its downstream
-// links are the local SHB and every other router of the mesh (messages
-// only reach the neighbours).
-func (d *durableNode) newRouter(up map[string]string) error {
-	down := []string{shbID(d.name)}
-	for _, host := range d.cfg.Pubends {
-		down = append(down, host)
+// neighbourKey is the store key recording that peer was once a linked
+// neighbour with durable delivery on. Such a neighbour stays a downstream
+// link of the intermediate broker for good, also while it is down and
+// across restarts: a link the broker holds no complete filter set for
+// keeps it from answering an upstream resync, so an upstream never
+// filters with a set that lacks the filters of a neighbour that is away
+// (its subscribers' filters still hold; it would accept the silences
+// filtered without them when it comes back). The key is the driver's
+// own, outside the machines' key space (durable/keys.go).
+func neighbourKey(peer string) []byte { return append([]byte("Dn"), peer...) }
+
+// loadNeighbours reads the neighbours recorded by addNeighbour.
+func (d *durableNode) loadNeighbours() error {
+	d.neighbours = map[string]bool{}
+	pre := neighbourKey("")
+	return d.store.Scan(pre, prefixEnd(pre), func(k, _ []byte) bool {
+		d.neighbours[string(k[len(pre):])] = true
+		return true
+	})
+}
+
+// addNeighbour records peer as a neighbour, synced before it is used.
+func (d *durableNode) addNeighbour(peer string) {
+	var b durable.Batch
+	b.Set(neighbourKey(peer), nil)
+	if err := d.store.Apply(&b, true); err != nil {
+		d.log.Error("durable: record a neighbour", "peer", peer, "err", err)
+		return
 	}
-	down = append(down, d.cfg.Members...)
-	down = slices.DeleteFunc(down, func(s string) bool { return s == d.name })
-	down = slices.Compact(slices.Sorted(slices.Values(down)))
+	d.neighbours[peer] = true
+}
+
+// newRouter (re)creates the intermediate broker for the given upstreams
+// and downstream links, as a new incarnation: a router keeps only soft
+// state, and a new incarnation makes its neighbours resend what it needs.
+func (d *durableNode) newRouter(up map[string]string, down []string) error {
 	r, err := durable.NewRouter(durable.RouterConfig{Node: d.name, Upstream: up, Downstream: down,
 		Incarnation: uint64(time.Now().UnixMicro()), NackTimeout: microsOf(d.cfg.NackRetry) / 2})
 	if err != nil {
 		return fmt.Errorf("durable: %w", err)
 	}
-	d.router, d.up = r, up
+	d.router, d.up, d.down = r, up, down
 	return nil
 }
 
-// retopologize recreates the intermediate broker when a link change moved
-// the way to some pubend (driver goroutine); the old broker's last
-// messages are sent first.
+// retopologize follows a change of the links or of the directory
+// (driver goroutine): it tells the directory the links, makes the SHB and
+// the local pubends know what the directory learned, and recreates the
+// intermediate broker when the way to some pubend or the set of
+// downstream links moved; the old broker's last messages are sent first.
 func (d *durableNode) retopologize(local []durable.Envelope) []durable.Envelope {
-	up := d.upstreams()
-	if maps.Equal(up, d.up) {
+	d.mu.Lock()
+	peers := sortedNames(d.links)
+	d.mu.Unlock()
+	d.dir.SetLinks(peers)
+	d.learn()
+	up, down := d.routes()
+	if maps.Equal(up, d.up) && slices.Equal(down, d.down) {
 		return local
 	}
 	local = d.send(d.router.Ready().Msgs, local)
-	if err := d.newRouter(up); err != nil {
+	if err := d.newRouter(up, down); err != nil {
 		d.log.Error("durable: new intermediate broker", "err", err)
 		return local
 	}
 	d.met.routerRestarts.Inc()
-	d.log.Info("durable routes changed", "upstreams", fmt.Sprint(up))
+	d.log.Info("durable routes changed", "upstreams", fmt.Sprint(up), "downstream", fmt.Sprint(down))
 	return local
+}
+
+// learn makes the SHB receive every pubend known and the local pubends
+// wait for the SHB of every router known.
+func (d *durableNode) learn() {
+	d.hosts = d.knownHosts()
+	for _, p := range sortedNames(d.hosts) {
+		if !slices.Contains(d.shb.Pubends(), p) {
+			if err := d.shb.AddPubend(p); err != nil {
+				d.log.Error("durable: add pubend", "pubend", p, "err", err)
+				continue
+			}
+			d.log.Info("durable pubend learned", "pubend", p, "host", d.hosts[p])
+		}
+	}
+	for _, r := range d.dir.Routers() {
+		for _, p := range d.pubendIDs {
+			if d.pubends[p].AddSHB(shbID(r)) {
+				d.log.Info("durable member learned", "pubend", p, "shb", shbID(r))
+			}
+		}
+	}
 }
 
 // durableInput is one input to the driver: a message for a local

@@ -102,6 +102,7 @@ func (d *durableNode) flush(local []durable.Envelope) (chan syncResult, []durabl
 	}
 	take(d.router.Ready())
 	take(d.shb.Ready())
+	take(durable.Ready{Msgs: d.dir.Ready()})
 	if writes.Empty() {
 		return nil, d.send(msgs, local)
 	}
@@ -149,6 +150,10 @@ func (d *durableNode) stepLocal(env durable.Envelope) {
 	t := now()
 	var err error
 	switch {
+	case env.To == d.name && env.Msg.Kind == durable.MsgHosts:
+		if err = d.dir.Step(env); err == nil && d.dir.Changed() {
+			signal(d.topo)
+		}
 	case env.To == d.name:
 		err = d.router.Step(t, env)
 	case env.To == shbID(d.name):
@@ -180,6 +185,7 @@ func (d *durableNode) tick(t durable.Tick) {
 		d.pubends[p].Tick(t)
 	}
 	d.router.Tick(t)
+	d.dir.Tick(t)
 	if err := d.shb.Tick(t); err != nil {
 		d.log.Warn("durable shb tick", "err", err)
 	}

@@ -18,7 +18,8 @@ type durableMetrics struct {
 	pfsAppended, catchupNacks, overflows    prometheus.Counter
 	syncSeconds                             prometheus.Histogram
 	pubendTick, released, latestDelivered   *prometheus.GaugeVec
-	pfsRecords                              *prometheus.GaugeVec
+	pfsRecords, logBytes, members           *prometheus.GaugeVec
+	storeBytes                              prometheus.Gauge
 	catchupSessions, subscribers, connected prometheus.Gauge
 
 	last durable.SHBStats // the SHB's counters at the last update
@@ -59,6 +60,9 @@ func newDurableMetrics(reg *prometheus.Registry) *durableMetrics {
 		released:        perPubend("released_tick", "L prefix of a local pubend: every tick up to it is released."),
 		latestDelivered: perPubend("latest_delivered_tick", "The SHB's latestDelivered for a pubend."),
 		pfsRecords:      perPubend("pfs_records", "PFS records of a pubend kept by the SHB (not yet chopped)."),
+		logBytes:        perPubend("pubend_log_bytes", "Estimated bytes on disk of a local pubend's event log (what is not released)."),
+		members:         perPubend("pubend_members", "SHBs whose release reports a local pubend waits for."),
+		storeBytes:      gauge("store_bytes", "Bytes the durable store uses on disk (all pubends, the SHB and Pebble's own files)."),
 		catchupSessions: gauge("catchup_sessions", "Connected durable subscribers behind latestDelivered (catching up)."),
 		subscribers:     gauge("subscribers", "Durable subscriptions seen by the SHB since the router started."),
 		connected:       gauge("connected_subscribers", "Connected durable subscriber sessions."),

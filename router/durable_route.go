@@ -76,7 +76,7 @@ func (d *durableNode) toLink(env durable.Envelope) {
 	d.mu.Lock()
 	l := d.links[env.To]
 	if l != nil && isKnowledge(m.Kind) {
-		if host := d.cfg.Pubends[m.Pubend]; host != d.name && d.linkToward(host) == l {
+		if host := d.hosts[m.Pubend]; host != d.name && d.linkToward(host) == l {
 			l = nil
 		}
 	}

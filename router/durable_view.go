@@ -40,6 +40,12 @@ type DurablePubendStatus struct {
 	Released        durable.Tick `json:"released,omitempty"`
 	LatestDelivered durable.Tick `json:"latest_delivered"`
 	PFSRecords      uint64       `json:"pfs_records"`
+	// WaitsFor lists, for a local pubend, the SHBs whose release reports
+	// it waits for, and Reported those that reported (with the tick each
+	// released); LogBytes estimates its event log's size on disk.
+	WaitsFor []string                `json:"waits_for,omitempty"`
+	Reported map[string]durable.Tick `json:"reported,omitempty"`
+	LogBytes uint64                  `json:"log_bytes,omitempty"`
 }
 
 // DurableSubStatus is one durable subscriber as this router's SHB saw it
@@ -131,12 +137,22 @@ func (v *durableView) toClient(env durable.Envelope) {
 // goroutine).
 func (d *durableNode) publishView() {
 	st := DurableStatus{Router: d.name}
-	for _, p := range sortedNames(d.cfg.Pubends) {
-		ps := DurablePubendStatus{Pubend: p, Host: d.cfg.Pubends[p], LatestDelivered: d.shb.LD(p), PFSRecords: d.shb.PFSRecords(p)}
+	for _, p := range d.shb.Pubends() {
+		ps := DurablePubendStatus{Pubend: p, Host: d.hosts[p], LatestDelivered: d.shb.LD(p), PFSRecords: d.shb.PFSRecords(p)}
 		if pe := d.pubends[p]; pe != nil {
 			ps.LastAnnounced, ps.Released = pe.LastAnnounced(), pe.Lost()
+			ps.WaitsFor, ps.Reported = pe.SHBs(), map[string]durable.Tick{}
+			for shb, r := range pe.Reports() {
+				ps.Reported[shb] = r.Tr
+			}
+			pre := durable.PHBLogPrefix(p)
+			if n, err := d.store.DiskUsage(pre, prefixEnd(pre)); err == nil {
+				ps.LogBytes = n
+			}
 			d.met.pubendTick.WithLabelValues(p).Set(float64(ps.LastAnnounced))
 			d.met.released.WithLabelValues(p).Set(float64(ps.Released))
+			d.met.logBytes.WithLabelValues(p).Set(float64(ps.LogBytes))
+			d.met.members.WithLabelValues(p).Set(float64(len(ps.WaitsFor)))
 		}
 		d.met.latestDelivered.WithLabelValues(p).Set(float64(ps.LatestDelivered))
 		d.met.pfsRecords.WithLabelValues(p).Set(float64(ps.PFSRecords))
@@ -156,6 +172,7 @@ func (d *durableNode) publishView() {
 		}
 	}
 	d.met.subscribers.Set(float64(len(st.Subscribers)))
+	d.met.storeBytes.Set(float64(d.store.Size()))
 	d.met.connected.Set(float64(connected))
 	d.met.catchupSessions.Set(float64(behind))
 	d.met.observeSHB(d.shb.Stats)
@@ -193,4 +210,16 @@ func metricCount(c prometheus.Counter) float64 {
 	var m dto.Metric
 	c.Write(&m)
 	return m.GetCounter().GetValue()
+}
+
+// prefixEnd returns the smallest key above every key with prefix p.
+func prefixEnd(p []byte) []byte {
+	e := slices.Clone(p)
+	for i := len(e) - 1; i >= 0; i-- {
+		if e[i] < 0xff {
+			e[i]++
+			return e[:i+1]
+		}
+	}
+	return nil
 }

@@ -12,9 +12,9 @@ import (
 // addDurableFlags registers the durable delivery flags.
 func addDurableFlags(f *pflag.FlagSet, o *options) {
 	f.StringArrayVar(&o.Pubends, "pubend", nil,
-		"a pubend of the durable mesh, NAME (hosted here) or NAME=ROUTER (repeatable; default: one pubend named after this router, hosted here)")
+		"a pubend, NAME (hosted here) or NAME=ROUTER (repeatable; default: one pubend named after this router, hosted here). Routers learn every other router's pubends through their links; NAME=ROUTER overrides what they learn")
 	f.StringArrayVar(&o.Members, "member", nil,
-		"a router of the durable mesh (repeatable; give every router, this one included): pubends release a tick only once every member's SHB released it; without members nothing is released")
+		"a router whose SHB the pubends hosted here wait for from the start (repeatable). Not needed in a mesh: they wait for every router they learn of through the links, and release a tick once every durable subscriber has it")
 	f.DurationVar((*time.Duration)(&o.MaxRetain), "max-retain", 0,
 		"early release: ticks older than this, delivered to every up-to-date durable subscriber, are released even if a disconnected one has not acknowledged them (0: off)")
 	f.DurationVar((*time.Duration)(&o.DropAfter), "drop-after", 0,

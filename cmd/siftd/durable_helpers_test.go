@@ -109,6 +109,9 @@ type durableMesh struct {
 	nodes   map[string]*meshNode
 	order   []string
 	extra   []string // flags given to every siftd
+	// noFlags starts the routers with no durable flags at all: each hosts
+	// a pubend named after itself, and they learn the rest by their links.
+	noFlags bool
 }
 
 // needDurableSiftd skips a test while siftd has no durable flags (the
@@ -149,9 +152,11 @@ func (m *durableMesh) args(n *meshNode) []string {
 	for _, p := range n.peers {
 		args = append(args, "--peer", m.nodes[p].addr)
 	}
-	args = append(args, "--pubend", "phb=phb")
-	for _, name := range m.order {
-		args = append(args, "--member", name)
+	if !m.noFlags {
+		args = append(args, "--pubend", "phb=phb")
+		for _, name := range m.order {
+			args = append(args, "--member", name)
+		}
 	}
 	return append(args, m.extra...)
 }

@@ -52,7 +52,15 @@ var publishedRE = regexp.MustCompile(`^published (\d+) events\n$`)
 // log) and the PHB. At the end
 // every log holds exactly its matching events, each once, in tick order,
 // with no gap (checkSubLog).
-func TestDurableKill(t *testing.T) {
+func TestDurableKill(t *testing.T) { runDurableKill(t, false) }
+
+// TestDurableKillNoFlags is TestDurableKill with routers started with no
+// durable flags (--name --listen --certs --data --peer and --metrics): the
+// pubend "phb" is router phb's own, and every router learns it, and phb
+// learns every SHB, through the links.
+func TestDurableKillNoFlags(t *testing.T) { runDurableKill(t, true) }
+
+func runDurableKill(t *testing.T, noFlags bool) {
 	needDurableSiftd(t)
 	cfg := killConfigFromEnv()
 	publishFor := time.Duration(float64(cfg.events) / cfg.rate * float64(time.Second))
@@ -60,8 +68,12 @@ func TestDurableKill(t *testing.T) {
 	defer cancel()
 	t.Logf("events=%d rate=%.0f/s rounds=%d (publishing takes about %v)", cfg.events, cfg.rate, cfg.rounds, publishFor)
 	m := newDurableMesh(t, ctx, nil, map[string][]string{"phb": nil, "mid": {"phb"}, "shb1": {"mid"}, "shb2": {"mid"}})
+	m.noFlags = noFlags
 	m.startAll()
 	defer m.stopAll()
+	if noFlags {
+		m.waitDirectory(ctx, "phb", 20*time.Second)
+	}
 
 	events := seqEvents(cfg.events, 1)
 	eventsFile := writeEvents(t, m.dir, events)

@@ -124,6 +124,18 @@ func (s *Store) Flush() error {
 	return nil
 }
 
+// DiskUsage estimates the bytes on disk of the keys in [lo, hi).
+func (s *Store) DiskUsage(lo, hi []byte) (uint64, error) {
+	n, err := s.db.EstimateDiskUsage(lo, hi)
+	if err != nil {
+		return 0, fmt.Errorf("pebblestore: disk usage: %w", err)
+	}
+	return n, nil
+}
+
+// Size returns the bytes the database uses on disk.
+func (s *Store) Size() uint64 { return s.db.Metrics().DiskSpaceUsage() }
+
 // quietLogger drops Pebble's informational logs, sends its errors to slog
 // and panics on fatal errors, as Pebble expects.
 type quietLogger struct{}

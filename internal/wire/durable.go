@@ -60,11 +60,12 @@ const (
 	dfOrigin
 	dfStamps
 	dfClaims
+	dfPubends
 	dfAll = 1<<iota - 1
 )
 
 // maxDurableKind is the highest durable.MsgKind the decoder accepts.
-const maxDurableKind = durable.MsgClaim
+const maxDurableKind = durable.MsgHosts
 
 // carriesFilter reports whether messages of kind k always hold a filter.
 func carriesFilter(k durable.MsgKind) bool {
@@ -108,6 +109,7 @@ func durableMask(m *durable.Msg) uint64 {
 	set(dfOrigin, m.Origin != "")
 	set(dfStamps, len(m.Stamps) > 0)
 	set(dfClaims, len(m.Claims) > 0)
+	set(dfPubends, len(m.Pubends) > 0)
 	return f
 }
 
@@ -198,6 +200,12 @@ func (d *Durable) AppendBody(b []byte) []byte {
 			b = appendCT(b, c.CT)
 		}
 	}
+	if f&dfPubends != 0 {
+		b = binary.AppendUvarint(b, uint64(len(m.Pubends)))
+		for _, p := range m.Pubends {
+			b = appendString(b, p)
+		}
+	}
 	return b
 }
 
@@ -262,6 +270,7 @@ func (d *EventDecoder) decodeDurable(r *reader) *Durable {
 	m.Origin = dd.name(dfOrigin, "durable origin")
 	m.Stamps = dd.stamps()
 	m.Claims = dd.claims()
+	m.Pubends = dd.pubends()
 	if r.err != nil {
 		return nil
 	}
@@ -429,4 +438,16 @@ func (dd durableDecoder) claims() []durable.Claim {
 		cs[i].CT = dd.ctBody(dd.r.count("claim ct", 3))
 	}
 	return cs
+}
+
+func (dd durableDecoder) pubends() []string {
+	n := dd.list(dfPubends, "durable pubends", 2, MaxDurableList)
+	if n == 0 {
+		return nil
+	}
+	ps := make([]string, n)
+	for i := range ps {
+		ps[i] = dd.ident("pubend")
+	}
+	return ps
 }
