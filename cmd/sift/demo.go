@@ -8,7 +8,6 @@ import (
 	"github.com/sift-pubsub/sift/bench/workload"
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router"
-	"github.com/sift-pubsub/sift/router/local"
 	"github.com/spf13/cobra"
 )
 
@@ -39,20 +38,20 @@ token and catches up: it must hold every matching event exactly once.`,
 			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintln(out, "\n== the same workload through a router on loopback")
-			if err := local.Demo(out, local.DemoOptions{Seed: opts.seed}); err != nil {
+			if err := Demo(out, DemoOptions{Seed: opts.seed}); err != nil {
 				return err
 			}
 			fmt.Fprintln(out, "\n== a live mesh of four routers: events are filtered at every hop")
-			if err := local.MeshDemo(out, local.MeshDemoOptions{Seed: opts.seed}); err != nil {
+			if err := MeshDemo(out, MeshDemoOptions{Seed: opts.seed}); err != nil {
 				return err
 			}
 			fmt.Fprintln(out, "\n== the same mesh forwarding on Bloom summaries (inner routers never decode an event they only forward)")
 			bloom := func(c *router.Config) { c.Forward = router.ForwardBloom }
-			if err := local.MeshDemo(out, local.MeshDemoOptions{Seed: opts.seed, Mode: "bloom", Configure: bloom}); err != nil {
+			if err := MeshDemo(out, MeshDemoOptions{Seed: opts.seed, Mode: "bloom", Configure: bloom}); err != nil {
 				return err
 			}
 			fmt.Fprintln(out, "\n== a durable subscriber disconnects, misses events, reconnects and catches up")
-			return local.DurableDemo(out, local.DurableDemoOptions{Seed: opts.seed})
+			return DurableDemo(out, DurableDemoOptions{Seed: opts.seed})
 		},
 	}
 	cmd.Flags().IntVar(&opts.subs, "subs", 10_000, "number of subscriptions")

@@ -1,6 +1,7 @@
 // Package local starts a complete router on a loopback port with a fresh
-// deployment CA in a folder, for sift demo, runnable examples and tests.
-// It is not for production: the CA key sits beside the certificates.
+// deployment CA in a folder, and meshes of such routers, for tests, runnable
+// examples and sift demo. It is not for production: the CA key sits beside
+// the certificates.
 package local
 
 import (

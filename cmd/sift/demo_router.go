@@ -1,4 +1,4 @@
-package local
+package main
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/sift-pubsub/sift/bench/workload"
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router/client"
+	"github.com/sift-pubsub/sift/router/local"
 )
 
 // DemoOptions configure Demo; zero fields take the defaults beside them.
@@ -57,7 +58,7 @@ func Demo(out io.Writer, opts DemoOptions) error {
 		return fmt.Errorf("demo: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	env, err := Start(dir, nil)
+	env, err := local.Start(dir, nil)
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
@@ -125,7 +126,7 @@ func traders(w workload.Workload, n int) []match.Filter {
 	return out
 }
 
-func (dc *demoClient) subscribe(ctx context.Context, env *Env) error {
+func (dc *demoClient) subscribe(ctx context.Context, env *local.Env) error {
 	dc.end = make(chan struct{})
 	c, err := env.Dial(ctx, dc.name, client.Options{OnEvent: func(_ *client.Subscription, e match.Event) {
 		if _, ok := e.Get(endAttr); ok {

@@ -1,4 +1,4 @@
-package local
+package main
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router"
 	"github.com/sift-pubsub/sift/router/client"
+	"github.com/sift-pubsub/sift/router/local"
 )
 
 // DurableDemoOptions configure DurableDemo; zero fields take the defaults
@@ -59,7 +60,7 @@ func DurableDemo(out io.Writer, opts DurableDemoOptions) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	names := []string{"phb", "mid", "shb"}
-	m, err := StartMesh(ctx, dir, names, []Edge{{0, 1}, {1, 2}}, func(_ int, cfg *router.Config) {
+	m, err := local.StartMesh(ctx, dir, names, []local.Edge{{A: 0, B: 1}, {A: 1, B: 2}}, func(_ int, cfg *router.Config) {
 		cfg.Durable = &router.DurableConfig{Pubends: map[string]string{"trades": "phb"}, Members: names}
 	})
 	if err != nil {
@@ -74,7 +75,7 @@ func DurableDemo(out io.Writer, opts DurableDemoOptions) error {
 
 // demoDurable is one run of the durable demo.
 type demoDurable struct {
-	m     *Mesh
+	m     *local.Mesh
 	out   io.Writer
 	audit *durableAudit
 	pub   *client.DurablePublisher

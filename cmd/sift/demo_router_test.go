@@ -1,4 +1,4 @@
-package local
+package main
 
 import (
 	"bytes"
@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// TestDemo runs a small demo: every client must receive exactly what Scan
+// TestRouterDemo runs a small demo: every client must receive exactly what Scan
 // says (Demo returns an error otherwise).
-func TestDemo(t *testing.T) {
+func TestRouterDemo(t *testing.T) {
 	var out bytes.Buffer
 	if err := Demo(&out, DemoOptions{Events: 2000, Desk: 200}); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())

@@ -1,4 +1,4 @@
-package local
+package main
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router"
 	"github.com/sift-pubsub/sift/router/client"
+	"github.com/sift-pubsub/sift/router/local"
 )
 
 // MeshDemoOptions configure MeshDemo; zero fields take the defaults
@@ -30,7 +31,7 @@ type MeshDemoOptions struct {
 // r4 the subscribers.
 var (
 	meshNames = []string{"r1", "r2", "r3", "r4"}
-	meshEdges = []Edge{{0, 1}, {1, 2}, {1, 3}}
+	meshEdges = []local.Edge{{A: 0, B: 1}, {A: 1, B: 2}, {A: 1, B: 3}}
 )
 
 // Origin and sequence attributes the demo adds to every event, so each
@@ -77,7 +78,7 @@ func MeshDemo(out io.Writer, opts MeshDemoOptions) error {
 	defer os.RemoveAll(dir)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	m, err := StartMesh(ctx, dir, meshNames, meshEdges, func(_ int, cfg *router.Config) {
+	m, err := local.StartMesh(ctx, dir, meshNames, meshEdges, func(_ int, cfg *router.Config) {
 		if opts.Configure != nil {
 			opts.Configure(cfg)
 		}
@@ -156,7 +157,7 @@ func meshSubscribers(w workload.Workload) []*meshSub {
 
 // subscribe connects s to its router and subscribes its filter and the end
 // marker; it returns once both are installed across the mesh.
-func (s *meshSub) subscribe(ctx context.Context, m *Mesh, publishers int) error {
+func (s *meshSub) subscribe(ctx context.Context, m *local.Mesh, publishers int) error {
 	s.ends.Add(publishers)
 	c, err := m.Routers[s.router].Dial(ctx, s.name, client.Options{OnEvent: func(_ *client.Subscription, e match.Event) {
 		if _, ok := e.Get(endAttr); ok {
@@ -180,7 +181,7 @@ func (s *meshSub) subscribe(ctx context.Context, m *Mesh, publishers int) error 
 }
 
 // publishAll runs every publisher at once, each ending with a marker.
-func publishAll(ctx context.Context, m *Mesh, pubs []*meshPub) error {
+func publishAll(ctx context.Context, m *local.Mesh, pubs []*meshPub) error {
 	errs := make(chan error, len(pubs))
 	for _, p := range pubs {
 		go func() { errs <- p.publish(ctx, m) }()
@@ -193,7 +194,7 @@ func publishAll(ctx context.Context, m *Mesh, pubs []*meshPub) error {
 	return nil
 }
 
-func (p *meshPub) publish(ctx context.Context, m *Mesh) error {
+func (p *meshPub) publish(ctx context.Context, m *local.Mesh) error {
 	c, err := m.Routers[p.router].Dial(ctx, p.name, client.Options{})
 	if err != nil {
 		return fmt.Errorf("mesh demo: %w", err)
@@ -273,7 +274,7 @@ func (s *meshSub) check(got []match.Event, pubs []*meshPub) error {
 
 // printLinkCounts prints, per directed link, how many events crossed it
 // out of those that reached its sending router.
-func printLinkCounts(out io.Writer, m *Mesh, pubs []*meshPub) error {
+func printLinkCounts(out io.Writer, m *local.Mesh, pubs []*meshPub) error {
 	reached := make([]float64, len(m.Routers)) // published at or received by each router
 	for _, p := range pubs {
 		reached[p.router] += float64(len(p.events) + 1)
