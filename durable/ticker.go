@@ -1,6 +1,6 @@
 package durable
 
-// Ticker assigns a pubend's ticks (rules T1 and T2 of durable.md). It
+// Ticker assigns a pubend's ticks (docs/durable.md, rules T1 and T2). It
 // tracks the last tick assigned to an event, the last tick announced
 // downstream (as data or silence) and the persisted high-water mark: no tick
 // above the mark may be announced until a higher mark is persisted, and

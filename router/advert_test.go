@@ -157,9 +157,9 @@ func TestAdvertiseOff(t *testing.T) {
 // Bloom forwarding (--forward bloom --advertise). b's own `price > 40`
 // covers c's IBM filter, so once a advertises symbol == "IBM" only b's
 // filter reaches a: a learns the IBM filter's constraints from the
-// dictionary flood alone (the false-negative trap of routing.md, now
-// under advertisements). The IBM events published at a reach b and c
-// exactly; the SAP subscription never leaves c.
+// dictionary flood alone (the false-negative trap of docs/protocol.md,
+// "Bloom forwarding", now under advertisements). The IBM events published
+// at a reach b and c exactly; the SAP subscription never leaves c.
 func TestAdvertBloomChain(t *testing.T) {
 	a, b, c := startAdvertChain(t, func(c *router.Config) { c.Forward = router.ForwardBloom })
 	ibm, sap, wide := `symbol == "IBM" && price > 50`, `symbol == "SAP"`, `price > 40`

@@ -18,7 +18,7 @@ import (
 // The subscriptions of the Bloom chain test, per router. b's `price < 100`
 // covers c's IBM filter, so b forwards only its own filter to a: a learns
 // the IBM filter's terms only from the dictionary flood (the false-negative
-// trap of routing.md). a's unqualified bounds make summaries fuller, so
+// trap of docs/protocol.md, "Bloom forwarding"). a's unqualified bounds make summaries fuller, so
 // that small summaries collide or saturate.
 var bloomChainFilters = map[string][]string{
 	"c": {

@@ -2,8 +2,8 @@ package router
 
 import "github.com/prometheus/client_golang/prometheus"
 
-// BloomMetrics are the Bloom forwarding metrics (issue 7 section 4); they
-// stay at zero in exact mode.
+// BloomMetrics are the Bloom forwarding metrics (docs/protocol.md, "Bloom
+// forwarding"); they stay at zero in exact mode.
 type BloomMetrics struct {
 	// Summaries counts summaries computed by this router as first router.
 	Summaries prometheus.Counter

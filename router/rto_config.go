@@ -10,8 +10,8 @@ import (
 )
 
 // AssistConfig configures client-assisted placement of subscriptions in
-// the mesh routing table (issue 7 section 6; routing.md "RTO on the
-// wire"). Assistance needs the mesh (Config.MaxLinks > 0); without it the
+// the mesh routing table (docs/protocol.md, "Client-assisted
+// placement"). Assistance needs the mesh (Config.MaxLinks > 0); without it the
 // router keeps no routing table and ignores offers. The zero value is off.
 type AssistConfig struct {
 	// RTO is the routing-table offloading policy: "off" (default: the

@@ -3,9 +3,9 @@ package router
 import "github.com/prometheus/client_golang/prometheus"
 
 // AssistMetrics count the routing-table work of client subscriptions
-// (issue 7 section 6): covering tests the router did, by how the
-// subscription was placed, the covering tests assisting clients did
-// instead, and how placements ended.
+// (docs/protocol.md, "Client-assisted placement"): covering tests the
+// router did, by how the subscription was placed, the covering tests
+// assisting clients did instead, and how placements ended.
 type AssistMetrics struct {
 	// Tests counts covering tests, label kind: "local" (placed by the
 	// router alone, RTO off or no assistant), "done" (done by the router

@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// Bloom forwarding on router links (routing.md, "Bloom forwarding"): the
+// Bloom forwarding on router links (docs/protocol.md, "Bloom forwarding"): the
 // parameters routers announce in LinkHello, the dictionary terms they
 // flood on the control stream (BloomTerms), and events carried with their
 // summaries on the data stream (BloomPublish).

@@ -1,6 +1,8 @@
 // Package wire owns Sift's wire protocol between routers and clients: the
 // length-prefixed frame format, the messages carried in frames, and the
-// compact binary encoding of events.
+// compact binary encoding of events. docs/protocol.md describes the
+// protocol, with test vectors that protocol_doc_test.go checks against
+// the encoder.
 //
 // # Frames
 //
@@ -21,7 +23,7 @@
 // Deliver (router to client, batched) on the data stream, so control never
 // waits behind data.
 //
-// Router links (routing.md) use the same frames: the dialling and the
+// Router links (docs/protocol.md) use the same frames: the dialling and the
 // accepting router each send LinkHello (versions, router name, the names
 // reachable through it) first on the control stream; then Reach (the
 // reachable set changed), Routes (a change to the filters forwarded on the

@@ -11,7 +11,7 @@ const MaxReach = 4096
 // MaxRoutes bounds the filters in one Routes message.
 const MaxRoutes = 1 << 20
 
-// LinkHello opens a router link (routing.md, "Links"): the sender's
+// LinkHello opens a router link (docs/protocol.md, "Opening a link"): the sender's
 // protocol versions, its router name, and the names of the routers
 // reachable through the sender without this link (the sender's own name
 // included), sorted, without duplicates. The receiver refuses a link that

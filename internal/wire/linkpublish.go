@@ -8,7 +8,7 @@ import "encoding/binary"
 // sender found the event to match, or 0 when it names none. A router that
 // holds the witnessed filter from every link it could forward the event
 // on knows the answer of its link table from that one filter, without its
-// index (routing.md, "filter at every hop"). A witness is a hint, never
+// index (docs/protocol.md, "Events on links"). A witness is a hint, never
 // trusted for delivery (local clients are always matched) and checked
 // before it decides anything: the receiver matches the event against the
 // witnessed filter, so a false witness (a neighbour's bug) costs it only

@@ -14,8 +14,8 @@ const (
 const MaxVector = 1 << 16
 
 // AssistOffer is sent by a client, on its control stream, to offer its CPU
-// for placing subscriptions in its router's routing table (routing.md,
-// "RTO on the wire"): Modes is a set of AssistRTO and AssistFF. A router
+// for placing subscriptions in its router's routing table
+// (docs/protocol.md, "Client-assisted placement"): Modes is a set of AssistRTO and AssistFF. A router
 // that does not use assistance ignores it; one that does sends RTOQuery
 // (RTO) and, once, FFFixed (FF).
 type AssistOffer struct {

@@ -4,7 +4,7 @@ import "fmt"
 
 // SaturationThreshold is the summary fill above which a summary is too
 // full to be useful; routers then mark the event for exact matching
-// (routing.md).
+// (docs/protocol.md, "Bloom forwarding").
 const SaturationThreshold = 0.5
 
 // Stats counts what an Index did, for `sift match` and the sweep.
@@ -24,7 +24,7 @@ type Stats struct {
 	Saturated int64
 	// SaturatedCandidates and SaturatedExact are the candidates and exact
 	// matches of the saturated events alone: a router that falls back to
-	// exact matching for those events (routing.md) avoids their false
+	// exact matching for those events (docs/protocol.md) avoids their false
 	// positives.
 	SaturatedCandidates, SaturatedExact int64
 	// FillSum is the sum of summary fills, for the mean.

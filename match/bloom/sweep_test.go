@@ -134,8 +134,8 @@ func measure(t *testing.T, w workload.Workload, idx *bloom.Index) result {
 // forwardedFP spreads the subscriptions over -bloom.groups neighbours and
 // returns the share of (event, neighbour) forwards (some candidate in the
 // neighbour's group) with no exact match in that group; and the same share
-// when events with a saturated summary are forwarded exactly (the
-// routing.md fallback).
+// when events with a saturated summary are forwarded exactly (the exact
+// fallback of docs/protocol.md, "Bloom forwarding").
 func forwardedFP(w workload.Workload, idx *bloom.Index) (all, unsat float64) {
 	g := *sweepGroups
 	var forwarded, falseFwd, fwdUnsat, falseUnsat int

@@ -1,5 +1,5 @@
 // Package bloomfwd owns one router's side of Bloom forwarding
-// (../../../shared/routing.md, "Bloom forwarding") as pure, deterministic
+// (docs/protocol.md, "Bloom forwarding") as pure, deterministic
 // state: the constraint dictionary and its flooding over the link tree,
 // the per-link Bloom trees over the filters each neighbour forwarded, and
 // the summary that the first router computes for each event. It does no

@@ -11,8 +11,8 @@ import (
 )
 
 // Assist offers a client's CPU to its router for placing subscriptions in
-// the router's routing table (issue 7 section 6; routing.md "RTO on the
-// wire"). The router uses it only when it runs a mesh with an RTO policy
+// the router's routing table (docs/protocol.md, "Client-assisted
+// placement"). The router uses it only when it runs a mesh with an RTO policy
 // (siftd --rto) or fixed filters (siftd --ff); otherwise the offer is
 // ignored. Answering costs the client covering tests on the router's
 // filter vectors, on its reader goroutine.

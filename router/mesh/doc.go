@@ -1,5 +1,5 @@
 // Package mesh owns one router's side of the mesh protocol of
-// ../../shared/routing.md as a pure, deterministic state machine: router
+// docs/protocol.md ("Router links") as a pure, deterministic state machine: router
 // links (hello with reachable sets, loop refusal), subscription
 // propagation through a poset.Table with covering, snapshot
 // resynchronisation when a link comes up, and install acknowledgements hop
@@ -99,8 +99,8 @@
 // releases, not the number of acknowledgements pending.
 //
 // Barriers cost one small message per tree link per subscription (the
-// filters themselves stay pruned). routing.md's rule ("immediately if it
-// forwarded nowhere") would make Ready premature when a router behind a
+// filters themselves stay pruned). Acknowledging at once a subscription
+// forwarded nowhere would make Ready premature when a router behind a
 // covering filter has just linked to a new router whose snapshot is still
 // in flight; flags announcing "not settled" cannot replace the barrier,
 // since they race with the subscription. A client that does not wait for
