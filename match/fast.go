@@ -18,19 +18,13 @@ func init() {
 type FastConfig struct {
 	// MaxCells bounds the cells an attribute's value range is cut into.
 	// More cells mean fewer bounds compared per event and one more bitset
-	// per cell in memory: on the HEM workload at 10^6 subscriptions, 20,
-	// 24 and 32 cells hold 228, 239 and 260 bytes per subscription and
-	// match in 0.86, 0.75 and 0.62 ms (2-core Xeon;
-	// go test -run '^$' -bench FastCellsHEM -benchtime 1000x ./match/).
-	// The default (zero) is 24 cells, or for a segment of fewer than
-	// 2^20/24 (about 44,000) subscriptions as many as 2^20 bits of cell
-	// bitsets per dimension hold, up to 64 (at most 8 bytes per
+	// per cell in memory (docs/benchmarks.md, "Fast's cells", has the
+	// figures). The default (zero) is 24 cells, or for a segment of fewer
+	// than 2^20/24 (about 44,000) subscriptions as many as 2^20 bits of
+	// cell bitsets per dimension hold, up to 64 (at most 8 bytes per
 	// subscription and dimension): with a pivot window (see fast_pivot.go)
 	// a cell costs nothing more per event, and fewer bounds per cell are
-	// compared. 10^4 stock subscriptions, cpu-ns per event (load ~5):
-	// 24 cells of 128 bounds 1690, 64 of 32 1540, 128 of 16 1460 (before
-	// later changes); at 16 bounds per cell, a limit of 256 cells is no
-	// faster than 64 (1050 vs 1060, roots-of-10000 710 vs 690).
+	// compared; beyond 64 cells matching is no faster.
 	MaxCells int
 	// BoundsPerCell is the number of interval bounds a cell should hold
 	// before the range is cut further (default 16). It only matters while

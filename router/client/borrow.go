@@ -19,23 +19,18 @@ import (
 // each item into the memory of the one before it: one attribute list kept
 // hot in the cache, and string values copied into append-only chunks
 // shared by many frames (never rewritten, so a value kept stays valid and
-// pins its 16 KiB chunk, not the frame): 88 bytes allocated per stock
-// event, where an immutable copy of each frame body cost 224
-// (BenchmarkDecodeStock in internal/wire). Strings aliasing the reader's
-// reused frame buffer instead would save ~3% of the whole-process CPU on
-// issue 6 (16.7 against 17.3 CPU-s per million events) but would change
-// under a caller who kept one: not worth a string that is not a Go
-// string. Unlike owned delivery, a frame is
-// not all or nothing: the events before a malformed item have been
-// delivered when the connection fails. Two other ways were measured and
-// dropped: wire's ShareStrings (one copy of the frame body and shared
-// attribute slabs per frame: no fewer bytes allocated, and the large
-// per-frame allocations made the 3-router chain ~6% dearer), and a whole
-// frame decoded into reused memory (−12% whole-process CPU on issue 6,
-// against −21% item by item, whose memory stays in the cache). These
-// figures are the router benchmarks' whole-process CPU per event, builds
-// alternated (go test -run XXX -bench 'Throughput/stock|Chain/exact'
-// -benchtime 50000x ./router; docs/notes/issue-6.md, session 4).
+// pins its 16 KiB chunk, not the frame): far fewer bytes allocated per
+// event than an immutable copy of each frame body. Strings aliasing the
+// reader's reused frame buffer would save a little more CPU but would
+// change under a caller who kept one: not worth a string that is not a Go
+// string. Unlike owned delivery, a frame is not all or nothing: the
+// events before a malformed item have been delivered when the connection
+// fails. Two other ways were measured and dropped: wire's ShareStrings
+// (one copy of the frame body and shared attribute slabs per frame: no
+// fewer bytes allocated, and the large per-frame allocations made the
+// 3-router chain dearer), and a whole frame decoded into reused memory
+// (about half the saving of item by item, whose memory stays in the
+// cache). docs/benchmarks.md ("Borrowed delivery") has the figures.
 
 // callback returns the function every delivery goes to instead of the
 // subscriptions' channels (OnEvent or OnBorrowedEvent), or nil.

@@ -64,11 +64,11 @@ type Engine struct {
 
 // Compaction: an index built one subscription at a time (as clients
 // subscribe) is a log-structured set of segments; one compacted segment
-// matches faster (10^4 stock subscriptions: ~25% less time per event).
-// Compacting costs about 1.2 µs per subscription (12 ms at 10^4), so the
-// engine does it once the subscriptions have stayed unchanged while
-// compactAfter(n) events were routed, and only up to compactMaxSubs
-// subscriptions (the loop stalls while it compacts).
+// matches faster, but compacting stalls the loop for a time proportional
+// to the subscriptions (docs/benchmarks.md, "Compaction of the router's
+// index"), so the engine does it once the subscriptions have stayed
+// unchanged while compactAfter(n) events were routed, and only up to
+// compactMaxSubs subscriptions.
 const (
 	compactMinEvents = 256
 	compactMaxSubs   = 1 << 17
