@@ -289,17 +289,3 @@ func emptyRoutes(n *node) error {
 	}
 	return errors.Join(errs...)
 }
-
-// siftdHas reports whether siftd's (or `sift sub`'s, with sub true) help
-// lists flag: the variants of a flag another engineer is still adding
-// skip until it lands.
-func siftdHas(t *testing.T, flag string, sub bool) bool {
-	t.Helper()
-	args := []string{"--help"}
-	binary := "siftd"
-	if sub {
-		binary, args = "sift", []string{"sub", "--help"}
-	}
-	out, _ := runBin(t, context.Background(), nil, binary, args...)
-	return strings.Contains(out, flag+" ")
-}

@@ -18,7 +18,6 @@ import (
 //     acknowledgement at the SHB: it gets what was published while it was
 //     away, and nothing it had acknowledged.
 func TestDurableSubCLI(t *testing.T) {
-	needDurableSiftd(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	m := newDurableMesh(t, ctx, nil, map[string][]string{"phb": nil})
@@ -110,7 +109,6 @@ func TestDurableSubCLI(t *testing.T) {
 // TestDurablePubGivesUp: with no router at the address, `sift pub
 // --durable` fails after --timeout with an error saying so.
 func TestDurablePubGivesUp(t *testing.T) {
-	needDurableSiftd(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	m := newDurableMesh(t, ctx, nil, map[string][]string{"phb": nil})

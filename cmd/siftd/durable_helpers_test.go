@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -112,16 +111,6 @@ type durableMesh struct {
 	// noFlags starts the routers with no durable flags at all: each hosts
 	// a pubend named after itself, and they learn the rest by their links.
 	noFlags bool
-}
-
-// needDurableSiftd skips a test while siftd has no durable flags (the
-// server side of issue 9 is built separately from this harness).
-func needDurableSiftd(t *testing.T) {
-	t.Helper()
-	out, _ := exec.Command(filepath.Join(bin, "siftd"), "--help").CombinedOutput()
-	if !strings.Contains(string(out), "--max-retain") {
-		t.Skip("siftd has no --max-retain flag yet: durable delivery is not wired into siftd")
-	}
 }
 
 // newDurableMesh makes certificates and reserves an address per router.

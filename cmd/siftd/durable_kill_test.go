@@ -61,7 +61,6 @@ func TestDurableKill(t *testing.T) { runDurableKill(t, false) }
 func TestDurableKillNoFlags(t *testing.T) { runDurableKill(t, true) }
 
 func runDurableKill(t *testing.T, noFlags bool) {
-	needDurableSiftd(t)
 	cfg := killConfigFromEnv()
 	publishFor := time.Duration(float64(cfg.events) / cfg.rate * float64(time.Second))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*publishFor+120*time.Second)
@@ -187,7 +186,6 @@ func runKillRounds(t *testing.T, m *durableMesh, subs []*durableSub, rounds int,
 // or at a tick younger than the retention when away caught up, and
 // nothing is logged twice.
 func TestDurableEarlyRelease(t *testing.T) {
-	needDurableSiftd(t)
 	const n, rate, retain, away = 6000, 1000.0, time.Second, 4 * time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
@@ -264,7 +262,6 @@ func TestDurableEarlyRelease(t *testing.T) {
 // at shb2 is a bystander. Both logs end with exactly their matching
 // events, each once, with no gap.
 func TestDurableMove(t *testing.T) {
-	needDurableSiftd(t)
 	const n, rate = 4000, 1000.0
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()

@@ -121,7 +121,6 @@ func checkPubendLog(l subLog, pubend string, filter match.Filter, published []ma
 // both pubends release what every subscriber acknowledged (release by
 // default).
 func TestDurableMeshNoFlags(t *testing.T) {
-	needDurableSiftd(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	m := newDurableMesh(t, ctx, nil, map[string][]string{"a": nil, "b": {"a"}, "c": {"b"}})
