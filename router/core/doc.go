@@ -34,13 +34,21 @@
 //
 // # What the core owns
 //
-// The core owns, so far, client-assisted placement of subscriptions in
-// the mesh routing table (RTO and FF, assist.go): the assisting clients,
-// FF claims, the placement in progress, its queries and answers and its
-// round deadline. It shares the mesh (router/mesh) with the shell's
-// matching loop, which still holds the engine, the link table, Bloom
-// forwarding and the connections; those move into the core step by step,
-// each as typed inputs and Ready fields.
+// Behind Step, Tick and Ready the core owns, so far, client-assisted
+// placement of subscriptions in the mesh routing table (RTO and FF,
+// assist.go): the assisting clients, FF claims, the placement in
+// progress, its queries and answers and its round deadline. It shares the
+// mesh (router/mesh) with the shell's matching loop.
+//
+// The core's package also holds the pure pieces of the matching loop that
+// have moved here but are still called directly by router's loop, not yet
+// through Step: the Engine (subscriptions per interface and per-event
+// routing over a match.Index, engine.go) and the LinkTable with its cache
+// (exact forwarding: the filters each link forwarded, witnesses,
+// linktable.go, linkcache.go). Bloom forwarding, the wanted attribute
+// names and the connections are still in router; each moves here as typed
+// inputs and Ready fields, so that the loop becomes the shell that only
+// moves frames.
 //
 // # Adding an input
 //

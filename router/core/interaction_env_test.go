@@ -27,6 +27,9 @@ type interactionEnv struct {
 	queries map[ConnID][]*wire.RTOQuery
 	fixed   []match.Filter
 	out     strings.Builder
+	// eng and lt are the engine and link table of the engine commands.
+	eng *Engine
+	lt  *LinkTable
 }
 
 func newInteractionEnv(t *testing.T) *interactionEnv {

@@ -27,6 +27,8 @@ import (
 //	detach conn=N             (Detached, then the mesh drops the client)
 //	bad conn=N                (a client frame the core does not take)
 //	tick D                    (the clock moves on by D; the core is ticked)
+//
+// and the engine and link table commands of interaction_engine_test.go.
 func TestInteraction(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		e := newInteractionEnv(t)
@@ -39,6 +41,10 @@ func TestInteraction(t *testing.T) {
 }
 
 func (e *interactionEnv) handle(t *testing.T, d *datadriven.TestData) {
+	if engineCommands[d.Cmd] {
+		e.handleEngine(t, d) // interaction_engine_test.go
+		return
+	}
 	if d.Cmd != "core" && e.core == nil {
 		d.Fatalf(t, "%s before core", d.Cmd)
 	}
