@@ -27,9 +27,8 @@ type interactionEnv struct {
 	queries map[ConnID][]*wire.RTOQuery
 	fixed   []match.Filter
 	out     strings.Builder
-	// eng and lt are the engine and link table of the engine commands.
-	eng *Engine
-	lt  *LinkTable
+	// lt is the link table of the link table commands.
+	lt *LinkTable
 }
 
 func newInteractionEnv(t *testing.T) *interactionEnv {

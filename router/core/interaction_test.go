@@ -13,7 +13,7 @@ import (
 	"github.com/sift-pubsub/sift/router/mesh"
 )
 
-// TestInteraction runs the scripts in testdata/ against a core driven as
+// TestInteraction runs the scripts in testdata/interaction/ against a core driven as
 // router's matching loop drives it. Every command prints the effects
 // (DescribeReady) and the pending deadline. Commands:
 //
@@ -28,9 +28,11 @@ import (
 //	bad conn=N                (a client frame the core does not take)
 //	tick D                    (the clock moves on by D; the core is ticked)
 //
-// and the engine and link table commands of interaction_engine_test.go.
+// and the link table commands of interaction_linktable_test.go. (The
+// engine has its own scripts, testdata/engine.txt, run by
+// TestEngineScripts.)
 func TestInteraction(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+	datadriven.Walk(t, "testdata/interaction", func(t *testing.T, path string) {
 		e := newInteractionEnv(t)
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			e.out.Reset()
@@ -41,8 +43,8 @@ func TestInteraction(t *testing.T) {
 }
 
 func (e *interactionEnv) handle(t *testing.T, d *datadriven.TestData) {
-	if engineCommands[d.Cmd] {
-		e.handleEngine(t, d) // interaction_engine_test.go
+	if linkTableCommands[d.Cmd] {
+		e.handleLinkTable(t, d) // interaction_linktable_test.go
 		return
 	}
 	if d.Cmd != "core" && e.core == nil {
