@@ -11,6 +11,7 @@ import (
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/match/bloom"
 	"github.com/sift-pubsub/sift/router/mesh"
+	"github.com/sift-pubsub/sift/router/perm"
 )
 
 // Config configures a Router. Zero fields take the defaults documented on
@@ -103,6 +104,10 @@ type Config struct {
 	// Durable, if set, turns on durable delivery (durable.go): pubends,
 	// the intermediate broker and the SHB, stored under DataDir/durable.
 	Durable *DurableConfig
+	// Permissions, if set, restricts what each client (by its
+	// certificate's name) may subscribe to and publish (permissions.go);
+	// nil allows everything. Router.SetPermissions replaces it.
+	Permissions *perm.Table
 	// Logger receives structured logs; default slog.Default().
 	Logger *slog.Logger
 	// Metrics receives the router's metrics; default NewMetrics(nil).

@@ -65,7 +65,7 @@ func (r *Router) handle(ctx context.Context, qc *quic.Conn) {
 	ctrl, data, link, err := r.handshake(ctx, c)
 	if err != nil {
 		r.countError(err)
-		c.fail(wire.CodeOf(err), err.Error())
+		c.fail(wire.CodeOf(err), closeReason(err))
 		return
 	}
 	if link != nil {
@@ -106,7 +106,7 @@ func (r *Router) runConn(ctx context.Context, c *conn, ctrl, data *streamReader)
 		c.fail(wire.CodeNone, "closed by peer: "+err.Error())
 	default:
 		r.countError(err)
-		c.fail(wire.CodeOf(err), err.Error())
+		c.fail(wire.CodeOf(err), closeReason(err))
 	}
 	c.q.close()
 }
@@ -217,6 +217,11 @@ func (r *Router) readControl(ctx context.Context, c *conn, sr *streamReader) err
 		if err != nil {
 			return err
 		}
+		if refused, err := r.permitControl(c, m); err != nil { // permissions.go
+			return err
+		} else if refused {
+			continue
+		}
 		var msg loopMsg
 		switch m := m.(type) {
 		case *wire.Subscribe:
@@ -255,6 +260,9 @@ func (r *Router) readControl(ctx context.Context, c *conn, sr *streamReader) err
 func (r *Router) readData(ctx context.Context, c *conn, sr *streamReader) error {
 	return r.readEvents(ctx, c, sr, wire.TypePublish, func(dec *wire.EventDecoder, body []byte) (loopMsg, error) {
 		m, err := dec.DecodeOwnedPublish(body) // body is ours: ReadFrame allocated it
+		if err == nil {
+			err = r.permitPublish(c, m) // permissions.go
+		}
 		return loopMsg{pub: m}, err
 	})
 }

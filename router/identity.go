@@ -44,3 +44,13 @@ func checkClientPeer(c *conn, hello *wire.Hello, self string) error {
 	}
 	return nil
 }
+
+// closeReason is the message a connection closed with err carries: a
+// protocol error's own message, without the code name the close already
+// carries (the peer's wire.ProtocolError prints it once).
+func closeReason(err error) string {
+	if pe, ok := err.(*wire.ProtocolError); ok && pe.Msg != "" {
+		return pe.Msg
+	}
+	return err.Error()
+}

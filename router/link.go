@@ -318,7 +318,7 @@ func (r *Router) Routes(ctx context.Context) ([]mesh.LinkRoutes, error) {
 // detaches.
 func (r *Router) failConn(c *conn, err error) {
 	r.countError(err)
-	c.fail(wire.CodeOf(err), err.Error())
+	c.fail(wire.CodeOf(err), closeReason(err))
 }
 
 // newIncarnation picks this router run's incarnation, sent in every link

@@ -14,6 +14,7 @@ import (
 	"github.com/quic-go/quic-go"
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
+	"github.com/sift-pubsub/sift/router/perm"
 )
 
 // Router is one Sift router: a QUIC listener for clients, a matching loop
@@ -34,6 +35,7 @@ type Router struct {
 	inClosed  bool
 	stopInput chan struct{}
 
+	perms     atomic.Pointer[perm.Table] // permissions.go; nil: all allowed
 	nextIface atomic.Uint64
 	ready     chan struct{}
 	served    atomic.Bool
@@ -96,6 +98,7 @@ func New(cfg Config) (*Router, error) {
 	}
 	r.loop = &matchLoop{eng: core.NewEngine(idx, cfg.MaxSubscriptionsPerConn), conns: make(map[ifaceID]*conn), metrics: r.metrics, links: lk}
 	r.loop.timer.post = func() { r.send(context.Background(), loopMsg{kind: msgTick}) }
+	r.perms.Store(cfg.Permissions)
 	return r, nil
 }
 

@@ -34,6 +34,7 @@ import (
 
 	"github.com/sift-pubsub/sift/router"
 	"github.com/sift-pubsub/sift/router/certs"
+	"github.com/sift-pubsub/sift/router/perm"
 	"github.com/spf13/cobra"
 )
 
@@ -79,6 +80,7 @@ func newCommand() *cobra.Command {
 	f.StringVar(&flags.TLSKey, "tls-key", "", "the router's private key file, e.g. tls.key")
 	f.StringVar(&flags.TLSCA, "tls-ca", "", "the CA bundle the router trusts, e.g. ca.crt")
 	f.StringVar(&flags.Data, "data", "", "data folder for persistent state (required)")
+	f.StringVar(&flags.Permissions, "permissions", "", `permissions file: a JSON object mapping client names (from their certificates) to a publish and a subscribe filter, {"alice": {"publish": FILTER, "subscribe": FILTER}}; a subscription must be covered by the subscribe filter, an event must match the publish filter, an unlisted client may do nothing (reloaded on SIGHUP)`)
 	f.StringVar(&flags.Metrics, "metrics", "", "HTTP address for /metrics, /healthz and /debug/subscriptions")
 	f.StringArrayVar(&flags.Peers, "peer", nil, "a router to link with, HOST:PORT (repeatable); redialled with backoff")
 	f.StringVar(&flags.Table, "table", "poset", "routing table structure for links: poset, forest, or shallow (cheap inserts at 10^5-10^6 subscriptions; no --rto/--ff)")
@@ -112,6 +114,12 @@ func run(ctx context.Context, opts options) error {
 		return err
 	}
 	cfg.Logger = log
+	if opts.Permissions != "" {
+		if cfg.Permissions, err = perm.Load(opts.Permissions); err != nil {
+			return err
+		}
+		log.Info("permissions loaded", "file", opts.Permissions, "clients", len(cfg.Permissions.Clients()))
+	}
 	cfg.TLS = store.ServerConfig(func(err error) {
 		log.Warn("refused a client certificate", "err", err)
 	})
@@ -120,7 +128,7 @@ func run(ctx context.Context, opts options) error {
 	if err != nil {
 		return err
 	}
-	stopReload := onReload(log, func() { reload(log, store) })
+	stopReload := onReload(log, func() { reload(log, store, opts.Permissions, r) })
 	defer stopReload()
 	if opts.Metrics != "" {
 		ln, err := net.Listen("tcp", opts.Metrics)

@@ -28,6 +28,9 @@ type options struct {
 	TLSCA   string   `json:"tls_ca"`
 	Data    string   `json:"data"`
 	Metrics string   `json:"metrics"`
+	// Permissions is the permissions file (router/perm); reloaded on
+	// SIGHUP.
+	Permissions string `json:"permissions"`
 	Peers   []string `json:"peers"`
 	Table   string   `json:"table"`
 	// Merge turns on perfect merging of the filters forwarded to each
@@ -117,6 +120,7 @@ func resolve(flags options, changed func(string) bool) (options, error) {
 	override("tls-ca", &opts.TLSCA, flags.TLSCA)
 	override("data", &opts.Data, flags.Data)
 	override("metrics", &opts.Metrics, flags.Metrics)
+	override("permissions", &opts.Permissions, flags.Permissions)
 	override("table", &opts.Table, flags.Table)
 	override("forward", &opts.Forward, flags.Forward)
 	override("bloom-index", &opts.BloomIndex, flags.BloomIndex)

@@ -57,7 +57,12 @@ func newDurablePublisher(ctx context.Context, opts DurablePublisherOptions) (*Du
 	return &DurablePublisher{dp: p}, nil
 }
 
-func isRefusal(err error) bool { return errors.Is(err, ErrRefused) }
+// A connection the router closed as forbidden (siftd --permissions) is a
+// refusal too: retrying cannot help.
+func isRefusal(err error) bool {
+	var pe *wire.ProtocolError
+	return errors.Is(err, ErrRefused) || errors.As(err, &pe) && pe.Code == wire.CodeForbidden
+}
 
 // hello introduces the publisher on a new connection and learns the
 // highest sequence the pubend logged for it; everything up to it is
