@@ -228,6 +228,8 @@ func (r *Router) readControl(ctx context.Context, c *conn, sr *streamReader) err
 			msg = loopMsg{kind: msgSubscribe, iface: c.id, sub: m.ID, filter: m.Filter}
 		case *wire.Unsubscribe:
 			msg = loopMsg{kind: msgUnsubscribe, iface: c.id, sub: m.ID}
+		case *wire.SubscribeBatch:
+			msg = loopMsg{kind: msgSubscribeBatch, iface: c.id, batch: parseBatch(m)} // subbatch.go
 		case *wire.Durable:
 			if err := r.durableFromClient(c, m); err != nil {
 				return err

@@ -23,6 +23,7 @@ const (
 	msgLinkUp
 	msgLinkFrame
 	msgBloomPublish
+	msgSubscribeBatch
 	msgCore // a typed input of router/core (coreloop.go)
 	msgTick // the core's deadline passed (coreloop.go)
 )
@@ -52,6 +53,7 @@ type loopMsg struct {
 	linkErr   chan<- error       // msgLinkUp: the verdict
 	frame     wire.Message       // msgLinkFrame
 	bpub      *wire.BloomPublish // msgBloomPublish (forward.go)
+	batch     *subBatch          // msgSubscribeBatch (subbatch.go)
 	in        core.Input         // msgCore
 }
 
@@ -107,6 +109,8 @@ func (l *matchLoop) step(m loopMsg) {
 		l.mirrorRoutes(m)
 	case msgBloomPublish:
 		l.publishBloom(m)
+	case msgSubscribeBatch:
+		l.subscribeBatch(m)
 	case msgCore:
 		if _, ok := l.conns[m.iface]; ok && l.core != nil {
 			l.stepCore(m.in) // a client frame: a bad one is refused by the core without effect

@@ -172,6 +172,9 @@ func (l *matchLoop) apply(out mesh.Output) {
 		if r.Advert {
 			ack = &wire.AdvertAck{About: wire.TypeAdvertise, ID: r.Ref}
 		}
+		if r.Batch {
+			ack = batchAck(r.Ref) // subbatch.go
+		}
 		if c, ok := l.conns[ifaceID(r.Client)]; ok {
 			l.pushControl(c, wire.AppendFrame(nil, ack))
 		}

@@ -19,7 +19,7 @@ func init() {
 	var opts subOptions
 	var dur durableSubFlags
 	cmd := &cobra.Command{
-		Use:   "sub --router HOST:PORT --certs DIR [--count N] [--timeout DUR] 'FILTER'",
+		Use:   "sub --router HOST:PORT --certs DIR [--count N] [--timeout DUR] ('FILTER' | --filters FILE)",
 		Short: "Subscribe to a router and print matching events",
 		Long: `Sub installs FILTER at the router, writes "ready" to standard error once
 the router has acknowledged it, and prints each delivered event as one JSON
@@ -34,14 +34,37 @@ exactly where FILE ends. FILE.mark vouches for FILE's synced prefix so that
 a restart reads only what follows it; deleting it costs one full read of
 FILE. --router may list several routers, comma-separated.
 
+With --filters FILE, sub subscribes every filter of FILE (the
+subscriptions-file format of sift match: one filter per line, blank lines
+and # comments skipped; ids count the other lines from 0), writes "ready N"
+to standard error once all N are installed on every router they must
+reach, and prints one line per delivered event: {"subs":[ID,...],
+"event":{...}}, the matching ids ascending. Files larger than the router's
+per-connection limit (siftd --max-subscriptions-per-conn) are spread over
+several connections; each event is still printed once.
+
 With --assist the client offers its CPU to the router for placing
 subscriptions in its routing table (siftd --rto, --ff): it answers the
 router's covering queries while it runs.`,
-		Args: cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if opts.filters != "" { // sub_filters.go
+				return cobra.NoArgs(cmd, args)
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			if ctx == nil {
 				ctx = context.Background()
+			}
+			if opts.filters != "" {
+				if dur.enabled() {
+					return errors.New("sub: --filters takes no --durable")
+				}
+				if err := subscribeFile(ctx, conn, opts, opts.filters, cmd.OutOrStdout(), cmd.ErrOrStderr()); err != nil {
+					return fmt.Errorf("sub: %w", err)
+				}
+				return nil
 			}
 			if dur.enabled() {
 				if err := subscribeDurable(ctx, conn, opts, dur, args[0], cmd.ErrOrStderr()); err != nil {
@@ -60,6 +83,7 @@ router's covering queries while it runs.`,
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", 0, "exit after this long (0: no limit)")
 	cmd.Flags().StringVar(&dur.id, "durable", "", "durable subscription ID: exactly-once delivery logged to --out (sub_durable.go)")
 	cmd.Flags().StringVar(&dur.out, "out", "", "with --durable: the subscriber's log, one JSON line per event, gap or checkpoint")
+	cmd.Flags().StringVar(&opts.filters, "filters", "", "subscribe every filter of this subscriptions file (format of sift match) instead of FILTER; prints ready N, then {\"subs\":[ID,...],\"event\":{...}} lines")
 	cmd.Flags().BoolVar(&opts.assist, "assist", false, "help the router place subscriptions in its routing table (RTO and FF, siftd --rto/--ff)")
 	cmd.Flags().BoolVar(&opts.assistLie, "assist-lie", false, "with --assist: answer with random bits (tests of the router's --rto policies only)")
 	cmd.Flags().MarkHidden("assist-lie")
@@ -69,8 +93,9 @@ router's covering queries while it runs.`,
 type subOptions struct {
 	count     int
 	timeout   time.Duration
-	assist    bool // offer RTO and FF assistance
-	assistLie bool // hidden: lie when assisting (tests)
+	assist    bool   // offer RTO and FF assistance
+	assistLie bool   // hidden: lie when assisting (tests)
+	filters   string // --filters FILE (sub_filters.go)
 }
 
 // dialSub connects like routerFlags.dial, offering assistance when asked.

@@ -83,6 +83,7 @@ func newCommand() *cobra.Command {
 	f.StringVar(&flags.Permissions, "permissions", "", `permissions file: a JSON object mapping client names (from their certificates) to a publish and a subscribe filter, {"alice": {"publish": FILTER, "subscribe": FILTER}}; a subscription must be covered by the subscribe filter, an event must match the publish filter, an unlisted client may do nothing (reloaded on SIGHUP)`)
 	f.StringVar(&flags.Metrics, "metrics", "", "HTTP address for /metrics, /healthz and /debug/subscriptions")
 	f.StringArrayVar(&flags.Peers, "peer", nil, "a router to link with, HOST:PORT (repeatable); redialled with backoff")
+	f.IntVar(&flags.MaxSubscriptionsPerConn, "max-subscriptions-per-conn", 0, "bound on each client connection's subscriptions (0: the router's default, 100000); announced to clients, sift sub --filters spreads larger files over several connections")
 	f.StringVar(&flags.Table, "table", "poset", "routing table structure for links: poset, forest, or shallow (cheap inserts at 10^5-10^6 subscriptions; no --rto/--ff)")
 	f.BoolVar(&flags.Merge, "merge", false, "perfect merging of the filters forwarded to each neighbour router: several filters go as their merge when it matches exactly their union (fewer filters upstream; linked routers need not agree)")
 	f.StringVar(&flags.Forward, "forward", "exact", "event forwarding between routers: exact, or bloom (summaries; linked routers must agree)")

@@ -135,6 +135,9 @@ func resolve(flags options, changed func(string) bool) (options, error) {
 	if changed("merge") {
 		opts.Merge = flags.Merge
 	}
+	if changed("max-subscriptions-per-conn") {
+		opts.MaxSubscriptionsPerConn = flags.MaxSubscriptionsPerConn
+	}
 	if err := opts.readFixed(); err != nil {
 		return opts, err
 	}
@@ -160,6 +163,8 @@ func resolve(flags options, changed func(string) bool) (options, error) {
 		return opts, errors.New("--data is required")
 	case opts.MaxLinks < 0:
 		return opts, fmt.Errorf("max_links %d is negative", opts.MaxLinks)
+	case opts.MaxSubscriptionsPerConn < 0:
+		return opts, fmt.Errorf("--max-subscriptions-per-conn %d is negative", opts.MaxSubscriptionsPerConn)
 	}
 	return opts, nil
 }

@@ -51,6 +51,13 @@ func TestResolve(t *testing.T) {
 	if opts, err := resolve(options{configFile: cfgFile, Merge: false}, func(n string) bool { return n == "merge" }); err != nil || opts.routerConfig().Merge {
 		t.Errorf(`{"merge":true} --merge=false: merge %v, err %v; want the flag to win`, opts.routerConfig().Merge, err)
 	}
+	os.WriteFile(cfgFile, []byte(`{"name":"n","certs":"c","data":"d","max_subscriptions_per_conn":5}`), 0o644)
+	if opts, err := resolve(options{configFile: cfgFile, MaxSubscriptionsPerConn: 7}, func(n string) bool { return n == "max-subscriptions-per-conn" }); err != nil || opts.routerConfig().MaxSubscriptionsPerConn != 7 {
+		t.Errorf(`{"max_subscriptions_per_conn":5} --max-subscriptions-per-conn 7: %v, err %v; want the flag's 7`, opts.routerConfig().MaxSubscriptionsPerConn, err)
+	}
+	if _, err := resolve(options{Name: "n", Certs: "c", Data: "d", MaxSubscriptionsPerConn: -1}, func(n string) bool { return n == "max-subscriptions-per-conn" }); err == nil || !strings.Contains(err.Error(), "negative") {
+		t.Errorf("--max-subscriptions-per-conn -1: %v, want an error", err)
+	}
 	os.WriteFile(cfgFile, []byte(`{"idle_timeout": 30}`), 0o644)
 	if _, err := resolve(options{configFile: cfgFile}, none); err == nil || !strings.Contains(err.Error(), "duration") {
 		t.Errorf("bad duration: %v", err)

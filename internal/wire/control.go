@@ -51,8 +51,9 @@ func decodeUnsubscribe(r *reader) *Unsubscribe {
 }
 
 // Ack confirms a request: a subscription installed (About TypeSubscribe,
-// ID the subscription), removed (TypeUnsubscribe), or a publish batch
-// accepted (TypePublish, ID the batch sequence number).
+// ID the subscription), removed (TypeUnsubscribe), a publish batch
+// accepted (TypePublish, ID the batch sequence number), or every filter of
+// a SubscribeBatch installed (TypeSubscribeBatch, ID its first id).
 type Ack struct {
 	About Type
 	ID    uint64
@@ -69,7 +70,7 @@ func (m *Ack) AppendBody(b []byte) []byte {
 
 func decodeAck(r *reader) *Ack {
 	m := &Ack{About: Type(r.byte("ack type")), ID: r.uvarint("ack id")}
-	if r.err == nil && m.About != TypeSubscribe && m.About != TypeUnsubscribe && m.About != TypePublish {
+	if r.err == nil && m.About != TypeSubscribe && m.About != TypeUnsubscribe && m.About != TypePublish && m.About != TypeSubscribeBatch {
 		r.fail("ack: cannot acknowledge %s", m.About)
 	}
 	return m

@@ -47,36 +47,39 @@ const (
 	TypeAdvertAck   Type = 26
 	// Exact forwarding's events on router links (linkpublish.go).
 	TypeLinkPublish Type = 27
+	// Bulk subscribe on client connections (subbatch.go).
+	TypeSubscribeBatch Type = 28
 )
 
 var typeNames = [...]string{
-	TypeHello:        "hello",
-	TypeWelcome:      "welcome",
-	TypeAttach:       "attach",
-	TypeSubscribe:    "subscribe",
-	TypeUnsubscribe:  "unsubscribe",
-	TypePublish:      "publish",
-	TypeDeliver:      "deliver",
-	TypeAck:          "ack",
-	TypeError:        "error",
-	TypeLinkHello:    "link-hello",
-	TypeReach:        "reach",
-	TypeRoutes:       "routes",
-	TypeRoutesAck:    "routes-ack",
-	TypeBloomTerms:   "bloom-terms",
-	TypeBloomPublish: "bloom-publish",
-	TypeDurable:      "durable",
-	TypeAssistOffer:  "assist-offer",
-	TypeRTOQuery:     "rto-query",
-	TypeRTOAnswer:    "rto-answer",
-	TypeFFFixed:      "ff-fixed",
-	TypeFFClaim:      "ff-claim",
-	TypeHeartbeat:    "heartbeat",
-	TypeAdverts:      "adverts",
-	TypeAdvertise:    "advertise",
-	TypeUnadvertise:  "unadvertise",
-	TypeAdvertAck:    "advert-ack",
-	TypeLinkPublish:  "link-publish",
+	TypeHello:          "hello",
+	TypeWelcome:        "welcome",
+	TypeAttach:         "attach",
+	TypeSubscribe:      "subscribe",
+	TypeUnsubscribe:    "unsubscribe",
+	TypePublish:        "publish",
+	TypeDeliver:        "deliver",
+	TypeAck:            "ack",
+	TypeError:          "error",
+	TypeLinkHello:      "link-hello",
+	TypeReach:          "reach",
+	TypeRoutes:         "routes",
+	TypeRoutesAck:      "routes-ack",
+	TypeBloomTerms:     "bloom-terms",
+	TypeBloomPublish:   "bloom-publish",
+	TypeDurable:        "durable",
+	TypeAssistOffer:    "assist-offer",
+	TypeRTOQuery:       "rto-query",
+	TypeRTOAnswer:      "rto-answer",
+	TypeFFFixed:        "ff-fixed",
+	TypeFFClaim:        "ff-claim",
+	TypeHeartbeat:      "heartbeat",
+	TypeAdverts:        "adverts",
+	TypeAdvertise:      "advertise",
+	TypeUnadvertise:    "unadvertise",
+	TypeAdvertAck:      "advert-ack",
+	TypeLinkPublish:    "link-publish",
+	TypeSubscribeBatch: "subscribe-batch",
 }
 
 // String returns the type's name, e.g. "publish".
@@ -88,7 +91,7 @@ func (t Type) String() string {
 }
 
 // Known reports whether t is a message type of this protocol version.
-func (t Type) Known() bool { return t >= TypeHello && t <= TypeLinkPublish }
+func (t Type) Known() bool { return t >= TypeHello && t <= TypeSubscribeBatch }
 
 const (
 	// HeaderLen is the length prefix: 4 bytes, big-endian.

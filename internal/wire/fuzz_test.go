@@ -31,6 +31,8 @@ func seedFrames() [][]byte {
 		&RoutesAck{Gen: 2, Seq: 2},
 		&Heartbeat{Padding: HeartbeatPadding},
 		&Heartbeat{},
+		&SubscribeBatch{First: 7, Filters: []string{`symbol == "IBM"`, `price < 10`}},
+		&Ack{About: TypeSubscribeBatch, ID: 7},
 	}
 	var out [][]byte
 	for _, m := range msgs {

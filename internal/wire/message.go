@@ -77,6 +77,8 @@ func (d *EventDecoder) Decode(t Type, body []byte) (Message, error) {
 		m = decodeAdvert(t, &r) // advert.go
 	case TypeLinkPublish:
 		m = d.decodeLinkPublish(&r) // linkpublish.go
+	case TypeSubscribeBatch:
+		m = decodeSubscribeBatch(&r) // subbatch.go
 	default:
 		return nil, Errorf(CodeUnknownType, "unknown frame type %d", byte(t))
 	}

@@ -34,6 +34,7 @@ type Client struct {
 	subs    subTable              // by id (subscription.go)
 	pending map[reqKey]chan error // nil channel: abandoned subscribe
 	nextSub atomic.Uint64
+	batches atomic.Pointer[[]*Batch] // SubscribeBatch's, by first id (batch.go)
 
 	assist assistant // RTO/FF (assist.go)
 
@@ -373,6 +374,7 @@ func (c *Client) readData() {
 // targets, tens of KB, were written and read back, and an item's cost a
 // lock and a pointer store per id.)
 func (c *Client) hand(ids []uint64, e match.Event, callback func(*Subscription, match.Event)) {
+	ids = c.handBatches(ids, e) // batch.go
 	for _, id := range ids {
 		s := c.subs.get(id)
 		switch {

@@ -44,6 +44,8 @@ func (c *Core) Step(in Input) error {
 		return c.clientFrame(in)
 	case Place:
 		return c.place(in)
+	case PlaceBatch:
+		return c.placeBatch(in) // batch.go
 	case Unsubscribed:
 		c.unsubscribed(in)
 	case Detached:

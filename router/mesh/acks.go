@@ -17,6 +17,7 @@ type pending struct {
 	client Client
 	ref    uint64
 	advert bool   // Ready for the client's advertisement ref
+	batch  bool   // Ready for the client's batch of subscriptions from ref
 	order  uint64 // creation order, for a stable order of Ready
 	left   int    // links still to acknowledge
 	off    bool   // cancelled (client gone or unsubscribed) or link gone
@@ -45,6 +46,7 @@ type acks struct {
 type readyKey struct {
 	ref    uint64
 	advert bool
+	batch  bool
 }
 
 func newAcks() acks {
@@ -80,7 +82,7 @@ func (m *Mesh) wait(p pending, from Link, out *Output) {
 		if a.ready[p.client] == nil {
 			a.ready[p.client] = make(map[readyKey]*pending)
 		}
-		a.ready[p.client][readyKey{p.ref, p.advert}] = pp
+		a.ready[p.client][readyKey{p.ref, p.advert, p.batch}] = pp
 	}
 	if pp.left == 0 {
 		var s settled
@@ -161,8 +163,8 @@ func (s *settled) due(p *pending) {
 func (m *Mesh) emit(s *settled, out *Output) {
 	slices.SortFunc(s.ready, func(a, b *pending) int { return cmp.Compare(a.order, b.order) })
 	for _, p := range s.ready {
-		out.Ready = append(out.Ready, Ready{p.client, p.ref, p.advert})
-		m.cancelReady(p.client, readyKey{p.ref, p.advert})
+		out.Ready = append(out.Ready, Ready{Client: p.client, Ref: p.ref, Advert: p.advert, Batch: p.batch})
+		m.cancelReady(p.client, readyKey{p.ref, p.advert, p.batch})
 	}
 	slices.Sort(s.links)
 	for _, id := range slices.Compact(s.links) {

@@ -54,11 +54,13 @@ type Send struct {
 
 // Ready says a client subscription is installed on every router reachable
 // (or, with Advert set, that every subscription overlapping the client's
-// advertisement Ref is installed at this router).
+// advertisement Ref is installed at this router; with Batch set, that
+// every subscription of the batch SubscribeBatch started at Ref is).
 type Ready struct {
 	Client Client
 	Ref    uint64
 	Advert bool
+	Batch  bool
 }
 
 // Close asks the caller to close a link the Mesh has already dropped.

@@ -31,8 +31,9 @@ type sim struct {
 	trace   *strings.Builder
 	noCheck bool // benchmarks: skip checkInstalled on Ready
 	table   string
-	runs    int        // routers started or restarted: each run's incarnation
-	adv     *advertSim // advertisements on (advert_sim_test.go); nil: off
+	runs    int            // routers started or restarted: each run's incarnation
+	adv     *advertSim     // advertisements on (advert_sim_test.go); nil: off
+	batches map[subKey]int // batches awaiting Ready, by first subscription: their sizes
 }
 
 type subKey struct {
@@ -157,6 +158,10 @@ func (s *sim) dispatch(r int, out Output) {
 	for _, rd := range out.Ready {
 		if rd.Advert {
 			s.advertReady(r, rd)
+			continue
+		}
+		if rd.Batch {
+			s.batchReady(r, rd) // batch_test.go
 			continue
 		}
 		k := subKey{r, rd.Client, rd.Ref}

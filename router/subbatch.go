@@ -1,0 +1,70 @@
+package router
+
+import (
+	"errors"
+
+	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/match"
+	"github.com/sift-pubsub/sift/router/core"
+)
+
+// subBatch is a SubscribeBatch as the connection's reader hands it to the
+// matching loop: its filters parsed there, off the loop, or the first
+// parse error.
+type subBatch struct {
+	first   uint64
+	filters []match.Filter
+	err     error // a *wire.ProtocolError naming the filter; nil: all parsed
+}
+
+// parseBatch parses a batch's filters; the first malformed one refuses the
+// whole batch (CodeBadFilter, naming its position and column).
+func parseBatch(m *wire.SubscribeBatch) *subBatch {
+	b := &subBatch{first: m.First, filters: make([]match.Filter, len(m.Filters))}
+	for i, text := range m.Filters {
+		f, err := match.Parse(text)
+		if err != nil {
+			b.filters, b.err = nil, wire.Errorf(wire.CodeBadFilter, "filter %d of the batch (id %d): %s", i, m.First+uint64(i), err)
+			return b
+		}
+		b.filters[i] = f
+	}
+	return b
+}
+
+// subscribeBatch installs a client's batch in the engine and, with a
+// mesh, through the core in the mesh: the client's one Ack (About
+// TypeSubscribeBatch, ID first) then waits for the batch's mesh Ready. A
+// refusal is one Error frame and installs nothing.
+func (l *matchLoop) subscribeBatch(m loopMsg) {
+	b := m.batch
+	err := b.err
+	if err == nil {
+		err = l.eng.subscribeBatch(m.iface, b.first, b.filters)
+	}
+	if err != nil || l.mesh == nil {
+		l.reply(m.iface, wire.TypeSubscribeBatch, b.first, err)
+		return
+	}
+	l.metrics.Subscriptions.Set(float64(l.eng.subscriptions()))
+	for i, f := range b.filters {
+		l.bloomSubscribe(m.iface, b.first+uint64(i), f) // terms travel ahead of the mesh's messages
+	}
+	if err = l.stepCore(core.PlaceBatch{Conn: core.ConnID(m.iface), First: b.first, Filters: b.filters}); err == nil {
+		return
+	}
+	for i := range b.filters {
+		l.bloomUnsubscribe(m.iface, b.first+uint64(i))
+	}
+	l.eng.unsubscribeBatch(m.iface, b.first, len(b.filters))
+	var pe *wire.ProtocolError
+	if !errors.As(err, &pe) {
+		err = wire.Errorf(wire.CodeInternal, "mesh refused subscription batch %d: %v", b.first, err)
+	}
+	l.reply(m.iface, wire.TypeSubscribeBatch, b.first, err)
+}
+
+// batchAck is the Ack of a batch the mesh reports Ready.
+func batchAck(first uint64) wire.Message {
+	return &wire.Ack{About: wire.TypeSubscribeBatch, ID: first}
+}
