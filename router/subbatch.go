@@ -40,13 +40,13 @@ func (l *matchLoop) subscribeBatch(m loopMsg) {
 	b := m.batch
 	err := b.err
 	if err == nil {
-		err = l.eng.subscribeBatch(m.iface, b.first, b.filters)
+		err = l.eng.SubscribeBatch(m.iface, b.first, b.filters)
 	}
 	if err != nil || l.mesh == nil {
 		l.reply(m.iface, wire.TypeSubscribeBatch, b.first, err)
 		return
 	}
-	l.metrics.Subscriptions.Set(float64(l.eng.subscriptions()))
+	l.metrics.Subscriptions.Set(float64(l.eng.Subscriptions()))
 	for i, f := range b.filters {
 		l.bloomSubscribe(m.iface, b.first+uint64(i), f) // terms travel ahead of the mesh's messages
 	}
@@ -56,7 +56,7 @@ func (l *matchLoop) subscribeBatch(m loopMsg) {
 	for i := range b.filters {
 		l.bloomUnsubscribe(m.iface, b.first+uint64(i))
 	}
-	l.eng.unsubscribeBatch(m.iface, b.first, len(b.filters))
+	l.eng.UnsubscribeBatch(m.iface, b.first, len(b.filters))
 	var pe *wire.ProtocolError
 	if !errors.As(err, &pe) {
 		err = wire.Errorf(wire.CodeInternal, "mesh refused subscription batch %d: %v", b.first, err)

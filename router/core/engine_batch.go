@@ -1,4 +1,4 @@
-package router
+package core
 
 import (
 	"fmt"
@@ -7,48 +7,48 @@ import (
 	"github.com/sift-pubsub/sift/match"
 )
 
-// subscribeBatch installs filters under (iface, first), (iface, first+1),
+// SubscribeBatch installs filters under (iface, first), (iface, first+1),
 // ... all or none: an id already in use or more subscriptions than the
 // interface's limit is a *wire.ProtocolError (the message names the id)
 // and installs nothing. The filters are parsed already (the connection's
 // reader parses a batch, off the matching loop).
-func (e *engine) subscribeBatch(id ifaceID, first uint64, fs []match.Filter) error {
-	st, ok := e.ifaces[id]
+func (e *Engine) SubscribeBatch(id ifaceID, first uint64, fs []match.Filter) error {
+	st, ok := e.Ifaces[id]
 	if !ok {
 		return fmt.Errorf("subscribe batch on unknown interface %d", id)
 	}
 	for i := range fs {
-		if _, dup := st.subs[first+uint64(i)]; dup {
+		if _, dup := st.Subs[first+uint64(i)]; dup {
 			return wire.Errorf(wire.CodeDuplicateSubscription, "subscription id %d (filter %d of the batch) is already in use", first+uint64(i), i)
 		}
 	}
-	if e.maxSubs > 0 && len(st.subs)+len(fs) > e.maxSubs {
-		return wire.Errorf(wire.CodeTooManySubscriptions, "connection has %d subscriptions; %d more exceed the limit of %d", len(st.subs), len(fs), e.maxSubs)
+	if e.maxSubs > 0 && len(st.Subs)+len(fs) > e.maxSubs {
+		return wire.Errorf(wire.CodeTooManySubscriptions, "connection has %d subscriptions; %d more exceed the limit of %d", len(st.Subs), len(fs), e.maxSubs)
 	}
 	for i, f := range fs {
 		x := e.newID()
 		if err := e.idx.Insert(x, f); err != nil {
 			e.free = append(e.free, x)
 			for j := range i { // undo: all or none
-				e.mustDelete(st.subs[first+uint64(j)].idx)
-				delete(st.subs, first+uint64(j))
+				e.mustDelete(st.Subs[first+uint64(j)].idx)
+				delete(st.Subs, first+uint64(j))
 			}
 			return fmt.Errorf("index insert: %w", err)
 		}
-		st.subs[first+uint64(i)] = subEntry{idx: x, filter: f}
+		st.Subs[first+uint64(i)] = subEntry{idx: x, filter: f}
 		e.owner[x] = subRef{iface: st, sub: first + uint64(i)}
-		if e.onFilter != nil {
-			e.onFilter(f)
+		if e.OnFilter != nil {
+			e.OnFilter(f)
 		}
 	}
 	e.touch()
 	return nil
 }
 
-// unsubscribeBatch removes what subscribeBatch installed (the mesh refused
+// UnsubscribeBatch removes what SubscribeBatch installed (the mesh refused
 // the batch).
-func (e *engine) unsubscribeBatch(id ifaceID, first uint64, n int) {
+func (e *Engine) UnsubscribeBatch(id ifaceID, first uint64, n int) {
 	for i := range n {
-		e.unsubscribe(id, first+uint64(i))
+		e.Unsubscribe(id, first+uint64(i))
 	}
 }
