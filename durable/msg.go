@@ -85,6 +85,11 @@ const (
 	// announcing router; Version, its announcement's version (it grows
 	// with every change and every restart); Pubends, the pubends it hosts.
 	MsgHosts
+	// MsgHeartbeat (router to a durable client, no fields): sent every
+	// heartbeat period, so that a client that hears nothing for a few
+	// periods knows its router is gone (a restarted router cannot speak
+	// on the old connection).
+	MsgHeartbeat
 )
 
 var kindNames = [...]string{
@@ -95,7 +100,7 @@ var kindNames = [...]string{
 	MsgPubRefused: "pub-refused", MsgResume: "resume", MsgStart: "start",
 	MsgEvent: "event", MsgSubSilence: "sub-silence", MsgGap: "gap", MsgAck: "ack",
 	MsgRefused: "refused", MsgDisconnect: "disconnect", MsgUnsubscribe: "unsubscribe",
-	MsgUninstall: "uninstall", MsgClaim: "claim", MsgHosts: "hosts",
+	MsgUninstall: "uninstall", MsgClaim: "claim", MsgHosts: "hosts", MsgHeartbeat: "heartbeat",
 }
 
 // String returns the kind's name.

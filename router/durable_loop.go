@@ -37,6 +37,7 @@ func (d *durableNode) run(stop <-chan struct{}) {
 	defer tick.Stop()
 	var syncing chan syncResult
 	ticks := 0
+	lastBeat := time.Now()
 	var local []durable.Envelope // messages between this router's machines
 	for {
 		select {
@@ -47,6 +48,10 @@ func (d *durableNode) run(stop <-chan struct{}) {
 			local = d.retopologize(local)
 		case <-tick.C:
 			d.tick(now())
+			if time.Since(lastBeat) >= heartbeatPeriod {
+				lastBeat = time.Now()
+				d.heartbeat()
+			}
 			if ticks++; ticks%viewEvery == 0 {
 				d.publishView()
 			}

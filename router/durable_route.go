@@ -144,7 +144,7 @@ func routerAccepts(k durable.MsgKind) bool {
 	switch k {
 	case durable.MsgHello, durable.MsgHelloAck, durable.MsgPublish, durable.MsgPubAck, durable.MsgPubRefused,
 		durable.MsgResume, durable.MsgStart, durable.MsgEvent, durable.MsgSubSilence, durable.MsgGap,
-		durable.MsgAck, durable.MsgRefused, durable.MsgDisconnect, durable.MsgUnsubscribe:
+		durable.MsgAck, durable.MsgRefused, durable.MsgDisconnect, durable.MsgUnsubscribe, durable.MsgHeartbeat:
 		return false
 	}
 	return true

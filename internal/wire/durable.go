@@ -65,7 +65,7 @@ const (
 )
 
 // maxDurableKind is the highest durable.MsgKind the decoder accepts.
-const maxDurableKind = durable.MsgHosts
+const maxDurableKind = durable.MsgHeartbeat
 
 // carriesFilter reports whether messages of kind k always hold a filter.
 func carriesFilter(k durable.MsgKind) bool {

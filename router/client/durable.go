@@ -72,6 +72,11 @@ type DurableOptions struct {
 	// attempts, which doubles from MinBackoff to MaxBackoff (with jitter);
 	// defaults 50ms and 2s.
 	MinBackoff, MaxBackoff time.Duration
+	// Heartbeat is how long a connection may stay silent before the client
+	// takes its router for gone and reconnects; routers send a heartbeat
+	// every 250ms. Default 1s; negative: never (the QUIC idle timeout
+	// still applies).
+	Heartbeat time.Duration
 }
 
 // DurablePublisherOptions configure a DurablePublisher.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"sync"
 	"time"
 
@@ -24,6 +25,8 @@ type durableConn struct {
 	in     chan durable.Msg // closed when the connection ends; err says why
 	err    error
 	wmu    sync.Mutex
+	// heartbeat bounds the silence of the router (DurableOptions.Heartbeat).
+	heartbeat time.Duration
 }
 
 // durableDefaults fills in DurableOptions; durable connections detect a
@@ -52,11 +55,14 @@ func (o DurableOptions) withDefaults() (DurableOptions, error) {
 	if o.MaxBackoff <= 0 {
 		o.MaxBackoff = 2 * time.Second
 	}
+	if o.Heartbeat == 0 {
+		o.Heartbeat = time.Second
+	}
 	return o, nil
 }
 
 // dialDurable connects to one router.
-func dialDurable(ctx context.Context, addr string, opts Options) (*durableConn, error) {
+func dialDurable(ctx context.Context, addr string, opts Options, heartbeat time.Duration) (*durableConn, error) {
 	c := &Client{opts: opts}
 	qc, err := quic.DialAddr(ctx, addr, opts.TLS.Clone(), &quic.Config{
 		MaxIdleTimeout:        opts.IdleTimeout,
@@ -72,22 +78,29 @@ func dialDurable(ctx context.Context, addr string, opts Options) (*durableConn, 
 		qc.CloseWithError(quic.ApplicationErrorCode(wire.CodeOf(err)), err.Error())
 		return nil, fmt.Errorf("dial %s: %w", addr, err)
 	}
-	dc := &durableConn{qc: qc, ctrl: c.ctrl, router: c.welcome.Name, in: make(chan durable.Msg, 256)}
+	dc := &durableConn{qc: qc, ctrl: c.ctrl, router: c.welcome.Name, in: make(chan durable.Msg, 256), heartbeat: heartbeat}
 	go dc.read(c.ctrlFR)
 	return dc, nil
 }
 
 // read hands the router's durable messages to in until the connection
-// ends.
+// ends, or until the router was silent (not even a heartbeat) for longer
+// than c.heartbeat.
 func (c *durableConn) read(fr *wire.FrameReader) {
 	defer close(c.in)
 	var closing error
 	for {
+		if c.heartbeat > 0 {
+			c.ctrl.SetReadDeadline(time.Now().Add(c.heartbeat))
+		}
 		m, err := fr.ReadMessage()
 		if err != nil {
+			var ne net.Error
 			switch {
 			case closing != nil:
 				c.err = closing
+			case errors.As(err, &ne) && ne.Timeout():
+				c.err = fmt.Errorf("router %s silent for %v (no heartbeat): taken for gone", c.router, c.heartbeat)
 			case errors.Is(err, io.EOF):
 				c.err = fmt.Errorf("router %s closed the connection", c.router)
 			default:
@@ -98,6 +111,9 @@ func (c *durableConn) read(fr *wire.FrameReader) {
 		}
 		switch m := m.(type) {
 		case *wire.Durable:
+			if m.Msg.Kind == durable.MsgHeartbeat {
+				continue
+			}
 			c.in <- m.Msg
 		case *wire.Error:
 			closing = m.Err()
@@ -172,7 +188,7 @@ func (d *dialer) dial(ctx context.Context, stop <-chan struct{}, open func(*dura
 		addr := d.o.Routers[d.next%len(d.o.Routers)]
 		d.next++
 		actx, cancel := context.WithTimeout(ctx, d.o.IdleTimeout)
-		c, err := dialDurable(actx, addr, d.o.Options)
+		c, err := dialDurable(actx, addr, d.o.Options, d.o.Heartbeat)
 		cancel()
 		if err == nil {
 			if err = open(c); err == nil {
