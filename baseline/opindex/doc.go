@@ -24,13 +24,16 @@
 //     far (for a bulk load, counted over the whole load first); ties go to
 //     the first name. The pivot is remembered per subscription, so a
 //     delete finds its partition whatever the counts are then.
-//   - The per-operator indexes: a hash table for ==, sorted lists for the
-//     orderings and for != (the satisfied predicates are one or two runs),
-//     and one-by-one evaluation for prefix, suffix and contains; exists
-//     holds whenever the attribute is present. Every operator and type of
-//     Sift's filter language is therefore supported. These are the same
-//     per-attribute indexes as package counting uses: what OpIndex adds is
-//     the pivot partitioning.
+//   - The operator groups: as in the paper, whose pruning comes from the
+//     pivot level, each (attribute, operator) group is a list whose
+//     predicates are evaluated one by one against the event value
+//     (numeric ones by an exact comparison of keys, the others with the
+//     constraint's own test). Every operator and type of Sift's filter
+//     language is supported: prefix, suffix and contains are the paper's
+//     string extensions, and exists holds whenever the attribute is
+//     present. This, not the partitioning, is what costs OpIndex on the
+//     HEM workload, where every event carries every attribute: package
+//     counting finds the satisfied predicates in sorted lists instead.
 //   - A range `a >= L && a <= H` counts as two predicates, as in the
 //     paper (one per operator group), not as one interval.
 //   - Counters are reset by clearing the array per event.

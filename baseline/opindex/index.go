@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/sift-pubsub/sift/baseline/internal/preds"
 	"github.com/sift-pubsub/sift/baseline/internal/slots"
 	"github.com/sift-pubsub/sift/match"
 )
@@ -33,7 +32,7 @@ type Index struct {
 // partition holds the subscriptions of one pivot attribute, their
 // predicates grouped by attribute and operator.
 type partition struct {
-	attrs map[string]*preds.Attr
+	attrs map[string]*group
 	n     int // subscriptions
 }
 
@@ -121,7 +120,7 @@ func (x *Index) add(id match.ID, f match.Filter) {
 	x.pivot[s] = pv
 	p := x.parts[pv]
 	if p == nil {
-		p = &partition{attrs: make(map[string]*preds.Attr)}
+		p = &partition{attrs: make(map[string]*group)}
 		x.parts[pv] = p
 	}
 	p.n++
@@ -129,10 +128,10 @@ func (x *Index) add(id match.ID, f match.Filter) {
 		c := f.At(i)
 		a := p.attrs[c.Attr]
 		if a == nil {
-			a = preds.New()
+			a = &group{}
 			p.attrs[c.Attr] = a
 		}
-		a.Add(c, s)
+		a.add(c, s)
 	}
 }
 
@@ -156,8 +155,8 @@ func (x *Index) Delete(id match.ID) error {
 		for i := range f.Len() {
 			c := f.At(i)
 			a := p.attrs[c.Attr]
-			a.Remove(c, s)
-			if a.Len() == 0 {
+			a.remove(c, s)
+			if a.n == 0 {
 				delete(p.attrs, c.Attr)
 			}
 		}
@@ -180,15 +179,6 @@ func (x *Index) Match(e match.Event, dst []match.ID) []match.ID {
 	clear(x.count)
 	x.hits = x.hits[:0]
 	count, need := x.count, x.need
-	visit := func(run []uint32) {
-		for _, s := range run {
-			c := count[s] + 1
-			count[s] = c
-			if c == need[s] {
-				x.hits = append(x.hits, s)
-			}
-		}
-	}
 	for i := range e.Len() {
 		p := x.parts[e.At(i).Name]
 		if p == nil {
@@ -196,8 +186,16 @@ func (x *Index) Match(e match.Event, dst []match.ID) []match.ID {
 		}
 		for j := range e.Len() {
 			at := e.At(j)
-			if a := p.attrs[at.Name]; a != nil {
-				a.Visit(at.Value, visit)
+			a := p.attrs[at.Name]
+			if a == nil {
+				continue
+			}
+			for _, s := range a.satisfied(at.Value) {
+				c := count[s] + 1
+				count[s] = c
+				if c == need[s] {
+					x.hits = append(x.hits, s)
+				}
 			}
 		}
 	}
