@@ -33,8 +33,10 @@ type router struct {
 	dec    wire.EventDecoder
 	ids    []match.ID
 	// witnesses are the filters innerWitness checks, one per event of
-	// its bodies in order.
+	// its bodies in order; wpos is the next one (timeRole visits the
+	// bodies in order, from the first).
 	witnesses []match.Filter
+	wpos      int
 	to        []mesh.Link
 	sink      []byte
 }

@@ -174,6 +174,7 @@ func runPoint(cfg Config, terms, filters int, seed uint64) (Point, error) {
 			}
 			inner[mode] = append(inner[mode], ns)
 			if mode == 0 {
+				rt.wpos = 0
 				if ns, err = timeRole(rt.innerWitness, exactIn, cfg.MinCPU); err != nil {
 					return p, err
 				}
