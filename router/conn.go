@@ -229,7 +229,11 @@ func (r *Router) readControl(ctx context.Context, c *conn, sr *streamReader) err
 		case *wire.Unsubscribe:
 			msg = loopMsg{kind: msgUnsubscribe, iface: c.id, sub: m.ID}
 		case *wire.SubscribeBatch:
-			msg = loopMsg{kind: msgSubscribeBatch, iface: c.id, batch: parseBatch(m)} // subbatch.go
+			b := parseBatch(m) // subbatch.go
+			if r.permitBatch(c, b) {
+				continue // refused whole: not covered by the client's subscribe filter
+			}
+			msg = loopMsg{kind: msgSubscribeBatch, iface: c.id, batch: b}
 		case *wire.Durable:
 			if err := r.durableFromClient(c, m); err != nil {
 				return err

@@ -2,6 +2,7 @@ package router
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
@@ -67,4 +68,21 @@ func (l *matchLoop) subscribeBatch(m loopMsg) {
 // batchAck is the Ack of a batch the mesh reports Ready.
 func batchAck(first uint64) wire.Message {
 	return &wire.Ack{About: wire.TypeSubscribeBatch, ID: first}
+}
+
+// permitBatch checks every filter of client c's parsed batch against its
+// subscribe filter (permissions.go); the first one not covered refuses the
+// whole batch with one CodeForbidden error frame naming it, and permitBatch
+// reports true. A batch that did not parse is left to the loop's refusal.
+func (r *Router) permitBatch(c *conn, b *subBatch) bool {
+	t := r.perms.Load()
+	if t == nil || c.self || b.err != nil {
+		return false
+	}
+	for i, f := range b.filters {
+		if err := t.Subscribe(c.ident.Name, f); err != nil {
+			return r.refuse(c, wire.TypeSubscribeBatch, b.first, fmt.Errorf("filter %d of the batch (id %d): %w", i, b.first+uint64(i), err))
+		}
+	}
+	return false
 }

@@ -12,7 +12,9 @@ import (
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router"
+	"github.com/sift-pubsub/sift/router/certs"
 	"github.com/sift-pubsub/sift/router/client"
+	"github.com/sift-pubsub/sift/router/perm"
 )
 
 // batchDeliveries collects a batch's deliveries: per event (in delivery
@@ -157,5 +159,30 @@ func TestSubscribeBatchRefused(t *testing.T) {
 	defer d.mu.Unlock()
 	if !slices.Equal(d.got[0], []int{4}) {
 		t.Fatalf("delivered to %v, want [4]", d.got[0])
+	}
+}
+
+// TestSubscribeBatchForbidden: with permissions, a batch holding one
+// filter outside the client's subscribe filter is refused whole
+// (CodeForbidden, naming the filter) and installs nothing; a batch within
+// it is installed.
+func TestSubscribeBatchForbidden(t *testing.T) {
+	env := start(t, nil)
+	tab, err := perm.Parse([]byte(`{"` + certs.DevClientName + `": {"subscribe": "tenant == \"a\""}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Router.SetPermissions(tab)
+	d := &batchDeliveries{more: make(chan struct{}, 1)}
+	c := dial(t, env, "batch", client.Options{})
+	_, err = c.SubscribeBatch(testCtx(t), []string{`tenant == "a" && x > 1`, `tenant == "b"`}, d.on)
+	if wire.CodeOf(err) != wire.CodeForbidden || !strings.Contains(err.Error(), "filter 1 of the batch") {
+		t.Fatalf("batch with a forbidden filter: %v", err)
+	}
+	if n := metricValue(env.Router.Metrics().Subscriptions); n != 0 {
+		t.Fatalf("%v subscriptions after the refusal, want 0", n)
+	}
+	if _, err := c.SubscribeBatch(testCtx(t), []string{`tenant == "a" && x > 1`, `tenant == "a"`}, d.on); err != nil {
+		t.Fatalf("permitted batch: %v", err)
 	}
 }
