@@ -26,6 +26,7 @@ type interactionEnv struct {
 	// answered, in the order sent.
 	queries map[ConnID][]*wire.RTOQuery
 	fixed   []match.Filter
+	set     AssistSettings // the core's, for crash
 	out     strings.Builder
 	// lt is the link table of the link table commands.
 	lt *LinkTable

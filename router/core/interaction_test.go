@@ -27,6 +27,8 @@ import (
 //	detach conn=N             (Detached, then the mesh drops the client)
 //	bad conn=N                (a client frame the core does not take)
 //	tick D                    (the clock moves on by D; the core is ticked)
+//	crash                     (the router restarts: a new core over a new mesh, same settings;
+//	                           the clock goes on, clients must offer and subscribe again)
 //
 // and the link table commands of interaction_linktable_test.go. (The
 // engine has its own scripts, testdata/engine.txt, run by
@@ -107,6 +109,13 @@ func (e *interactionEnv) handle(t *testing.T, d *datadriven.TestData) {
 		e.out.WriteString(DescribeMeshOutput(e.core.mesh.DropClient(mesh.Client(c)))) // as the driver does, after
 	case "bad":
 		e.step(ClientFrame{Conn: conn(), Msg: &wire.Ack{About: wire.TypeSubscribe, ID: 1}})
+	case "crash":
+		c, err := newMeshCore("a", e.set)
+		if err != nil {
+			d.Fatalf(t, "crash: %v", err)
+		}
+		e.core = c
+		e.queries = make(map[ConnID][]*wire.RTOQuery)
 	case "tick":
 		dur, err := time.ParseDuration(d.CmdArgs[0].Key)
 		if err != nil {
@@ -158,6 +167,6 @@ func (e *interactionEnv) handleCore(t *testing.T, d *datadriven.TestData) {
 	if err != nil {
 		d.Fatalf(t, "core: %v", err)
 	}
-	e.core, e.fixed, e.now = c, set.Fixed, epoch
+	e.core, e.fixed, e.set, e.now = c, set.Fixed, set, epoch
 	e.queries = make(map[ConnID][]*wire.RTOQuery)
 }
