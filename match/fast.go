@@ -17,14 +17,16 @@ func init() {
 // FastConfig tunes the Fast index. The zero value selects the defaults.
 type FastConfig struct {
 	// MaxCells bounds the cells an attribute's value range is cut into.
-	// More cells mean fewer bounds compared per event and one more bitset
-	// per cell in memory (docs/benchmarks.md, "Fast's cells", has the
-	// figures). The default (zero) is 24 cells, or for a segment of fewer
-	// than 2^20/24 (about 44,000) subscriptions as many as 2^20 bits of
-	// cell bitsets per dimension hold, up to 64 (at most 8 bytes per
-	// subscription and dimension): with a pivot window (see fast_pivot.go)
-	// a cell costs nothing more per event, and fewer bounds per cell are
-	// compared; beyond 64 cells matching is no faster.
+	// More cells mean fewer bounds compared and marked per event and one
+	// more bitset per cell in memory, one bit per subscription and
+	// dimension (docs/benchmarks.md, "Fast's cells", has the figures).
+	// The default (zero) is 32 cells, 20 for a segment of 2^22
+	// subscriptions or more (where memory, not time, is the bound), or for
+	// a segment of fewer than 2^20/32 (about 33,000) subscriptions as many
+	// as 2^20 bits of cell bitsets per dimension hold, up to 64 (at most 8
+	// bytes per subscription and dimension): with a pivot window (see
+	// fast_pivot.go) a cell costs nothing more per event, and fewer bounds
+	// per cell are compared; beyond 64 cells matching is no faster.
 	MaxCells int
 	// BoundsPerCell is the number of interval bounds a cell should hold
 	// before the range is cut further (default 16). It only matters while
@@ -52,10 +54,13 @@ func (c *FastConfig) populate() {
 	}
 }
 
-// Defaults of FastConfig.MaxCells: autoCellsLarge cells, or for a segment
-// of n subscriptions as many as autoCellBits/n, up to autoCellsMax.
+// Defaults of FastConfig.MaxCells: autoCellsLarge cells (autoCellsHuge
+// from autoHugeSlots subscriptions on), or for a segment of n
+// subscriptions as many as autoCellBits/n, up to autoCellsMax.
 const (
-	autoCellsLarge = 24
+	autoCellsLarge = 32
+	autoCellsHuge  = 20
+	autoHugeSlots  = 1 << 22
 	autoCellBits   = 1 << 20
 	autoCellsMax   = 64
 )
@@ -65,6 +70,9 @@ const (
 func (c *FastConfig) maxCells(n int) int {
 	if c.MaxCells > 0 {
 		return c.MaxCells
+	}
+	if n >= autoHugeSlots {
+		return autoCellsHuge
 	}
 	return min(autoCellsMax, max(autoCellsLarge, autoCellBits/max(n, 1)))
 }

@@ -89,6 +89,7 @@ func (s *segment) match(e Event, fail []uint64, dst []ID) []ID {
 		}
 		a.failInto(v, &win, fail)
 	}
+	win.flush(fail)
 	for _, sp := range win.spans[:win.nspans] {
 		dst = s.collect(sp, fail, dst)
 	}

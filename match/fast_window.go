@@ -20,12 +20,17 @@ type window struct {
 	// point is the pivot point of the event's value, if hasPoint.
 	point    pivotPoint
 	hasPoint bool
+	// pending holds bitsets to OR into the fail words, deferred so that
+	// flush ORs them four at a time: one pass over the fail words per
+	// four bitsets instead of one per bitset.
+	pending  [16][]uint64
+	npending int
 }
 
 // set makes the window the spans given (ascending, not overlapping; empty
 // ones are dropped).
 func (w *window) set(spans ...slotSpan) {
-	w.nspans, w.nwords, w.whole, w.hasPoint = 0, 0, false, false
+	w.nspans, w.nwords, w.whole, w.hasPoint, w.npending = 0, 0, false, false, 0
 	for _, s := range spans {
 		if s.lo >= s.hi {
 			continue
@@ -42,11 +47,37 @@ func (w *window) set(spans ...slotSpan) {
 	}
 }
 
-// orWords ORs the window's words of src into dst.
+// orWords ORs the window's words of src into dst, the fail words of the
+// match: now, or at the latest at the next flush.
 func (w *window) orWords(dst, src []uint64) {
-	for _, r := range w.words[:w.nwords] {
-		orWords(dst[r[0]:r[1]], src[r[0]:r[1]])
+	if w.npending == len(w.pending) {
+		w.flush(dst)
 	}
+	w.pending[w.npending] = src
+	w.npending++
+}
+
+// flush ORs the window's words of the pending bitsets into dst.
+func (w *window) flush(dst []uint64) {
+	p := w.pending[:w.npending]
+	for _, r := range w.words[:w.nwords] {
+		lo, hi := r[0], r[1]
+		d := dst[lo:hi]
+		i := 0
+		for ; i+4 <= len(p); i += 4 {
+			orWords4(d, p[i][lo:hi], p[i+1][lo:hi], p[i+2][lo:hi], p[i+3][lo:hi])
+		}
+		switch len(p) - i {
+		case 3:
+			orWords3(d, p[i][lo:hi], p[i+1][lo:hi], p[i+2][lo:hi])
+		case 2:
+			orWords2(d, p[i][lo:hi], p[i+1][lo:hi])
+		case 1:
+			orWords(d, p[i][lo:hi])
+		}
+	}
+	clear(p)
+	w.npending = 0
 }
 
 // orSlots sets the members of s in dst, at least inside the window.

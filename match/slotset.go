@@ -69,3 +69,31 @@ func (s slotSet) len() int {
 	}
 	return len(s.list)
 }
+
+// orWords4 ORs a, b, c and e (each len(dst) long) into dst in one pass,
+// reading and writing dst once for four bitsets.
+func orWords4(dst, a, b, c, e []uint64) {
+	n := len(dst)
+	a, b, c, e = a[:n], b[:n], c[:n], e[:n]
+	for i := range dst {
+		dst[i] |= a[i] | b[i] | c[i] | e[i]
+	}
+}
+
+// orWords3 ORs a, b and c (each len(dst) long) into dst in one pass.
+func orWords3(dst, a, b, c []uint64) {
+	n := len(dst)
+	a, b, c = a[:n], b[:n], c[:n]
+	for i := range dst {
+		dst[i] |= a[i] | b[i] | c[i]
+	}
+}
+
+// orWords2 ORs a and b (each len(dst) long) into dst in one pass.
+func orWords2(dst, a, b []uint64) {
+	n := len(dst)
+	a, b = a[:n], b[:n]
+	for i := range dst {
+		dst[i] |= a[i] | b[i]
+	}
+}
