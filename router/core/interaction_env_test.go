@@ -73,7 +73,7 @@ func (e *interactionEnv) carry() {
 
 // answer is an assistant's answer to q: honest (poset.Evaluate) or, if
 // lie, every bit set.
-func answer(t *testing.T, q *wire.RTOQuery, lie bool) *wire.RTOAnswer {
+func answer(t interface{ Fatal(...any) }, q *wire.RTOQuery, lie bool) *wire.RTOAnswer {
 	n := len(q.Filters)
 	var a poset.Answer
 	if lie {
