@@ -4,6 +4,7 @@ package bench
 // these packages register their indexes with match in their init
 // functions.
 import (
+	_ "github.com/sift-pubsub/sift/baseline/betree"
 	_ "github.com/sift-pubsub/sift/baseline/counting"
 	_ "github.com/sift-pubsub/sift/baseline/opindex"
 	_ "github.com/sift-pubsub/sift/baseline/rein"
