@@ -39,9 +39,10 @@
 // between routers of the same MaxFrame. Dialled peers are redialled with
 // backoff; every (re)connect resynchronises both sides by snapshot.
 //
-// With Config.Forward = bloom (router/bloomfwd) the first router sends a
-// Bloom summary with each event (BloomPublish, the raw event bytes
-// unchanged); inner routers forward on the summary alone, with one
+// With Config.Forward = bloom (router/bloomfwd) the first router matches
+// an event exactly, as in exact mode, and sends the events it forwards
+// with a Bloom summary (BloomPublish, the raw event bytes unchanged);
+// inner routers forward on the summary alone, with one
 // sbstree or bftree per link, and decode an event only to deliver it
 // locally, exactly. The constraint dictionary is flooded over the link
 // tree ahead of the mesh's messages, so a Ready subscription's terms are
