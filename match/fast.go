@@ -311,6 +311,13 @@ func (x *Fast) adopt(s *segment) {
 	x.nextNum++
 	s.num = x.nextNum
 	x.segByNum[s.num] = s
+	var maxID ID
+	for slot := range s.n {
+		if s.live.Test(uint(slot)) {
+			maxID = max(maxID, s.id(slot))
+		}
+	}
+	x.loc.reserve(maxID, s.nlive)
 	for slot := range s.n {
 		if s.live.Test(uint(slot)) {
 			x.loc.set(s.id(slot), loc(s.num, uint32(slot)))

@@ -38,9 +38,22 @@ func (t *locTable) set(id ID, l uint64) {
 	t.sparse[id] = l
 }
 
+// reserve makes room in the dense slice, at once, for ids up to maxID of
+// which adding are new, when they will be dense enough to live there: a
+// bulk load then allocates the slice once at its size instead of doubling
+// it (at 10^7 ids, 80 MB instead of up to 134 MB plus the copies).
+func (t *locTable) reserve(maxID ID, adding int) {
+	if maxID >= ID(len(t.dense)) && maxID < ID(2*(t.n+adding)+1024) {
+		t.resize(int(maxID) + 1)
+	}
+}
+
 // grow extends the dense slice to hold id, moving map entries it now covers.
-func (t *locTable) grow(id ID) {
-	size := max(int(id)+1, 2*len(t.dense))
+func (t *locTable) grow(id ID) { t.resize(max(int(id)+1, 2*len(t.dense))) }
+
+// resize sets the dense slice's length to size (at least its length),
+// moving map entries it now covers.
+func (t *locTable) resize(size int) {
 	d := make([]uint64, size)
 	copy(d, t.dense)
 	t.dense = d
