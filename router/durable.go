@@ -54,6 +54,14 @@ type DurableConfig struct {
 	// short intervals make a recovering router's neighbours answer the
 	// same range many times over.
 	NackRetry time.Duration
+	// MinFree is the free space the durable store's file system must keep
+	// (default 64 MiB): below it, durable publishes are refused (the
+	// publisher retries), so the store never runs out of space mid-write.
+	// Plain routing is unaffected.
+	MinFree uint64
+	// OpenStore opens the durable store in dir; nil opens Pebble there. A
+	// test injects a failing store with it.
+	OpenStore func(dir string) (DurableStore, error)
 	// ReportInterval is the period of the SHB's release reports and of its
 	// silences to idle subscribers (default 100ms). Every idle subscriber
 	// gets a silence per period, so with many subscribers a short period
@@ -81,6 +89,21 @@ func (c *DurableConfig) validate(name string) error {
 		c.NackRetry = 200 * time.Millisecond
 	}
 	return nil
+}
+
+// DurableStore is the store of a router's durable side
+// (durable/pebblestore's Store).
+type DurableStore interface {
+	durable.Store
+	// Apply writes a batch (synced if sync is set).
+	Apply(b *durable.Batch, sync bool) error
+	// Flush makes every applied batch durable.
+	Flush() error
+	// DiskUsage estimates the bytes on disk of the keys in [lo, hi).
+	DiskUsage(lo, hi []byte) (uint64, error)
+	// Size returns the bytes the store uses on disk.
+	Size() uint64
+	Close() error
 }
 
 // local returns the pubends hosted by router name, sorted.
@@ -115,7 +138,7 @@ type durableNode struct {
 	name    string
 	cfg     DurableConfig
 	log     *slog.Logger
-	store   *pebblestore.Store
+	store   DurableStore
 	pubends map[string]*durable.Pubend // by pubend id
 	// pubendIDs are the keys of pubends, sorted, and byNode the pubends by
 	// node id: both fixed at boot, read per flush, tick and message.
@@ -127,12 +150,22 @@ type durableNode struct {
 	// neighbours are the neighbours with durable delivery ever linked
 	// (persisted, see neighbourKey), driver goroutine only.
 	neighbours map[string]bool
-	dir        *durable.Directory
-	hosts      map[string]string // every pubend known, by host (driver goroutine)
-	topo       chan struct{}     // a token when links or the directory changed
-	shb        *durable.SHB
-	in         chan durableInput
-	met        *durableMetrics
+	outboxes   map[string]*outbox // durable frames waiting for a link lane, by peer (driver goroutine)
+	// The store's health (durable_full.go), driver goroutine only: a
+	// batch that failed to be written, why free space is short ("" if it
+	// is not), the store's folder, the free space to keep and how it is
+	// read.
+	failed    *failedBatch
+	lowSpace  string
+	storeDir  string
+	minFree   uint64
+	freeSpace func(dir string) (uint64, error)
+	dir       *durable.Directory
+	hosts     map[string]string // every pubend known, by host (driver goroutine)
+	topo      chan struct{}     // a token when links or the directory changed
+	shb       *durable.SHB
+	in        chan durableInput
+	met       *durableMetrics
 
 	mu      sync.Mutex // guards links and clients
 	links   map[string]*durableLink
@@ -164,13 +197,22 @@ func newDurableNode(cfg Config, met *Metrics) (*durableNode, error) {
 	if err := dc.validate(cfg.Name); err != nil {
 		return nil, err
 	}
-	st, err := pebblestore.Open(filepath.Join(cfg.DataDir, "durable"), nil)
+	open := dc.OpenStore
+	if open == nil {
+		open = func(dir string) (DurableStore, error) { return pebblestore.Open(dir, nil) }
+	}
+	dir := filepath.Join(cfg.DataDir, "durable")
+	st, err := open(dir)
 	if err != nil {
 		return nil, fmt.Errorf("durable: %w", err)
 	}
 	d := &durableNode{name: cfg.Name, cfg: dc, log: cfg.Logger.With("router", cfg.Name, "part", "durable"),
 		store: st, pubends: map[string]*durable.Pubend{}, byNode: map[string]*durable.Pubend{}, in: make(chan durableInput, 4096), topo: make(chan struct{}, 1),
-		links: map[string]*durableLink{}, clients: map[ifaceID]*durableClient{}}
+		links: map[string]*durableLink{}, clients: map[ifaceID]*durableClient{}, outboxes: map[string]*outbox{},
+		storeDir: dir, minFree: dc.MinFree, freeSpace: statfsFree}
+	if d.minFree == 0 {
+		d.minFree = defaultMinFree
+	}
 	if err := d.boot(); err != nil {
 		st.Close()
 		return nil, err

@@ -37,7 +37,8 @@ func (d *durableNode) run(stop <-chan struct{}) {
 	defer tick.Stop()
 	var syncing chan syncResult
 	ticks := 0
-	lastBeat := time.Now()
+	lastSpace, lastRetry := time.Time{}, time.Now()
+	go d.heartbeats(stop)
 	var local []durable.Envelope // messages between this router's machines
 	for {
 		select {
@@ -48,9 +49,13 @@ func (d *durableNode) run(stop <-chan struct{}) {
 			local = d.retopologize(local)
 		case <-tick.C:
 			d.tick(now())
-			if time.Since(lastBeat) >= heartbeatPeriod {
-				lastBeat = time.Now()
-				d.heartbeat()
+			if time.Since(lastSpace) >= spaceCheckPeriod {
+				lastSpace = time.Now()
+				d.checkSpace()
+			}
+			if d.failed != nil && time.Since(lastRetry) >= storeRetryPeriod {
+				lastRetry = time.Now()
+				local = d.send(d.retryFailed(), local)
 			}
 			if ticks++; ticks%viewEvery == 0 {
 				d.publishView()
@@ -58,9 +63,10 @@ func (d *durableNode) run(stop <-chan struct{}) {
 		case res := <-syncing:
 			syncing = nil
 			if res.err != nil {
-				d.log.Error("durable sync failed: durable delivery stops", "err", res.err)
-				<-stop
-				return
+				before := d.storeFull()
+				d.failed = &failedBatch{applied: true, msgs: res.msgs, err: res.err}
+				d.noteFull(before)
+				break
 			}
 			d.met.syncs.Inc()
 			d.met.syncSeconds.Observe(res.dur.Seconds())
@@ -76,13 +82,14 @@ func (d *durableNode) run(stop <-chan struct{}) {
 				d.stepLocal(env)
 			}
 			local = nil
-			if syncing != nil {
+			if syncing != nil || d.failed != nil {
 				break
 			}
 			if syncing, local = d.flush(nil); len(local) == 0 {
 				break
 			}
 		}
+		d.flushLinks()
 	}
 }
 
@@ -112,10 +119,10 @@ func (d *durableNode) flush(local []durable.Envelope) (chan syncResult, []durabl
 		return nil, d.send(msgs, local)
 	}
 	if err := d.store.Apply(&writes, false); err != nil {
-		d.log.Error("durable apply failed: durable delivery stops", "err", err)
-		ch := make(chan syncResult, 1)
-		ch <- syncResult{err: err}
-		return ch, local
+		before := d.storeFull()
+		d.failed = &failedBatch{writes: writes, msgs: msgs, err: err}
+		d.noteFull(before)
+		return nil, local
 	}
 	d.met.writes.Add(float64(len(writes.Ops)))
 	ch := make(chan syncResult, 1)
@@ -171,6 +178,10 @@ func (d *durableNode) stepLocal(env durable.Envelope) {
 			return
 		}
 		if env.Msg.Kind == durable.MsgPublish {
+			if why := d.storeFull(); why != "" {
+				d.send(d.refusePublish(env, why), nil) // to a client: nothing local
+				return
+			}
 			d.met.published.Inc()
 		}
 		err = pe.Step(t, env)

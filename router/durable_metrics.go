@@ -19,7 +19,8 @@ type durableMetrics struct {
 	syncSeconds                             prometheus.Histogram
 	pubendTick, released, latestDelivered   *prometheus.GaugeVec
 	pfsRecords, logBytes, members           *prometheus.GaugeVec
-	storeBytes                              prometheus.Gauge
+	storeBytes, storeFull                   prometheus.Gauge
+	publishRefused                          prometheus.Counter
 	catchupSessions, subscribers, connected prometheus.Gauge
 
 	last durable.SHBStats // the SHB's counters at the last update
@@ -62,6 +63,9 @@ func newDurableMetrics(reg *prometheus.Registry) *durableMetrics {
 		pfsRecords:      perPubend("pfs_records", "PFS records of a pubend kept by the SHB (not yet chopped)."),
 		logBytes:        perPubend("pubend_log_bytes", "Estimated bytes on disk of a local pubend's event log (what is not released)."),
 		members:         perPubend("pubend_members", "SHBs whose release reports a local pubend waits for."),
+		storeFull:       gauge("store_full", "1 while durable publishes are refused because the store cannot write (disk nearly full, or write errors)."),
+		publishRefused: counter("publishes_refused_total",
+			"Durable publishes refused because the store could not take them (disk nearly full, or write errors)."),
 		storeBytes:      gauge("store_bytes", "Bytes the durable store uses on disk (all pubends, the SHB and Pebble's own files)."),
 		catchupSessions: gauge("catchup_sessions", "Connected durable subscribers behind latestDelivered (catching up)."),
 		subscribers:     gauge("subscribers", "Durable subscriptions seen by the SHB since the router started."),

@@ -11,9 +11,10 @@ import (
 
 // send carries out messages the machines emitted: those for this router's
 // machines are appended to local (the driver steps them next), the others
-// go to a client connection or over a router link. Nothing blocks: a full
-// link lane drops the message (the protocol asks again), a full client
-// lane closes the client as a slow consumer.
+// go to a client connection or over a router link. Nothing blocks: link
+// messages wait in the link's outbox while its lane is full (see
+// durable_outbox.go), a full client lane closes the client as a slow
+// consumer.
 func (d *durableNode) send(msgs []durable.Envelope, local []durable.Envelope) []durable.Envelope {
 	for _, env := range msgs {
 		switch {
@@ -84,10 +85,7 @@ func (d *durableNode) toLink(env durable.Envelope) {
 	if l == nil {
 		return
 	}
-	d.met.linkOut.Inc()
-	if !l.c.q.pushControl(wire.AppendFrame(nil, &wire.Durable{Msg: m})) {
-		d.met.linkDropped.Inc()
-	}
+	d.queueLink(l, m)
 }
 
 func isKnowledge(k durable.MsgKind) bool {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/sift-pubsub/sift/durable"
 	"github.com/sift-pubsub/sift/internal/wire"
@@ -124,22 +125,44 @@ func (p *durablePub) serve(c *durableConn) error {
 	p.mu.Lock()
 	sent := p.acked // everything above is (re)sent
 	p.mu.Unlock()
+	var held <-chan time.Time // while the pubend refuses for lack of space
+	var refusedSince time.Time
 	for {
 		var err error
-		if sent, err = p.sendFrom(c, sent); err != nil {
-			return err
+		if held == nil {
+			if sent, err = p.sendFrom(c, sent); err != nil {
+				return err
+			}
 		}
 		select {
+		case <-held:
+			held = nil
 		case m, ok := <-c.in:
 			if !ok {
 				return fmt.Errorf("connection to %s: %w", c.router, c.err)
 			}
 			switch m.Kind {
-			case durable.MsgPubAck:
-				p.ackUpTo(m.Seq)
 			case durable.MsgPubRefused:
 				p.ackUpTo(m.Seq)
 				sent = min(sent, m.Seq) // resend from m.Seq+1
+				if m.Reason == "" {
+					refusedSince = time.Time{}
+					break
+				}
+				// The pubend's store cannot take events now (a full
+				// disk): hold back, resend later, give up after
+				// RetryTimeout of refusals.
+				if refusedSince.IsZero() {
+					refusedSince = time.Now()
+				} else if time.Since(refusedSince) > p.o.RetryTimeout {
+					return &RefusedError{Router: c.router, Reason: fmt.Sprintf("pubend refused publishes for %v: %s", p.o.RetryTimeout, m.Reason)}
+				}
+				if held == nil {
+					held = time.After(refuseBackoff)
+				}
+			case durable.MsgPubAck:
+				refusedSince = time.Time{}
+				p.ackUpTo(m.Seq)
 			case durable.MsgRefused:
 				return &RefusedError{Router: c.router, Reason: m.Reason}
 			}
@@ -149,6 +172,10 @@ func (p *durablePub) serve(c *durableConn) error {
 		}
 	}
 }
+
+// refuseBackoff is how long a publisher holds back after the pubend
+// refused for lack of space.
+const refuseBackoff = 200 * time.Millisecond
 
 // sendFrom sends the queued events above sequence sent and returns the
 // new highest sequence sent.

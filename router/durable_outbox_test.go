@@ -1,0 +1,83 @@
+package router
+
+import (
+	"bytes"
+	"log/slog"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sift-pubsub/sift/durable"
+	"github.com/sift-pubsub/sift/internal/wire"
+)
+
+// TestDurableOutboxBackpressure: a link lane of 2 entries, 1,000 durable
+// messages queued for it: nothing is dropped, each flush fills the lane
+// with entries of several frames, and draining the lane and flushing in
+// turn delivers every message once, in order, whole.
+func TestDurableOutboxBackpressure(t *testing.T) {
+	d := &durableNode{log: slog.New(slog.DiscardHandler), met: newDurableMetrics(prometheus.NewRegistry()),
+		outboxes: map[string]*outbox{}}
+	l := &durableLink{peer: "b", c: &conn{q: newSendQueue(2, 16)}}
+	const n = 1000
+	for i := range n {
+		d.queueLink(l, durable.Msg{Kind: durable.MsgSilence, Pubend: "p", From: durable.Tick(2*i + 1), To: durable.Tick(2*i + 2)})
+	}
+	var stream bytes.Buffer
+	entries := 0
+	for round := 0; d.outboxFrames() > 0; round++ {
+		if round > n {
+			t.Fatalf("the outbox does not drain: %d frames left", d.outboxFrames())
+		}
+		d.flushLinks()
+		if ctrl, _ := l.c.q.pending(); ctrl > 2 {
+			t.Fatalf("lane holds %d entries, more than its 2", ctrl)
+		}
+		for _, e := range l.c.q.takeControl(nil) {
+			stream.Write(e)
+			entries++
+		}
+	}
+	if dropped := metricCount(d.met.linkDropped); dropped != 0 {
+		t.Fatalf("%v messages dropped", dropped)
+	}
+	fr := wire.NewFrameReader(&stream, 1<<20)
+	for i := range n {
+		m, err := fr.ReadMessage()
+		if err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+		got := m.(*wire.Durable).Msg
+		if got.From != durable.Tick(2*i+1) || got.To != durable.Tick(2*i+2) {
+			t.Fatalf("message %d: %v out of order", i, got)
+		}
+	}
+	if entries >= n/10 {
+		t.Fatalf("%d lane entries for %d messages: frames are not packed", entries, n)
+	}
+	t.Logf("%d messages in %d lane entries", n, entries)
+}
+
+// TestDurableLowSpace: below MinFree free bytes the driver refuses
+// durable publishes (a refusal that acknowledges nothing, counted), and
+// takes them again once space is back.
+func TestDurableLowSpace(t *testing.T) {
+	free := uint64(1 << 20)
+	d := &durableNode{log: slog.New(slog.DiscardHandler), met: newDurableMetrics(prometheus.NewRegistry()),
+		storeDir: "/data/durable", minFree: 64 << 20, freeSpace: func(string) (uint64, error) { return free, nil }}
+	d.checkSpace()
+	why := d.storeFull()
+	if why == "" {
+		t.Fatal("1 MiB free, 64 MiB to keep: publishes not refused")
+	}
+	out := d.refusePublish(durable.Envelope{From: "client/7", To: "local/pubend/a",
+		Msg: durable.Msg{Kind: durable.MsgPublish, Publisher: "p", Seq: 9}}, why)
+	if len(out) != 1 || out[0].To != "client/7" || out[0].Msg.Kind != durable.MsgPubRefused || out[0].Msg.Seq != 0 || out[0].Msg.Reason != why {
+		t.Fatalf("refusal %v: want a pub-refused to the client acknowledging nothing, with the reason", out)
+	}
+	free = 1 << 30
+	d.checkSpace()
+	if why := d.storeFull(); why != "" {
+		t.Fatalf("1 GiB free: still refused (%s)", why)
+	}
+}
