@@ -41,7 +41,9 @@ to standard error once all N are installed on every router they must
 reach, and prints one line per delivered event: {"subs":[ID,...],
 "event":{...}}, the matching ids ascending. Files larger than the router's
 per-connection limit (siftd --max-subscriptions-per-conn) are spread over
-several connections; each event is still printed once.
+several connections; each event is still printed once, but events whose
+lowest matching ids are on different connections may print out of publish
+order.
 
 With --assist the client offers its CPU to the router for placing
 subscriptions in its routing table (siftd --rto, --ff): it answers the

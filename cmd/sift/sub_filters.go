@@ -29,7 +29,9 @@ import (
 // connections is then delivered on each of them: the command matches it
 // against every filter of the file with its own index, prints it once, on
 // the delivery of the lowest connection holding a match, with every
-// matching id, and ignores the other deliveries.
+// matching id, and ignores the other deliveries. Connections are
+// independent streams, so lines printed on different connections'
+// deliveries keep no publish order between them.
 func subscribeFile(ctx context.Context, conn routerFlags, opts subOptions, path string, stdout, stderr io.Writer) error {
 	if opts.count < 0 || opts.timeout < 0 {
 		return errors.New("--count and --timeout must not be negative")
