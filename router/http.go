@@ -10,7 +10,9 @@ import (
 
 // Handler serves the router's operational endpoints: /metrics
 // (Prometheus), /healthz (200 once the router accepts clients, 503
-// before), /debug/subscriptions (a JSON summary; ?filters=1 lists every
+// before), /readyz (200 while the router accepts clients: 503 while it
+// starts and once it drains, so a load balancer stops sending new
+// clients), /debug/subscriptions (a JSON summary; ?filters=1 lists every
 // filter) and /debug/routes (per router link: peer, routers behind it,
 // filters forwarded and received, unacknowledged Routes; JSON) and
 // /debug/durable (per pubend and per durable subscriber positions; JSON,
@@ -24,6 +26,18 @@ func (r *Router) Handler() http.Handler {
 			w.Write([]byte("ok\n"))
 		default:
 			http.Error(w, "not ready", http.StatusServiceUnavailable)
+		}
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		select {
+		case <-r.ready:
+			if r.draining.Load() {
+				http.Error(w, "draining", http.StatusServiceUnavailable)
+				return
+			}
+			w.Write([]byte("ready\n"))
+		default:
+			http.Error(w, "starting", http.StatusServiceUnavailable)
 		}
 	})
 	mux.HandleFunc("GET /debug/subscriptions", func(w http.ResponseWriter, req *http.Request) {

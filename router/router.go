@@ -39,6 +39,7 @@ type Router struct {
 	nextIface atomic.Uint64
 	ready     chan struct{}
 	served    atomic.Bool
+	draining  atomic.Bool // Serve's context ended: /readyz answers 503
 }
 
 // New validates cfg, loads (or creates) the stateless-reset key in the
@@ -148,8 +149,8 @@ func (r *Router) Serve(ctx context.Context) error {
 	connCtx, cancelConns := context.WithCancel(context.Background())
 	defer cancelConns()
 	var wg sync.WaitGroup
+	close(r.ready) // before the log line scripts wait for: /readyz agrees with it
 	r.log.Info("router ready", "addr", r.Addr().String(), "index", r.cfg.Index, "max_links", r.cfg.MaxLinks)
-	close(r.ready)
 	dialCtx, stopDialling := context.WithCancel(ctx)
 	defer stopDialling()
 	for _, peer := range r.cfg.Peers {
@@ -161,6 +162,8 @@ func (r *Router) Serve(ctx context.Context) error {
 	}
 	go func() {
 		<-ctx.Done()
+		r.draining.Store(true)
+		r.log.Info("draining", "grace", r.cfg.ShutdownGrace)
 		r.ln.Close()
 	}()
 	for {

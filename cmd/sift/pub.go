@@ -92,13 +92,19 @@ func publish(ctx context.Context, conn routerFlags, events []match.Event) (int, 
 		return 0, err
 	}
 	if err := c.Publish(ctx, events...); err != nil {
-		return 0, err
+		return int(c.Accepted()), acceptedError(c.Accepted(), len(events), err)
 	}
 	if err := c.Flush(ctx); err != nil {
-		return 0, err
+		return int(c.Accepted()), acceptedError(c.Accepted(), len(events), err)
 	}
 	holdAdverts(ctx) // pub_advertise.go
 	return len(events), nil
+}
+
+// acceptedError says how many of the events the router accepted before
+// err: those are routed; the rest may or may not have been.
+func acceptedError(accepted uint64, total int, err error) error {
+	return fmt.Errorf("%d of %d events accepted by the router: %w", accepted, total, err)
 }
 
 // routerFlags are the connection flags pub and sub share.

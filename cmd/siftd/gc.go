@@ -99,7 +99,7 @@ func (s gcSettings) apply() {
 	if limit != math.MaxInt64 {
 		lim = strconv.FormatInt(limit, 10)
 	}
-	slog.New(slog.NewTextHandler(os.Stderr, nil)).Info("garbage collector", "gc_percent", percent, "memory_limit_bytes", lim)
+	slog.Info("garbage collector", "gc_percent", percent, "memory_limit_bytes", lim)
 }
 
 // parseBytes reads a size as GOMEMLIMIT writes it: digits and an optional

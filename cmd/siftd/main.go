@@ -31,7 +31,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
+	"github.com/sift-pubsub/sift/internal/buildinfo"
 	"github.com/sift-pubsub/sift/router"
 	"github.com/sift-pubsub/sift/router/certs"
 	"github.com/sift-pubsub/sift/router/perm"
@@ -58,10 +60,29 @@ func newCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// SIGHUP reloads (reload.go); catch it from the start, so that
+			// one sent while siftd starts does not kill it.
+			hup := make(chan os.Signal, 1)
+			signal.Notify(hup, syscall.SIGHUP)
+			defer signal.Stop(hup)
+			if err := applyEnv(cmd.Flags(), os.LookupEnv); err != nil { // daemon.go
+				return err
+			}
 			opts, err := resolve(flags, cmd.Flags().Changed)
 			if err != nil {
 				return err
 			}
+			level := new(slog.LevelVar)
+			l, err := parseLevel(opts.LogLevel)
+			if err != nil {
+				return err
+			}
+			level.Set(l)
+			log, err := newLogger(stderr, opts.LogFormat, level)
+			if err != nil {
+				return err
+			}
+			slog.SetDefault(log)
 			gcs, err := gc.resolve(cmd.Flags().Changed, os.Getenv, machineMemory)
 			if err != nil {
 				return err
@@ -69,10 +90,31 @@ func newCommand() *cobra.Command {
 			gcs.apply()
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return run(ctx, opts)
+			// A reload re-reads the config file for the log level (flags
+			// and SIFT_* variables still win).
+			relevel := func() {
+				o, err := resolve(flags, cmd.Flags().Changed)
+				if err == nil {
+					var l slog.Level
+					if l, err = parseLevel(o.LogLevel); err == nil {
+						if l != level.Level() {
+							log.Info("log level changed", "from", level.Level().String(), "to", l.String())
+						}
+						level.Set(l)
+						return
+					}
+				}
+				log.Error("reload failed: log level kept", "err", err)
+			}
+			return run(ctx, opts, hup, relevel)
 		},
 	}
+	cmd.Version = buildinfo.Read().String()
+	cmd.SetVersionTemplate("siftd {{.Version}}\n")
 	f := cmd.Flags()
+	f.StringVar(&flags.LogFormat, "log-format", "text", "log format on standard error: text or json (one JSON object a line)")
+	f.StringVar(&flags.LogLevel, "log-level", "info", "least level logged: debug, info, warn or error (the --config file's log_level is re-read on SIGHUP)")
+	f.DurationVar((*time.Duration)(&flags.ShutdownGrace), "drain-timeout", 2*time.Second, "on SIGTERM or SIGINT: stop accepting, route what was read, and wait this long at most for queued deliveries to drain before closing connections")
 	f.StringVar(&flags.Name, "name", "", "router name (required)")
 	f.StringVar(&flags.Listen, "listen", "127.0.0.1:4433", "UDP address to listen on, HOST:PORT (port 0: any free port)")
 	f.StringVar(&flags.Certs, "certs", "", "certificates folder holding ca.pem, node.pem and node-key.pem, as written by sift certs issue --router NAME (or --tls-cert, --tls-key and --tls-ca)")
@@ -98,9 +140,9 @@ func newCommand() *cobra.Command {
 
 // run starts the metrics endpoint and the router, and serves until ctx is
 // done.
-func run(ctx context.Context, opts options) error {
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	slog.SetDefault(log)
+func run(ctx context.Context, opts options, hup <-chan os.Signal, relevel func()) error {
+	log := slog.Default()
+	log.Info("siftd starting", "version", buildinfo.Read().String())
 	store, err := certs.Open(opts.certPaths(), certs.Node)
 	if err != nil {
 		return err
@@ -129,7 +171,8 @@ func run(ctx context.Context, opts options) error {
 	if err != nil {
 		return err
 	}
-	stopReload := onReload(log, func() { reload(log, store, opts.Permissions, r) })
+	r.Metrics().Registry.MustRegister(buildinfo.Collector(buildinfo.Read()))
+	stopReload := onReload(log, hup, func() { relevel(); reload(log, store, opts.Permissions, r) })
 	defer stopReload()
 	if opts.Metrics != "" {
 		ln, err := net.Listen("tcp", opts.Metrics)

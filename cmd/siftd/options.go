@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,16 +24,19 @@ type options struct {
 	// TLSCert, TLSKey and TLSCA name the router's certificate, key and
 	// CA bundle explicitly (instead of Certs' node.pem, node-key.pem and
 	// ca.pem): all three or none.
-	TLSCert string   `json:"tls_cert"`
-	TLSKey  string   `json:"tls_key"`
-	TLSCA   string   `json:"tls_ca"`
-	Data    string   `json:"data"`
-	Metrics string   `json:"metrics"`
+	TLSCert string `json:"tls_cert"`
+	TLSKey  string `json:"tls_key"`
+	TLSCA   string `json:"tls_ca"`
+	Data    string `json:"data"`
+	Metrics string `json:"metrics"`
+	// LogFormat is text or json; LogLevel debug, info, warn or error.
+	LogFormat string `json:"log_format"`
+	LogLevel  string `json:"log_level"`
 	// Permissions is the permissions file (router/perm); reloaded on
 	// SIGHUP.
-	Permissions string `json:"permissions"`
-	Peers   []string `json:"peers"`
-	Table   string   `json:"table"`
+	Permissions string   `json:"permissions"`
+	Peers       []string `json:"peers"`
+	Table       string   `json:"table"`
 	// Merge turns on perfect merging of the filters forwarded to each
 	// neighbour (router.Config.Merge).
 	Merge bool `json:"merge"`
@@ -103,7 +107,9 @@ func resolve(flags options, changed func(string) bool) (options, error) {
 		if err != nil {
 			return opts, fmt.Errorf("config: %w", err)
 		}
-		if err := json.Unmarshal(data, &opts); err != nil {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields() // a typo is an error naming the key
+		if err := dec.Decode(&opts); err != nil {
 			return opts, fmt.Errorf("config %s: %w", flags.configFile, err)
 		}
 	}
@@ -121,6 +127,11 @@ func resolve(flags options, changed func(string) bool) (options, error) {
 	override("data", &opts.Data, flags.Data)
 	override("metrics", &opts.Metrics, flags.Metrics)
 	override("permissions", &opts.Permissions, flags.Permissions)
+	override("log-format", &opts.LogFormat, flags.LogFormat)
+	override("log-level", &opts.LogLevel, flags.LogLevel)
+	if changed("drain-timeout") || opts.ShutdownGrace == 0 {
+		opts.ShutdownGrace = flags.ShutdownGrace
+	}
 	override("table", &opts.Table, flags.Table)
 	override("forward", &opts.Forward, flags.Forward)
 	override("bloom-index", &opts.BloomIndex, flags.BloomIndex)

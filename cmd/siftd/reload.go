@@ -3,19 +3,15 @@ package main
 import (
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/sift-pubsub/sift/router"
 	"github.com/sift-pubsub/sift/router/certs"
 	"github.com/sift-pubsub/sift/router/perm"
 )
 
-// onReload calls do on every SIGHUP until the returned stop is called.
-// SIGHUP no longer ends siftd.
-func onReload(log *slog.Logger, do func()) (stop func()) {
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
+// onReload calls do on every SIGHUP received on hup until the returned
+// stop is called.
+func onReload(log *slog.Logger, hup <-chan os.Signal, do func()) (stop func()) {
 	done := make(chan struct{})
 	go func() {
 		for {
@@ -28,10 +24,7 @@ func onReload(log *slog.Logger, do func()) (stop func()) {
 			}
 		}
 	}()
-	return func() {
-		signal.Stop(hup)
-		close(done)
-	}
+	return func() { close(done) }
 }
 
 // reload reads the certificates and the permissions file (if any)

@@ -23,6 +23,23 @@ type publisher struct {
 	ackMu  sync.Mutex
 	ackSeq uint64
 	ackCh  chan struct{} // closed and replaced on every ack
+	// sizes are the event counts of the batches sent and not yet
+	// acknowledged, oldest first; accepted counts the events of the
+	// acknowledged ones.
+	sizes    []int
+	accepted uint64
+}
+
+// Accepted returns how many published events the router has accepted
+// (acknowledged) so far on this connection. An accepted event is routed
+// to every matching subscription the router had, even if the connection
+// fails afterwards; events published beyond Accepted may or may not have
+// been routed.
+func (c *Client) Accepted() uint64 {
+	p := &c.pub
+	p.ackMu.Lock()
+	defer p.ackMu.Unlock()
+	return p.accepted
 }
 
 func (p *publisher) init(c *Client) {
@@ -108,9 +125,15 @@ func (p *publisher) sendLocked(ctx context.Context) error {
 		return fmt.Errorf("publish: %w", p.c.err)
 	}
 	p.seq++
+	p.ackMu.Lock()
+	p.sizes = append(p.sizes, p.batch.Len())
+	p.ackMu.Unlock()
 	_, err := p.c.data.Write(p.batch.Frame(p.seq)) // the frame is the batch's buffer
 	p.batch.Reset()
 	if err != nil {
+		if cerr := p.c.Err(); cerr != nil {
+			err = cerr // why the connection ended, rather than the stream's echo of it
+		}
 		return fmt.Errorf("publish: %w", remoteError(err))
 	}
 	return nil
@@ -120,6 +143,10 @@ func (p *publisher) sendLocked(ctx context.Context) error {
 // order) and frees its window token.
 func (p *publisher) acked(seq uint64) {
 	p.ackMu.Lock()
+	for ; p.ackSeq < seq && len(p.sizes) > 0; p.ackSeq++ {
+		p.accepted += uint64(p.sizes[0])
+		p.sizes = p.sizes[1:]
+	}
 	if seq > p.ackSeq {
 		p.ackSeq = seq
 	}
