@@ -17,7 +17,7 @@ func init() {
 	var conn routerFlags
 	var dur durablePubFlags
 	cmd := &cobra.Command{
-		Use:   "pub --router HOST:PORT --certs DIR [--durable [--pubend NAME] [--timeout DUR] [--rate N]] [FILE|-]",
+		Use:   "pub --router HOST:PORT --certs DIR [--durable [--pubend NAME] [--id ID] [--timeout DUR] [--rate N]] [FILE|-]",
 		Short: "Publish JSON Lines events to a router",
 		Long: `Pub reads events (JSON Lines, one flat object per line) from FILE or
 standard input, publishes them to the router in batches, and exits once the
@@ -26,7 +26,11 @@ checked before anything is sent: a malformed event publishes nothing.
 
 With --durable it waits until the pubend has logged every event, riding out
 router restarts (it resends what was not acknowledged; nothing is logged
-twice), and fails only when no router answered for --timeout.`,
+twice), and fails only when no router answered for --timeout, saying how
+many events (the first N of the input) were acknowledged. Event N of the
+input is sequence N of the publisher id (--id; by default derived from the
+host and the file's path), so running the same file again resumes after
+what the pubend logged instead of publishing it twice.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := "-"
@@ -43,13 +47,19 @@ twice), and fails only when no router answered for --timeout.`,
 			if err != nil {
 				return err
 			}
-			publishFn := publish
 			if dur.on {
-				publishFn = func(ctx context.Context, conn routerFlags, events []match.Event) (int, error) {
-					return publishDurable(ctx, conn, dur, events)
+				n, earlier, err := publishDurable(cmd.Context(), conn, dur, path, events)
+				if err != nil {
+					return fmt.Errorf("pub: %w", err)
 				}
+				if earlier > 0 {
+					fmt.Fprintf(cmd.OutOrStdout(), "published %d events (%d of them logged by an earlier run)\n", n, earlier)
+				} else {
+					fmt.Fprintf(cmd.OutOrStdout(), "published %d events\n", n)
+				}
+				return nil
 			}
-			n, err := publishFn(cmd.Context(), conn, events)
+			n, err := publish(cmd.Context(), conn, events)
 			if err != nil {
 				return fmt.Errorf("pub: %w", err)
 			}
@@ -60,6 +70,7 @@ twice), and fails only when no router answered for --timeout.`,
 	conn.register(cmd)
 	cmd.Flags().BoolVar(&dur.on, "durable", false, "publish durably: wait until the pubend logged every event (pub_durable.go)")
 	cmd.Flags().StringVar(&dur.pubend, "pubend", "", "with --durable: the pubend (default: the router's own)")
+	cmd.Flags().StringVar(&dur.id, "id", "", "with --durable: the publisher id; a run with the id of an earlier one resumes after what it logged (default: derived from the host and the file's path; random for standard input)")
 	cmd.Flags().DurationVar(&dur.timeout, "timeout", 30*time.Second, "with --durable: give up after this long without a working router")
 	cmd.Flags().Float64Var(&dur.rate, "rate", 0, "with --durable: publish at most this many events per second (0: no limit)")
 	cmd.Flags().Var(&pubAdverts, "advertise", "advertise FILTER before publishing (repeatable; routers started with --advertise refuse events outside the advertisements)")

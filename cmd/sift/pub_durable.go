@@ -2,9 +2,13 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,6 +21,7 @@ import (
 type durablePubFlags struct {
 	on      bool
 	pubend  string
+	id      string        // the publisher id; "" derives one from the input (see publisherID)
 	timeout time.Duration // client.DurableOptions.RetryTimeout
 	rate    float64       // events per second, 0: as fast as acknowledged
 }
@@ -24,7 +29,7 @@ type durablePubFlags struct {
 // check refuses durable-only flags without --durable, and bad values.
 func (d durablePubFlags) check(changed func(string) bool) error {
 	if !d.on {
-		for _, name := range []string{"pubend", "rate", "timeout"} {
+		for _, name := range []string{"pubend", "rate", "timeout", "id"} {
 			if changed(name) {
 				return fmt.Errorf("--%s needs --durable", name)
 			}
@@ -42,32 +47,75 @@ func (d durablePubFlags) check(changed func(string) bool) error {
 // resends what was not acknowledged) after a lost connection, so a PHB
 // restart costs time, not events; it gives up when no router answered for
 // d.timeout.
-func publishDurable(ctx context.Context, conn routerFlags, d durablePubFlags, events []match.Event) (int, error) {
+//
+// Event i of the input is sequence i+1 of the publisher id, so a run with
+// the id of an earlier one resumes: the pubend says how many sequences it
+// logged for the id, and those events are not sent again. It returns the
+// events logged in all and how many of them an earlier run had logged.
+func publishDurable(ctx context.Context, conn routerFlags, d durablePubFlags, path string, events []match.Event) (n, earlier int, err error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	dopts, err := conn.durableOptions("sift-pub", d.timeout)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	p, err := client.NewDurablePublisher(ctx, client.DurablePublisherOptions{DurableOptions: dopts, Pubend: d.pubend})
+	id := d.id
+	if id == "" {
+		id = publisherID(path)
+	}
+	p, err := client.NewDurablePublisher(ctx, client.DurablePublisherOptions{DurableOptions: dopts, Pubend: d.pubend, ID: id})
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer p.Close()
+	logged := p.Published() // what earlier runs with this id logged
+	if logged > uint64(len(events)) {
+		return 0, 0, fmt.Errorf("pubend %s logged %d events for publisher id %s, more than the %d of this input: another input under the same id? (use --id)",
+			p.Pubend(), logged, id, len(events))
+	}
 	pace := newPacer(d.rate, time.Now())
-	for i, e := range events {
+	for i, e := range events[logged:] {
 		if err := pace.wait(ctx, i); err != nil {
-			return 0, err
+			return 0, 0, acknowledged(p, id, len(events), err)
 		}
 		if _, err := p.Publish(ctx, e); err != nil {
-			return 0, fmt.Errorf("event %d: %w", i+1, err)
+			return 0, 0, acknowledged(p, id, len(events), fmt.Errorf("event %d: %w", int(logged)+i+1, err))
 		}
 	}
 	if err := p.Flush(ctx); err != nil {
-		return 0, fmt.Errorf("%d of %d events acknowledged: %w", p.Acknowledged(), len(events), err)
+		return 0, 0, acknowledged(p, id, len(events), err)
 	}
-	return len(events), nil
+	return len(events), int(logged), nil
+}
+
+// acknowledged wraps a failure with what is logged: events 1 to
+// Acknowledged of the input, and how to resume.
+func acknowledged(p *client.DurablePublisher, id string, total int, err error) error {
+	n := p.Acknowledged()
+	which := "none"
+	if n > 0 {
+		which = fmt.Sprintf("events 1-%d of the input", n)
+	}
+	return fmt.Errorf("%d of %d events acknowledged (%s); run again with --id %s to publish the rest: %w", n, total, which, id, err)
+}
+
+// publisherID derives the default publisher id of an input: from the
+// host name and the file's absolute path, so that running the same file
+// again on the same host resumes. Standard input gets a random id (its
+// content may differ from run to run).
+func publisherID(path string) string {
+	if path == "-" || path == "" {
+		var b [8]byte
+		rand.Read(b[:])
+		return "pub-" + hex.EncodeToString(b[:])
+	}
+	host, _ := os.Hostname()
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	h := sha256.Sum256([]byte(host + "\x00" + path))
+	return "pub-" + hex.EncodeToString(h[:8])
 }
 
 // pacer spaces publishes to a rate.
