@@ -85,7 +85,7 @@ func startHTTP(log *slog.Logger, opts options, r *router.Router, node *certs.Loa
 	if opts.HTTP == "" {
 		return func() {}, nil
 	}
-	cfg := httpapi.Config{Router: r, TLS: gatewayTLS(opts.Certs, node), Logger: log, Origins: opts.HTTPOrigins}
+	cfg := httpapi.Config{Router: r, TLS: gatewayTLS(node), Logger: log, Origins: opts.HTTPOrigins}
 	if opts.HTTPTokens != "" {
 		if cfg.Tokens, err = httpapi.LoadTokens(opts.HTTPTokens); err != nil {
 			return nil, err
@@ -125,11 +125,8 @@ func startHTTP(log *slog.Logger, opts options, r *router.Router, node *certs.Loa
 	}, nil
 }
 
-// gatewayTLS is the TLS configuration the gateway dials its router with:
-// the folder's client certificate, or the node's when there is none.
-func gatewayTLS(dir string, node *certs.Loaded) *tls.Config {
-	if cl, err := certs.Load(dir, certs.Client); err == nil {
-		return cl.ClientConfig()
-	}
-	return node.ClientConfig()
-}
+// gatewayTLS is the TLS configuration the gateway dials its router
+// with: the router's own certificate, which the router admits as a part of
+// itself and exempts from permissions (the gateway checks its own users
+// against the router's table, router/httpapi).
+func gatewayTLS(node *certs.Loaded) *tls.Config { return node.ClientConfig() }

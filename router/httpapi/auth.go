@@ -110,3 +110,15 @@ func httpError(w http.ResponseWriter, status int, msg string, extra map[string]a
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(body)
 }
+
+// permit returns the permission check in force: Config.Permit, else the
+// router's table, else nil (everything allowed).
+func (g *Gateway) permit() Permit {
+	if g.cfg.Permit != nil {
+		return g.cfg.Permit
+	}
+	if t := g.cfg.Router.Permissions(); t != nil {
+		return t
+	}
+	return nil
+}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/sift-pubsub/sift/match"
+	"github.com/sift-pubsub/sift/router"
+	"github.com/sift-pubsub/sift/router/perm"
 )
 
 // prefixPermit lets client "alice" publish and subscribe only on events
@@ -147,5 +149,42 @@ func TestOrigins(t *testing.T) {
 	}
 	if res := do("OPTIONS", "/v1/publish", "https://evil.example", nil); res.StatusCode != 403 {
 		t.Fatalf("foreign preflight: %d", res.StatusCode)
+	}
+}
+
+// TestRouterPermissions: without Config.Permit the gateway applies the
+// router's permissions table to the client its bearer token names, for
+// plain and durable requests alike; anonymous requests act as client
+// "http", which the table does not list.
+func TestRouterPermissions(t *testing.T) {
+	table, err := perm.Parse([]byte(`{"alice": {"publish": "topic prefix \"alice.\"", "subscribe": "topic prefix \"alice.\""}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := startGateway(t, func(c *router.Config) { c.Permissions = table }, func(c *Config) {
+		c.Tokens = map[string]string{"tok-a": "alice", "tok-x": "mallory"}
+	})
+	alice := map[string]string{"Authorization": "Bearer tok-a"}
+	mallory := map[string]string{"Authorization": "Bearer tok-x"}
+	s := tg.mustSubscribe("filter="+url.QueryEscape(`topic prefix "alice.x"`), alice)
+	if _, code, _ := tg.subscribe("filter="+url.QueryEscape(`topic exists`), alice); code != 403 {
+		t.Fatalf("alice beyond her filter: %d", code)
+	}
+	if _, code, _ := tg.subscribe("filter="+url.QueryEscape(`topic prefix "alice."`)+"&durable=m1", mallory); code != 403 {
+		t.Fatalf("mallory durable: %d", code)
+	}
+	for _, q := range []string{"", "?durable=1"} {
+		if code, out := tg.post(q, "application/x-ndjson", jsonLines(`{"topic":"alice.x1"}`, `{"topic":"bob.1"}`), alice); code != 403 {
+			t.Fatalf("alice publishing bob's topic%s: %d %v", q, code, out)
+		}
+		if code, out := tg.post(q, "application/x-ndjson", `{"topic":"alice.x2"}`, mallory); code != 403 {
+			t.Fatalf("mallory%s: %d %v", q, code, out)
+		}
+	}
+	if code, out := tg.post("", "application/x-ndjson", `{"topic":"alice.x3"}`, alice); code != 200 {
+		t.Fatalf("alice: %d %v", code, out)
+	}
+	if m := s.next(false); m.data != `{"topic":"alice.x3"}` {
+		t.Fatalf("got %+v, want alice.x3 only", m)
 	}
 }

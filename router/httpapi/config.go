@@ -37,7 +37,9 @@ type Config struct {
 	// page cannot make a visitor's browser publish or subscribe.
 	Origins []string
 	// Permit decides what a client may publish and subscribe to; nil
-	// allows everything.
+	// defers to the router's permissions table (Router.Permissions,
+	// siftd --permissions, looked up per request so that a reload
+	// applies), and allows everything when the router has none.
 	Permit Permit
 	// Heartbeat is the period of the SSE comment lines that keep proxies
 	// from closing idle streams; default 15s.

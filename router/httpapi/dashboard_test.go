@@ -66,7 +66,7 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	defer m.Stop()
 	b := m.Routers[1]
-	gw, err := New(Config{Router: b.Router, TLS: b.ClientTLS})
+	gw, err := New(Config{Router: b.Router, TLS: nodeTLS(t, b.CertsDir)})
 	if err != nil {
 		t.Fatal(err)
 	}

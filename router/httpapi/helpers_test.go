@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sift-pubsub/sift/router"
+	"github.com/sift-pubsub/sift/router/certs"
 	"github.com/sift-pubsub/sift/router/local"
 )
 
@@ -59,7 +61,7 @@ func (tg *testGateway) routerConfig(rmod func(*router.Config)) func(*router.Conf
 }
 
 func (tg *testGateway) startHTTP(gmod func(*Config)) {
-	cfg := Config{Router: tg.env.Router, TLS: tg.env.ClientTLS}
+	cfg := Config{Router: tg.env.Router, TLS: nodeTLS(tg.t, tg.env.CertsDir)}
 	if gmod != nil {
 		gmod(&cfg)
 	}
@@ -313,4 +315,14 @@ func seqEvents(from, to int, extra string) string {
 		fmt.Fprintf(&b, "{\"seq\":%d%s}\n", i, extra)
 	}
 	return b.String()
+}
+
+// nodeTLS is the TLS configuration of the router's own certificate, which
+// siftd's gateway dials with (the router exempts it from permissions).
+func nodeTLS(t *testing.T, certDir string) *tls.Config {
+	node, err := certs.Load(certDir, certs.Node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return node.ClientConfig()
 }

@@ -103,11 +103,12 @@ func badRequest(w http.ResponseWriter, err error) {
 
 // permitPublish checks every event against the client's permission.
 func (g *Gateway) permitPublish(clientName string, events []match.Event) error {
-	if g.cfg.Permit == nil {
+	p := g.permit()
+	if p == nil {
 		return nil
 	}
 	for i, ev := range events {
-		if err := g.cfg.Permit.Publish(clientName, ev); err != nil {
+		if err := p.Publish(clientName, ev); err != nil {
 			return fmt.Errorf("event %d: client %s may not publish it: %w; nothing of this request was published", i+1, clientName, err)
 		}
 	}

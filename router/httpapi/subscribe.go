@@ -36,8 +36,8 @@ func (g *Gateway) subscribe(w http.ResponseWriter, r *http.Request, clientName s
 			return
 		}
 	}
-	if g.cfg.Permit != nil {
-		if err := g.cfg.Permit.Subscribe(clientName, f); err != nil {
+	if p := g.permit(); p != nil {
+		if err := p.Subscribe(clientName, f); err != nil {
 			httpError(w, http.StatusForbidden, fmt.Sprintf("client %s may not subscribe to %s: %v", clientName, text, err), nil)
 			return
 		}
