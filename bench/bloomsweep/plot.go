@@ -46,8 +46,8 @@ type line struct {
 
 func (rep *Report) newPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = fmt.Sprintf("%s  (%s, load %.0f-%.0f on %d cores)", x, rep.Params, rep.LoadStart, rep.LoadEnd, rep.Machine.Cores)
+	p.Title.Text = fmt.Sprintf("%s\n%s, load %.0f-%.0f on %d cores", title, rep.Params, rep.LoadStart, rep.LoadEnd, rep.Machine.Cores)
+	p.X.Label.Text = x
 	p.Y.Label.Text = y
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Add(plotter.NewGrid())
@@ -80,7 +80,7 @@ func addLines(p *plot.Plot, lines []line, logX, logY bool) error {
 	}
 	if logY && lo > 0 {
 		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
-		p.Y.Min, p.Y.Max = lo/2, hi*math.Pow(hi/lo, 0.6)*2 // room for the legend
+		p.Y.Min, p.Y.Max = lo/2, hi*math.Pow(hi/lo, 0.8)*2 // room for the legend
 	}
 	return nil
 }
