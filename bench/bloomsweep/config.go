@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/sift-pubsub/sift/router/bloomfwd"
 )
 
 // Config is one sweep. A zero field takes the default written beside it.
@@ -28,6 +30,9 @@ type Config struct {
 	// (default 100ms); Rounds alternate exact and Bloom (default 3).
 	MinCPU time.Duration
 	Rounds int
+	// Index is the per-link tree, bloomfwd's Config.Index (default
+	// sbstree, the routers' default).
+	Index string
 	// Seed seeds the workload.
 	Seed uint64
 	// Command is recorded in the report.
@@ -68,6 +73,9 @@ func (c Config) withDefaults() Config {
 	if c.Rounds == 0 {
 		c.Rounds = 3
 	}
+	if c.Index == "" {
+		c.Index = bloomfwd.IndexSBSTree
+	}
 	return c
 }
 
@@ -99,5 +107,5 @@ func (c Config) Validate() error {
 	case c.MinCPU < 0 || c.Rounds < 1:
 		return errors.New("bloom sweep: negative CPU time or no rounds")
 	}
-	return nil
+	return bloomfwd.Config{Index: c.Index}.Validate()
 }

@@ -43,8 +43,8 @@ type router struct {
 
 // newRouter builds the state for w: every filter in the exact index and
 // in the downstream link's tree, and every `ai == v` in the dictionary.
-func newRouter(w *pointWorkload) (*router, error) {
-	cfg := bloomfwd.Config{}
+func newRouter(w *pointWorkload, index string) (*router, error) {
+	cfg := bloomfwd.Config{Index: index}
 	dict, err := bloomfwd.NewDict(cfg)
 	if err != nil {
 		return nil, err

@@ -107,7 +107,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	rep := &Report{RunInfo: bench.StartRunInfo(cfg.Command), Params: bloom.Params{}.Resolved().String(), Index: "sbstree",
+	rep := &Report{RunInfo: bench.StartRunInfo(cfg.Command), Params: bloom.Params{}.Resolved().String(), Index: cfg.Index,
 		Config: Setup{Terms: cfg.Terms, Filters: cfg.Filters, Chains: cfg.Chains, Events: cfg.Events, Probes: cfg.Probes,
 			Hit: cfg.Hit, MinCPU: cfg.MinCPU.Seconds(), Rounds: cfg.Rounds, Seed: cfg.Seed}}
 	total := len(cfg.Terms) * len(cfg.Filters)
@@ -140,7 +140,7 @@ func runPoint(cfg Config, terms, filters int, seed uint64) (Point, error) {
 	r := rand.New(rand.NewPCG(seed, 23))
 	start := time.Now()
 	w := newWorkload(r, terms, filters, cfg.Events, cfg.Hit)
-	rt, err := newRouter(&w)
+	rt, err := newRouter(&w, cfg.Index)
 	if err != nil {
 		return Point{}, err
 	}

@@ -19,7 +19,7 @@ func TestSweepTiny(t *testing.T) {
 	var progress []int
 	cfg := Config{
 		Terms: []int{10, 100, 1000}, Filters: []int{300}, Chains: []int{3, 7}, Events: 300, Probes: 40,
-		MinCPU: time.Millisecond, Rounds: 1, Seed: 4, Command: "test",
+		MinCPU: time.Millisecond, Rounds: 1, Seed: 4, Command: "test", Index: "bftree",
 		Progress: func(done, total int, _ string) { progress = append(progress, done) },
 	}
 	rep, err := Run(context.Background(), cfg)
@@ -87,6 +87,7 @@ func TestConfigInvalid(t *testing.T) {
 		"chain":   {Chains: []int{1}},
 		"hit":     {Hit: 1.5},
 		"events":  {Events: 3},
+		"index":   {Index: "btree"},
 	} {
 		if c.Validate() == nil {
 			t.Errorf("%s: accepted", name)

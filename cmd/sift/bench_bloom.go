@@ -19,7 +19,7 @@ type benchBloomOptions struct {
 	hit                    float64
 	minCPU                 time.Duration
 	seed                   uint64
-	out                    string
+	out, index             string
 	quiet                  bool
 }
 
@@ -58,6 +58,7 @@ go to --out.`,
 	f.Float64Var(&o.hit, "hit", 0.1, "share of events some filter of the link matches")
 	f.DurationVar(&o.minCPU, "min-cpu", 100*time.Millisecond, "least CPU each role is timed for per round")
 	f.Uint64Var(&o.seed, "seed", 1, "workload seed")
+	f.StringVar(&o.index, "bloom-index", "sbstree", "per-link tree: sbstree or bftree (as siftd --bloom-index)")
 	f.StringVar(&o.out, "out", "bench-bloom-out", "directory for results and plots")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
 	benchParentCmd().AddCommand(cmd)
@@ -70,7 +71,7 @@ func runBenchBloom(ctx context.Context, stdout, stderr io.Writer, o benchBloomOp
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	cfg := bloomsweep.Config{Terms: o.terms, Filters: o.filters, Chains: o.chains, Events: o.events, Probes: o.probes,
-		Hit: o.hit, MinCPU: o.minCPU, Rounds: o.rounds, Seed: o.seed, Command: commandLine()}
+		Hit: o.hit, MinCPU: o.minCPU, Rounds: o.rounds, Index: o.index, Seed: o.seed, Command: commandLine()}
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("bench bloom: %w", err)
 	}
