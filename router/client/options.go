@@ -48,10 +48,18 @@ type Options struct {
 	// itself after the call,
 	// keep KeepEvent(e). OnEvent and OnBorrowedEvent are exclusive.
 	OnBorrowedEvent func(s *Subscription, e match.Event)
-	// IdleTimeout closes a silent connection; default 30s.
+	// IdleTimeout closes a silent connection, so that a router that died
+	// (or whose host vanished) is noticed; default 5s.
 	IdleTimeout time.Duration
-	// KeepAlive is the keep-alive period; default 10s.
+	// KeepAlive is the period of keep-alives and heartbeats; default 1s
+	// (at most a third of IdleTimeout). A router that restarted answers a
+	// heartbeat with a stateless reset, so its clients notice within a
+	// period.
 	KeepAlive time.Duration
+	// Linger is how long a partial publish batch waits for more events
+	// before it is sent without a Flush; default 1ms, negative: never
+	// (only Flush and full batches send).
+	Linger time.Duration
 	// NoWaitReady makes Subscribe return as soon as the request is sent,
 	// without waiting for the router's acknowledgement. In a mesh that
 	// acknowledgement comes only once the subscription is installed on
@@ -87,10 +95,13 @@ func (o Options) withDefaults() (Options, error) {
 	def(&o.MaxInFlight, 16)
 	def(&o.SubscriptionBuffer, 1024)
 	if o.IdleTimeout <= 0 {
-		o.IdleTimeout = 30 * time.Second
+		o.IdleTimeout = 5 * time.Second
 	}
 	if o.KeepAlive <= 0 {
-		o.KeepAlive = 10 * time.Second
+		o.KeepAlive = min(time.Second, o.IdleTimeout/3)
+	}
+	if o.Linger == 0 {
+		o.Linger = time.Millisecond
 	}
 	return o, nil
 }

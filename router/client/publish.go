@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
@@ -12,13 +13,14 @@ import (
 // publisher batches events onto the data stream and tracks the router's
 // acknowledgements.
 type publisher struct {
-	c        *Client
-	mu       sync.Mutex // the batch, seq and data stream writes
-	batch    wire.PublishBatch
-	seq      uint64
-	event    []byte        // the event being added, encoded
-	maxBytes int           // most event bytes per frame: BatchBytes within the router's limit
-	inflight chan struct{} // one token per unacknowledged batch
+	c         *Client
+	mu        sync.Mutex // the batch, seq and data stream writes
+	batch     wire.PublishBatch
+	seq       uint64
+	event     []byte        // the event being added, encoded
+	maxBytes  int           // most event bytes per frame: BatchBytes within the router's limit
+	inflight  chan struct{} // one token per unacknowledged batch
+	lingering bool          // a linger timer will send the partial batch
 
 	ackMu  sync.Mutex
 	ackSeq uint64
@@ -81,7 +83,23 @@ func (c *Client) Publish(ctx context.Context, events ...match.Event) error {
 			}
 		}
 	}
+	if p.batch.Len() > 0 && !p.lingering && c.opts.Linger > 0 {
+		p.lingering = true
+		time.AfterFunc(c.opts.Linger, p.linger)
+	}
 	return nil
+}
+
+// linger sends the partial batch Options.Linger after a Publish left
+// one. A failure is the connection's: the next Publish or Flush reports
+// it.
+func (p *publisher) linger() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lingering = false
+	if p.batch.Len() > 0 {
+		p.sendLocked(context.Background())
+	}
 }
 
 // Flush sends the partial batch and waits until the router has accepted
