@@ -1,6 +1,8 @@
 package router
 
 import (
+	"fmt"
+
 	"github.com/sift-pubsub/sift/durable"
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
@@ -39,6 +41,12 @@ func (r *Router) Permissions() *perm.Table { return r.perms.Load() }
 // when it answered the frame with an error frame itself (the reader skips
 // it), or a fatal error that closes the connection.
 func (r *Router) permitControl(c *conn, m wire.Message) (refused bool, fatal error) {
+	if s, ok := m.(*wire.Subscribe); ok && len(s.Filter) > wire.MaxFilterLen {
+		// Not a permission, but refused here too, alone, before the loop
+		// and the links (which bound filters) see it.
+		return r.refuseCode(c, wire.CodeBadFilter, wire.TypeSubscribe, s.ID,
+			fmt.Errorf("filter of %d bytes exceeds the limit of %d", len(s.Filter), wire.MaxFilterLen)), nil
+	}
 	t := r.perms.Load()
 	if t == nil || c.self {
 		return false, nil
@@ -77,9 +85,14 @@ func (r *Router) permitControl(c *conn, m wire.Message) (refused bool, fatal err
 
 // refuse answers a request with a non-fatal CodeForbidden error frame.
 func (r *Router) refuse(c *conn, about wire.Type, ref uint64, err error) bool {
-	r.metrics.Errors.WithLabelValues(wire.CodeForbidden.String()).Inc()
-	c.log.Info("request refused", "type", about, "id", ref, "code", wire.CodeForbidden, "err", err)
-	c.q.pushControl(wire.AppendFrame(nil, &wire.Error{Code: wire.CodeForbidden, About: about, Ref: ref, Msg: err.Error()}))
+	return r.refuseCode(c, wire.CodeForbidden, about, ref, err)
+}
+
+// refuseCode answers a request with a non-fatal error frame of code.
+func (r *Router) refuseCode(c *conn, code wire.Code, about wire.Type, ref uint64, err error) bool {
+	r.metrics.Errors.WithLabelValues(code.String()).Inc()
+	c.log.Info("request refused", "type", about, "id", ref, "code", code, "err", err)
+	c.q.pushControl(wire.AppendFrame(nil, &wire.Error{Code: code, About: about, Ref: ref, Msg: err.Error()}))
 	return true
 }
 

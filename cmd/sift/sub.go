@@ -49,7 +49,7 @@ With --assist the client offers its CPU to the router for placing
 subscriptions in its routing table (siftd --rto, --ff): it answers the
 router's covering queries while it runs.`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if opts.filters != "" { // sub_filters.go
+			if opts.filters != "" || opts.filterFile != "" { // sub_filters.go, sub_filterfile.go
 				return cobra.NoArgs(cmd, args)
 			}
 			return cobra.ExactArgs(1)(cmd, args)
@@ -58,6 +58,13 @@ router's covering queries while it runs.`,
 			ctx := cmd.Context()
 			if ctx == nil {
 				ctx = context.Background()
+			}
+			if opts.filterFile != "" {
+				f, err := readFilterFile(opts) // sub_filterfile.go
+				if err != nil {
+					return fmt.Errorf("sub: %w", err)
+				}
+				args = []string{f}
 			}
 			if opts.filters != "" {
 				if dur.enabled() {
@@ -86,6 +93,7 @@ router's covering queries while it runs.`,
 	cmd.Flags().StringVar(&dur.id, "durable", "", "durable subscription ID: exactly-once delivery logged to --out (sub_durable.go)")
 	cmd.Flags().StringVar(&dur.out, "out", "", "with --durable: the subscriber's log, one JSON line per event, gap or checkpoint")
 	cmd.Flags().StringVar(&opts.filters, "filters", "", "subscribe every filter of this subscriptions file (format of sift match) instead of FILTER; prints ready N, then {\"subs\":[ID,...],\"event\":{...}} lines")
+	cmd.Flags().StringVar(&opts.filterFile, "filter-file", "", "read FILTER from this file (one filter; surrounding white space ignored) instead of the command line")
 	cmd.Flags().BoolVar(&opts.assist, "assist", false, "help the router place subscriptions in its routing table (RTO and FF, siftd --rto/--ff)")
 	cmd.Flags().BoolVar(&opts.assistLie, "assist-lie", false, "with --assist: answer with random bits (tests of the router's --rto policies only)")
 	cmd.Flags().MarkHidden("assist-lie")
@@ -98,6 +106,8 @@ type subOptions struct {
 	assist    bool   // offer RTO and FF assistance
 	assistLie bool   // hidden: lie when assisting (tests)
 	filters   string // --filters FILE (sub_filters.go)
+	// filterFile is --filter-file FILE (sub_filterfile.go).
+	filterFile string
 }
 
 // dialSub connects like routerFlags.dial, offering assistance when asked.

@@ -62,17 +62,26 @@ func TestPermissionsHostile(t *testing.T) {
 	refusedSub("alice", `*`, `which does not cover *`)
 	refusedSub("alice", `price > 3`, `does not cover price > 3`)
 	refusedSub("mallory", `*`, `client "mallory" is not in the permissions file`)
+	// sift sub --filter-file reads the filter from a file, checked alike.
+	ff := filepath.Join(dir, "filter.txt")
+	os.WriteFile(ff, []byte("\n  tenant == \"b\"\n"), 0o644)
+	if out, err := runBin(t, ctx, nil, "sift", "sub", "--router", addr, "--certs", who["alice"], "--timeout", "5s", "--filter-file", ff); err == nil ||
+		!strings.Contains(out, `which does not cover tenant == "b"`) {
+		t.Errorf("sift sub --filter-file outside: %v\n%s", err, out)
+	}
+	os.WriteFile(ff, []byte(`tenant == "a" && seq exists`+"\n"), 0o644)
 
 	// Subscribers that are allowed: audit sees everything that is
 	// accepted, alice her tenant.
-	subLines := func(name, filter string) chan string {
+	subLines := func(name string, filter ...string) chan string {
 		ch := make(chan string, 100)
-		p := startLogProc(t, ctx, "sift sub "+name, func(l string) { ch <- l }, "sift", "sub", "--router", addr, "--certs", who[name], "--timeout", "60s", filter)
+		args := append([]string{"sub", "--router", addr, "--certs", who[name], "--timeout", "60s"}, filter...)
+		p := startLogProc(t, ctx, "sift sub "+name, func(l string) { ch <- l }, "sift", args...)
 		p.waitLine(t, ctx, subReady)
 		return ch
 	}
 	audit := subLines("audit", "*")
-	aliceSub := subLines("alice", `tenant == "a" && seq exists`)
+	aliceSub := subLines("alice", "--filter-file", ff)
 
 	// One connection, one refused subscription: the other stays.
 	cl, err := certs.Load(who["alice"], certs.Client)

@@ -5,7 +5,8 @@ import (
 	"fmt"
 )
 
-// MaxFilterLen bounds a subscription's filter text.
+// MaxFilterLen bounds a subscription's filter text (routers refuse
+// longer ones with CodeBadFilter).
 const MaxFilterLen = 64 << 10
 
 // MaxErrorLen bounds an Error frame's message.
@@ -27,12 +28,12 @@ func (m *Subscribe) AppendBody(b []byte) []byte {
 	return appendString(b, m.Filter)
 }
 
+// decodeSubscribe does not bound the filter's length (the frame limit
+// does): a router refuses a filter longer than MaxFilterLen like any bad
+// filter, that subscription alone, rather than as a malformed frame that
+// closes the connection.
 func decodeSubscribe(r *reader) *Subscribe {
-	m := &Subscribe{ID: r.uvarint("subscribe id"), Filter: r.utf8String("subscribe filter")}
-	if r.err == nil && len(m.Filter) > MaxFilterLen {
-		r.fail("subscribe: filter of %d bytes exceeds %d", len(m.Filter), MaxFilterLen)
-	}
-	return m
+	return &Subscribe{ID: r.uvarint("subscribe id"), Filter: r.utf8String("subscribe filter")}
 }
 
 // Unsubscribe removes a subscription.

@@ -40,6 +40,11 @@ const (
 	CodeForbidden             = wire.CodeForbidden
 )
 
+// MaxFilterLen bounds a filter's text, in bytes (64 KiB). Subscribe
+// refuses a longer filter with CodeBadFilter without sending it; the
+// connection and its other subscriptions stay.
+const MaxFilterLen = wire.MaxFilterLen
+
 // IsCode reports whether err is (or wraps) a *ProtocolError with code.
 func IsCode(err error, code Code) bool {
 	var pe *ProtocolError

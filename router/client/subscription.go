@@ -32,6 +32,9 @@ type Subscription struct {
 // acknowledged it. A refused filter is a *wire.ProtocolError: CodeBadFilter
 // naming the column, CodeTooManySubscriptions, and so on.
 func (c *Client) Subscribe(ctx context.Context, filter string) (*Subscription, error) {
+	if len(filter) > MaxFilterLen { // refused here, alone: the connection stays
+		return nil, wire.Errorf(wire.CodeBadFilter, "filter of %d bytes exceeds the limit of %d", len(filter), MaxFilterLen)
+	}
 	buf := c.opts.SubscriptionBuffer
 	if c.callback() != nil {
 		buf = 0 // the channel is never used
