@@ -104,8 +104,9 @@ type Pubend struct {
 	lastLost     Tick // time of the last lost announcement
 	metaDirty    bool
 	reportsDirty map[string]bool
-	heard        map[string]Tick // per SHB, when its last report came (soft)
-	dropped      map[string]bool // SHBs dropped for their absence (persisted)
+	heard        map[string]Tick    // per SHB, when its last report came (soft)
+	dropped      map[string]bool    // SHBs dropped for their absence (persisted)
+	answers      map[string][]Range // nacked ranges not answered yet, per asker (see answerNacks)
 	// Stats counts what the pubend did.
 	Stats PubendStats
 }
@@ -113,6 +114,9 @@ type Pubend struct {
 // PubendStats counts what a pubend did.
 type PubendStats struct {
 	SHBDrops int // SHBs dropped for their absence (rule PHB 6)
+	// NackErrors counts nack answers that failed to read the log (on a
+	// Tick, where no error can be returned).
+	NackErrors int
 }
 
 // NewPubend recovers a pubend from its store (empty for a new one).
@@ -236,6 +240,9 @@ func (p *Pubend) Tick(now Tick) {
 		p.silence(now)
 	}
 	p.dropAbsent(now)
+	if err := p.answerNacks(); err != nil {
+		p.Stats.NackErrors++
+	}
 	p.release(now)
 	p.expireDedup(now)
 	if p.lost > 0 && now-p.lastLost >= 10*p.cfg.SilenceInterval {

@@ -1,10 +1,22 @@
 package durable
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
-// nack answers a nack from the log (rule PHB 5): lost for released ticks, D
-// for logged ones, S for the rest; never anything above the last announced
-// tick, which is still Q here too.
+// nackAnswerBudget bounds the events a pubend answers nacks with per Step
+// or Tick. A nack for a long outage (100,000 events) is answered over
+// many steps, from the oldest tick up, instead of in one burst that
+// overruns every queue on the way and is dropped and asked for again
+// whole: answers are pipelined and bounded.
+const nackAnswerBudget = 2048
+
+// nack answers a nack from the log (rule PHB 5): lost for released ticks
+// at once; D for logged ones and S for the rest, as answerNacks reaches
+// them; never anything above the last announced tick, which is still Q
+// here too. Ranges asked again while being answered are merged, so a
+// repeated nack costs nothing more.
 func (p *Pubend) nack(from string, m Msg) error {
 	for _, r := range m.Ranges {
 		r.To = min(r.To, p.ticker.LastAnnounced())
@@ -18,18 +30,62 @@ func (p *Pubend) nack(from string, m Msg) error {
 				continue
 			}
 		}
-		if err := p.answerRange(from, r); err != nil {
-			return fmt.Errorf("pubend %s: nack %v: %w", p.cfg.ID, r, err)
+		if p.answers == nil {
+			p.answers = map[string][]Range{}
+		}
+		p.answers[from] = mergeRanges(append(p.answers[from], r))
+	}
+	return p.answerNacks()
+}
+
+// answerNacks answers the nacked ranges, oldest tick first per asker, the
+// askers in turn, up to nackAnswerBudget events; the rest waits for the
+// next Step or Tick. Ranges that became L meanwhile are answered lost.
+func (p *Pubend) answerNacks() error {
+	budget := nackAnswerBudget
+	for _, to := range slices.Sorted(mapKeys(p.answers)) {
+		rs := p.answers[to]
+		for len(rs) > 0 && budget > 0 {
+			r := rs[0]
+			if r.From <= p.lost {
+				p.send(to, Msg{Kind: MsgLost, Tick: p.lost})
+				if r.From = p.lost + 1; r.Empty() {
+					rs = rs[1:]
+					continue
+				}
+			}
+			rest, n, err := p.answerRange(to, r, budget)
+			if err != nil {
+				return fmt.Errorf("pubend %s: nack %v: %w", p.cfg.ID, r, err)
+			}
+			budget -= n
+			if rest.Empty() {
+				rs = rs[1:]
+			} else {
+				rs[0] = rest
+			}
+		}
+		if len(rs) == 0 {
+			delete(p.answers, to)
+		} else {
+			p.answers[to] = rs
 		}
 	}
 	return nil
 }
 
-func (p *Pubend) answerRange(to string, r Range) error {
+// answerRange answers r with at most limit events: D for each logged tick
+// and S between them. It returns the part of r not answered (empty when
+// all was) and the events sent.
+func (p *Pubend) answerRange(to string, r Range, limit int) (Range, int, error) {
 	prev := r.From - 1
+	n := 0
 	var derr error
 	err := p.w.store.Scan(phbLogKey(p.cfg.ID, r.From), phbLogKey(p.cfg.ID, r.To+1), func(k, v []byte) bool {
-		n, err := keyNumOf(k)
+		if n == limit {
+			return false
+		}
+		t, err := keyNumOf(k)
 		if err != nil {
 			derr = err
 			return false
@@ -39,19 +95,22 @@ func (p *Pubend) answerRange(to string, r Range) error {
 			derr = err
 			return false
 		}
-		t := Tick(n)
-		p.send(to, Msg{Kind: MsgData, Tick: t, Prev: prev, Event: rec.Event})
-		prev = t
+		p.send(to, Msg{Kind: MsgData, Tick: Tick(t), Prev: prev, Event: rec.Event})
+		prev = Tick(t)
+		n++
 		return true
 	})
 	if err == nil {
 		err = derr
 	}
 	if err != nil {
-		return err
+		return r, n, err
+	}
+	if n == limit && prev < r.To {
+		return Range{prev + 1, r.To}, n, nil
 	}
 	if prev < r.To {
 		p.send(to, Msg{Kind: MsgSilence, From: prev + 1, To: r.To})
 	}
-	return nil
+	return Range{1, 0}, n, nil
 }

@@ -57,13 +57,6 @@ type link struct {
 	gen        uint64 // grows with every change of filters
 }
 
-// waiter is a nack from below waiting for an answer from upstream.
-type waiter struct {
-	link    string
-	r       Range
-	expires Tick
-}
-
 // outstanding is a nack sent upstream.
 type outstanding struct {
 	r       Range
@@ -80,9 +73,10 @@ type upInstall struct {
 
 // routerPubend is a router's soft state for one pubend.
 type routerPubend struct {
-	stream  *Stream
-	waiters []waiter
-	asked   []outstanding
+	stream     *Stream
+	waiters    map[string][]waiter // per link (see router_waiters.go)
+	nextExpiry Tick                // no waiter expires before
+	asked      []outstanding
 }
 
 // RouterStats counts nack ranges, to measure consolidation.
@@ -127,7 +121,7 @@ func NewRouter(cfg RouterConfig) (*Router, error) {
 		r.links[d] = &link{filters: map[string]linkFilter{}, lastFwd: map[string]Tick{}, lastResync: -1 << 62}
 	}
 	for p, up := range cfg.Upstream {
-		r.pubends[p] = &routerPubend{stream: NewStream(0)}
+		r.pubends[p] = &routerPubend{stream: NewStream(0), waiters: map[string][]waiter{}, nextExpiry: MaxTick}
 		if !contains(r.ups, up) {
 			r.ups = append(r.ups, up)
 		}
@@ -169,7 +163,7 @@ func (r *Router) Step(now Tick, env Envelope) error {
 func (r *Router) Tick(now Tick) {
 	r.now = now
 	for _, p := range r.pubends {
-		p.waiters = slices.DeleteFunc(p.waiters, func(w waiter) bool { return w.expires <= now })
+		p.expireWaiters(now)
 		p.asked = slices.DeleteFunc(p.asked, func(o outstanding) bool { return o.expires <= now })
 	}
 	for _, name := range r.cfg.Downstream {

@@ -1,7 +1,5 @@
 package durable
 
-import "slices"
-
 // knowledge merges a knowledge message from upstream into the cache and
 // forwards it to every link it is new to or that waits for it.
 func (r *Router) knowledge(env Envelope) error {
@@ -49,20 +47,6 @@ func (r *Router) learn(p *routerPubend, m Msg) (Range, bool) {
 	default: // MsgLost
 		return Range{0, m.Tick}, p.stream.AddLost(m.Tick)
 	}
-}
-
-// takeWaiters removes the waiters of link name that span fully answers and
-// reports whether any waiter of that link overlaps span.
-func (r *Router) takeWaiters(p *routerPubend, name string, span Range) bool {
-	hit := false
-	p.waiters = slices.DeleteFunc(p.waiters, func(w waiter) bool {
-		if w.link != name || w.r.Intersect(span).Empty() {
-			return false
-		}
-		hit = true
-		return span.From <= w.r.From && w.r.To <= span.To
-	})
-	return hit
 }
 
 // forward sends knowledge down one link, turning a D tick into S when no

@@ -1,6 +1,8 @@
 package durable
 
 import (
+	"maps"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -56,4 +58,78 @@ func sortedRanges(rs []Range) []Range {
 	out := slices.Clone(rs)
 	slices.SortFunc(out, func(a, b Range) int { return int(a.From) - int(b.From) })
 	return out
+}
+
+// TestRouterWaitersIntervals checks the per-link waiter sets against a
+// brute-force map of waited ticks: after random nacks from two links,
+// knowledge spans and expiries, a span is forwarded to a link exactly when
+// the link waits for one of its ticks, the answered ticks stop being
+// waited for, what is due expires, and each link's waiters stay disjoint
+// and sorted. Nacks for overlapping or adjacent ticks merge and wait until
+// the later expiry (the model does the same).
+func TestRouterWaitersIntervals(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	p := &routerPubend{waiters: map[string][]waiter{}, nextExpiry: MaxTick}
+	r := &Router{}
+	want := map[string]map[Tick]Tick{"a": {}, "b": {}} // link -> waited tick -> expiry
+	for step := range 4000 {
+		link := []string{"a", "b"}[rng.IntN(2)]
+		from := Tick(1 + rng.IntN(300))
+		q := Range{from, from + Tick(rng.IntN(8))}
+		now := Tick(step)
+		m := want[link]
+		switch rng.IntN(3) {
+		case 0:
+			exp := now + Tick(1+rng.IntN(50))
+			p.addWaiter(link, q, exp)
+			// The merged run: q and every waited tick adjacent to it.
+			lo, hi := q.From, q.To
+			for _, ok := m[lo-1]; ok; _, ok = m[lo-1] {
+				lo--
+			}
+			for _, ok := m[hi+1]; ok; _, ok = m[hi+1] {
+				hi++
+			}
+			for t := lo; t <= hi; t++ {
+				exp = max(exp, m[t])
+			}
+			for t := lo; t <= hi; t++ {
+				m[t] = exp
+			}
+		case 1:
+			hit := false
+			for t := q.From; t <= q.To; t++ {
+				if _, ok := m[t]; ok {
+					hit = true
+					delete(m, t)
+				}
+			}
+			if got := r.takeWaiters(p, link, q); got != hit {
+				t.Fatalf("step %d: take %s %v = %v, want %v", step, link, q, got, hit)
+			}
+		default:
+			p.expireWaiters(now)
+			for _, m := range want {
+				for t, exp := range m {
+					if exp <= now {
+						delete(m, t)
+					}
+				}
+			}
+		}
+		for l, m := range want {
+			got := map[Tick]Tick{}
+			for i, w := range p.waiters[l] {
+				if i > 0 && p.waiters[l][i-1].r.To >= w.r.From {
+					t.Fatalf("step %d: link %s waiters overlap or are unsorted: %v", step, l, p.waiters[l])
+				}
+				for t := w.r.From; t <= w.r.To; t++ {
+					got[t] = w.expires
+				}
+			}
+			if !maps.Equal(got, m) {
+				t.Fatalf("step %d: link %s waits for %v, want %v", step, l, got, m)
+			}
+		}
+	}
 }

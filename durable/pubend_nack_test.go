@@ -1,0 +1,87 @@
+package durable
+
+import (
+	"testing"
+
+	"github.com/sift-pubsub/sift/match"
+)
+
+// TestPubendNackAnswersBounded: a pubend with 5,000 logged events is
+// nacked for all of them, and again for a part not answered yet while it
+// answers:
+// no Step or Tick answers more than nackAnswerBudget events, and in all
+// every tick is answered exactly once (D for each event, S between), in
+// order, with no gap and nothing above the range.
+func TestPubendNackAnswersBounded(t *testing.T) {
+	st := newMapStore()
+	p, err := NewPubend(PubendConfig{ID: "p", Node: "phb", Downstream: []string{"r"}}, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := Tick(1_000_000)
+	const n = 5000
+	for i := range n {
+		p.Step(now, Envelope{From: "pub", To: "phb", Msg: Msg{Kind: MsgPublish, Publisher: "a", Seq: uint64(i + 1),
+			Event: match.MustEvent(match.Attr{Name: "i", Value: match.Int(int64(i))})}})
+		now++
+		if i%500 == 499 {
+			rd := p.Ready()
+			if err := st.Apply(rd.Writes, true); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	p.Tick(now)
+	rd := p.Ready()
+	st.Apply(rd.Writes, true)
+	last := p.LastAnnounced()
+
+	var covered Tick // every tick up to here answered
+	events := 0
+	take := func(what string) {
+		t.Helper()
+		got := 0
+		for _, env := range p.Ready().Msgs {
+			if env.To != "shb" {
+				continue
+			}
+			m := env.Msg
+			switch m.Kind {
+			case MsgData:
+				if m.Prev != covered {
+					t.Fatalf("%s: data at %d after %d, prev %d", what, m.Tick, covered, m.Prev)
+				}
+				covered = m.Tick
+				events++
+				got++
+			case MsgSilence:
+				if m.From != covered+1 {
+					t.Fatalf("%s: silence [%d,%d] after %d", what, m.From, m.To, covered)
+				}
+				covered = m.To
+			}
+		}
+		if got > nackAnswerBudget {
+			t.Fatalf("%s: %d events answered at once, over the budget %d", what, got, nackAnswerBudget)
+		}
+	}
+	if err := p.Step(now, Envelope{From: "shb", To: "phb", Msg: Msg{Kind: MsgNack, Ranges: []Range{{1, last}}}}); err != nil {
+		t.Fatal(err)
+	}
+	take("nack")
+	if err := p.Step(now, Envelope{From: "shb", To: "phb", Msg: Msg{Kind: MsgNack, Ranges: []Range{{covered + 10, last}}}}); err != nil {
+		t.Fatal(err)
+	}
+	take("repeated nack")
+	for i := 0; covered < last; i++ {
+		if i > n {
+			t.Fatalf("answers stop at %d of %d", covered, last)
+		}
+		now += 5_000
+		p.Tick(now)
+		take("tick")
+	}
+	if covered != last || events != n {
+		t.Fatalf("answered up to %d with %d events, want %d and %d", covered, events, last, n)
+	}
+}
