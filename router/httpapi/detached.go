@@ -106,53 +106,80 @@ func (wr *writers) schedule(ds *detachedStream) {
 	}
 }
 
-// run writes what scheduled streams hold, until the gateway closes.
+// coalesce is how long a writer waits, after the first stream of a round
+// was scheduled, before it writes: deliveries that arrive meanwhile (a
+// publish batch fans out over many streams, several events each) share
+// one write per stream instead of one each.
+const coalesce = time.Millisecond
+
+// run writes what scheduled streams hold, in rounds, until the gateway
+// closes.
 func (wr *writers) run(g *Gateway) {
 	var buf [][]byte
 	var out []byte
+	var round []*detachedStream
 	for {
-		var ds *detachedStream
 		select {
-		case ds = <-wr.q:
+		case ds := <-wr.q:
+			round = append(round[:0], ds)
 		case <-g.ctx.Done():
 			return
 		}
-		ds.queued.Store(false)
-		if ds.closed.Load() {
-			continue
-		}
-		msgs, over, ended := ds.sk.take(buf)
-		out = out[:0]
-		for _, m := range msgs {
-			out = append(out, m...)
-		}
-		if ds.beat.Swap(false) && len(msgs) == 0 {
-			out = append(out, heartbeat...)
-		}
-		switch {
-		case over:
-			g.stats.slow.Add(1)
-			out = append(out, errorMessage("slow consumer: more than the gateway's buffer of events were waiting for this stream; reconnect (a durable subscription misses nothing)")...)
-		case ended != nil:
-			out = append(out, errorMessage("subscription ended: "+ended.Error())...)
-		}
-		clear(msgs)
-		buf = msgs[:0]
-		if len(out) > 0 {
-			ds.conn.SetWriteDeadline(time.Now().Add(writeTimeout))
-			if _, err := ds.conn.Write(out); err != nil {
-				over = true // gone, or too slow to read
-			} else {
-				g.stats.delivered.Add(uint64(len(msgs)))
+		time.Sleep(coalesce)
+	more:
+		for len(round) < 1024 {
+			select {
+			case ds := <-wr.q:
+				round = append(round, ds)
+			default:
+				break more
 			}
 		}
-		if over || ended != nil {
-			wr.end(g, ds)
+		for i, ds := range round {
+			buf, out = wr.write(g, ds, buf, out)
+			round[i] = nil
 		}
 		if cap(out) > 64<<10 {
 			out = nil // do not keep a burst's buffer
 		}
 	}
+}
+
+// write writes what ds holds (and a due heartbeat, or its last message).
+func (wr *writers) write(g *Gateway, ds *detachedStream, buf [][]byte, out []byte) ([][]byte, []byte) {
+	ds.queued.Store(false)
+	if ds.closed.Load() {
+		return buf, out
+	}
+	msgs, over, ended := ds.sk.take(buf)
+	out = out[:0]
+	for _, m := range msgs {
+		out = append(out, m...)
+	}
+	if ds.beat.Swap(false) && len(msgs) == 0 {
+		out = append(out, heartbeat...)
+	}
+	switch {
+	case over:
+		g.stats.slow.Add(1)
+		out = append(out, errorMessage("slow consumer: more than the gateway's buffer of events were waiting for this stream; reconnect (a durable subscription misses nothing)")...)
+	case ended != nil:
+		out = append(out, errorMessage("subscription ended: "+ended.Error())...)
+	}
+	n := len(msgs)
+	clear(msgs)
+	if len(out) > 0 {
+		ds.conn.SetWriteDeadline(time.Now().Add(writeTimeout))
+		if _, err := ds.conn.Write(out); err != nil {
+			over = true // gone, or too slow to read
+		} else {
+			g.stats.delivered.Add(uint64(n))
+		}
+	}
+	if over || ended != nil {
+		wr.end(g, ds)
+	}
+	return msgs[:0], out
 }
 
 // end closes a detached stream and removes its subscription.
