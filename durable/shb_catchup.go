@@ -17,6 +17,11 @@ type catchup struct {
 	pending  []Tick  // D ticks of the subscriber above pos, ascending
 	events   map[Tick]match.Event
 	nacks    map[Tick]*retry // per pending tick nacked
+	// nackedTo is the last tick of the window at the last full scan, and
+	// nextDue the earliest time a nack of the window is due again then
+	// (see nackCatchup).
+	nackedTo Tick
+	nextDue  Tick
 }
 
 func newCatchup(pos Tick) *catchup {
@@ -117,10 +122,20 @@ func (s *SHB) deliverReady(c *conn, p string) {
 }
 
 // nackCatchup nacks the first CatchupWindow pending ticks whose event is
-// not at hand, each again with exponential backoff until it comes.
+// not at hand, each again with exponential backoff until it comes. It is
+// called after every input, for every catch-up session: when every tick
+// of the window was nacked already (the window did not slide past
+// nackedTo) and no nack is due again before nextDue, there is nothing to
+// do and it returns at once, so work per input does not grow with the
+// sessions and windows that did not change.
 func (s *SHB) nackCatchup(cu *catchup, p string) {
+	window := cu.pending[:min(len(cu.pending), s.cfg.CatchupWindow)]
+	if len(window) == 0 || (s.now < cu.nextDue && window[len(window)-1] <= cu.nackedTo) {
+		return
+	}
 	var rs []Range
-	for _, t := range cu.pending[:min(len(cu.pending), s.cfg.CatchupWindow)] {
+	cu.nextDue = MaxTick
+	for _, t := range window {
 		if _, ok := cu.events[t]; ok {
 			continue
 		}
@@ -129,12 +144,13 @@ func (s *SHB) nackCatchup(cu *catchup, p string) {
 			r = &retry{}
 			cu.nacks[t] = r
 		}
-		if !r.due(s.now) {
-			continue
+		if r.due(s.now) {
+			r.sent(s.now, &s.cfg)
+			rs = append(rs, Range{t, t})
 		}
-		r.sent(s.now, &s.cfg)
-		rs = append(rs, Range{t, t})
+		cu.nextDue = min(cu.nextDue, r.last+r.wait)
 	}
+	cu.nackedTo = window[len(window)-1]
 	if len(rs) == 0 {
 		return
 	}
