@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // ParseEventJSON decodes one event from a flat JSON object such as
@@ -24,7 +25,7 @@ func ParseEventJSON(data []byte) (Event, error) {
 	var attrs []Attr
 	seen := make(map[string]bool)
 	for dec.More() {
-		a, err := decodeAttr(dec)
+		a, err := decodeAttr(dec, data)
 		if err != nil {
 			return Event{}, err
 		}
@@ -57,18 +58,29 @@ func expectDelim(dec *json.Decoder, want json.Delim) error {
 	return nil
 }
 
-func decodeAttr(dec *json.Decoder) (Attr, error) {
+// decodeAttr reads one name and value. encoding/json replaces invalid
+// UTF-8 with U+FFFD silently, so the raw bytes of both are checked first
+// (data is the whole input; the decoder's offsets index it).
+func decodeAttr(dec *json.Decoder, data []byte) (Attr, error) {
+	start := dec.InputOffset()
 	tok, err := dec.Token()
 	if err != nil {
 		return Attr{}, fmt.Errorf("invalid JSON: %w", jsonErr(err))
+	}
+	if !utf8.Valid(data[start:dec.InputOffset()]) {
+		return Attr{}, fmt.Errorf("an attribute name after byte %d is not valid UTF-8", start)
 	}
 	name, _ := tok.(string)
 	if err := checkAttrName(name); err != nil {
 		return Attr{}, err
 	}
+	start = dec.InputOffset()
 	tok, err = dec.Token()
 	if err != nil {
 		return Attr{}, fmt.Errorf("attribute %s: invalid JSON: %w", name, jsonErr(err))
+	}
+	if !utf8.Valid(data[start:dec.InputOffset()]) {
+		return Attr{}, fmt.Errorf("attribute %s: string is not valid UTF-8", name)
 	}
 	v, err := jsonValue(tok)
 	if err != nil {
@@ -110,7 +122,24 @@ func parseNumber(s string) (Value, error) {
 	if err != nil {
 		return Value{}, fmt.Errorf("number %s is not a finite float64", s)
 	}
+	if f == 0 && nonzeroMantissa(s) {
+		return Value{}, fmt.Errorf("number %s underflows float64 (it would read as 0)", s)
+	}
 	return Float(f)
+}
+
+// nonzeroMantissa reports whether a decimal number's digits before its
+// exponent include one that is not 0.
+func nonzeroMantissa(s string) bool {
+	for _, c := range s {
+		switch {
+		case c == 'e' || c == 'E':
+			return false
+		case c >= '1' && c <= '9':
+			return true
+		}
+	}
+	return false
 }
 
 func describeToken(tok json.Token) string {
