@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,13 +17,18 @@ import (
 func init() {
 	var conn routerFlags
 	var dur durablePubFlags
+	var stream bool
 	cmd := &cobra.Command{
 		Use:   "pub --router HOST:PORT --certs DIR [--durable [--pubend NAME] [--id ID] [--timeout DUR] [--rate N]] [FILE|-]",
 		Short: "Publish JSON Lines events to a router",
 		Long: `Pub reads events (JSON Lines, one flat object per line) from FILE or
 standard input, publishes them to the router in batches, and exits once the
 router has accepted them all, printing "published N events". Every line is
-checked before anything is sent: a malformed event publishes nothing.
+checked before anything is sent: a malformed event publishes nothing. With
+--stream each event is published as its line arrives instead, and a
+malformed line stops pub once the events before it are published. When the
+connection fails, pub says how many events the router accepted (those were
+routed).
 
 With --durable it waits until the pubend has logged every event, riding out
 router restarts (it resends what was not acknowledged; nothing is logged
@@ -42,6 +48,17 @@ what the pubend logged instead of publishing it twice.`,
 			}
 			if err := checkAdvertFlags(dur.on); err != nil { // pub_advertise.go
 				return fmt.Errorf("pub: %w", err)
+			}
+			if stream {
+				if dur.on || len(pubAdverts.filters) > 0 {
+					return errors.New("pub: --stream takes no --durable or --advertise")
+				}
+				n, err := publishStream(cmd.Context(), conn, cmd.InOrStdin(), path) // pub_stream.go
+				if err != nil {
+					return fmt.Errorf("pub: %w", err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "published %d events\n", n)
+				return nil
 			}
 			events, err := readEventsArg(cmd.InOrStdin(), path)
 			if err != nil {
@@ -68,6 +85,7 @@ what the pubend logged instead of publishing it twice.`,
 		},
 	}
 	conn.register(cmd)
+	cmd.Flags().BoolVar(&stream, "stream", false, "publish each event as its line arrives (a pipe's events go out at once) instead of checking the whole input first; a bad line stops pub after publishing the events before it")
 	cmd.Flags().BoolVar(&dur.on, "durable", false, "publish durably: wait until the pubend logged every event (pub_durable.go)")
 	cmd.Flags().StringVar(&dur.pubend, "pubend", "", "with --durable: the pubend (default: the router's own)")
 	cmd.Flags().StringVar(&dur.id, "id", "", "with --durable: the publisher id; a run with the id of an earlier one resumes after what it logged (default: derived from the host and the file's path; random for standard input)")

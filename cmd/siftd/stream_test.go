@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestPubStream: sift pub --stream publishes a line as soon as it arrives
+// on a pipe that stays open (no Flush, no EOF: the client's linger sends
+// the partial batch); a bad line stops it naming the line, after the
+// events before it are published; a second run stops on the first SIGINT
+// with its pipe still open.
+func TestPubStream(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	certDir := filepath.Join(dir, "certs")
+	if out, err := runBin(t, ctx, nil, "sift", "certs", "init", certDir); err != nil {
+		t.Fatalf("certs init: %v\n%s", err, out)
+	}
+	_, addr := startRouter(t, ctx, dir, "r1", certDir)
+	got := make(chan string, 10)
+	sub := startLogProc(t, ctx, "sift sub", func(l string) { got <- l }, "sift", "sub", "--router", addr, "--certs", certDir, "n exists")
+	sub.waitLine(t, ctx, subReady)
+
+	pub := exec.CommandContext(ctx, filepath.Join(bin, "sift"), "pub", "--stream", "--router", addr, "--certs", certDir)
+	stdin, _ := pub.StdinPipe()
+	var out strings.Builder
+	pub.Stdout, pub.Stderr = &out, &out
+	if err := pub.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stdin.Write([]byte("{\"n\":1}\n"))
+	select {
+	case l := <-got:
+		if !strings.Contains(l, `"n":1`) {
+			t.Fatalf("got %s", l)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("a streamed line was not delivered while the pipe stayed open")
+	}
+	stdin.Write([]byte("{\"n\":2}\n{\"n\":[3]}\n{\"n\":4}\n"))
+	err := pub.Wait()
+	t.Logf("pub --stream: %v %s", err, strings.TrimSpace(out.String()))
+	if err == nil || !strings.Contains(out.String(), "2 of 2 events accepted by the router: stdin:3:") || !strings.Contains(out.String(), "attribute n") {
+		t.Fatalf("pub --stream with a bad line 3: %v\n%s", err, out.String())
+	}
+	select {
+	case l := <-got:
+		if !strings.Contains(l, `"n":2`) {
+			t.Fatalf("got %s, want n 2", l)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the event before the bad line was not delivered")
+	}
+
+	// SIGINT with the pipe open: pub stops at once.
+	pub = exec.CommandContext(ctx, filepath.Join(bin, "sift"), "pub", "--stream", "--router", addr, "--certs", certDir)
+	stdin, _ = pub.StdinPipe()
+	defer stdin.Close()
+	out.Reset()
+	pub.Stdout, pub.Stderr = &out, &out
+	if err := pub.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stdin.Write([]byte("{\"n\":5}\n"))
+	<-got
+	pub.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- pub.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Fatalf("pub --stream after SIGINT: %v, want exit 130\n%s", err, out.String())
+		}
+		t.Logf("after SIGINT: %s", strings.TrimSpace(out.String()))
+	case <-time.After(10 * time.Second):
+		t.Fatal("pub --stream ignored SIGINT")
+	}
+}
