@@ -85,6 +85,13 @@ type Config struct {
 	// HealTime bounds the time allowed to catch up after the faults stop
 	// (default 30 s of simulated time).
 	HealTime durable.Tick
+	// StepCost is the simulated time a broker is busy per message it
+	// steps (default 20 us); messages that arrive meanwhile wait in its
+	// inbox, in order. LinkCost is the time a broker link takes to
+	// transmit one message (default 5 us: 200,000 messages/s per direction);
+	// a burst queues behind it. Negative values turn them off (free steps,
+	// links of unlimited capacity).
+	StepCost, LinkCost durable.Tick
 	// Trace, if set, receives every delivered message and fault.
 	Trace func(string)
 }
@@ -118,6 +125,12 @@ func (c *Config) populate() {
 	}
 	if c.DropAfter <= 0 {
 		c.DropAfter = 70_000
+	}
+	if c.StepCost == 0 {
+		c.StepCost = 20
+	}
+	if c.LinkCost == 0 {
+		c.LinkCost = 5
 	}
 	if c.HealTime <= 0 {
 		c.HealTime = 30_000_000

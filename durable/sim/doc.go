@@ -36,6 +36,12 @@
 //   - nack ranges sent upstream by the routers are counted against those
 //     they received from below (consolidation).
 //
+// Brokers are not free and links are not infinite: a broker steps one
+// message per Config.StepCost of simulated time (the rest wait in its
+// inbox, in order) and a broker link transmits one message per
+// Config.LinkCost (a burst queues behind it), so a protocol that stalls or
+// livelocks under load misses the liveness bound instead of passing.
+//
 // A message the wire would refuse (a name over wire.MaxNameLen) and a run
 // that floods (more than maxPending messages and timers pending) are
 // violations too. A run stops at its first violation. A run is a pure function of its

@@ -41,8 +41,15 @@ func (w *world) send(env durable.Envelope) {
 		copies = 2
 		w.stats.Duplicated++
 	}
+	sendAt := w.now
+	if w.cfg.LinkCost > 0 {
+		// The link transmits one message per LinkCost: a burst queues.
+		key := env.From + ">" + env.To
+		sendAt = max(w.now, w.linkFree[key]) + w.cfg.LinkCost
+		w.linkFree[key] = sendAt
+	}
 	for range copies {
-		w.q.add(&item{at: w.now + w.latency(), env: &env})
+		w.q.add(&item{at: sendAt + w.latency(), env: &env})
 	}
 }
 

@@ -44,9 +44,12 @@ type node struct {
 	pubend      *durable.Pubend
 	router      *durable.Router
 	shb         *durable.SHB
-	skew        durable.Tick   // the node's clock minus simulated time (PHBs, clock fault)
-	syncing     bool           // a sync is running; Ready waits
-	inFlight    *durable.Batch // the batch being synced
+	skew        durable.Tick       // the node's clock minus simulated time (PHBs, clock fault)
+	syncing     bool               // a sync is running; Ready waits
+	inFlight    *durable.Batch     // the batch being synced
+	inbox       []durable.Envelope // messages waiting to be stepped (Config.StepCost)
+	draining    bool               // a drain of the inbox is scheduled
+	busyUntil   durable.Tick       // the broker steps its next message then
 }
 
 // timerPeriod is how often every broker's Tick fires.
@@ -94,11 +97,44 @@ func (w *world) scheduleTimer(n *node, inc uint64) {
 	}})
 }
 
-// deliverToNode steps a broker with a message (dropped if it is down).
+// deliverToNode hands a message to a broker (dropped if it is down). A
+// broker steps one message per StepCost: what arrives while it is busy
+// waits in its inbox, in arrival order.
 func (w *world) deliverToNode(n *node, env durable.Envelope) {
 	if !n.up {
 		return
 	}
+	if w.cfg.StepCost < 0 {
+		w.stepNode(n, env)
+		return
+	}
+	n.inbox = append(n.inbox, env)
+	if !n.draining {
+		n.draining = true
+		inc := n.incarnation
+		w.at(max(w.now, n.busyUntil), func() { w.drainNode(n, inc) })
+	}
+}
+
+// drainNode steps the oldest message of a broker's inbox and schedules
+// the next one StepCost later.
+func (w *world) drainNode(n *node, inc uint64) {
+	if !n.up || n.incarnation != inc {
+		return // crashed: the inbox went with it (crash clears it)
+	}
+	env := n.inbox[0]
+	n.inbox = n.inbox[1:]
+	w.stepNode(n, env)
+	n.busyUntil = w.now + w.cfg.StepCost
+	if len(n.inbox) == 0 {
+		n.draining = false
+		return
+	}
+	w.at(n.busyUntil, func() { w.drainNode(n, inc) })
+}
+
+// stepNode steps a broker with a message.
+func (w *world) stepNode(n *node, env durable.Envelope) {
 	if err := n.m.Step(w.clock(n), env); err != nil {
 		w.violate("%s: step %v: %v", n.name, env, err)
 	}
@@ -129,6 +165,7 @@ func (w *world) crash(n *node) {
 		w.observeDurable(n, n.inFlight)
 	}
 	n.syncing, n.inFlight = false, nil
+	n.inbox, n.draining = nil, false
 	if n.kind == kindSHB {
 		for _, s := range w.subs {
 			if s.shb == n.name && s.connected {

@@ -25,6 +25,7 @@ type world struct {
 	pubByID  map[string]*publisher
 	cuts     map[string]durable.Tick
 	fifoLast map[string]durable.Tick
+	linkFree map[string]durable.Tick // per directed broker link, when it can transmit again
 	oracle   *oracle
 	stats    Stats
 	res      *Result
@@ -42,7 +43,7 @@ func newWorld(cfg Config, res *Result) (*world, error) {
 	}
 	w := &world{cfg: cfg, topo: topo, rng: rand.New(rand.NewPCG(cfg.Seed, 0x5eed)), nodes: map[string]*node{},
 		subByID: map[string]*subscriber{}, pubByID: map[string]*publisher{},
-		cuts: map[string]durable.Tick{}, fifoLast: map[string]durable.Tick{}, res: res}
+		cuts: map[string]durable.Tick{}, fifoLast: map[string]durable.Tick{}, linkFree: map[string]durable.Tick{}, res: res}
 	w.oracle = newOracle(cfg.has(FaultRelease))
 	for i := range cfg.Pubends {
 		w.addNode(phbName(i), kindPHB)
