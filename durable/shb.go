@@ -116,6 +116,9 @@ type conn struct {
 	node    string
 	session uint64
 	streams map[string]*connStream
+	// nextSilence is when the session's next idle silence is due: each
+	// session has its own phase within ReportInterval (see idleSilences).
+	nextSilence Tick
 }
 
 // connStream is a session's position on one pubend: pos is the last tick
@@ -242,9 +245,9 @@ func (s *SHB) Tick(now Tick) error {
 			s.sendInstall(ps)
 		}
 	}
+	s.idleSilences()
 	if now-s.lastReport >= s.cfg.ReportInterval {
 		s.lastReport = now
-		s.idleSilences()
 		s.report()
 		s.sendClaims()
 	}
