@@ -142,6 +142,9 @@ func TestDashboardInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if e := evaluate[string](t, bctx, `document.getElementById("statusError").textContent`); e != "" {
+		t.Fatalf("the page reports %q", e)
+	}
 	shown := evaluate[[]string](t, bctx, `[...document.querySelectorAll("#events li")].map(li => li.textContent)`)
 	want := []string{`{"exchange":"NASDAQ","price":7.5,"symbol":"INTC"}`, `{"price":5,"symbol":"IBM"}`} // newest first
 	if !slices.Equal(shown, want) {

@@ -82,3 +82,37 @@ func TestBrowserPage(t *testing.T) {
 		}
 	}
 }
+
+// TestDashboardWithToken: with bearer tokens, the dashboard opened as
+// /?token=TOKEN reads /v1/status and watches events with the token, and
+// without one it says that the status is refused.
+func TestDashboardWithToken(t *testing.T) {
+	bin := chromium(t)
+	tg := startGateway(t, nil, func(c *Config) { c.Tokens = map[string]string{"tok-d": "dash"} })
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	bctx, stop := browser(t, ctx, bin)
+	defer stop()
+	err := chromedp.Do(bctx,
+		chromedp.Navigate(tg.srv.URL+"/"),
+		chromedp.Poll[chromedp.Void](`document.getElementById("statusError").textContent.includes("bearer token")`, chromedp.WithPollingTimeout(20*time.Second)),
+		chromedp.Navigate(tg.srv.URL+"/?token=tok-d"),
+		chromedp.Poll[chromedp.Void](`document.getElementById("router").textContent === "r1" && document.querySelectorAll("#pubends tbody tr").length === 1 && document.getElementById("statusError").textContent === ""`, chromedp.WithPollingTimeout(20*time.Second)),
+		chromedp.SendKeys(chromedp.CSS("#filter"), `n >= 2`),
+		chromedp.Click(chromedp.CSS("#go")),
+		chromedp.Poll[chromedp.Void](`document.getElementById("watchStatus").textContent.startsWith("watching")`, chromedp.WithPollingTimeout(20*time.Second)),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out := tg.post("", "application/x-ndjson", jsonLines(`{"n":1}`, `{"n":2}`), map[string]string{"Authorization": "Bearer tok-d"})
+	if code != 200 {
+		t.Fatalf("publish: %d %v", code, out)
+	}
+	if err := chromedp.Do(bctx, chromedp.Poll[chromedp.Void](`document.querySelectorAll("#events li").length === 1`, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		t.Fatal(err)
+	}
+	if got := evaluate[string](t, bctx, `document.querySelector("#events li").textContent`); got != `{"n":2}` {
+		t.Fatalf("shown %s", got)
+	}
+}
