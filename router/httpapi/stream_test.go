@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"fmt"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 )
@@ -64,4 +66,47 @@ func TestStreams(t *testing.T) {
 			waitSubs(0)
 		})
 	}
+}
+
+// TestSlowConsumer: a stream with more undelivered events than its buffer
+// (SubscriberBuffer 1 here; one publish batch of 200 matching events) is
+// ended with an "end" message naming the reason, its subscription is
+// removed.
+func TestSlowConsumer(t *testing.T) {
+	tg := startGateway(t, nil, func(c *Config) { c.SubscriberBuffer = 1 })
+	slow := tg.mustSubscribe("filter="+url.QueryEscape("n >= 0"), nil)
+	tg.mustPublish("", seqLinesN(200), 200)
+	var end sseMsg
+	for {
+		m := slow.next(false)
+		if m.event != "" {
+			end = m
+			break
+		}
+	}
+	if end.event != "end" || !strings.Contains(end.data, "slow consumer") {
+		t.Fatalf("got %+v, want an end message for a slow consumer", end)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st, err := tg.gw.Status(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Subscriptions == 0 && st.Gateway.SlowConsumers == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the slow consumer: %d subscriptions, %d slow", st.Subscriptions, st.Gateway.SlowConsumers)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func seqLinesN(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "{\"n\":%d}\n", i)
+	}
+	return b.String()
 }
