@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sift-pubsub/sift/bench/workload"
+	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router"
 	"github.com/sift-pubsub/sift/router/client"
 	"github.com/sift-pubsub/sift/router/local"
@@ -23,7 +24,9 @@ import (
 // of the chain). It reports subscriptions per second over the whole
 // install and over its first and last tenth, and the live heap after the
 // install per subscription (all routers of the process together).
-// SIFT_BENCH_INSTALL_TABLE sets the routers' Config.Table.
+// SIFT_BENCH_INSTALL_TABLE sets the routers' Config.Table;
+// SIFT_BENCH_INSTALL_BATCH (non-empty) installs from one connection with
+// SubscribeBatch instead.
 func BenchmarkInstall(b *testing.B) {
 	n := 10_000
 	if s := os.Getenv("SIFT_BENCH_INSTALL_N"); s != "" {
@@ -73,7 +76,7 @@ func benchInstall(b *testing.B, routers int, filters []string) {
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
-	const conns, inFlight = 20, 64
+	const conns = 20
 	far := m.Routers[routers-1]
 	clients := make([]*client.Client, conns)
 	for i := range clients {
@@ -86,6 +89,43 @@ func benchInstall(b *testing.B, routers int, filters []string) {
 	}
 	done := make([]time.Duration, len(filters)) // when filter i was acknowledged
 	start := time.Now()
+	if os.Getenv("SIFT_BENCH_INSTALL_BATCH") != "" {
+		installBatch(b, ctx, clients[0], filters, start, done)
+	} else {
+		installSingles(b, ctx, clients, filters, start, done)
+	}
+	total := time.Since(start)
+	n := len(filters)
+	tenth := n / 10
+	b.ReportMetric(float64(n)/total.Seconds(), "subs/s")
+	b.ReportMetric(float64(tenth)/done[tenth-1].Seconds(), "first-tenth-subs/s")
+	b.ReportMetric(float64(tenth)/(total-done[n-tenth-1]).Seconds(), "last-tenth-subs/s")
+	runtime.GC()
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(n), "heap-B/sub")
+}
+
+// installBatch installs filters from one connection with SubscribeBatch,
+// in slices of a tenth so that the first and last tenth are timed.
+func installBatch(b *testing.B, ctx context.Context, c *client.Client, filters []string, start time.Time, done []time.Duration) {
+	step := max(1, len(filters)/10)
+	for lo := 0; lo < len(filters); lo += step {
+		hi := min(lo+step, len(filters))
+		if _, err := c.SubscribeBatch(ctx, filters[lo:hi], func([]int, match.Event) {}); err != nil {
+			b.Fatal(err)
+		}
+		for i := lo; i < hi; i++ {
+			done[i] = time.Since(start)
+		}
+	}
+}
+
+// installSingles installs filters with Subscribe from every connection,
+// 64 requests in flight each.
+func installSingles(b *testing.B, ctx context.Context, clients []*client.Client, filters []string, start time.Time, done []time.Duration) {
+	const inFlight = 64
+	conns := len(clients)
 	var wg sync.WaitGroup
 	next := make(chan int)
 	go func() {
@@ -112,14 +152,4 @@ func benchInstall(b *testing.B, routers int, filters []string) {
 	if firstErr != nil {
 		b.Fatal(firstErr)
 	}
-	total := time.Since(start)
-	n := len(filters)
-	tenth := n / 10
-	b.ReportMetric(float64(n)/total.Seconds(), "subs/s")
-	b.ReportMetric(float64(tenth)/done[tenth-1].Seconds(), "first-tenth-subs/s")
-	b.ReportMetric(float64(tenth)/(total-done[n-tenth-1]).Seconds(), "last-tenth-subs/s")
-	runtime.GC()
-	var after runtime.MemStats
-	runtime.ReadMemStats(&after)
-	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(n), "heap-B/sub")
 }
