@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router/certs"
 	"github.com/sift-pubsub/sift/router/client"
 	"github.com/spf13/cobra"
@@ -136,14 +137,25 @@ func subscribe(ctx context.Context, conn routerFlags, opts subOptions, filter st
 	if opts.count < 0 || opts.timeout < 0 {
 		return errors.New("--count and --timeout must not be negative")
 	}
-	c, err := dialSub(ctx, conn, opts)
-	if err != nil {
-		return err
+	var s interface {
+		Next(context.Context) (match.Event, error)
 	}
-	defer c.Close()
-	s, err := c.Subscribe(ctx, filter)
-	if err != nil {
-		return err
+	if opts.assist {
+		c, err := dialSub(ctx, conn, opts)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		if s, err = c.Subscribe(ctx, filter); err != nil {
+			return err
+		}
+	} else {
+		sess, ss, err := subscribeSession(ctx, conn, filter, stderr) // sub_session.go: reconnects
+		if err != nil {
+			return err
+		}
+		defer sess.Close()
+		s = ss
 	}
 	fmt.Fprintln(stderr, "ready")
 	if opts.timeout > 0 {
