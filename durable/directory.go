@@ -82,7 +82,7 @@ func (d *Directory) SetLinks(links []string) {
 
 // Step handles an announcement from neighbour env.From. A malformed one is
 // an error and changes nothing.
-func (d *Directory) Step(env Envelope) error {
+func (d *Directory) Step(_ Tick, env Envelope) error {
 	m := env.Msg
 	if m.Kind != MsgHosts {
 		return fmt.Errorf("directory %s: unexpected %v from %s", d.cfg.Node, m.Kind, env.From)
@@ -108,21 +108,23 @@ func (d *Directory) Step(env Envelope) error {
 }
 
 // Tick sends the whole directory to every neighbour every Refresh.
-func (d *Directory) Tick(now Tick) {
+func (d *Directory) Tick(now Tick) error {
 	if now-d.lastRef < d.cfg.Refresh {
-		return
+		return nil
 	}
 	d.lastRef = now
 	for _, l := range d.links {
 		d.sendAll(l)
 	}
+	return nil
 }
 
-// Ready returns the announcements to send.
-func (d *Directory) Ready() []Envelope {
+// Ready returns the announcements to send (a directory persists
+// nothing).
+func (d *Directory) Ready() Ready {
 	out := d.out
 	d.out = nil
-	return out
+	return Ready{Msgs: out}
 }
 
 // Changed reports whether an entry changed since the last call.

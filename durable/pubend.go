@@ -114,9 +114,6 @@ type Pubend struct {
 // PubendStats counts what a pubend did.
 type PubendStats struct {
 	SHBDrops int // SHBs dropped for their absence (rule PHB 6)
-	// NackErrors counts nack answers that failed to read the log (on a
-	// Tick, where no error can be returned).
-	NackErrors int
 }
 
 // NewPubend recovers a pubend from its store (empty for a new one).
@@ -235,14 +232,13 @@ func (p *Pubend) Step(now Tick, env Envelope) error {
 }
 
 // Tick handles a timer firing at time now: silence and early release.
-func (p *Pubend) Tick(now Tick) {
+// It returns an error only if answering nacks could not read the log.
+func (p *Pubend) Tick(now Tick) error {
 	if now-p.lastSilence >= p.silenceInterval(now) {
 		p.silence(now)
 	}
 	p.dropAbsent(now)
-	if err := p.answerNacks(); err != nil {
-		p.Stats.NackErrors++
-	}
+	err := p.answerNacks()
 	p.release(now)
 	p.expireDedup(now)
 	if p.lost > 0 && now-p.lastLost >= 10*p.cfg.SilenceInterval {
@@ -252,6 +248,7 @@ func (p *Pubend) Tick(now Tick) {
 		p.lastLost = now
 		p.broadcast(Msg{Kind: MsgLost, Tick: p.lost})
 	}
+	return err
 }
 
 // silenceInterval is the adaptive silence period: SilenceInterval while

@@ -160,7 +160,7 @@ func (r *Router) Step(now Tick, env Envelope) error {
 }
 
 // Tick handles a timer firing: expire nack state, ask for filter sets.
-func (r *Router) Tick(now Tick) {
+func (r *Router) Tick(now Tick) error {
 	r.now = now
 	for _, p := range r.pubends {
 		p.expireWaiters(now)
@@ -173,6 +173,7 @@ func (r *Router) Tick(now Tick) {
 			r.send(name, Msg{Kind: MsgResync, Nonce: r.cfg.Incarnation})
 		}
 	}
+	return nil
 }
 
 // Ready returns the messages to send (a router persists nothing).

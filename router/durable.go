@@ -161,6 +161,7 @@ type durableNode struct {
 	minFree   uint64
 	freeSpace func(dir string) (uint64, error)
 	dir       *durable.Directory
+	host      *durable.Host     // the group commit of every machine above
 	hosts     map[string]string // every pubend known, by host (driver goroutine)
 	topo      chan struct{}     // a token when links or the directory changed
 	shb       *durable.SHB
@@ -260,6 +261,22 @@ func (d *durableNode) boot() error {
 	return d.newRouter(up, down)
 }
 
+// setHost makes the group commit take the Readies of the current
+// machines: the local pubends in order, the intermediate broker, the SHB
+// and the directory.
+func (d *durableNode) setHost() {
+	var bs []durable.Broker
+	for _, p := range d.pubendIDs {
+		bs = append(bs, d.pubends[p])
+	}
+	bs = append(bs, d.router, d.shb, d.dir)
+	if d.host == nil {
+		d.host = durable.NewHost(bs...)
+		return
+	}
+	d.host.SetBrokers(bs...)
+}
+
 // knownHosts merges the directory's pubends with the static ones (which
 // win).
 func (d *durableNode) knownHosts() map[string]string {
@@ -343,6 +360,7 @@ func (d *durableNode) newRouter(up map[string]string, down []string) error {
 		return fmt.Errorf("durable: %w", err)
 	}
 	d.router, d.up, d.down = r, up, down
+	d.setHost()
 	return nil
 }
 

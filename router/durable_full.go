@@ -26,11 +26,11 @@ const (
 	spaceCheckPeriod = 200 * time.Millisecond
 )
 
-// failedBatch is a batch whose write or sync failed, kept for a retry.
+// failedBatch records that the batch in flight (durable.Host.InFlight,
+// with the messages held for it) failed to be written or synced, for a
+// retry.
 type failedBatch struct {
-	writes  durable.Batch
 	applied bool // Apply succeeded; only the sync is left
-	msgs    []durable.Envelope
 	err     error
 }
 
@@ -96,7 +96,7 @@ func (d *durableNode) retryFailed() []durable.Envelope {
 	before := d.storeFull()
 	var err error
 	if !fb.applied {
-		if err = d.store.Apply(&fb.writes, false); err == nil {
+		if err = d.store.Apply(&d.host.InFlight().Writes, false); err == nil {
 			fb.applied = true
 		}
 	}
@@ -110,5 +110,5 @@ func (d *durableNode) retryFailed() []durable.Envelope {
 	d.failed = nil
 	d.met.syncs.Inc()
 	d.noteFull(before)
-	return fb.msgs
+	return d.host.Synced()
 }

@@ -17,12 +17,11 @@ const viewEvery = 20
 // and its sync again.
 const maxDrain = 4096
 
-// syncResult is the end of one background sync: its error and the
-// messages it held back.
+// syncResult is the end of one background sync: its error and how long
+// it took.
 type syncResult struct {
-	err  error
-	msgs []durable.Envelope
-	dur  time.Duration
+	err error
+	dur time.Duration
 }
 
 // run is the driver: it steps the machines with every input and timer,
@@ -64,13 +63,13 @@ func (d *durableNode) run(stop <-chan struct{}) {
 			syncing = nil
 			if res.err != nil {
 				before := d.storeFull()
-				d.failed = &failedBatch{applied: true, msgs: res.msgs, err: res.err}
+				d.failed = &failedBatch{applied: true, err: res.err}
 				d.noteFull(before)
 				break
 			}
 			d.met.syncs.Inc()
 			d.met.syncSeconds.Observe(res.dur.Seconds())
-			local = d.send(res.msgs, local)
+			local = d.send(d.host.Synced(), local)
 		case <-stop:
 			if syncing != nil {
 				<-syncing
@@ -96,40 +95,27 @@ func (d *durableNode) run(stop <-chan struct{}) {
 // now is the durable clock: wall time in microseconds.
 func now() durable.Tick { return durable.Tick(time.Now().UnixMicro()) }
 
-// flush takes every machine's Ready. Without writes, the messages go at
-// once (appended to local when they are for this router's machines).
-// With writes, the batch is applied and a background sync starts; its
-// messages wait for it.
+// flush takes every machine's Ready through the group commit
+// (durable.Host). Without writes, the messages go at once (appended to
+// local when they are for this router's machines). With writes, the batch
+// is applied and a background sync starts; its messages wait for it.
 func (d *durableNode) flush(local []durable.Envelope) (chan syncResult, []durable.Envelope) {
-	var writes durable.Batch
-	var msgs []durable.Envelope
-	take := func(rd durable.Ready) {
-		if rd.Writes != nil {
-			writes.Ops = append(writes.Ops, rd.Writes.Ops...)
-		}
-		msgs = append(msgs, rd.Msgs...)
-	}
-	for _, p := range d.pubendIDs {
-		take(d.pubends[p].Ready())
-	}
-	take(d.router.Ready())
-	take(d.shb.Ready())
-	take(durable.Ready{Msgs: d.dir.Ready()})
-	if writes.Empty() {
+	b, msgs := d.host.Take()
+	if b == nil {
 		return nil, d.send(msgs, local)
 	}
-	if err := d.store.Apply(&writes, false); err != nil {
+	if err := d.store.Apply(&b.Writes, false); err != nil {
 		before := d.storeFull()
-		d.failed = &failedBatch{writes: writes, msgs: msgs, err: err}
+		d.failed = &failedBatch{err: err}
 		d.noteFull(before)
 		return nil, local
 	}
-	d.met.writes.Add(float64(len(writes.Ops)))
+	d.met.writes.Add(float64(len(b.Writes.Ops)))
 	ch := make(chan syncResult, 1)
 	go func() {
 		began := time.Now()
 		err := d.store.Flush()
-		ch <- syncResult{err: err, msgs: msgs, dur: time.Since(began)}
+		ch <- syncResult{err: err, dur: time.Since(began)}
 	}()
 	return ch, local
 }
@@ -163,7 +149,7 @@ func (d *durableNode) stepLocal(env durable.Envelope) {
 	var err error
 	switch {
 	case env.To == d.name && env.Msg.Kind == durable.MsgHosts:
-		if err = d.dir.Step(env); err == nil && d.dir.Changed() {
+		if err = d.dir.Step(t, env); err == nil && d.dir.Changed() {
 			signal(d.topo)
 		}
 	case env.To == d.name:
@@ -198,7 +184,9 @@ func (d *durableNode) pubendOf(node string) *durable.Pubend { return d.byNode[no
 // tick fires every machine's timer.
 func (d *durableNode) tick(t durable.Tick) {
 	for _, p := range d.pubendIDs {
-		d.pubends[p].Tick(t)
+		if err := d.pubends[p].Tick(t); err != nil {
+			d.log.Warn("durable pubend tick", "err", err)
+		}
 	}
 	d.router.Tick(t)
 	d.dir.Tick(t)

@@ -8,21 +8,6 @@ import (
 	"github.com/sift-pubsub/sift/durable/memstore"
 )
 
-// broker is the common face of the three broker state machines.
-type broker interface {
-	Step(now durable.Tick, env durable.Envelope) error
-	Tick(now durable.Tick) error
-	Ready() durable.Ready
-}
-
-type pubendBroker struct{ *durable.Pubend }
-
-func (p pubendBroker) Tick(now durable.Tick) error { p.Pubend.Tick(now); return nil }
-
-type routerBroker struct{ *durable.Router }
-
-func (r routerBroker) Tick(now durable.Tick) error { r.Router.Tick(now); return nil }
-
 type nodeKind uint8
 
 const (
@@ -37,7 +22,8 @@ const (
 type node struct {
 	name        string
 	kind        nodeKind
-	m           broker
+	m           durable.Broker
+	host        *durable.Host // the group commit of m (nodes_sync.go)
 	store       *memstore.Store
 	up          bool
 	incarnation uint64
@@ -45,8 +31,6 @@ type node struct {
 	router      *durable.Router
 	shb         *durable.SHB
 	skew        durable.Tick       // the node's clock minus simulated time (PHBs, clock fault)
-	syncing     bool               // a sync is running; Ready waits
-	inFlight    *durable.Batch     // the batch being synced
 	inbox       []durable.Envelope // messages waiting to be stepped (Config.StepCost)
 	draining    bool               // a drain of the inbox is scheduled
 	busyUntil   durable.Tick       // the broker steps its next message then
@@ -63,12 +47,12 @@ func (w *world) boot(n *node) error {
 	case kindPHB:
 		cfg := w.phbConfig(n.name)
 		n.pubend, err = durable.NewPubend(cfg, n.store)
-		n.m = pubendBroker{n.pubend}
+		n.m = n.pubend
 	case kindRouter:
 		cfg := w.routerConfig(n.name)
 		cfg.Incarnation = n.incarnation
 		n.router, err = durable.NewRouter(cfg)
-		n.m = routerBroker{n.router}
+		n.m = n.router
 	case kindSHB:
 		cfg := w.shbConfig(n.name)
 		cfg.Rand = rand.New(rand.NewPCG(w.rng.Uint64(), n.incarnation)) // nack jitter
@@ -79,6 +63,7 @@ func (w *world) boot(n *node) error {
 		return fmt.Errorf("boot %s: %w", n.name, err)
 	}
 	n.up = true
+	n.host = durable.NewHost(n.m)
 	w.flush(n)
 	w.scheduleTimer(n, n.incarnation)
 	return nil
@@ -161,10 +146,14 @@ func (w *world) crash(n *node) {
 	w.trace("crash %s", n.name)
 	w.stats.Crashes++
 	n.up = false
-	if kept := n.store.Crash(w.rng); kept > 0 && n.inFlight != nil {
-		w.observeDurable(n, n.inFlight)
+	if b := n.host.InFlight(); b != nil {
+		if kept := n.store.Crash(w.rng); kept > 0 {
+			w.observeDurable(n, &b.Writes)
+		}
+	} else {
+		n.store.Crash(w.rng)
 	}
-	n.syncing, n.inFlight = false, nil
+	n.host.Lost()
 	n.inbox, n.draining = nil, false
 	if n.kind == kindSHB {
 		for _, s := range w.subs {

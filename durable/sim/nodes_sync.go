@@ -8,28 +8,28 @@ const (
 	syncJitter = 400
 )
 
-// flush carries out a node's Ready the way a real driver loop does: take
-// the Ready, apply its writes, and sync them; while the sync runs the node
-// keeps taking input (which accumulates in the machine: group commit), and
-// its messages leave only when the sync completes. A Ready without writes
-// is sent at once. A crash during the sync loses the batch (or, by the
-// store's crash model, keeps it) and its messages are never sent.
+// flush carries out a node's Ready through durable.Host, the group commit
+// the router's driver uses too: take the Ready, apply its writes, and sync
+// them; while the sync runs the node keeps taking input (which accumulates
+// in the machine), and its messages leave only when the sync completes. A
+// Ready without writes is sent at once. A crash during the sync loses the
+// batch (or, by the store's crash model, keeps it) and its messages are
+// never sent.
 func (w *world) flush(n *node) {
-	if n.syncing || !n.up {
+	if !n.up {
 		return
 	}
-	rd := n.m.Ready()
-	if rd.Writes.Empty() {
-		for _, env := range rd.Msgs {
+	b, msgs := n.host.Take()
+	if b == nil {
+		for _, env := range msgs {
 			w.send(env)
 		}
 		return
 	}
-	if err := n.store.Apply(rd.Writes, false); err != nil {
+	if err := n.store.Apply(&b.Writes, false); err != nil {
 		w.violate("%s: apply: %v", n.name, err)
 		return
 	}
-	n.syncing, n.inFlight = true, rd.Writes
 	inc := n.incarnation
 	w.at(w.now+durable.Tick(syncBase+w.rng.IntN(syncJitter)), func() {
 		if !n.up || n.incarnation != inc {
@@ -40,9 +40,8 @@ func (w *world) flush(n *node) {
 			return
 		}
 		n.store.Sync()
-		n.syncing, n.inFlight = false, nil
-		w.observeDurable(n, rd.Writes)
-		for _, env := range rd.Msgs {
+		w.observeDurable(n, &b.Writes)
+		for _, env := range n.host.Synced() {
 			w.send(env)
 		}
 		w.flush(n)

@@ -1,0 +1,78 @@
+package durable
+
+// Broker is the face every broker state machine shows its driver: Step
+// with a message, Tick when a timer fires, both at time now, and Ready to
+// collect the effects. Pubend, Router, SHB and Directory have it.
+type Broker interface {
+	Step(now Tick, env Envelope) error
+	Tick(now Tick) error
+	Ready() Ready
+}
+
+// Host is the group commit of a set of brokers sharing one store, written
+// once for the router's driver and the simulator: Take collects every
+// broker's Ready; without writes, the messages may leave at once; with
+// writes, the driver applies the batch to the store (reads see it), syncs
+// it, and calls Synced, which hands back the messages held for it. While
+// a batch is being synced Take returns nothing, and Steps and Ticks
+// accumulate in the brokers, so the next batch carries everything that
+// came meanwhile. A Host does no I/O.
+type Host struct {
+	brokers  []Broker
+	inFlight *HostBatch
+}
+
+// HostBatch is the writes of one group commit and the messages that may
+// leave once they are synced.
+type HostBatch struct {
+	Writes Batch
+	Msgs   []Envelope
+}
+
+// NewHost returns a host of brokers, whose Readies are taken in this
+// order.
+func NewHost(brokers ...Broker) *Host { return &Host{brokers: brokers} }
+
+// SetBrokers replaces the brokers (one was recreated); a batch in flight
+// stays.
+func (h *Host) SetBrokers(brokers ...Broker) { h.brokers = brokers }
+
+// Take collects the brokers' Readies unless a batch is in flight. It
+// returns the batch to apply and sync (nil if there are no writes) and the
+// messages that may leave now (all of them, when there are no writes).
+func (h *Host) Take() (*HostBatch, []Envelope) {
+	if h.inFlight != nil {
+		return nil, nil
+	}
+	b := &HostBatch{}
+	for _, br := range h.brokers {
+		rd := br.Ready()
+		if rd.Writes != nil {
+			b.Writes.Ops = append(b.Writes.Ops, rd.Writes.Ops...)
+		}
+		b.Msgs = append(b.Msgs, rd.Msgs...)
+	}
+	if b.Writes.Empty() {
+		return nil, b.Msgs
+	}
+	h.inFlight = b
+	return b, nil
+}
+
+// InFlight returns the batch being synced, or nil.
+func (h *Host) InFlight() *HostBatch { return h.inFlight }
+
+// Synced records that the batch in flight is durable and returns its
+// messages.
+func (h *Host) Synced() []Envelope {
+	b := h.inFlight
+	h.inFlight = nil
+	if b == nil {
+		return nil
+	}
+	return b.Msgs
+}
+
+// Lost forgets the batch in flight without its messages (the broker
+// crashed during the sync: what it held is never sent).
+func (h *Host) Lost() { h.inFlight = nil }
