@@ -40,6 +40,14 @@ type FastConfig struct {
 	// within this factor of its size (default 4), keeping the number of
 	// segments logarithmic.
 	MergeFactor int
+	// SegmentSlots, when positive, is the most subscriptions a segment
+	// holds: a bulk load builds segments of this size, merges stop there
+	// and Compact packs segments up to it. A smaller segment's fail words
+	// stay in a nearer cache while an event's bounds are marked in them,
+	// and a load holds the build lists of one segment at a time; each
+	// segment adds its per-attribute searches to every event. The default
+	// (zero) is no limit: one segment per load, merges without end.
+	SegmentSlots int
 }
 
 func (c *FastConfig) populate() {
@@ -51,6 +59,9 @@ func (c *FastConfig) populate() {
 	}
 	if c.MergeFactor <= 1 {
 		c.MergeFactor = 4
+	}
+	if c.SegmentSlots <= 0 {
+		c.SegmentSlots = math.MaxInt
 	}
 }
 
@@ -212,9 +223,10 @@ func (x *Fast) Match(e Event, dst []ID) []ID {
 	return dst
 }
 
-// Compact indexes the tail and merges every segment into one, the fastest
-// shape to match against. It costs a rebuild of the whole index; a router
-// may call it when idle.
+// Compact indexes the tail and merges the segments into one, or as few of
+// at most SegmentSlots subscriptions as it can: the fastest shape to match
+// against. It costs a rebuild of most of the index; a router may call it
+// when idle.
 func (x *Fast) Compact() {
 	if len(x.tail) > 0 {
 		x.flushTail()
@@ -222,14 +234,34 @@ func (x *Fast) Compact() {
 	if len(x.segs) <= 1 {
 		return
 	}
-	b := newSegBuilder()
-	for _, s := range x.segs {
+	// Pack the segments, largest first, into as few of at most
+	// SegmentSlots subscriptions as a greedy fill makes.
+	old := x.segs
+	x.segs = nil
+	b, in := newSegBuilder(), 0
+	for _, s := range old {
+		if in == 0 && s.nlive == s.n && 2*s.n > x.cfg.SegmentSlots {
+			x.segs = append(x.segs, s) // full enough, and nothing to drop
+			continue
+		}
+		if in > 0 && in+s.nlive > x.cfg.SegmentSlots {
+			x.adoptBuilt(b.build(&x.cfg))
+			b, in = newSegBuilder(), 0
+		}
 		b.addSegment(s)
+		in += s.nlive
 		delete(x.segByNum, s.num)
 	}
-	x.segs = x.segs[:0]
-	x.segs = append(x.segs, b.build(&x.cfg))
-	x.adopt(x.segs[0])
+	if in > 0 {
+		x.adoptBuilt(b.build(&x.cfg))
+	}
+	slices.SortStableFunc(x.segs, func(a, b *segment) int { return b.nlive - a.nlive })
+}
+
+// adoptBuilt appends a segment without merging.
+func (x *Fast) adoptBuilt(s *segment) {
+	x.segs = append(x.segs, s)
+	x.adopt(s)
 }
 
 // flushTail indexes the tail as a new segment.
@@ -270,14 +302,20 @@ func (x *Fast) addSegment(s *segment) {
 	slices.SortStableFunc(x.segs, func(a, b *segment) int { return b.nlive - a.nlive })
 }
 
-// fullTier returns MergeFactor segments of one tier, or nil.
+// fullTier returns MergeFactor segments of one tier that together hold
+// at most SegmentSlots subscriptions, or nil.
 func (x *Fast) fullTier() []*segment {
 	byTier := make(map[int][]*segment)
+	sum := make(map[int]int)
 	for _, s := range x.segs {
 		t := x.tier(s.nlive)
 		byTier[t] = append(byTier[t], s)
+		sum[t] += s.nlive
 		if len(byTier[t]) == x.cfg.MergeFactor {
-			return byTier[t]
+			if sum[t] <= x.cfg.SegmentSlots {
+				return byTier[t]
+			}
+			byTier[t], sum[t] = byTier[t][1:], sum[t]-byTier[t][0].nlive
 		}
 	}
 	return nil

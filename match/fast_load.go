@@ -14,7 +14,8 @@ import (
 type fastLoader struct {
 	x     *Fast
 	b     *segBuilder
-	never []ID // unsatisfiable filters, stored nowhere
+	built []*segment // full segments, adopted at Finish
+	never []ID       // unsatisfiable filters, stored nowhere
 	done  bool
 }
 
@@ -37,6 +38,10 @@ func (l *fastLoader) Add(id ID, f Filter) error {
 		return nil
 	}
 	l.b.addFilter(id, f, sets)
+	if len(l.b.ids) >= l.x.cfg.SegmentSlots {
+		l.built = append(l.built, l.b.build(&l.x.cfg))
+		l.b = newSegBuilder()
+	}
 	return nil
 }
 
@@ -52,10 +57,13 @@ func (l *fastLoader) Finish() error {
 	for _, id := range l.never {
 		l.x.loc.set(id, loc(0, neverSlot))
 	}
+	for _, s := range l.built {
+		l.x.addSegment(s)
+	}
 	if len(l.b.ids) > 0 {
 		l.x.addSegment(l.b.build(&l.x.cfg))
 	}
-	l.b, l.never = nil, nil
+	l.b, l.built, l.never = nil, nil, nil
 	return nil
 }
 
@@ -64,15 +72,20 @@ func (l *fastLoader) check() error {
 	if l.done {
 		return errLoaderDone
 	}
-	if id, ok := repeatedID(l.b.ids, l.never); ok {
+	ids := slices.Concat(l.b.ids, l.never)
+	for _, s := range l.built {
+		for slot := range s.n {
+			ids = append(ids, s.id(slot))
+		}
+	}
+	if id, ok := repeatedID(ids); ok {
 		return fmt.Errorf("fast: load: subscription %d already present", id)
 	}
 	return nil
 }
 
-// repeatedID returns an id that occurs twice in a and b together.
-func repeatedID(a, b []ID) (ID, bool) {
-	all := slices.Concat(a, b)
+// repeatedID returns an id that occurs twice in all, which it sorts.
+func repeatedID(all []ID) (ID, bool) {
 	slices.Sort(all)
 	for i := 1; i < len(all); i++ {
 		if all[i] == all[i-1] {

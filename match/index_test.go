@@ -147,6 +147,7 @@ func TestFastConfigsAgreeWithScan(t *testing.T) {
 		{MaxCells: 8, BoundsPerCell: 4, TailSize: 16, MergeFactor: 2},
 		{MaxCells: 64, BoundsPerCell: 1, TailSize: 1},
 		{MaxCells: 3, BoundsPerCell: 2, TailSize: 100, MergeFactor: 8},
+		{MaxCells: 8, BoundsPerCell: 4, TailSize: 16, MergeFactor: 2, SegmentSlots: 150},
 	} {
 		info := match.IndexInfo{Name: fmt.Sprintf("fast%+v", cfg), New: func() match.Index { return match.NewFast(cfg) }}
 		for seed := uint64(1); seed <= 4; seed++ {

@@ -16,7 +16,10 @@ import (
 // loader (Fast's own, the collecting one for the others), then matches,
 // inserts and deletes, comparing with Scan throughout.
 func TestLoaderAgreesWithScan(t *testing.T) {
-	for _, info := range match.Indexes() {
+	small := match.IndexInfo{Name: "fast-segments-of-700", New: func() match.Index {
+		return match.NewFast(match.FastConfig{SegmentSlots: 700})
+	}}
+	for _, info := range append(match.Indexes(), small) {
 		t.Run(info.Name, func(t *testing.T) {
 			for seed := uint64(1); seed <= 3; seed++ {
 				g := match.NewTestGen(seed)
@@ -119,6 +122,15 @@ func TestFastLoaderErrors(t *testing.T) {
 	l.Add(1, match.MustParse("a > 4"))
 	if err := l.Finish(); err == nil || !strings.Contains(err.Error(), "1 already present") {
 		t.Fatalf("Finish with a repeated id: %v", err)
+	}
+	// A repeat across segments built during the load.
+	seg := match.NewFast(match.FastConfig{SegmentSlots: 2})
+	sl := seg.NewLoader()
+	for _, id := range []match.ID{1, 2, 3, 4, 5, 2} {
+		sl.Add(id, match.MustParse("a > 3"))
+	}
+	if err := sl.Finish(); err == nil || !strings.Contains(err.Error(), "2 already present") || seg.Len() != 0 {
+		t.Fatalf("Finish with an id repeated across segments: %v, Len %d", err, seg.Len())
 	}
 	if err := l.Add(3, match.MustParse("a > 1")); err == nil {
 		t.Fatal("Add after Finish accepted")

@@ -1,0 +1,125 @@
+package match_test
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sift-pubsub/sift/bench/workload"
+	"github.com/sift-pubsub/sift/internal/cpuclock"
+	"github.com/sift-pubsub/sift/match"
+)
+
+// BenchmarkHugeHEM loads 10^7 HEM-shaped subscriptions through the
+// streaming loader, generated 10^5 at a time (each chunk from its own
+// seed, dropped once handed over), into Fast and into Parallel (one shard
+// per core), and matches HEM events; segments have hugeSegment slots and
+// hugeCells cells. It reports the index's live heap,
+// the process's peak resident memory so far (VmHWM) and the time per
+// event. It needs ~5 GB and several minutes; it is not in the 'Fast'
+// pattern of the other benchmarks.
+//
+//	go test -run '^$' -bench HugeHEM -benchtime 200x -timeout 30m ./match/
+func BenchmarkHugeHEM(b *testing.B) {
+	const subs, chunk = 10_000_000, 100_000
+	for _, kind := range []string{"fast", "parallel"} {
+		b.Run(fmt.Sprintf("%s/subs=%d", kind, subs), func(b *testing.B) {
+			idx, heap, load := hugeIndex(b, kind, subs, chunk)
+			events := hemWorkload(b, 1000).Events
+			runtime.GC()
+			var dst []match.ID
+			matches := 0
+			b.ResetTimer()
+			cpu := cpuclock.Process()
+			for i := 0; i < b.N; i++ {
+				dst = idx.Match(events[i%len(events)], dst[:0])
+				matches += len(dst)
+			}
+			reportCPU(b, cpu)
+			b.StopTimer()
+			b.ReportMetric(float64(heap)/(1<<20), "heap-MB")
+			b.ReportMetric(float64(peakRSS(b))/(1<<10), "peak-rss-MB")
+			b.ReportMetric(load.Seconds(), "load-s")
+			b.ReportMetric(float64(matches)/float64(b.N), "matches/event")
+		})
+	}
+}
+
+// hugeCells is the cells per dimension at 10^7: 20 bitsets of 10^7 bits
+// per dimension (500 MB for the 20 attributes) beside 1.6 GB of bounds.
+const hugeCells = 20
+
+// hugeSegment is the segment size at 10^7: the load holds one segment's
+// build lists at a time.
+const hugeSegment = 1 << 17
+
+// huge caches the last index hugeIndex built, as the benchmark function
+// runs more than once per sub-benchmark.
+var huge struct {
+	kind string
+	idx  match.Index
+	heap uint64
+	load time.Duration
+}
+
+func hugeIndex(b *testing.B, kind string, subs, chunk int) (match.Index, uint64, time.Duration) {
+	if huge.kind == kind {
+		return huge.idx, huge.heap, huge.load
+	}
+	huge.idx = nil
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	cfg := match.FastConfig{MaxCells: hugeCells, SegmentSlots: hugeSegment}
+	var idx match.Index = match.NewFast(cfg)
+	if kind == "parallel" {
+		idx = match.NewParallel(0, cfg)
+	}
+	start := time.Now()
+	defer debug.SetGCPercent(debug.SetGCPercent(25))
+	l := match.NewLoader(idx)
+	for c := 0; c < subs/chunk; c++ {
+		w, err := workload.HEM(workload.HEMConfig{Subscriptions: chunk, Events: 1}, uint64(100+c))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i, f := range w.Filters {
+			if err := l.Add(match.ID(c*chunk+i), f); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := l.Finish(); err != nil {
+		b.Fatal(err)
+	}
+	load := time.Since(start)
+	runtime.GC()
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	huge.kind, huge.idx, huge.heap, huge.load = kind, idx, after.HeapAlloc-before.HeapAlloc, load
+	return idx, huge.heap, load
+}
+
+// peakRSS returns the process's peak resident set size in KB (VmHWM).
+func peakRSS(b *testing.B) int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return kb
+		}
+	}
+	b.Fatal("no VmHWM in /proc/self/status")
+	return 0
+}
