@@ -72,3 +72,31 @@ func TestForbiddenIsExported(t *testing.T) {
 		t.Fatalf("connection ended: %v", c.Err())
 	}
 }
+
+// TestDrain: Drain delivers everything published (no Flush needed) and
+// then closes the connection.
+func TestDrain(t *testing.T) {
+	env := start(t, nil)
+	sub := dial(t, env, "sub", client.Options{})
+	s, err := sub.Subscribe(testCtx(t), `n exists`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := dial(t, env, "pub", client.Options{Linger: -1})
+	evs := stockEvents(3, 1000)
+	for i := range evs {
+		evs[i] = withAttr(evs[i], "n", match.Int(int64(i)))
+	}
+	if err := pub.Publish(testCtx(t), evs...); err != nil {
+		t.Fatal(err)
+	}
+	if err := pub.Drain(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if pub.Accepted() != 1000 || !errors.Is(pub.Err(), client.ErrClosed) {
+		t.Fatalf("after Drain: accepted %d, err %v", pub.Accepted(), pub.Err())
+	}
+	if got := collect(t, s, 1000); len(got) != 1000 {
+		t.Fatalf("got %d of 1000", len(got))
+	}
+}
