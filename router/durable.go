@@ -151,6 +151,10 @@ type durableNode struct {
 	// (persisted, see neighbourKey), driver goroutine only.
 	neighbours map[string]bool
 	outboxes   map[string]*outbox // durable frames waiting for a link lane, by peer (driver goroutine)
+	// clientOut and clientOrder gather a send's frames per client
+	// (durable_route.go), driver goroutine only.
+	clientOut   map[ifaceID]*clientBatch
+	clientOrder []ifaceID
 	// The store's health (durable_full.go), driver goroutine only: a
 	// batch that failed to be written, why free space is short ("" if it
 	// is not), the store's folder, the free space to keep and how it is
@@ -209,7 +213,7 @@ func newDurableNode(cfg Config, met *Metrics) (*durableNode, error) {
 	}
 	d := &durableNode{name: cfg.Name, cfg: dc, log: cfg.Logger.With("router", cfg.Name, "part", "durable"),
 		store: st, pubends: map[string]*durable.Pubend{}, byNode: map[string]*durable.Pubend{}, in: make(chan durableInput, 4096), topo: make(chan struct{}, 1),
-		links: map[string]*durableLink{}, clients: map[ifaceID]*durableClient{}, outboxes: map[string]*outbox{},
+		links: map[string]*durableLink{}, clients: map[ifaceID]*durableClient{}, outboxes: map[string]*outbox{}, clientOut: map[ifaceID]*clientBatch{},
 		storeDir: dir, minFree: dc.MinFree, freeSpace: statfsFree}
 	if d.minFree == 0 {
 		d.minFree = defaultMinFree

@@ -81,3 +81,34 @@ func TestDurableLowSpace(t *testing.T) {
 		t.Fatalf("1 GiB free: still refused (%s)", why)
 	}
 }
+
+// TestDurableClientBatches: the messages one send carries to a client go
+// as lane entries of up to maxClientEntry frames, in order, whole.
+func TestDurableClientBatches(t *testing.T) {
+	d := &durableNode{log: slog.New(slog.DiscardHandler), met: newDurableMetrics(prometheus.NewRegistry()),
+		clients: map[ifaceID]*durableClient{}, clientOut: map[ifaceID]*clientBatch{}}
+	d.view.init()
+	cl := &durableClient{c: &conn{q: newSendQueue(8, 16)}}
+	d.clients[7] = cl
+	const n = 200
+	var msgs []durable.Envelope
+	for i := range n {
+		msgs = append(msgs, durable.Envelope{From: "local/shb", To: "client/7",
+			Msg: durable.Msg{Kind: durable.MsgSubSilence, Pubend: "p", Tick: durable.Tick(i + 1)}})
+	}
+	d.send(msgs, nil)
+	entries := cl.c.q.takeControl(nil)
+	if want := (n + maxClientEntry - 1) / maxClientEntry; len(entries) != want {
+		t.Fatalf("%d lane entries for %d messages, want %d", len(entries), n, want)
+	}
+	fr := wire.NewFrameReader(bytes.NewReader(bytes.Join(entries, nil)), 1<<20)
+	for i := range n {
+		m, err := fr.ReadMessage()
+		if err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+		if got := m.(*wire.Durable).Msg.Tick; got != durable.Tick(i+1) {
+			t.Fatalf("message %d: tick %d", i, got)
+		}
+	}
+}

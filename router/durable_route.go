@@ -26,7 +26,62 @@ func (d *durableNode) send(msgs []durable.Envelope, local []durable.Envelope) []
 			d.toLink(env)
 		}
 	}
+	d.flushClients()
 	return local
+}
+
+// maxClientEntry is the most durable frames packed into one lane entry of
+// a client connection.
+const maxClientEntry = 64
+
+// clientBatch is the frames for one client gathered during a send, pushed
+// as one lane entry (several messages per write, not one frame each).
+type clientBatch struct {
+	cl  *durableClient
+	buf []byte
+	n   int
+}
+
+// queueClient adds a frame for a client to its batch.
+func (d *durableNode) queueClient(id ifaceID, cl *durableClient, m durable.Msg) {
+	b := d.clientOut[id]
+	if b == nil || b.cl != cl {
+		if b != nil {
+			d.pushClient(b)
+		}
+		b = &clientBatch{cl: cl}
+		d.clientOut[id] = b
+		d.clientOrder = append(d.clientOrder, id)
+	}
+	b.buf = wire.AppendFrame(b.buf, &wire.Durable{Msg: m})
+	if b.n++; b.n >= maxClientEntry {
+		d.pushClient(b)
+		b.buf, b.n = nil, 0
+	}
+}
+
+// flushClients pushes every client's batch, in the order clients were
+// first sent to.
+func (d *durableNode) flushClients() {
+	for _, id := range d.clientOrder {
+		if b := d.clientOut[id]; b != nil {
+			d.pushClient(b)
+		}
+		delete(d.clientOut, id)
+	}
+	d.clientOrder = d.clientOrder[:0]
+}
+
+// pushClient puts a batch on its client's lane; a full lane closes the
+// client as a slow consumer.
+func (d *durableNode) pushClient(b *clientBatch) {
+	if b.n == 0 {
+		return
+	}
+	if !b.cl.c.q.pushControl(b.buf) {
+		d.met.slowClients.Inc()
+		b.cl.c.fail(wire.CodeSlowConsumer, "durable messages not read")
+	}
 }
 
 // isLocal reports whether node is one of this router's machines.
@@ -61,10 +116,7 @@ func (d *durableNode) toClient(env durable.Envelope) {
 	}
 	d.view.toClient(env)
 	d.met.countToClient(env.Msg)
-	if !cl.c.q.pushControl(wire.AppendFrame(nil, &wire.Durable{Msg: env.Msg})) {
-		d.met.slowClients.Inc()
-		cl.c.fail(wire.CodeSlowConsumer, "durable messages not read")
-	}
+	d.queueClient(ifaceID(id), cl, env.Msg)
 }
 
 // toLink sends a message to the intermediate broker of a neighbour. The
