@@ -60,7 +60,7 @@ what the pubend logged instead of publishing it twice.`,
 				fmt.Fprintf(cmd.OutOrStdout(), "published %d events\n", n)
 				return nil
 			}
-			events, err := readEventsArg(cmd.InOrStdin(), path)
+			events, err := readEventsArg(cmd.Context(), cmd.InOrStdin(), path)
 			if err != nil {
 				return err
 			}
@@ -96,8 +96,9 @@ what the pubend logged instead of publishing it twice.`,
 	rootCmd.AddCommand(cmd)
 }
 
-// readEventsArg reads a whole events file, or standard input for "-".
-func readEventsArg(stdin io.Reader, path string) ([]match.Event, error) {
+// readEventsArg reads a whole events file, or standard input for "-"; a
+// signal (ctx) stops the reading of a file between lines.
+func readEventsArg(ctx context.Context, stdin io.Reader, path string) ([]match.Event, error) {
 	if path == "-" {
 		events, err := match.ReadEvents(stdin)
 		if err != nil {
@@ -105,7 +106,10 @@ func readEventsArg(stdin io.Reader, path string) ([]match.Event, error) {
 		}
 		return events, nil
 	}
-	return readEventsFile(path)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return readEventsCtx(ctx, path)
 }
 
 func publish(ctx context.Context, conn routerFlags, events []match.Event) (int, error) {

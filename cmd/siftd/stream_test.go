@@ -85,3 +85,23 @@ func TestPubStream(t *testing.T) {
 		t.Fatal("pub --stream ignored SIGINT")
 	}
 }
+
+// TestPubDialTimeout: sift pub with nothing listening waits the whole
+// --dial-timeout (quic-go's own 5 s handshake limit no longer cuts it
+// short) and names the address.
+func TestPubDialTimeout(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	certDir := filepath.Join(t.TempDir(), "certs")
+	if out, err := runBin(t, ctx, nil, "sift", "certs", "init", certDir); err != nil {
+		t.Fatalf("certs init: %v\n%s", err, out)
+	}
+	dead := freeUDPAddr(t)
+	began := time.Now()
+	out, err := runBin(t, ctx, strings.NewReader("{\"a\":1}\n"), "sift", "pub", "--router", dead, "--certs", certDir, "--dial-timeout", "7s")
+	took := time.Since(began)
+	if err == nil || !strings.Contains(out, "dial "+dead) || took < 6*time.Second {
+		t.Fatalf("pub to nothing: %v after %v\n%s", err, took, out)
+	}
+	t.Logf("after %v: %s", took.Round(time.Millisecond), strings.TrimSpace(out))
+}

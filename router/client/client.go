@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/quic-go/quic-go"
 	"github.com/sift-pubsub/sift/internal/wire"
@@ -58,7 +59,14 @@ func Dial(ctx context.Context, addr string, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	// quic-go gives up a handshake after 5 s by default; the caller's
+	// deadline decides instead.
+	handshake := time.Duration(0)
+	if dl, ok := ctx.Deadline(); ok {
+		handshake = time.Until(dl)
+	}
 	qc, err := quic.DialAddr(ctx, addr, opts.TLS.Clone(), &quic.Config{
+		HandshakeIdleTimeout:           handshake,
 		MaxIdleTimeout:                 opts.IdleTimeout,
 		KeepAlivePeriod:                opts.KeepAlive,
 		InitialStreamReceiveWindow:     1 << 20,
