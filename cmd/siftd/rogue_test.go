@@ -27,11 +27,10 @@ const rogueEnv = "SIFTD_TEST_ROGUE"
 
 // rogue describes one hostile connection attempt.
 type rogue struct {
-	kind     string // "link" or "client"
-	addr     string
-	name     string      // the name in the hello
-	pair     certs.Paths // Cert and Key empty: no certificate
-	deadline time.Duration
+	kind string // "link" or "client"
+	addr string
+	name string      // the name in the hello
+	pair certs.Paths // Cert and Key empty: no certificate
 }
 
 // run starts the rogue process and returns what it printed.
