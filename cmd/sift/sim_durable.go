@@ -21,6 +21,7 @@ func init() {
 		faults  string
 		topo    string
 		pubends int
+		learn   bool
 		asJSON  bool
 	)
 	cmd := &cobra.Command{
@@ -51,7 +52,7 @@ Faults (--faults, comma-separated, "all" or "none"):
 			if err != nil {
 				return err
 			}
-			base := dsim.Config{Events: events, Faults: fs, Topology: tp, Pubends: pubends}
+			base := dsim.Config{Events: events, Faults: fs, Topology: tp, Pubends: pubends, LearnSHBs: learn}
 			v := runDurableSims(cmd.OutOrStdout(), from, to, base, asJSON)
 			fmt.Fprintf(cmd.OutOrStdout(), "seeds=%d violations=%d\n", to-from+1, v)
 			if v > 0 {
@@ -65,6 +66,7 @@ Faults (--faults, comma-separated, "all" or "none"):
 	cmd.Flags().StringVar(&faults, "faults", "all", "faults to inject")
 	cmd.Flags().StringVar(&topo, "topology", "", "broker network: flat (one router), deep (routers r1-r2 and r1-r3-r4), chain (r1-r2-r3, pubends and SHBs at the routers), tree (r1-r2, r1-r3-r4, pubends and SHBs at the routers); empty picks by seed")
 	cmd.Flags().IntVar(&pubends, "pubends", 0, "pubends per run, spread over the routers in the chain and tree meshes (0: 2)")
+	cmd.Flags().BoolVar(&learn, "learn-shbs", false, "pubends start knowing no SHB and learn them from their installs and reports (as before a mesh's directory converged)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per seed (JSON Lines) before the summary line")
 	simParentCmd().AddCommand(cmd)
 }
@@ -135,6 +137,9 @@ func runDurableSims(w io.Writer, from, to uint64, base dsim.Config, asJSON bool)
 		}
 		if base.Pubends > 0 {
 			replay += fmt.Sprintf(" --pubends %d", base.Pubends)
+		}
+		if base.LearnSHBs {
+			replay += " --learn-shbs"
 		}
 		if asJSON {
 			rep := durableSeedReport{Seed: r.Seed, Stats: r.Stats, Violations: []string{}}

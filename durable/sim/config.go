@@ -92,6 +92,10 @@ type Config struct {
 	// a burst queues behind it. Negative values turn them off (free steps,
 	// links of unlimited capacity).
 	StepCost, LinkCost durable.Tick
+	// LearnSHBs starts every pubend knowing no SHB: it learns them from
+	// their installs and reports (PubendConfig.LearnSHBs), as in a mesh
+	// before its directory has converged.
+	LearnSHBs bool
 	// Trace, if set, receives every delivered message and fault.
 	Trace func(string)
 }

@@ -89,6 +89,9 @@ func (w *world) phbConfig(name string) durable.PubendConfig {
 	fmt.Sscanf(name, "phb%d", &i)
 	cfg := durable.PubendConfig{ID: pubendName(i - 1), Node: name,
 		Downstream: []string{w.topo.phbRouter(name)}, SHBs: w.shbNames()}
+	if w.cfg.LearnSHBs {
+		cfg.SHBs, cfg.LearnSHBs = nil, true
+	}
 	if w.cfg.has(FaultRelease) {
 		cfg.MaxRetain, cfg.DropAfter = w.cfg.MaxRetain, w.cfg.DropAfter
 	}
