@@ -30,7 +30,7 @@ func (r resumeStore) path(structure string, spec Spec, params []Param, o Options
 	return filepath.Join(r.dir, strings.NewReplacer("/", "-", " ", "-").Replace(name))
 }
 
-// load returns the stored result, if any.
+// load returns the stored result, if any, unless it was skipped.
 func (r resumeStore) load(structure string, spec Spec, params []Param, o Options) (Result, bool, error) {
 	if r.dir == "" {
 		return Result{}, false, nil
@@ -46,7 +46,9 @@ func (r resumeStore) load(structure string, spec Spec, params []Param, o Options
 	if err := json.Unmarshal(b, &res); err != nil {
 		return Result{}, false, fmt.Errorf("resume: %s: %w", r.path(structure, spec, params, o), err)
 	}
-	return res, true, nil
+	// A point skipped on the time budget is tried again: the rerun may
+	// have a larger --budget or an idler machine.
+	return res, res.Status != StatusSkipped, nil
 }
 
 // save writes a result atomically (a temporary file renamed into place),

@@ -101,3 +101,31 @@ func TestScenarios(t *testing.T) {
 		t.Error("unknown scenario accepted")
 	}
 }
+
+// TestResumeRetriesSkipped: a result skipped on the budget is measured
+// again by the rerun.
+func TestResumeRetriesSkipped(t *testing.T) {
+	dir := t.TempDir()
+	builds := 0
+	cfg := Config{
+		Spec:       Spec{Kind: KindHEM, Seed: 1, HEM: workload.HEMConfig{Subscriptions: 100, Events: 10}},
+		Structures: []Structure{{Name: "s", New: func() match.Index { builds++; return match.NewScan() }}},
+		Options:    Options{Runs: 1, Warmup: 2, Check: 2},
+		ResumeDir:  dir,
+	}
+	if _, err := Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("%d files", len(files))
+	}
+	b, _ := os.ReadFile(files[0])
+	os.WriteFile(files[0], []byte(strings.Replace(string(b), `"status": "ok"`, `"status": "skipped"`, 1)), 0o644)
+	if _, err := Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if builds != 2 {
+		t.Fatalf("built %d times, want the skipped point measured again", builds)
+	}
+}
