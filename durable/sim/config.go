@@ -24,11 +24,20 @@ const (
 	FaultRelease   Fault = "release"   // early release (maxRetain) and dropping absent SHBs are on
 	FaultPublisher Fault = "publisher" // publishers lose their connection and resend
 	FaultClock     Fault = "clock"     // PHB clocks step backwards (also across restarts)
+	// FaultBlock blocks a broker link for a while: what is sent on it
+	// meanwhile waits, in order, and goes when the block ends (a full
+	// lane, a stalled neighbour), where a partition loses it.
+	FaultBlock Fault = "block"
 )
 
-// AllFaults lists every fault kind.
+// AllFaults lists the fault kinds "all" means. FaultBlock is named on
+// its own (it draws from its own source, so adding it leaves every other
+// fault's seeds as they were).
 var AllFaults = []Fault{FaultDrop, FaultDup, FaultReorder, FaultDelay, FaultPartition,
 	FaultCrash, FaultReconnect, FaultRoam, FaultRelease, FaultPublisher, FaultClock}
+
+// knownFaults lists every fault kind.
+var knownFaults = append(slices.Clone(AllFaults), FaultBlock)
 
 // ParseFaults parses a comma-separated list of fault names; "all" means
 // every fault and "none" or "" none.
@@ -43,7 +52,7 @@ func ParseFaults(s string) ([]Fault, error) {
 	var fs []Fault
 	for _, name := range strings.Split(s, ",") {
 		f := Fault(strings.TrimSpace(name))
-		if !slices.Contains(AllFaults, f) {
+		if !slices.Contains(knownFaults, f) {
 			return nil, fmt.Errorf("unknown fault %q (known: %s, all, none)", name, FaultNames())
 		}
 		if !slices.Contains(fs, f) {
@@ -55,8 +64,8 @@ func ParseFaults(s string) ([]Fault, error) {
 
 // FaultNames returns the fault names joined by commas.
 func FaultNames() string {
-	names := make([]string, len(AllFaults))
-	for i, f := range AllFaults {
+	names := make([]string, len(knownFaults))
+	for i, f := range knownFaults {
 		names[i] = string(f)
 	}
 	return strings.Join(names, ",")

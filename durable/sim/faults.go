@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/sift-pubsub/sift/durable"
+import (
+	"math/rand/v2"
+
+	"github.com/sift-pubsub/sift/durable"
+)
 
 // scheduleFaults plans the discrete faults of the chaos phase: crashes,
 // partitions, subscriber reconnections and publisher disconnections, each
@@ -20,7 +24,7 @@ func (w *world) scheduleFaults(chaosEnd durable.Tick) {
 	if w.cfg.has(FaultPartition) {
 		for range 1 + w.rng.IntN(3) {
 			a := w.order[w.rng.IntN(len(w.order))]
-			b := w.topo.linkOf(w, a)
+			b := w.topo.linkOf(w, w.rng, a)
 			d := durable.Tick(10_000 + w.rng.IntN(100_000))
 			w.at(randTime(), func() {
 				w.trace("partition %s|%s for %d", a, b, d)
@@ -59,6 +63,23 @@ func (w *world) scheduleFaults(chaosEnd durable.Tick) {
 					})
 				}
 			}
+		}
+	}
+	if w.cfg.has(FaultBlock) {
+		// Its own source: the other faults' draws stay as they were.
+		rng := rand.New(rand.NewPCG(w.cfg.Seed, 0xb10c))
+		for range 1 + rng.IntN(3) {
+			a := w.order[rng.IntN(len(w.order))]
+			b := w.topo.linkOf(w, rng, a)
+			at := durable.Tick(rng.IntN(int(chaosEnd)))
+			d := durable.Tick(10_000 + rng.IntN(150_000))
+			w.at(at, func() {
+				w.trace("block %s|%s for %d", a, b, d)
+				w.stats.Blocks++
+				for _, key := range []string{a + ">" + b, b + ">" + a} {
+					w.linkFree[key] = max(w.linkFree[key], w.now+d)
+				}
+			})
 		}
 	}
 	if w.cfg.has(FaultPublisher) {

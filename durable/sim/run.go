@@ -24,6 +24,7 @@ type Stats struct {
 	Duplicated     int          `json:"duplicated"`
 	Crashes        int          `json:"crashes"`
 	Partitions     int          `json:"partitions"`
+	Blocks         int          `json:"blocks"` // links blocked (FaultBlock)
 	Reconnects     int          `json:"reconnects"`
 	ClockSteps     int          `json:"clock_steps"` // PHB clocks set back
 	Roams          int          `json:"roams"`       // reconnections at another SHB

@@ -11,6 +11,7 @@ func (s *Stats) Add(o Stats) {
 	s.Duplicated += o.Duplicated
 	s.Crashes += o.Crashes
 	s.Partitions += o.Partitions
+	s.Blocks += o.Blocks
 	s.Reconnects += o.Reconnects
 	s.ClockSteps += o.ClockSteps
 	s.Roams += o.Roams

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/sift-pubsub/sift/durable"
@@ -171,7 +172,7 @@ func (t topology) phbRouter(phb string) string {
 // linkOf returns a neighbour of a node for a partition to cut: its
 // upstream in a hierarchy (a PHB for the top router); in a mesh a PHB's
 // host, an SHB's router, or one of a router's neighbour routers.
-func (t topology) linkOf(w *world, name string) string {
+func (t topology) linkOf(w *world, rng *rand.Rand, name string) string {
 	n := w.nodes[name]
 	switch {
 	case n.kind == kindPHB:
@@ -179,7 +180,7 @@ func (t topology) linkOf(w *world, name string) string {
 	case t.parent[name] != "":
 		return t.parent[name]
 	case t.mesh:
-		return t.adj[name][w.rng.IntN(len(t.adj[name]))]
+		return t.adj[name][rng.IntN(len(t.adj[name]))]
 	}
 	return phbName(0)
 }
