@@ -117,10 +117,6 @@ func appendMatchLine(b []byte, n int, ids []match.ID) []byte {
 // cancelled context.
 const checkEvery = 1024
 
-func readEventsFile(path string) ([]match.Event, error) {
-	return readEventsCtx(context.Background(), path)
-}
-
 // readEventsCtx reads a whole events file, stopping when ctx is cancelled.
 func readEventsCtx(ctx context.Context, path string) ([]match.Event, error) {
 	f, err := os.Open(path)
