@@ -74,8 +74,9 @@ type DurableOptions struct {
 	MinBackoff, MaxBackoff time.Duration
 	// Heartbeat is how long a connection may stay silent before the client
 	// takes its router for gone and reconnects; routers send a heartbeat
-	// every 250ms. Default 1s; negative: never (the QUIC idle timeout
-	// still applies).
+	// every 250ms. Default 3s (a router that restarted is noticed sooner:
+	// the client's own padded heartbeats, every 250ms, draw its stateless
+	// reset); negative: never (the QUIC idle timeout still applies).
 	Heartbeat time.Duration
 }
 

@@ -56,7 +56,7 @@ func (o DurableOptions) withDefaults() (DurableOptions, error) {
 		o.MaxBackoff = 2 * time.Second
 	}
 	if o.Heartbeat == 0 {
-		o.Heartbeat = time.Second
+		o.Heartbeat = 3 * time.Second
 	}
 	return o, nil
 }
@@ -80,6 +80,7 @@ func dialDurable(ctx context.Context, addr string, opts Options, heartbeat time.
 	}
 	dc := &durableConn{qc: qc, ctrl: c.ctrl, router: c.welcome.Name, in: make(chan durable.Msg, 256), heartbeat: heartbeat}
 	go dc.read(c.ctrlFR)
+	go dc.beat()
 	return dc, nil
 }
 
@@ -120,6 +121,34 @@ func (c *durableConn) read(fr *wire.FrameReader) {
 		default:
 			c.err = wire.Errorf(wire.CodeUnexpected, "router sent %s on a durable connection", m.Type())
 			c.qc.CloseWithError(quic.ApplicationErrorCode(wire.CodeUnexpected), c.err.Error())
+			return
+		}
+	}
+}
+
+// beatPeriod is how often a durable connection writes a padded heartbeat
+// to its router.
+const beatPeriod = 250 * time.Millisecond
+
+// beat writes a padded wire.Heartbeat every beatPeriod until the
+// connection ends: a router that was killed and restarted answers the
+// next one with a stateless reset (QUIC's own keep-alives are too small
+// for one), so the client notices the restart within a period, without a
+// tight silence allowance that a busy router could trip.
+func (c *durableConn) beat() {
+	t := time.NewTicker(beatPeriod)
+	defer t.Stop()
+	hb := wire.AppendFrame(nil, &wire.Heartbeat{Padding: wire.HeartbeatPadding})
+	for {
+		select {
+		case <-c.qc.Context().Done():
+			return
+		case <-t.C:
+		}
+		c.wmu.Lock()
+		_, err := c.ctrl.Write(hb)
+		c.wmu.Unlock()
+		if err != nil {
 			return
 		}
 	}
