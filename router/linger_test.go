@@ -3,6 +3,7 @@ package router_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,5 +99,29 @@ func TestDrain(t *testing.T) {
 	}
 	if got := collect(t, s, 1000); len(got) != 1000 {
 		t.Fatalf("got %d of 1000", len(got))
+	}
+}
+
+// TestAdvertisePermission: in advertise mode, an advertisement outside
+// the client's publish filter is refused alone (CodeForbidden), one
+// within it is acknowledged, and the connection stays.
+func TestAdvertisePermission(t *testing.T) {
+	tab, err := perm.Parse([]byte(`{"sift-client": {"publish": "tenant == \"a\"", "subscribe": "*"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _, _ := startAdvertChain(t, func(c *router.Config) { c.Permissions = tab })
+	c := dial(t, a, "pub", client.Options{})
+	if _, err := c.Advertise(testCtx(t), `tenant == "b"`); !client.IsCode(err, client.CodeForbidden) || !strings.Contains(err.Error(), "may advertise only within") {
+		t.Fatalf("advertise outside: %v, want CodeForbidden", err)
+	}
+	if _, err := c.Advertise(testCtx(t), `*`); !client.IsCode(err, client.CodeForbidden) {
+		t.Fatalf("advertise *: %v, want CodeForbidden", err)
+	}
+	if _, err := c.Advertise(testCtx(t), `tenant == "a" && x > 1`); err != nil {
+		t.Fatalf("advertise within: %v", err)
+	}
+	if c.Err() != nil {
+		t.Fatalf("connection ended: %v", c.Err())
 	}
 }
