@@ -1,6 +1,9 @@
 package router
 
 import (
+	"context"
+	"crypto/tls"
+
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/router/certs"
 )
@@ -54,4 +57,30 @@ func closeReason(err error) string {
 		return pe.Msg
 	}
 	return err.Error()
+}
+
+// Revalidate checks the certificate every open connection (client or
+// link) presented against verify, normally the reloaded certificates'
+// certs.Store.VerifyPeer, and closes with CodeForbidden those it refuses:
+// after a CA rotation, certificates of the old CA are revoked for open
+// connections too, while every connection whose certificate still
+// verifies stays up. It returns how many it closed.
+func (r *Router) Revalidate(ctx context.Context, verify func(tls.ConnectionState) error) (int, error) {
+	var conns []*conn
+	if err := r.query(ctx, func(l *matchLoop) {
+		for _, c := range l.conns {
+			conns = append(conns, c)
+		}
+	}); err != nil {
+		return 0, err
+	}
+	closed := 0
+	for _, c := range conns {
+		if err := verify(c.qc.ConnectionState().TLS); err != nil {
+			closed++
+			r.metrics.Errors.WithLabelValues(wire.CodeForbidden.String()).Inc()
+			c.fail(wire.CodeForbidden, "certificate no longer accepted after a reload: "+err.Error())
+		}
+	}
+	return closed, nil
 }

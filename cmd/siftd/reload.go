@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/sift-pubsub/sift/router"
 	"github.com/sift-pubsub/sift/router/certs"
@@ -28,8 +30,9 @@ func onReload(log *slog.Logger, hup <-chan os.Signal, do func()) (stop func()) {
 }
 
 // reload reads the certificates and the permissions file (if any)
-// again. Open connections keep their certificates; new handshakes use the
-// new ones. New permissions apply to every request from then on;
+// again. New handshakes use the new certificates; an open connection
+// whose peer's certificate the new CA bundle refuses is closed
+// (router.Revalidate), every other stays. New permissions apply to every request from then on;
 // subscriptions already installed stay. Each part that fails to reload
 // keeps what it had and says why.
 func reload(log *slog.Logger, store *certs.Store, permFile string, r *router.Router) {
@@ -38,6 +41,14 @@ func reload(log *slog.Logger, store *certs.Store, permFile string, r *router.Rou
 	} else {
 		cur := store.Current()
 		log.Info("certificates reloaded", "identity", cur.Identity.String(), "serial", cur.Cert.Leaf.SerialNumber.Text(16), "not_after", cur.Cert.Leaf.NotAfter)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		n, err := r.Revalidate(ctx, store.VerifyPeer) // open connections of revoked certificates
+		cancel()
+		if err != nil {
+			log.Error("revalidating open connections", "err", err)
+		} else if n > 0 {
+			log.Warn("closed connections whose certificates the reloaded CA bundle refuses", "closed", n)
+		}
 	}
 	if permFile == "" {
 		return

@@ -14,11 +14,13 @@ import (
 	"github.com/sift-pubsub/sift/router/certs"
 )
 
-// TestCertsReloadRotation rotates r1 to a new CA with SIGHUP while r1 is
-// linked to r2 and a client is subscribed at r1: the link and the client
-// stay up and keep receiving, a client of the new CA gets in, and the old
-// CA's certificates are refused for new connections from then on (a
-// certificate revoked by rotation), both as a client and as a router. A
+// TestCertsReloadRotation rotates r1 to a new CA with SIGHUP, in the two
+// steps docs/deploy.md gives, while r1 is linked to r2 and clients are
+// subscribed at r1 and r2. Step 1 (new certificate, both CAs trusted):
+// the link and the clients stay up and keep receiving, and a client of
+// the new CA gets in. Step 2 (only the new CA): the old CA's certificates
+// are revoked, the open link and client connection holding them closed
+// and new connections with them refused, as a client and as a router. A
 // reload with a broken key file keeps the certificates in use.
 func TestCertsReloadRotation(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -80,27 +82,55 @@ func TestCertsReloadRotation(t *testing.T) {
 	r1.waitLine(t, ctx, regexp.MustCompile(`msg="reload failed: certificates kept"`))
 	os.WriteFile(key, good, 0o600)
 
-	// Rotate: r1 presents a certificate of CA2 and trusts only CA2.
-	for _, f := range []string{certs.CAFile, certs.NodeFile, certs.NodeKeyFile} {
+	// Rotation, step 1: r1 presents a certificate of CA2 and trusts both
+	// CAs. Nothing is dropped: bob (CA2) publishes at r1 and the
+	// subscribers connected before, at r1 and across the r1-r2 link, get
+	// his events.
+	bundle := filepath.Join(dir, "both.pem")
+	b1, _ := os.ReadFile(filepath.Join(ca1.dir, certs.CAFile))
+	b2, _ := os.ReadFile(filepath.Join(ca2.dir, certs.CAFile))
+	os.WriteFile(bundle, append(b1, b2...), 0o644)
+	for _, f := range []string{certs.NodeFile, certs.NodeKeyFile} {
 		b, _ := os.ReadFile(filepath.Join(rotated, f))
 		os.WriteFile(filepath.Join(r1Dir, f), b, 0o600)
 	}
+	os.WriteFile(filepath.Join(r1Dir, certs.CAFile), append(b1, b2...), 0o644)
 	r1.cmd.Process.Signal(syscall.SIGHUP)
 	r1.waitLine(t, ctx, regexp.MustCompile(`msg="certificates reloaded" identity="router r1"`))
-
-	// bob (CA2) publishes at r1: the subscribers connected before the
-	// rotation, at r1 and across the r1-r2 link, get his events.
 	publish(addr1, bob, n)
 	expect(n)
 	if r1.hasLine(regexp.MustCompile(`msg="link down"`)) || r1.hasLine(regexp.MustCompile(`msg="connection closed".*code=(?:forbidden|unexpected)`)) {
 		t.Fatalf("r1 dropped a link or a client on reload:\n%s", r1.log())
 	}
-	// The old CA's certificates are revoked for new connections. The rogue
-	// trusts both CAs, so the refusal is r1's.
-	bundle := filepath.Join(dir, "both.pem")
-	b1, _ := os.ReadFile(filepath.Join(ca1.dir, certs.CAFile))
-	b2, _ := os.ReadFile(filepath.Join(ca2.dir, certs.CAFile))
-	os.WriteFile(bundle, append(b1, b2...), 0o644)
+
+	// A client of the old CA that trusts both connects now (the
+	// subscriber at r1 has had its events and left).
+	aliceBoth := filepath.Join(dir, "alice-both")
+	os.MkdirAll(aliceBoth, 0o700)
+	for _, f := range []string{certs.ClientFile, certs.ClientKeyFile} {
+		b, _ := os.ReadFile(filepath.Join(alice, f))
+		os.WriteFile(filepath.Join(aliceBoth, f), b, 0o600)
+	}
+	os.WriteFile(filepath.Join(aliceBoth, certs.CAFile), append(b1, b2...), 0o644)
+	late := startLogProc(t, ctx, "sift sub alice at r1", nil, "sift", "sub", "--router", addr1, "--certs", aliceBoth, "--timeout", "60s", "seq exists")
+	late.waitLine(t, ctx, subReady)
+
+	// Step 2: r1 trusts only CA2. The old CA's certificates are revoked:
+	// the open link to r2 and alice's open connection are closed, and new
+	// connections with them are refused (the rogue trusts both CAs, so the
+	// refusal is r1's).
+	b, _ := os.ReadFile(filepath.Join(rotated, certs.CAFile))
+	os.WriteFile(filepath.Join(r1Dir, certs.CAFile), b, 0o644)
+	r1.cmd.Process.Signal(syscall.SIGHUP)
+	r1.waitLine(t, ctx, regexp.MustCompile(`msg="closed connections whose certificates the reloaded CA bundle refuses" closed=2`))
+	late.waitLine(t, ctx, regexp.MustCompile(`connection to \S+ lost .*forbidden.*certificate no longer accepted after a reload`))
+	for down := regexp.MustCompile(`msg="link down".*link=r2`); !r1.hasLine(down); { // logged before or after
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the revoked link never went down:\n%s", r1.log())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 	for _, c := range []rogue{
 		{kind: "client", addr: addr1, name: "alice", pair: certs.Paths{CA: bundle, Cert: clientPaths(alice).Cert, Key: clientPaths(alice).Key}},
 		{kind: "link", addr: addr1, name: "r2", pair: certs.Paths{CA: bundle, Cert: nodePaths(r2Dir).Cert, Key: nodePaths(r2Dir).Key}},
@@ -109,6 +139,8 @@ func TestCertsReloadRotation(t *testing.T) {
 		t.Logf("revoked %s %s: %s", c.kind, c.name, out)
 		expectPrefix(t, "revoked "+c.name, out, "refused", "bad certificate")
 	}
+	// bob (CA2) still gets in.
+	publish(addr1, bob, 2*n)
 	r1.waitLine(t, ctx, regexp.MustCompile(`refused a client certificate.*client certificate ..alice...*unknown authority`))
 	if err := r1.stop(syscall.SIGTERM); err != nil {
 		t.Fatalf("r1: %v\n%s", err, r1.log())

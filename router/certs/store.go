@@ -2,6 +2,7 @@ package certs
 
 import (
 	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"sync/atomic"
 )
@@ -47,6 +48,19 @@ func (s *Store) Current() *Loaded { return s.cur.Load() }
 
 // Identity returns the identity of the current certificate.
 func (s *Store) Identity() Identity { return s.cur.Load().Identity }
+
+// VerifyPeer checks the certificate chain a peer presented on an open
+// connection against the current CA bundle (for any use: a link's peer
+// may have been the client or the server), and that it carries an
+// identity; router.Revalidate uses it after a reload.
+func (s *Store) VerifyPeer(cs tls.ConnectionState) error {
+	raw := make([][]byte, len(cs.PeerCertificates))
+	for i, c := range cs.PeerCertificates {
+		raw[i] = c.Raw
+	}
+	_, err := verifyChain(raw, s.cur.Load().CAs, x509.ExtKeyUsageAny, "", "peer")
+	return err
+}
 
 // ServerConfig is Loaded.ServerConfig over the current certificates.
 func (s *Store) ServerConfig(onReject func(error)) *tls.Config {
