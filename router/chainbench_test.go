@@ -13,6 +13,7 @@ import (
 	"github.com/sift-pubsub/sift/internal/cpuclock"
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router"
+	"github.com/sift-pubsub/sift/router/certs"
 	"github.com/sift-pubsub/sift/router/client"
 	"github.com/sift-pubsub/sift/router/local"
 )
@@ -32,11 +33,13 @@ import (
 //	go test -run XXX -bench 'Chain$' -benchtime 100000x ./router
 //	bench/chain-processes.sh exact 100000x 3
 
-// Certificate common names of the deployment local.StartMesh creates: the
-// routers present the node certificate on links, clients the client one.
+// Certificate common names of the deployment local.StartMesh creates (a
+// development folder, certs.Init): the routers present its router
+// certificate on links, clients the client one. The per-connection byte
+// counters are labelled by these names.
 const (
-	nodeCN   = "sift-node"
-	clientCN = "sift-client"
+	nodeCN   = certs.AnyRouter
+	clientCN = certs.DevClientName
 )
 
 var forwardModes = []string{router.ForwardExact, router.ForwardBloom}
