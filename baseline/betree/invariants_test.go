@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sift-pubsub/sift/baseline/baselinetest"
 	"github.com/sift-pubsub/sift/baseline/internal/interval"
 	"github.com/sift-pubsub/sift/baseline/internal/num"
 	"github.com/sift-pubsub/sift/match"
@@ -78,8 +79,7 @@ func walkBucket(b *bucket, lo, hi float64, path []span, walk func(*cnode, []span
 func TestInvariants(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		x, _ := New(Config{Lo: 0, Hi: 64, Capacity: rapid.IntRange(1, 4).Draw(t, "capacity"), MaxDepth: rapid.IntRange(0, 6).Draw(t, "depth")})
-		var live []match.ID
-		next := match.ID(0)
+		var churn baselinetest.Churn
 		t.Repeat(map[string]func(*rapid.T){
 			"insert": func(t *rapid.T) {
 				var cs []match.Constraint
@@ -90,22 +90,9 @@ func TestInvariants(t *testing.T) {
 							match.Constraint{Attr: a, Op: match.OpLt, Val: match.Int(lo + rapid.Int64Range(0, 40).Draw(t, "w"))})
 					}
 				}
-				if err := x.Insert(next, match.MustFilter(cs...)); err != nil {
-					t.Fatal(err)
-				}
-				live = append(live, next)
-				next++
+				churn.Insert(t, x, match.MustFilter(cs...))
 			},
-			"delete": func(t *rapid.T) {
-				if len(live) == 0 {
-					t.Skip()
-				}
-				i := rapid.IntRange(0, len(live)-1).Draw(t, "i")
-				if err := x.Delete(live[i]); err != nil {
-					t.Fatal(err)
-				}
-				live = slices.Delete(live, i, i+1)
-			},
+			"delete": func(t *rapid.T) { churn.Delete(t, x) },
 			"": func(t *rapid.T) {
 				if err := x.check(); err != nil {
 					t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sift-pubsub/sift/baseline/baselinetest"
 	"github.com/sift-pubsub/sift/match"
 	"pgregory.net/rapid"
 )
@@ -49,8 +50,7 @@ func TestInvariants(t *testing.T) {
 	attrs := []string{"a", "b", "c"}
 	rapid.Check(t, func(t *rapid.T) {
 		x := New()
-		var live []match.ID
-		next := match.ID(0)
+		var churn baselinetest.Churn
 		t.Repeat(map[string]func(*rapid.T){
 			"insert": func(t *rapid.T) {
 				var cs []match.Constraint
@@ -59,22 +59,9 @@ func TestInvariants(t *testing.T) {
 						cs = append(cs, match.Constraint{Attr: a, Op: match.OpGe, Val: match.Int(rapid.Int64Range(0, 9).Draw(t, "v"))})
 					}
 				}
-				if err := x.Insert(next, match.MustFilter(cs...)); err != nil {
-					t.Fatal(err)
-				}
-				live = append(live, next)
-				next++
+				churn.Insert(t, x, match.MustFilter(cs...))
 			},
-			"delete": func(t *rapid.T) {
-				if len(live) == 0 {
-					t.Skip()
-				}
-				i := rapid.IntRange(0, len(live)-1).Draw(t, "i")
-				if err := x.Delete(live[i]); err != nil {
-					t.Fatal(err)
-				}
-				live = slices.Delete(live, i, i+1)
-			},
+			"delete": func(t *rapid.T) { churn.Delete(t, x) },
 			"": func(t *rapid.T) {
 				if err := x.check(); err != nil {
 					t.Fatal(err)

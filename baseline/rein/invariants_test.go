@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sift-pubsub/sift/baseline/baselinetest"
 	"github.com/sift-pubsub/sift/baseline/internal/num"
 	"github.com/sift-pubsub/sift/match"
 	"pgregory.net/rapid"
@@ -63,8 +64,7 @@ func (x *Index) check() error {
 func TestInvariants(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		x, _ := New(Config{Lo: 0, Hi: 100, Buckets: rapid.IntRange(1, 12).Draw(t, "buckets")})
-		var live []match.ID
-		next := match.ID(0)
+		var churn baselinetest.Churn
 		t.Repeat(map[string]func(*rapid.T){
 			"insert": func(t *rapid.T) {
 				var cs []match.Constraint
@@ -75,22 +75,9 @@ func TestInvariants(t *testing.T) {
 							match.Constraint{Attr: a, Op: match.OpLt, Val: match.Int(lo + rapid.Int64Range(0, 50).Draw(t, "w"))})
 					}
 				}
-				if err := x.Insert(next, match.MustFilter(cs...)); err != nil {
-					t.Fatal(err)
-				}
-				live = append(live, next)
-				next++
+				churn.Insert(t, x, match.MustFilter(cs...))
 			},
-			"delete": func(t *rapid.T) {
-				if len(live) == 0 {
-					t.Skip()
-				}
-				i := rapid.IntRange(0, len(live)-1).Draw(t, "i")
-				if err := x.Delete(live[i]); err != nil {
-					t.Fatal(err)
-				}
-				live = slices.Delete(live, i, i+1)
-			},
+			"delete": func(t *rapid.T) { churn.Delete(t, x) },
 			"match": func(t *rapid.T) {
 				v := rapid.Int64Range(-10, 110).Draw(t, "v")
 				x.Match(match.MustEvent(match.Attr{Name: "a", Value: match.Int(v)}, match.Attr{Name: "b", Value: match.Int(v / 2)}), nil)
