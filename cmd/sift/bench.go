@@ -1,6 +1,11 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
 
 // benchCmd is `sift bench`, the parent of every benchmark command
 // (`sift bench match`, and others added by their own files).
@@ -20,3 +25,25 @@ func init() { rootCmd.AddCommand(benchCmd) }
 //
 //	func init() { benchParentCmd().AddCommand(myCmd) }
 func benchParentCmd() *cobra.Command { return benchCmd }
+
+// benchReport is what every benchmark run hands back: a table for stdout,
+// and results.json, results.csv and plots for its --out folder.
+type benchReport interface {
+	WriteTable(w io.Writer) error
+	WriteFiles(dir string) error
+}
+
+// writeBenchReport prints rep's table on stdout, writes its files into
+// dir and, unless quiet, says where on stderr.
+func writeBenchReport(stdout, stderr io.Writer, rep benchReport, dir string, quiet bool) error {
+	if err := rep.WriteTable(stdout); err != nil {
+		return err
+	}
+	if err := rep.WriteFiles(dir); err != nil {
+		return err
+	}
+	if !quiet {
+		fmt.Fprintf(stderr, "wrote results.json, results.csv and plots to %s\n", dir)
+	}
+	return nil
+}

@@ -117,14 +117,8 @@ func runBenchDurable(ctx context.Context, stdout, stderr io.Writer, o benchDurab
 	if err != nil {
 		return fmt.Errorf("bench durable: %w", err)
 	}
-	if err := rep.WriteTable(stdout); err != nil {
-		return err
-	}
-	if err := rep.WriteFiles(o.out); err != nil {
+	if err := writeBenchReport(stdout, stderr, rep, o.out, o.quiet); err != nil {
 		return fmt.Errorf("bench durable: %w", err)
-	}
-	if !o.quiet {
-		fmt.Fprintf(stderr, "wrote results.json, results.csv and plots to %s\n", o.out)
 	}
 	return nil
 }

@@ -136,14 +136,8 @@ func runBenchMatch(stdout, stderr io.Writer, o benchMatchOptions) error {
 	if err != nil {
 		return fmt.Errorf("bench match: %w", err)
 	}
-	if err := rep.WriteTable(stdout); err != nil {
+	if err := writeBenchReport(stdout, stderr, rep, o.out, o.quiet); err != nil {
 		return fmt.Errorf("bench match: %w", err)
-	}
-	if err := rep.WriteFiles(o.out); err != nil {
-		return fmt.Errorf("bench match: %w", err)
-	}
-	if !o.quiet {
-		fmt.Fprintf(stderr, "wrote results.json, results.csv and plots to %s\n", o.out)
 	}
 	return nil
 }
