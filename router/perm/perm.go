@@ -131,16 +131,25 @@ func (t *Table) Clients() []string {
 	return names
 }
 
+// rule is client's entry; a client the file does not list may do nothing.
+func (t *Table) rule(client string) (rule, error) {
+	r, ok := t.rules[client]
+	if !ok {
+		return rule{}, refusal("client %q is not in the permissions file", client)
+	}
+	return r, nil
+}
+
 // Subscribe checks a subscription: the client's subscribe filter must
 // cover f. A nil Table allows it.
 func (t *Table) Subscribe(client string, f match.Filter) error {
 	if t == nil {
 		return nil
 	}
-	r, ok := t.rules[client]
+	r, err := t.rule(client)
 	switch {
-	case !ok:
-		return refusal("client %q is not in the permissions file", client)
+	case err != nil:
+		return err
 	case r.subscribe == nil:
 		return refusal("client %q may not subscribe", client)
 	case !match.Covers(*r.subscribe, f):
@@ -155,10 +164,10 @@ func (t *Table) Publish(client string, ev match.Event) error {
 	if t == nil {
 		return nil
 	}
-	r, ok := t.rules[client]
+	r, err := t.rule(client)
 	switch {
-	case !ok:
-		return refusal("client %q is not in the permissions file", client)
+	case err != nil:
+		return err
 	case r.publish == nil:
 		return refusal("client %q may not publish", client)
 	case !r.publish.Matches(ev):
@@ -174,10 +183,10 @@ func (t *Table) Advertise(client string, f match.Filter) error {
 	if t == nil {
 		return nil
 	}
-	r, ok := t.rules[client]
+	r, err := t.rule(client)
 	switch {
-	case !ok:
-		return refusal("client %q is not in the permissions file", client)
+	case err != nil:
+		return err
 	case r.publish == nil:
 		return refusal("client %q may not publish, so may not advertise", client)
 	case !match.Covers(*r.publish, f):
