@@ -48,3 +48,17 @@ var ErrUnsupported = errors.New("constraint not supported")
 func Unsupported(algorithm string, c match.Constraint, why string) error {
 	return fmt.Errorf("%s: %v: %w (%s)", algorithm, c, ErrUnsupported, why)
 }
+
+// MustDefault adapts a constructor taking a Config to the registry's
+// match.IndexInfo.New: it builds the index of the zero Config, whose
+// defaults are valid by construction, and panics if they are not.
+func MustDefault[C any, I match.Index](newIndex func(C) (I, error)) func() match.Index {
+	return func() match.Index {
+		var cfg C
+		x, err := newIndex(cfg)
+		if err != nil {
+			panic(fmt.Sprintf("baseline: the default configuration is invalid: %v", err))
+		}
+		return x
+	}
+}

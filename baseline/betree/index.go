@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/sift-pubsub/sift/baseline"
 	"github.com/sift-pubsub/sift/baseline/internal/interval"
 	"github.com/sift-pubsub/sift/baseline/internal/num"
 	"github.com/sift-pubsub/sift/match"
@@ -50,13 +51,7 @@ func init() {
 	match.RegisterIndex(match.IndexInfo{
 		Name:        "betree",
 		Description: "baseline: BE-Tree (Sadoghi and Jacobsen 2011), partition and clustering directories over l-nodes",
-		New: func() match.Index {
-			x, err := New(Config{})
-			if err != nil {
-				panic(err) // the defaults are valid
-			}
-			return x
-		},
+		New:         baseline.MustDefault(New),
 	})
 }
 

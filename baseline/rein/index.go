@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/sift-pubsub/sift/baseline"
 	"github.com/sift-pubsub/sift/baseline/internal/interval"
 	"github.com/sift-pubsub/sift/baseline/internal/num"
 	"github.com/sift-pubsub/sift/baseline/internal/slots"
@@ -50,13 +51,7 @@ func init() {
 	match.RegisterIndex(match.IndexInfo{
 		Name:        "rein",
 		Description: "baseline: REIN (Qian et al. 2014), bucketed backward matching with bitsets; numeric ranges only",
-		New: func() match.Index {
-			x, err := New(Config{})
-			if err != nil {
-				panic(err) // the defaults are valid
-			}
-			return x
-		},
+		New:         baseline.MustDefault(New),
 	})
 }
 

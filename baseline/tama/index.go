@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/sift-pubsub/sift/baseline"
 	"github.com/sift-pubsub/sift/baseline/internal/interval"
 	"github.com/sift-pubsub/sift/baseline/internal/num"
 	"github.com/sift-pubsub/sift/baseline/internal/slots"
@@ -50,13 +51,7 @@ func init() {
 	match.RegisterIndex(match.IndexInfo{
 		Name:        "tama",
 		Description: "baseline: TAMA (Zhao and Wu 2011), counting over levels of cells, exact; numeric ranges only",
-		New: func() match.Index {
-			x, err := New(Config{})
-			if err != nil {
-				panic(err) // the defaults are valid
-			}
-			return x
-		},
+		New:         baseline.MustDefault(New),
 	})
 }
 
