@@ -210,11 +210,6 @@ func TestSIGTERMDuringPublish(t *testing.T) {
 		t.Fatalf("siftd after SIGTERM: %v\n%s", err, r1.log())
 	}
 	<-pub.done
-	sub.stop(syscall.SIGINT) // sift sub would reconnect: it has everything r1 sent
-	close(seen)
-	for v := range seen {
-		got[v] = true
-	}
 	accepted := n
 	if pub.err == nil {
 		t.Logf("sift pub finished before the SIGTERM took effect; checking all %d", n)
@@ -226,10 +221,42 @@ func TestSIGTERMDuringPublish(t *testing.T) {
 		accepted, _ = strconv.Atoi(m[1])
 		t.Logf("sift pub: %s", strings.TrimSpace(pub.log()))
 	}
+	// sift sub prints what it received at its own pace and stops printing
+	// at SIGINT: wait until it has printed every accepted event (or a
+	// while), then stop it (it would reconnect).
+	wait := time.After(15 * time.Second)
+	for printed := countBelow(got, accepted); printed < accepted; {
+		select {
+		case v := <-seen:
+			if !got[v] && v < accepted {
+				printed++
+			}
+			got[v] = true
+			continue
+		case <-wait:
+		}
+		break
+	}
+	sub.stop(syscall.SIGINT)
+	close(seen)
+	for v := range seen {
+		got[v] = true
+	}
 	for i := range accepted {
 		if !got[i] {
 			t.Fatalf("event %d was accepted (%d were) but never delivered; the subscriber got %d", i, accepted, len(got))
 		}
 	}
 	t.Logf("%d accepted, %d delivered", accepted, len(got))
+}
+
+// countBelow counts the ids below n in got.
+func countBelow(got map[int]bool, n int) int {
+	c := 0
+	for v := range got {
+		if v < n {
+			c++
+		}
+	}
+	return c
 }
