@@ -39,7 +39,14 @@
 // and every one the driver adds (AddSHB); learned members are persisted
 // and never forgotten. An install is acknowledged only after its SHB is a
 // member on disk, so no tick above a new subscription's start is released
-// before its SHB reported it released.
+// before its SHB reported it released. That is the whole safety argument
+// for a member learned late: what a pubend released before an SHB became
+// its member, no subscription of that SHB can need, since none of them
+// was acknowledged by the pubend yet (a registration made by a subscriber
+// reconnecting with its CT is acknowledged the same way, and its claims
+// hold only after that). The simulator checks it with LearnSHBs under
+// every fault: a member's latestDelivered bounds release from the L
+// prefix it joined at.
 //
 // In a router mesh, a Directory per router learns every router with
 // durable delivery on and the pubends each hosts, by announcements

@@ -94,3 +94,7 @@ func PFSRecordPrefix(p string) []byte { return keyPrefix(roleSHB, 'x', p) }
 // EventKeyRoles lists the first key bytes of tables that hold events: only
 // a PHB's log does.
 var EventKeyRoles = []byte{rolePHB}
+
+// PHBMemberPrefix is the prefix of pubend p's learned-member keys (the SHB
+// id follows), for the simulator's oracle.
+func PHBMemberPrefix(p string) []byte { return keyPrefix(rolePHB, 'n', p) }

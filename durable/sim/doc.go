@@ -24,7 +24,11 @@
 //   - a pubend never releases a tick above the latestDelivered any member
 //     SHB has made durable (Td), so no up-to-date subscriber can meet an L
 //     tick; an SHB the pubend dropped for its absence is exempt (its
-//     subscribers get gaps, rule PHB 6);
+//     subscribers get gaps, rule PHB 6); with Config.LearnSHBs an SHB
+//     counts from when the pubend durably made it a member, above the L
+//     prefix it joined at (before, none of its subscriptions can start at
+//     or below a release: an install is acknowledged only once its SHB is
+//     a member, and the gap checks above catch the rest);
 //   - a pubend never announces a tick again with other content (silence
 //     then data, data then silence or another event), across restarts and
 //     backward clock steps;

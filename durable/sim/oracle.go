@@ -20,6 +20,11 @@ type oracle struct {
 	// dropped: per pubend, the SHBs its PHB has durably dropped for their
 	// absence (rule PHB 6), which release does not wait for.
 	dropped map[string]map[string]bool
+	// learn: pubends learn their members (Config.LearnSHBs). base: per
+	// pubend, per SHB that durably became a member, the pubend's L
+	// prefix when it did; an SHB not in it is not a member yet.
+	learn bool
+	base  map[string]map[string]durable.Tick
 	// announcements: per pubend, the knowledge its PHB ever announced.
 	announcements map[string]*durable.Stream
 }
@@ -30,8 +35,8 @@ type pubEvent struct {
 	event     match.Event
 }
 
-func newOracle(early bool) *oracle {
-	return &oracle{early: early, events: map[string]map[durable.Tick]pubEvent{},
+func newOracle(early, learn bool) *oracle {
+	return &oracle{early: early, learn: learn, base: map[string]map[string]durable.Tick{}, events: map[string]map[durable.Tick]pubEvent{},
 		ticks: map[string][]durable.Tick{}, bySeq: map[string]durable.Tick{}, lost: map[string]durable.Tick{},
 		ld: map[string]map[string]durable.Tick{}, dropped: map[string]map[string]bool{},
 		announcements: map[string]*durable.Stream{}}
@@ -190,6 +195,7 @@ func (o *oracle) releasedIn(w *world, p string, b *durable.Batch) {
 	// later in it: a release in the batch may have been decided while it
 	// was dropped.
 	excused := o.droppedIn(p, b)
+	joined := o.membersIn(p, b)
 	key := durable.PHBMetaKey(p)
 	for _, op := range b.Ops {
 		if op.Kind != durable.OpSet || !bytes.Equal(op.Key, key) {
@@ -209,17 +215,58 @@ func (o *oracle) releasedIn(w *world, p string, b *durable.Batch) {
 			o.checkReleaseBound(w, p, excused)
 		}
 	}
+	for _, shb := range joined {
+		o.base[p][shb] = o.lost[p]
+	}
+}
+
+// membersIn returns the SHBs a durable PHB batch makes members (learned,
+// PubendConfig.LearnSHBs) that were not members before it. Their base is
+// the L prefix the batch leaves: a release in the same batch was decided
+// before they joined, or bounded by their own report.
+func (o *oracle) membersIn(p string, b *durable.Batch) []string {
+	if !o.learn {
+		return nil
+	}
+	if o.base[p] == nil {
+		o.base[p] = map[string]durable.Tick{}
+	}
+	pre := durable.PHBMemberPrefix(p)
+	var out []string
+	for _, op := range b.Ops {
+		if op.Kind != durable.OpSet || !bytes.HasPrefix(op.Key, pre) {
+			continue
+		}
+		if shb := string(op.Key[len(pre):]); !slices.Contains(out, shb) {
+			if _, ok := o.base[p][shb]; !ok {
+				out = append(out, shb)
+			}
+		}
+	}
+	return out
 }
 
 // checkReleaseBound checks that the pubend released nothing above what
 // every SHB had durably delivered to its up-to-date subscribers (Td): so no
-// up-to-date subscriber can ever meet an L tick, and none gets a gap.
+// up-to-date subscriber can ever meet an L tick, and none gets a gap. When
+// pubends learn their members, an SHB counts from when it became one, and
+// above the L prefix it joined at: before, no subscription of it can start
+// at or below the pubend's release (an install is acknowledged only once
+// its SHB is a member; see the gap checks for the rest).
 func (o *oracle) checkReleaseBound(w *world, p string, excused map[string]bool) {
 	for _, shb := range w.shbNames() {
 		if excused[shb] {
 			continue // dropped: its subscribers get gaps (rule PHB 6)
 		}
-		if ld := o.ld[p][shb]; o.lost[p] > ld {
+		ld := o.ld[p][shb]
+		if o.learn {
+			base, member := o.base[p][shb]
+			if !member {
+				continue
+			}
+			ld = max(ld, base)
+		}
+		if o.lost[p] > ld {
 			w.violate("pubend %s released up to %d, above the latestDelivered %d of %s", p, o.lost[p], ld, shb)
 			return
 		}

@@ -230,3 +230,28 @@ func TestSimulatorBlockedLinks(t *testing.T) {
 		t.Logf("faults %s: %d blocks; %s", FaultList(fs), total.Blocks, total.Summary())
 	}
 }
+
+// TestSimulatorLearnedMembers starts every pubend knowing no SHB (they
+// learn their members from installs and reports, as in a mesh whose
+// directory has not converged) in every topology, with every fault and
+// with every fault but early release (where no subscriber may get a gap
+// over a tick it had not acknowledged). A member SHB's latestDelivered
+// bounds release from the L prefix it joined at; an SHB that is not a
+// member yet has no subscription a release could reach.
+func TestSimulatorLearnedMembers(t *testing.T) {
+	noRelease := slices.DeleteFunc(slices.Clone(AllFaults), func(f Fault) bool { return f == FaultRelease })
+	for _, fs := range [][]Fault{AllFaults, noRelease} {
+		t.Run(FaultList(fs), func(t *testing.T) {
+			var total Stats
+			for seed := uint64(1); seed <= 150; seed++ {
+				res := Run(Config{Seed: seed, Events: 20, Faults: fs, LearnSHBs: true})
+				for _, v := range res.Violations {
+					t.Fatalf("seed %d at %d us: %s\n  replay: sift sim durable --seeds %d..%d --events 20 --learn-shbs --faults %s",
+						v.Seed, v.Time, v.What, seed, seed, FaultList(fs))
+				}
+				total.Add(res.Stats)
+			}
+			t.Logf("%s", total.Summary())
+		})
+	}
+}

@@ -44,7 +44,7 @@ func newWorld(cfg Config, res *Result) (*world, error) {
 	w := &world{cfg: cfg, topo: topo, rng: rand.New(rand.NewPCG(cfg.Seed, 0x5eed)), nodes: map[string]*node{},
 		subByID: map[string]*subscriber{}, pubByID: map[string]*publisher{},
 		cuts: map[string]durable.Tick{}, fifoLast: map[string]durable.Tick{}, linkFree: map[string]durable.Tick{}, res: res}
-	w.oracle = newOracle(cfg.has(FaultRelease))
+	w.oracle = newOracle(cfg.has(FaultRelease), cfg.LearnSHBs)
 	for i := range cfg.Pubends {
 		w.addNode(phbName(i), kindPHB)
 	}
