@@ -1,0 +1,369 @@
+package replica
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/sift-pubsub/sift/durable"
+	"github.com/sift-pubsub/sift/durable/memstore"
+	"github.com/sift-pubsub/sift/match"
+)
+
+// cluster drives replicas of one pubend in one goroutine: a Ready's
+// writes are applied and synced at once, then its messages delivered in
+// order (peer messages to the other replicas unless cut, pubend messages
+// collected).
+type cluster struct {
+	t     *testing.T
+	names []string
+	reps  map[string]*Replica
+	store map[string]*memstore.Store
+	down  map[string]bool
+	cut   map[string]bool // a replica cut off from the others
+	now   durable.Tick
+	rng   *rand.Rand
+	inbox []PeerMsg
+	out   []durable.Envelope // pubend messages sent by the leaders
+	// applied: per replica, the data of each index it applied.
+	applied map[string]map[uint64]string
+}
+
+func pubendConfig() durable.PubendConfig {
+	return durable.PubendConfig{ID: "p", Node: "phb", Downstream: []string{"r1"}, SHBs: []string{"shb"}}
+}
+
+func newCluster(t *testing.T, n int, seed uint64) *cluster {
+	c := &cluster{t: t, reps: map[string]*Replica{}, store: map[string]*memstore.Store{},
+		down: map[string]bool{}, cut: map[string]bool{}, rng: rand.New(rand.NewPCG(seed, 1)),
+		applied: map[string]map[uint64]string{}}
+	for i := range n {
+		c.names = append(c.names, fmt.Sprintf("r%d", i+1))
+	}
+	for _, name := range c.names {
+		c.store[name] = memstore.New()
+		c.boot(name, false)
+	}
+	return c
+}
+
+func (c *cluster) boot(name string, join bool) {
+	cfg := Config{Pubend: pubendConfig(), Name: name, Replicas: c.names, Join: join,
+		Rand: rand.New(rand.NewPCG(c.rng.Uint64(), 2))}
+	r, err := New(cfg, c.store[name])
+	if err != nil {
+		c.t.Fatalf("boot %s: %v", name, err)
+	}
+	c.reps[name] = r
+	c.down[name] = false
+	if c.applied[name] == nil {
+		c.applied[name] = map[uint64]string{}
+	}
+}
+
+// crash takes a replica down, losing what it had not synced (nothing, in
+// this driver: it syncs each Ready at once).
+func (c *cluster) crash(name string) {
+	c.down[name] = true
+	c.store[name].Crash(c.rng)
+}
+
+// wipe restarts a replica with an empty store; it joins under a fresh id.
+func (c *cluster) wipe(name string) {
+	c.store[name] = memstore.New()
+	c.applied[name] = map[uint64]string{}
+	c.boot(name, true)
+}
+
+// run advances time by d in raft ticks, draining every replica's Readies.
+func (c *cluster) run(d durable.Tick) {
+	end := c.now + d
+	for c.now < end {
+		c.now += 1_000
+		for _, name := range c.names {
+			if !c.down[name] {
+				if err := c.reps[name].Tick(c.now); err != nil {
+					c.t.Fatalf("%s: tick: %v", name, err)
+				}
+			}
+		}
+		c.drain()
+	}
+}
+
+func (c *cluster) drain() {
+	for range 1000 {
+		busy := false
+		for _, name := range c.names {
+			if c.down[name] {
+				continue
+			}
+			r := c.reps[name]
+			rd := r.Ready()
+			if rd.Empty() {
+				continue
+			}
+			busy = true
+			if err := c.store[name].Apply(rd.Writes, rd.Sync); err != nil {
+				c.t.Fatal(err)
+			}
+			c.store[name].Sync()
+			for _, a := range rd.Applied {
+				c.checkApplied(name, a)
+			}
+			c.inbox = append(c.inbox, rd.Peer...)
+			c.out = append(c.out, rd.Msgs...)
+			r.Advance()
+		}
+		inbox := c.inbox
+		c.inbox = nil
+		for _, m := range inbox {
+			busy = true
+			if c.down[m.To] || c.cut[m.To] || c.cut[m.From] {
+				continue
+			}
+			if err := c.reps[m.To].StepPeer(c.now, m.Data); err != nil {
+				c.t.Fatalf("%s: step peer: %v", m.To, err)
+			}
+		}
+		if !busy {
+			return
+		}
+	}
+	c.t.Fatal("cluster does not quiesce")
+}
+
+// checkApplied checks that every replica applies the same entry at each
+// index (raft's safety, as this package uses it).
+func (c *cluster) checkApplied(name string, a Applied) {
+	data := fmt.Sprintf("%d/%x", a.Term, a.Data)
+	c.applied[name][a.Index] = data
+	for other, m := range c.applied {
+		if got, ok := m[a.Index]; ok && got != data {
+			c.t.Fatalf("index %d: %s applied %s, %s applied %s", a.Index, name, data, other, got)
+		}
+	}
+}
+
+func (c *cluster) leader() string {
+	for _, name := range c.names {
+		if !c.down[name] && c.reps[name].Leading() {
+			return name
+		}
+	}
+	return ""
+}
+
+func (c *cluster) waitLeader() string {
+	for range 200 {
+		if l := c.leader(); l != "" {
+			return l
+		}
+		c.run(10_000)
+	}
+	c.t.Fatal("no leader")
+	return ""
+}
+
+// publish sends event seq of publisher pub to the current leader.
+func (c *cluster) publish(pub string, seq uint64) {
+	l := c.leader()
+	if l == "" {
+		return
+	}
+	ev := match.MustEvent(match.Attr{Name: "n", Value: match.Int(int64(seq))})
+	if err := c.reps[l].Step(c.now, durable.Envelope{From: pub, To: "phb",
+		Msg: durable.Msg{Kind: durable.MsgPublish, Pubend: "p", Publisher: pub, Seq: seq, Event: ev}}); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// acks returns the acknowledgements sent so far, by sequence.
+func (c *cluster) acks() map[uint64]durable.Tick {
+	out := map[uint64]durable.Tick{}
+	for _, env := range c.out {
+		if env.Msg.Kind == durable.MsgPubAck && env.Msg.Tick != 0 {
+			if old, ok := out[env.Msg.Seq]; ok && old != env.Msg.Tick {
+				panic(fmt.Sprintf("seq %d acknowledged at ticks %d and %d", env.Msg.Seq, old, env.Msg.Tick))
+			}
+			out[env.Msg.Seq] = env.Msg.Tick
+		}
+	}
+	return out
+}
+
+// logged reads the event log of a replica's committed state: tick -> seq.
+func (c *cluster) logged(name string) map[durable.Tick]uint64 {
+	out := map[durable.Tick]uint64{}
+	st := prefixStore{base: c.store[name], pre: prefix("p", tableState)}
+	pre := durable.PHBLogPrefix("p")
+	if err := st.Scan(pre, prefixEnd(pre), func(k, v []byte) bool {
+		_, seq, _, err := durable.DecodeLogRecord(v)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		out[durable.Tick(beUint64(k[len(pre):]))] = seq
+		return true
+	}); err != nil {
+		c.t.Fatal(err)
+	}
+	return out
+}
+
+func TestReplicatedPublishAckedOnlyOnceCommitted(t *testing.T) {
+	c := newCluster(t, 3, 1)
+	l := c.waitLeader()
+	// Cut the leader off: what it is sent is logged by nobody else, so
+	// it must not acknowledge it.
+	c.cut[l] = true
+	c.publish("pub", 1)
+	c.run(5_000)
+	if len(c.acks()) != 0 {
+		t.Fatalf("acknowledged without a majority: %v", c.acks())
+	}
+	c.cut[l] = false
+	c.run(20_000)
+	if l2 := c.waitLeader(); l2 == l {
+		if _, ok := c.acks()[1]; !ok {
+			t.Fatalf("leader %s kept its lead but never acknowledged", l)
+		}
+	}
+}
+
+func TestReplicatedPubendSurvivesLeaderCrash(t *testing.T) {
+	for seed := range uint64(8) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			c := newCluster(t, 3, seed)
+			acked := uint64(0)
+			crashed := ""
+			for step := 0; step < 1000 && acked < 60; step++ {
+				if c.leader() == "" {
+					c.run(10_000)
+					continue
+				}
+				if acked >= 20 && crashed == "" {
+					crashed = c.leader()
+					c.crash(crashed)
+				}
+				if acked >= 40 && c.down[crashed] {
+					c.boot(crashed, false) // back from its crash
+				}
+				// Resend from the first unacknowledged sequence (the
+				// publisher's idempotent resend).
+				for next := acked + 1; next <= acked+4; next++ {
+					c.publish("pub", next)
+				}
+				c.run(2_000)
+				for a := c.acks(); a[acked+1] != 0; acked++ {
+				}
+			}
+			if acked < 60 {
+				t.Fatalf("only %d acknowledged", acked)
+			}
+			c.run(200_000)
+			acks := c.acks()
+			for _, name := range c.names {
+				if c.down[name] {
+					continue
+				}
+				logged := c.logged(name)
+				seen := map[uint64]durable.Tick{}
+				for tick, seq := range logged {
+					if old, ok := seen[seq]; ok {
+						t.Fatalf("%s: seq %d logged twice, at %d and %d", name, seq, old, tick)
+					}
+					seen[seq] = tick
+				}
+				for seq, tick := range acks {
+					if seen[seq] != tick {
+						t.Fatalf("%s: seq %d acknowledged at tick %d, logged at %d", name, seq, tick, seen[seq])
+					}
+				}
+			}
+			if crashed == "" {
+				t.Fatal("the leader was never crashed")
+			}
+			checkAnnouncements(t, c.out)
+			// One publisher: its events take increasing ticks, across
+			// the leader change too (no tick assigned twice).
+			for seq := uint64(2); seq <= acked; seq++ {
+				if acks[seq] <= acks[seq-1] {
+					t.Fatalf("seq %d at tick %d, not above seq %d at %d", seq, acks[seq], seq-1, acks[seq-1])
+				}
+			}
+			if c.reps[c.leader()].Stats.Activations == 0 {
+				t.Fatal("no activation")
+			}
+		})
+	}
+}
+
+// checkAnnouncements checks that no tick is announced twice with other
+// content across leaders: a data tick is never inside an announced
+// silence, and never carries two events.
+func checkAnnouncements(t *testing.T, out []durable.Envelope) {
+	t.Helper()
+	data := map[durable.Tick]string{}
+	var silences []durable.Range
+	for _, env := range out {
+		switch env.Msg.Kind {
+		case durable.MsgData:
+			s := fmt.Sprint(env.Msg.Event)
+			if old, ok := data[env.Msg.Tick]; ok && old != s {
+				t.Fatalf("tick %d announced with %s and %s", env.Msg.Tick, old, s)
+			}
+			data[env.Msg.Tick] = s
+		case durable.MsgSilence:
+			silences = append(silences, durable.Range{From: env.Msg.From, To: env.Msg.To})
+		}
+	}
+	for tick := range data {
+		for _, r := range silences {
+			if r.Contains(tick) {
+				t.Fatalf("tick %d announced as data and inside silence %v", tick, r)
+			}
+		}
+	}
+}
+
+func TestWipedReplicaRejoinsUnderFreshID(t *testing.T) {
+	c := newCluster(t, 3, 7)
+	l := c.waitLeader()
+	for seq := uint64(1); seq <= 20; seq++ {
+		c.publish("pub", seq)
+		c.run(2_000)
+	}
+	var victim string
+	for _, name := range c.names {
+		if name != l {
+			victim = name
+			break
+		}
+	}
+	oldID := c.reps[victim].ID()
+	c.crash(victim)
+	c.wipe(victim)
+	c.run(300_000)
+	if id := c.reps[victim].ID(); id == oldID {
+		t.Fatalf("wiped replica came back under its old id %x", id)
+	}
+	voters := c.reps[c.waitLeader()].Voters()
+	slices.Sort(voters)
+	if !slices.Equal(voters, c.names) {
+		t.Fatalf("voters %v, want %v", voters, c.names)
+	}
+	if got := len(c.logged(victim)); got != 20 {
+		t.Fatalf("the rejoined replica holds %d events, want 20", got)
+	}
+	// It now counts toward a majority: with the old leader down, the two
+	// others (one of them the rejoined replica) elect a leader and go on.
+	c.crash(c.waitLeader())
+	c.publish("pub", 21)
+	c.run(300_000)
+	c.publish("pub", 21)
+	c.run(50_000)
+	if _, ok := c.acks()[21]; !ok {
+		t.Fatalf("no acknowledgement after the leader crash with the rejoined replica as one of two")
+	}
+}

@@ -1,0 +1,147 @@
+package replica
+
+import (
+	"fmt"
+
+	"github.com/sift-pubsub/sift/durable"
+	"go.etcd.io/raft/v3"
+)
+
+// leader is what a replica holds while it leads: the pubend (once its
+// fence is applied), the overlay it reads through, and the pubend's
+// messages waiting for their proposals to commit.
+type leader struct {
+	term       uint64 // the raft term it leads in
+	activation uint64 // names this activation in its proposals
+	fenced     bool   // the fence is proposed
+	seq        uint64 // the last proposal's sequence number (the fence is 1)
+	appliedSeq uint64 // the last of its proposals applied
+	pubend     *durable.Pubend
+	ov         *overlay
+	held       []heldMsgs
+	confWait   bool // a membership change is proposed, not yet applied
+}
+
+// heldMsgs are the messages of one pubend Ready: they leave once the
+// proposal numbered barrier (the last one made up to that Ready) is
+// applied.
+type heldMsgs struct {
+	barrier uint64
+	msgs    []durable.Envelope
+}
+
+// checkLeadership starts leading (by proposing a fence) when raft made
+// this replica leader, and stops when it no longer is.
+func (r *Replica) checkLeadership() {
+	st := r.rn.BasicStatus()
+	isLeader := st.RaftState == raft.StateLeader
+	if r.lead.term != 0 && (!isLeader || st.GetTerm() != r.lead.term) {
+		r.stopLeading()
+	}
+	if isLeader && r.lead.term == 0 {
+		r.Stats.Activations++
+		r.lead = leader{term: st.GetTerm(), activation: st.GetTerm()<<16 | uint64(r.Stats.Activations&0xffff)}
+	}
+	if isLeader && !r.lead.fenced {
+		r.proposeFence()
+	}
+}
+
+// proposeFence proposes the entry the pubend waits for: once it is
+// applied, every entry before it is too, so the pubend recovered then
+// has every state change an earlier leader may have had committed.
+func (r *Replica) proposeFence() {
+	p := proposal{Proposer: r.id, Activation: r.lead.activation, Seq: 1, Fence: true}
+	if err := r.rn.Propose(p.encode()); err != nil {
+		return // tried again at the next Step or Tick
+	}
+	r.lead.fenced, r.lead.seq = true, 1
+}
+
+// stopLeading drops the pubend and everything it has not yet made
+// committed state: its pending proposals may still commit (the next
+// leader applies them and recovers from them), but nothing it held back
+// is sent.
+func (r *Replica) stopLeading() {
+	r.lead = leader{}
+	r.leadingChanged()
+}
+
+// startLeading recovers the pubend from the committed state, once the
+// fence is applied.
+func (r *Replica) startLeading() {
+	r.lead.ov = &overlay{base: r.state}
+	p, err := durable.NewPubend(r.cfg.Pubend, r.lead.ov)
+	if err != nil {
+		r.fatal = fmt.Errorf("replica %s: %w", r.cfg.Name, err)
+		return
+	}
+	r.lead.pubend = p
+	r.leadingChanged()
+}
+
+func (r *Replica) leadingChanged() {
+	v := r.lead.pubend != nil
+	if r.leadingWas != v {
+		r.leadingWas = v
+		r.leadingNote = &v
+	}
+}
+
+// proposePubend turns the pubend's Ready into a proposal (its writes) and
+// held messages.
+func (r *Replica) proposePubend() {
+	if r.lead.pubend == nil {
+		return
+	}
+	rd := r.lead.pubend.Ready()
+	if !rd.Writes.Empty() {
+		p := proposal{Proposer: r.id, Activation: r.lead.activation, Seq: r.lead.seq + 1, Ops: rd.Writes.Ops}
+		if err := r.rn.Propose(p.encode()); err != nil {
+			// The pubend's state ran ahead of what raft will log: start
+			// again from the committed state, after a new fence.
+			r.Stats.Dropped++
+			r.Stats.Activations++
+			term := r.lead.term
+			r.stopLeading()
+			r.lead = leader{term: term, activation: term<<16 | uint64(r.Stats.Activations&0xffff)}
+			return
+		}
+		r.Stats.Proposals++
+		r.lead.seq++
+		r.lead.ov.push(rd.Writes)
+	}
+	if len(rd.Msgs) > 0 {
+		r.lead.held = append(r.lead.held, heldMsgs{barrier: r.lead.seq, msgs: rd.Msgs})
+	}
+}
+
+// appliedOwn records that the proposal seq of this activation was applied.
+func (r *Replica) appliedOwn(p proposal) {
+	if p.Fence {
+		if r.lead.pubend == nil && r.fatal == nil {
+			r.lead.appliedSeq = p.Seq
+			r.startLeading()
+		}
+		return
+	}
+	if r.lead.ov != nil && len(r.lead.ov.pending) > 0 {
+		r.lead.ov.pop()
+	}
+	r.lead.appliedSeq = p.Seq
+}
+
+// releaseHeld returns the held messages whose proposals are applied.
+func (r *Replica) releaseHeld() []durable.Envelope {
+	var out []durable.Envelope
+	n := 0
+	for _, h := range r.lead.held {
+		if h.barrier > r.lead.appliedSeq {
+			break
+		}
+		out = append(out, h.msgs...)
+		n++
+	}
+	r.lead.held = r.lead.held[n:]
+	return out
+}

@@ -1,0 +1,86 @@
+package replica
+
+import (
+	"errors"
+	"fmt"
+
+	pb "go.etcd.io/raft/v3/raftpb"
+)
+
+// PeerKind is the kind of a message between the replicas of a pubend.
+type PeerKind uint8
+
+// The peer message kinds.
+const (
+	// PeerRaft carries one raft message.
+	PeerRaft PeerKind = iota + 1
+	// PeerJoin asks the leader to make the sender (a replica that came
+	// back with an empty store, under a fresh id) a voter in place of the
+	// id its name had.
+	PeerJoin
+)
+
+// PeerMsg is a message between two replicas of one pubend: Data goes from
+// the replica named From to the one named To, on whatever carries them
+// (a router link, the simulator's network).
+type PeerMsg struct {
+	From, To string
+	Data     []byte
+}
+
+// peerMsg is the decoded form of PeerMsg.Data.
+type peerMsg struct {
+	Kind   PeerKind
+	Pubend string
+	From   string // the sender's name
+	FromID uint64 // the sender's raft id
+	Raft   *pb.Message
+}
+
+// maxPeerName bounds the names a peer message carries.
+const maxPeerName = 255
+
+func (m peerMsg) encode() ([]byte, error) {
+	e := enc{}
+	e.version(codecV1)
+	e.byte1(byte(m.Kind))
+	e.str(m.Pubend)
+	e.str(m.From)
+	e.uvarint(m.FromID)
+	if m.Kind == PeerRaft {
+		if err := e.msg(m.Raft); err != nil {
+			return nil, fmt.Errorf("peer message: %w", err)
+		}
+	}
+	return e.b, nil
+}
+
+// DecodePeer decodes a peer message's data, for drivers that route it by
+// pubend (and for tools). It returns the pubend and the sender's name.
+func DecodePeer(b []byte) (pubend, from string, err error) {
+	m, err := decodePeer(b)
+	return m.Pubend, m.From, err
+}
+
+func decodePeer(b []byte) (peerMsg, error) {
+	d := dec{b: b}
+	d.version()
+	m := peerMsg{Kind: PeerKind(d.byte1()), Pubend: d.str(), From: d.str(), FromID: d.uvarint()}
+	switch {
+	case d.err != nil:
+	case len(m.Pubend) == 0 || len(m.Pubend) > maxPeerName || len(m.From) == 0 || len(m.From) > maxPeerName:
+		d.fail(errors.New("empty or long name"))
+	case m.FromID == 0:
+		d.fail(errors.New("zero sender id"))
+	case m.Kind == PeerRaft:
+		m.Raft = &pb.Message{}
+		d.msg(m.Raft)
+	case m.Kind == PeerJoin:
+	default:
+		d.fail(fmt.Errorf("unknown kind %d", m.Kind))
+	}
+	if err := d.done(); err != nil {
+		return peerMsg{}, fmt.Errorf("peer message: %w", err)
+	}
+	return m, nil
+}

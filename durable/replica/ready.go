@@ -1,0 +1,224 @@
+package replica
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/sift-pubsub/sift/durable"
+	"go.etcd.io/raft/v3"
+	pb "go.etcd.io/raft/v3/raftpb"
+	"google.golang.org/protobuf/proto"
+)
+
+// Ready returns what to do next (see Ready); it returns an empty Ready
+// while the previous one is not advanced. The pubend's writes since the
+// previous Ready become one proposal (group commit).
+func (r *Replica) Ready() Ready {
+	if r.inFlight != nil || r.fatal != nil {
+		return Ready{}
+	}
+	r.checkLeadership()
+	r.proposePubend()
+	b := &durable.Batch{}
+	if r.boot != nil {
+		b.Ops = append(b.Ops, r.boot.Ops...)
+		r.boot = nil
+	}
+	out := Ready{Writes: b, Sync: len(b.Ops) > 0, Peer: r.peerOut}
+	r.peerOut = nil
+	if r.rn.HasReady() {
+		rd := r.rn.Ready()
+		if err := r.persist(&rd, b, &out); err != nil {
+			r.fatal = fmt.Errorf("replica %s: %w", r.cfg.Name, err)
+			return Ready{}
+		}
+		out.Sync = out.Sync || rd.MustSync || rd.Snapshot != nil
+		r.inFlight = &rd
+		out.advance = true
+	}
+	r.checkLeadership()
+	out.Msgs = r.releaseHeld()
+	out.Leading, r.leadingNote = r.leadingNote, nil
+	return out
+}
+
+// Advance tells the replica that the last Ready was carried out: its
+// writes applied (and synced if asked) and its messages sent.
+func (r *Replica) Advance() {
+	if r.inFlight == nil {
+		return
+	}
+	r.rn.Advance(*r.inFlight)
+	r.inFlight = nil
+	for _, id := range r.snapsTo {
+		// Sent: the follower answers once it restored it; if it was lost,
+		// the follower's rejection makes the leader send another.
+		r.rn.ReportSnapshot(id, raft.SnapshotFinish)
+	}
+	r.snapsTo = nil
+	r.checkLeadership()
+}
+
+// persist adds a raft Ready to the batch: the snapshot, the entries, the
+// hard state, then the committed entries applied; and its messages.
+func (r *Replica) persist(rd *raft.Ready, b *durable.Batch, out *Ready) error {
+	if rd.Snapshot != nil && !raft.IsEmptySnap(rd.Snapshot) {
+		if err := r.restore(rd.Snapshot, b); err != nil {
+			return err
+		}
+	}
+	if err := r.log.append(rd.Entries, b); err != nil {
+		return err
+	}
+	if rd.HardState != nil && !raft.IsEmptyHardState(rd.HardState) {
+		if err := r.log.setHard(rd.HardState, b); err != nil {
+			return err
+		}
+	}
+	for _, e := range rd.CommittedEntries {
+		if err := r.apply(e, b, out); err != nil {
+			return fmt.Errorf("apply entry %d: %w", e.GetIndex(), err)
+		}
+	}
+	if len(rd.CommittedEntries) > 0 {
+		b.Set(prefix(r.cfg.Pubend.ID, tableApplied), r.applied.encode())
+		if r.applied.index-r.log.compIdx > r.cfg.CompactEvery {
+			if err := r.log.compact(r.applied.index-r.cfg.CompactKeep, r.applied.conf, b); err != nil {
+				return err
+			}
+		}
+	}
+	for _, m := range rd.Messages {
+		name, ok := r.peers[m.GetTo()]
+		if !ok {
+			continue // an id never heard of: nowhere to send
+		}
+		if m.GetType() == pb.MsgSnap {
+			r.snapsTo = append(r.snapsTo, m.GetTo())
+		}
+		r.sendPeer(name, peerMsg{Kind: PeerRaft, Raft: m})
+	}
+	out.Peer = append(out.Peer, r.peerOut...)
+	r.peerOut = nil
+	return nil
+}
+
+// apply applies one committed entry: a proposal's writes to the state, or
+// a membership change to the configuration.
+func (r *Replica) apply(e *pb.Entry, b *durable.Batch, out *Ready) error {
+	a := Applied{Index: e.GetIndex(), Term: e.GetTerm(), Data: e.GetData()}
+	switch e.GetType() {
+	case pb.EntryNormal:
+		if len(e.GetData()) > 0 {
+			p, err := decodeProposal(e.GetData())
+			if err != nil {
+				return err
+			}
+			b.Ops = append(b.Ops, r.state.prefixed(&durable.Batch{Ops: p.Ops}).Ops...)
+			a.Ops = p.Ops
+			if p.Proposer == r.id && p.Activation == r.lead.activation && r.lead.term != 0 {
+				r.appliedOwn(p)
+			}
+		}
+	case pb.EntryConfChange, pb.EntryConfChangeV2:
+		var cc pb.ConfChangeI
+		if e.GetType() == pb.EntryConfChange {
+			v1 := &pb.ConfChange{}
+			if err := proto.Unmarshal(e.GetData(), v1); err != nil {
+				return fmt.Errorf("conf change: %w", err)
+			}
+			cc = v1
+		} else {
+			v2 := &pb.ConfChangeV2{}
+			if err := proto.Unmarshal(e.GetData(), v2); err != nil {
+				return fmt.Errorf("conf change: %w", err)
+			}
+			cc = v2
+			if len(v2.GetContext()) > 0 {
+				id, name, err := decodeMember(v2.GetContext())
+				if err != nil {
+					return fmt.Errorf("conf change context: %w", err)
+				}
+				r.members[id], r.peers[id] = name, name
+				b.Set(memberKey(r.cfg.Pubend.ID, id), []byte(name))
+			}
+		}
+		r.applied.conf = r.rn.ApplyConfChange(cc)
+		r.log.conf = r.applied.conf
+		r.lead.confWait = false
+		for id := range r.members {
+			if !r.isVoter(id) {
+				delete(r.members, id)
+				b.Delete(memberKey(r.cfg.Pubend.ID, id))
+			}
+		}
+	}
+	r.applied.index, r.applied.term = e.GetIndex(), e.GetTerm()
+	out.Applied = append(out.Applied, a)
+	return nil
+}
+
+// makeSnapshot is raft's snapshot of the applied state: every key of the
+// pubend's state and the member table (relative to the pubend's prefix).
+func (r *Replica) makeSnapshot() (*pb.Snapshot, error) {
+	if r.applied.index == 0 {
+		return nil, raft.ErrSnapshotTemporarilyUnavailable
+	}
+	base := prefix(r.cfg.Pubend.ID, 0)
+	base = base[:len(base)-1]
+	var kvs []kv
+	for _, t := range []byte{tableState, tableMember} {
+		pre := prefix(r.cfg.Pubend.ID, t)
+		if err := r.store.Scan(pre, prefixEnd(pre), func(k, v []byte) bool {
+			kvs = append(kvs, kv{k: bytes.Clone(k[len(base):]), v: bytes.Clone(v)})
+			return true
+		}); err != nil {
+			return nil, fmt.Errorf("replica %s: snapshot: %w", r.cfg.Name, err)
+		}
+	}
+	idx, term := r.applied.index, r.applied.term
+	return &pb.Snapshot{Data: encodeSnapshot(kvs),
+		Metadata: &pb.SnapshotMetadata{Index: &idx, Term: &term, ConfState: proto.CloneOf(r.applied.conf)}}, nil
+}
+
+// restore replaces the state, the members and the log by a snapshot.
+func (r *Replica) restore(s *pb.Snapshot, b *durable.Batch) error {
+	kvs, err := decodeSnapshot(s.GetData())
+	if err != nil {
+		return err
+	}
+	p := r.cfg.Pubend.ID
+	base := prefix(p, 0)
+	base = base[:len(base)-1]
+	for _, t := range []byte{tableState, tableMember} {
+		pre := prefix(p, t)
+		b.DeleteRange(pre, prefixEnd(pre))
+	}
+	clear(r.members)
+	for _, x := range kvs {
+		if len(x.k) == 0 || (x.k[0] != tableState && x.k[0] != tableMember) {
+			return fmt.Errorf("snapshot: key %x outside the state", x.k)
+		}
+		k := append(bytes.Clone(base), x.k...)
+		b.Set(k, x.v)
+		if x.k[0] == tableMember && len(x.k) == 9 {
+			id := beUint64(x.k[1:])
+			r.members[id], r.peers[id] = string(x.v), string(x.v)
+		}
+	}
+	meta := s.GetMetadata()
+	r.log.restore(meta, b)
+	r.applied = point{index: meta.GetIndex(), term: meta.GetTerm(), conf: proto.CloneOf(meta.GetConfState())}
+	r.log.conf = r.applied.conf
+	b.Set(prefix(p, tableApplied), r.applied.encode())
+	r.Stats.Snapshots++
+	return nil
+}
+
+func beUint64(b []byte) uint64 {
+	var v uint64
+	for _, c := range b[:8] {
+		v = v<<8 | uint64(c)
+	}
+	return v
+}

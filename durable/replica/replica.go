@@ -1,0 +1,232 @@
+package replica
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+
+	"github.com/sift-pubsub/sift/durable"
+	"go.etcd.io/raft/v3"
+	pb "go.etcd.io/raft/v3/raftpb"
+)
+
+// Replica is one replica of a pubend: a raft node whose log carries the
+// pubend's state changes, and, while it leads, the pubend itself.
+type Replica struct {
+	cfg     Config
+	store   durable.Store
+	state   prefixStore // the pubend's committed state
+	id      uint64
+	log     *logStore
+	rn      *raft.RawNode
+	applied point             // the last applied entry and the configuration as of it
+	members map[uint64]string // replicated: voters' names by id
+	peers   map[uint64]string // soft: every id heard from, by name
+	boot    *durable.Batch    // writes of a new replica, for the first Ready
+
+	lastTick  durable.Tick // time of the last raft tick
+	ticking   bool
+	elapsed   int // raft ticks since the leader was last heard (followers)
+	timeout   int // election timeout drawn for this round
+	sinceJoin int
+
+	lead leader // the pubend, while leading
+
+	inFlight *raft.Ready // taken, not yet advanced
+	snapsTo  []uint64    // followers sent a snapshot by the Ready in flight
+	peerOut  []PeerMsg   // join requests not yet taken
+	fatal    error
+
+	leadingWas  bool  // Leading as of the previous Ready
+	leadingNote *bool // a change of Leading for the next Ready
+	// Stats counts what the replica did.
+	Stats Stats
+}
+
+// Stats counts what a replica did.
+type Stats struct {
+	NotLeader   int // pubend messages dropped: this replica was not the PHB
+	Activations int // times this replica became the PHB
+	Proposals   int // batches of the pubend proposed
+	Dropped     int // proposals raft refused (the replica stopped serving until re-fenced)
+	Snapshots   int // snapshots applied
+	Joins       int // membership changes proposed for a joining replica
+}
+
+// Ready is what a replica asks its driver to do, in this order: apply
+// Writes to the store before the next Step, StepPeer or Tick (reads see
+// them); sync them if Sync is set; then send Peer and Msgs; then call
+// Advance. Applied lists the entries this Ready applies, for observers
+// (the simulator's oracle).
+type Ready struct {
+	Writes  *durable.Batch
+	Sync    bool
+	Msgs    []durable.Envelope
+	Peer    []PeerMsg
+	Applied []Applied
+	// Leading is set when the replica started (true) or stopped (false)
+	// being the PHB since the previous Ready.
+	Leading *bool
+	// advance: a raft Ready is in flight (Advance is due even if the
+	// rest is empty).
+	advance bool
+}
+
+// Applied is one committed entry a Ready applies: its index and the
+// pubend's writes it carries (none for raft's own entries).
+type Applied struct {
+	Index, Term uint64
+	Data        []byte
+	Ops         []durable.Op
+}
+
+// Empty reports whether the Ready asks for nothing.
+func (rd Ready) Empty() bool {
+	return !rd.advance && rd.Writes.Empty() && len(rd.Msgs) == 0 && len(rd.Peer) == 0 && len(rd.Applied) == 0 && rd.Leading == nil
+}
+
+var errApplyOverlay = errors.New("replica: the pubend's writes go through raft, not Apply")
+
+// New recovers a replica from its store: empty for a new replica (which
+// bootstraps, or joins with Config.Join).
+func New(cfg Config, store durable.Store) (*Replica, error) {
+	if err := cfg.populate(); err != nil {
+		return nil, err
+	}
+	p := cfg.Pubend.ID
+	r := &Replica{cfg: cfg, store: store, state: prefixStore{base: store, pre: prefix(p, tableState)},
+		members: map[uint64]string{}, peers: map[uint64]string{}}
+	if err := r.recover(); err != nil {
+		return nil, fmt.Errorf("replica %s of %s: %w", cfg.Name, p, err)
+	}
+	for _, name := range cfg.Replicas {
+		r.peers[nameID(name)] = name
+	}
+	for id, name := range r.members {
+		r.peers[id] = name
+	}
+	r.log.snapshot = r.makeSnapshot
+	rn, err := raft.NewRawNode(&raft.Config{
+		ID: r.id, ElectionTick: cfg.ElectionTicks, HeartbeatTick: cfg.HeartbeatTicks,
+		Storage: r.log, Applied: r.applied.index,
+		MaxSizePerMsg: 1 << 20, MaxInflightMsgs: 256, MaxUncommittedEntriesSize: cfg.MaxUncommitted,
+		PreVote: true, Logger: quietLogger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("replica %s of %s: raft: %w", cfg.Name, p, err)
+	}
+	r.rn = rn
+	r.newTimeout()
+	return r, nil
+}
+
+// quietLogger drops raft's informational logging; its panics still panic.
+var quietLogger = &raft.DefaultLogger{Logger: log.New(io.Discard, "", 0)}
+
+// recover loads the id, the log, the applied point and the members, or
+// starts a new replica.
+func (r *Replica) recover() error {
+	p := r.cfg.Pubend.ID
+	v, ok, err := r.store.Get(prefix(p, tableID))
+	if err != nil {
+		return fmt.Errorf("read id: %w", err)
+	}
+	if !ok {
+		r.start()
+		return nil
+	}
+	if len(v) != 8 {
+		return fmt.Errorf("id record of %d bytes", len(v))
+	}
+	r.id = binary.BigEndian.Uint64(v)
+	if r.log, err = loadLog(p, r.store); err != nil {
+		return err
+	}
+	if v, ok, err := r.store.Get(prefix(p, tableApplied)); err != nil {
+		return fmt.Errorf("read applied point: %w", err)
+	} else if ok {
+		if r.applied, err = decodePoint(v); err != nil {
+			return fmt.Errorf("applied point: %w", err)
+		}
+	} else {
+		r.applied = point{conf: &pb.ConfState{}}
+	}
+	r.log.conf = r.applied.conf
+	return r.loadMembers()
+}
+
+// start makes a new replica: a voter of the initial configuration under
+// its name's id, or, joining, a replica under a fresh id that knows
+// nothing yet. Its writes go with the first Ready.
+func (r *Replica) start() {
+	p := r.cfg.Pubend.ID
+	r.boot = &durable.Batch{}
+	r.log = &logStore{pubend: p, hard: &pb.HardState{}, conf: &pb.ConfState{}}
+	r.applied = point{conf: &pb.ConfState{}}
+	if r.cfg.Join {
+		r.id = freshID(r.cfg.Rand)
+	} else {
+		r.id = nameID(r.cfg.Name)
+		conf := &pb.ConfState{}
+		for _, name := range r.cfg.Replicas {
+			conf.Voters = append(conf.Voters, nameID(name))
+			r.members[nameID(name)] = name
+			r.boot.Set(memberKey(p, nameID(name)), []byte(name))
+		}
+		// The log starts after index 1, term 1, holding the initial
+		// configuration (raft's recommended bootstrap).
+		r.log.compIdx, r.log.compTrm, r.log.conf = 1, 1, conf
+		r.applied = point{index: 1, term: 1, conf: conf}
+		r.boot.Set(prefix(p, tableCompact), point{index: 1, term: 1, conf: conf}.encode())
+		r.boot.Set(prefix(p, tableApplied), r.applied.encode())
+		if err := r.log.setHard(hardState(1, 0, 1), r.boot); err != nil {
+			r.fatal = err
+		}
+	}
+	r.boot.Set(prefix(p, tableID), binary.BigEndian.AppendUint64(nil, r.id))
+}
+
+func hardState(term, vote, commit uint64) *pb.HardState {
+	return &pb.HardState{Term: &term, Vote: &vote, Commit: &commit}
+}
+
+func (r *Replica) loadMembers() error {
+	pre := prefix(r.cfg.Pubend.ID, tableMember)
+	return r.store.Scan(pre, prefixEnd(pre), func(k, v []byte) bool {
+		if len(k) == len(pre)+8 {
+			r.members[binary.BigEndian.Uint64(k[len(pre):])] = string(v)
+		}
+		return true
+	})
+}
+
+// ID returns the replica's raft id.
+func (r *Replica) ID() uint64 { return r.id }
+
+// Name returns the replica's name.
+func (r *Replica) Name() string { return r.cfg.Name }
+
+// Leading reports whether the replica is the PHB: it leads and its pubend
+// runs.
+func (r *Replica) Leading() bool { return r.lead.pubend != nil }
+
+// Pubend returns the pubend while the replica leads, else nil.
+func (r *Replica) Pubend() *durable.Pubend { return r.lead.pubend }
+
+// Leader returns the name of the replica this one believes leads ("" if
+// none).
+func (r *Replica) Leader() string { return r.peers[r.rn.BasicStatus().Lead] }
+
+// Status returns raft's view of the replica.
+func (r *Replica) Status() raft.BasicStatus { return r.rn.BasicStatus() }
+
+// Voters returns the names of the voters as applied here, sorted by id.
+func (r *Replica) Voters() []string {
+	var out []string
+	for _, id := range r.applied.conf.GetVoters() {
+		out = append(out, r.peers[id])
+	}
+	return out
+}

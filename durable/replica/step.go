@@ -1,0 +1,210 @@
+package replica
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/sift-pubsub/sift/durable"
+	"go.etcd.io/raft/v3"
+	pb "go.etcd.io/raft/v3/raftpb"
+)
+
+// Step handles a pubend message (from a publisher or the mesh) at time
+// now. A replica that is not the PHB drops it (the sender retries, and
+// the mesh follows the leader).
+func (r *Replica) Step(now durable.Tick, env durable.Envelope) error {
+	if r.fatal != nil {
+		return r.fatal
+	}
+	if r.lead.pubend == nil {
+		r.Stats.NotLeader++
+		return nil
+	}
+	if err := r.lead.pubend.Step(now, env); err != nil {
+		return fmt.Errorf("replica %s: %w", r.cfg.Name, err)
+	}
+	return nil
+}
+
+// StepPeer handles a message from another replica. A message that does
+// not decode, or names another pubend, is refused with an error and
+// changes nothing.
+func (r *Replica) StepPeer(now durable.Tick, data []byte) error {
+	if r.fatal != nil {
+		return r.fatal
+	}
+	m, err := decodePeer(data)
+	if err != nil {
+		return err
+	}
+	if m.Pubend != r.cfg.Pubend.ID {
+		return fmt.Errorf("replica %s: peer message for pubend %q", r.cfg.Name, m.Pubend)
+	}
+	if m.FromID == r.id {
+		return fmt.Errorf("replica %s: peer message from its own id", r.cfg.Name)
+	}
+	r.peers[m.FromID] = m.From
+	switch m.Kind {
+	case PeerJoin:
+		r.join(m.From, m.FromID)
+		return nil
+	case PeerRaft:
+		return r.stepRaft(m.Raft)
+	}
+	return nil
+}
+
+// stepRaft steps a raft message addressed to this replica's id; messages
+// for another id (an id this name had before its store was wiped) are
+// dropped.
+func (r *Replica) stepRaft(m *pb.Message) error {
+	if m.GetTo() != r.id || m.GetFrom() == 0 {
+		return nil
+	}
+	switch m.GetType() {
+	case pb.MsgApp, pb.MsgHeartbeat, pb.MsgSnap:
+		if m.GetTerm() >= r.rn.BasicStatus().GetTerm() {
+			r.elapsed = 0 // the leader is alive
+		}
+	}
+	if raft.IsLocalMsg(m.GetType()) {
+		return fmt.Errorf("replica %s: a peer sent the local message %v", r.cfg.Name, m.GetType())
+	}
+	err := r.rn.Step(m)
+	if errors.Is(err, raft.ErrStepPeerNotFound) {
+		return nil // a response from a replica no longer a member
+	}
+	r.checkLeadership()
+	return err
+}
+
+// Tick handles a timer firing at time now: raft ticks (the leader's
+// heartbeats; followers' election timer, run here from Config.Rand), a
+// joining replica's requests, and the pubend's own timers while leading.
+func (r *Replica) Tick(now durable.Tick) error {
+	if r.fatal != nil {
+		return r.fatal
+	}
+	if !r.ticking {
+		r.ticking, r.lastTick = true, now
+	}
+	n := int((now - r.lastTick) / r.cfg.TickPeriod)
+	r.lastTick += durable.Tick(n) * r.cfg.TickPeriod
+	for range min(n, 2*r.cfg.ElectionTicks) {
+		r.raftTick()
+	}
+	r.checkLeadership()
+	if r.lead.pubend != nil {
+		if err := r.lead.pubend.Tick(now); err != nil {
+			return fmt.Errorf("replica %s: %w", r.cfg.Name, err)
+		}
+	}
+	return nil
+}
+
+func (r *Replica) raftTick() {
+	st := r.rn.BasicStatus()
+	if st.RaftState == raft.StateLeader {
+		r.rn.Tick()
+		return
+	}
+	if !r.isVoter(r.id) {
+		r.sinceJoin++
+		if r.sinceJoin >= r.cfg.ElectionTicks {
+			r.sinceJoin = 0
+			r.askToJoin()
+		}
+		return
+	}
+	r.elapsed++
+	if r.elapsed >= r.timeout {
+		r.elapsed = 0
+		r.newTimeout()
+		_ = r.rn.Campaign() // refused only when not promotable
+	}
+}
+
+// newTimeout draws the next election timeout, in [ElectionTicks,
+// 2*ElectionTicks).
+func (r *Replica) newTimeout() {
+	r.timeout = r.cfg.ElectionTicks + r.cfg.Rand.IntN(r.cfg.ElectionTicks)
+}
+
+func (r *Replica) isVoter(id uint64) bool {
+	for _, v := range r.applied.conf.GetVoters() {
+		if v == id {
+			return true
+		}
+	}
+	for _, v := range r.applied.conf.GetVotersOutgoing() {
+		if v == id {
+			return true
+		}
+	}
+	return false
+}
+
+// askToJoin sends a join request to every other replica; the leader
+// answers with a membership change.
+func (r *Replica) askToJoin() {
+	for _, name := range r.cfg.Replicas {
+		if name != r.cfg.Name {
+			r.sendPeer(name, peerMsg{Kind: PeerJoin})
+		}
+	}
+}
+
+// join makes a joining replica a voter in place of the id its name had
+// (one joint-consensus change: remove the old id, add the new one), or
+// adds it if its name had none. Only the leader acts, once no other
+// change is under way; the joiner asks again until it is a voter.
+func (r *Replica) join(name string, id uint64) {
+	if r.lead.pubend == nil || name == r.cfg.Name || r.isVoter(id) || len(r.applied.conf.GetVotersOutgoing()) > 0 {
+		return
+	}
+	known := false
+	for _, n := range r.cfg.Replicas {
+		known = known || n == name
+	}
+	if !known || r.lead.confWait {
+		return
+	}
+	cc := &pb.ConfChangeV2{Context: encodeMember(id, name)}
+	for old, n := range r.members {
+		if n == name && r.isVoter(old) {
+			cc.Changes = append(cc.Changes, &pb.ConfChangeSingle{Type: pb.ConfChangeRemoveNode.Enum(), NodeId: &old})
+		}
+	}
+	cc.Changes = append(cc.Changes, &pb.ConfChangeSingle{Type: pb.ConfChangeAddNode.Enum(), NodeId: &id})
+	if err := r.rn.ProposeConfChange(cc); err != nil {
+		return
+	}
+	r.lead.confWait = true
+	r.Stats.Joins++
+}
+
+// sendPeer queues a message to another replica.
+func (r *Replica) sendPeer(to string, m peerMsg) {
+	m.Pubend, m.From, m.FromID = r.cfg.Pubend.ID, r.cfg.Name, r.id
+	data, err := m.encode()
+	if err != nil {
+		r.fatal = err
+		return
+	}
+	r.peerOut = append(r.peerOut, PeerMsg{From: r.cfg.Name, To: to, Data: data})
+}
+
+func encodeMember(id uint64, name string) []byte {
+	e := enc{}
+	e.version(codecV1)
+	e.uvarint(id)
+	e.str(name)
+	return e.b
+}
+
+func decodeMember(b []byte) (uint64, string, error) {
+	d := dec{b: b}
+	d.version()
+	id, name := d.uvarint(), d.str()
+	return id, name, d.done()
+}
