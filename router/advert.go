@@ -7,13 +7,15 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
+	"github.com/sift-pubsub/sift/router/core"
 	"github.com/sift-pubsub/sift/router/mesh"
 )
 
 // Advertisements (Config.Advertise; mesh.Config.Advertise has the
 // protocol). The client side of the router: Advertise and Unadvertise
-// frames go to the mesh through the matching loop, and Ready
-// advertisements are answered with AdvertAck (meshloop.go apply). A
+// frames go to the mesh through the matching loop and router/core
+// (core.Advertise, core.Unadvertise), and Ready advertisements are
+// answered with AdvertAck (core/links.go apply). A
 // client's event that matches none of its advertisements is refused: the
 // whole batch is dropped and the connection closed with an error naming
 // the event, since subscriptions reach this router only where
@@ -69,8 +71,6 @@ func (l *matchLoop) advert(id ifaceID, msg wire.Message) {
 		return // detached while the request was queued
 	}
 	on := l.mesh != nil && l.mesh.Advertising()
-	var out mesh.Output
-	var err error
 	switch m := msg.(type) {
 	case *wire.Advertise:
 		f, perr := match.Parse(m.Filter)
@@ -80,19 +80,16 @@ func (l *matchLoop) advert(id ifaceID, msg wire.Message) {
 		case !on:
 			l.advertReply(id, wire.TypeAdvertise, m.ID, nil)
 		default:
-			if out, err = l.mesh.Advertise(mesh.Client(id), m.ID, f); err != nil {
+			if err := l.stepCore(core.Advertise{Conn: id, ID: m.ID, Filter: f}); err != nil {
 				l.advertReply(id, wire.TypeAdvertise, m.ID, wire.Errorf(wire.CodeDuplicateSubscription, "%v", err))
-				return
-			}
-			l.apply(out) // its Ready becomes the AdvertAck
+			} // else its Ready becomes the AdvertAck
 		}
 	case *wire.Unadvertise:
 		if on {
-			if out, err = l.mesh.Unadvertise(mesh.Client(id), m.ID); err != nil {
+			if err := l.stepCore(core.Unadvertise{Conn: id, ID: m.ID}); err != nil {
 				l.advertReply(id, wire.TypeUnadvertise, m.ID, wire.Errorf(wire.CodeUnknownSubscription, "%v", err))
 				return
 			}
-			l.apply(out)
 		}
 		l.advertReply(id, wire.TypeUnadvertise, m.ID, nil)
 	}
@@ -125,7 +122,7 @@ func (l *matchLoop) refuseUnadvertised(m loopMsg) bool {
 	if l.adverts == nil || l.mesh == nil {
 		return false
 	}
-	if _, fromLink := l.linkOf[m.iface]; fromLink {
+	if l.isLink(m.iface) {
 		return false
 	}
 	first, n := -1, 0
@@ -142,6 +139,6 @@ func (l *matchLoop) refuseUnadvertised(m loopMsg) bool {
 	}
 	l.adverts.refused.Add(float64(n))
 	l.refuseLink(m.iface, fmt.Errorf("publish batch %d refused: event %d %s matches none of this connection's advertisements (%d of %d events do not; this router runs advertisements)",
-		m.pub.Seq, first, m.pub.Events[first], n, len(m.pub.Events))) // bloom.go: any connection
+		m.pub.Seq, first, m.pub.Events[first], n, len(m.pub.Events))) // linkloop.go: any connection
 	return true
 }

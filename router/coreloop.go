@@ -24,10 +24,16 @@ type coreTimer struct {
 // stepCore ticks the core with the current time, steps it with in and
 // carries out its effects.
 func (l *matchLoop) stepCore(in core.Input) error {
-	l.core.Tick(time.Now())
-	err := l.core.Step(in)
+	err := l.feedCore(in)
 	l.carryCore()
 	return err
+}
+
+// feedCore ticks the core with the current time and steps it with in,
+// leaving its effects for carryCore.
+func (l *matchLoop) feedCore(in core.Input) error {
+	l.core.Tick(time.Now())
+	return l.core.Step(in)
 }
 
 // tickCore ticks the core (msgTick: its deadline passed) and carries out
@@ -42,25 +48,43 @@ func (l *matchLoop) tickCore() {
 }
 
 // carryCore carries out the core's Readys: metrics, then frames onto the
-// connections' control lanes (dropped for connections gone), then mesh
-// outputs; then it sets the timer on the core's deadline.
+// connections' control lanes (dropped for connections gone), then the
+// connections the core closed; then it sets the timer on the core's
+// deadline.
 func (l *matchLoop) carryCore() {
 	for l.core.HasReady() {
 		rd := l.core.Ready()
 		for _, m := range rd.Metrics {
-			l.countAssist(m)
+			l.countCore(m)
 		}
 		for _, f := range rd.Frames {
-			if c, ok := l.conns[ifaceID(f.Conn)]; ok {
+			if c, ok := l.conns[f.Conn]; ok {
 				l.pushControl(c, f.Data)
 			}
 		}
-		for _, out := range rd.Mesh {
-			l.apply(out)
+		for _, cl := range rd.Close {
+			if c, ok := l.conns[cl.Conn]; ok {
+				c.fail(cl.Code, cl.Reason)
+				l.dropConn(cl.Conn) // the core has dropped it already
+			}
 		}
 		l.core.Advance()
 	}
 	l.armCore()
+}
+
+// countCore applies one of the core's metric updates.
+func (l *matchLoop) countCore(m core.Metric) {
+	switch m.Kind {
+	case core.Errors:
+		l.metrics.Errors.WithLabelValues(m.Code.String()).Add(float64(m.N))
+	case core.BloomTerms:
+		l.metrics.Bloom.DictionaryTerms.Set(float64(m.N))
+	case core.BloomFilters:
+		l.metrics.Bloom.TreeFilters.Set(float64(m.N))
+	default:
+		l.countAssist(m) // rto.go
+	}
 }
 
 // armCore sets the timer on the core's earliest deadline.

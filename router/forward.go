@@ -26,7 +26,7 @@ import (
 // routers downstream.
 func (l *matchLoop) bloomForward(ev match.Event, raw []byte) {
 	b := l.bloom
-	if len(l.byLink) == 0 || b.trees.Len() == 0 {
+	if l.core.Links() == 0 || b.trees.Len() == 0 {
 		return // no link forwarded a filter
 	}
 	to := l.exactLinks(0, ev, b.to[:0])
@@ -47,7 +47,7 @@ func (l *matchLoop) bloomForward(ev match.Event, raw []byte) {
 // the link as a slow consumer.
 func (l *matchLoop) forwardEntry(to []mesh.Link, entry []byte) {
 	for _, id := range to {
-		if c, ok := l.byLink[id]; ok {
+		if c, ok := l.linkConn(id); ok {
 			l.queueLink(c, entry, 0)
 		}
 	}
@@ -60,11 +60,11 @@ func (l *matchLoop) forwardEntry(to []mesh.Link, entry []byte) {
 // whose event or summary this router cannot use closes the link.
 func (l *matchLoop) publishBloom(m loopMsg) {
 	c, ok := l.conns[m.iface]
-	from, isLink := l.linkOf[m.iface]
+	from, isLink := l.core.LinkOf(m.iface)
 	if !ok || !isLink {
 		return // detached while the batch was queued
 	}
-	lm := l.bloom.links[from]
+	lm := l.bloom.links[m.iface]
 	local := l.eng.Subscriptions() > 0
 	matches := 0
 	for _, be := range m.bpub.Events {

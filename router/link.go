@@ -255,7 +255,7 @@ func (r *Router) openLink(ctx context.Context, c *conn) (ctrl, data *streamReade
 		return nil, nil, nil, fmt.Errorf("open control stream: %w", err)
 	}
 	var hello *wire.LinkHello
-	if err := r.query(ctx, func(l *matchLoop) { hello = l.mesh.Hello(); l.bloomHello(hello) }); err != nil {
+	if err := r.query(ctx, func(l *matchLoop) { hello = l.core.Hello() }); err != nil {
 		return nil, nil, nil, err
 	}
 	if _, err := s.Write(wire.AppendFrame(nil, hello)); err != nil {
@@ -314,7 +314,7 @@ func (r *Router) Routes(ctx context.Context) ([]mesh.LinkRoutes, error) {
 
 // failConn counts err as a protocol error sent and closes c with its code
 // and message (once; the reader or writer that ends next sees it). Used
-// outside the matching loop; inside it, refuseLink (bloom.go) also
+// outside the matching loop; inside it, refuseLink (linkloop.go) also
 // detaches.
 func (r *Router) failConn(c *conn, err error) {
 	r.countError(err)

@@ -105,7 +105,7 @@ func (l *matchLoop) step(m loopMsg) {
 	case msgLinkUp:
 		l.linkUp(m)
 	case msgLinkFrame:
-		l.linkFrame(m)
+		l.linkFrame(m) // linkloop.go
 		l.mirrorRoutes(m)
 	case msgBloomPublish:
 		l.publishBloom(m)
@@ -120,17 +120,30 @@ func (l *matchLoop) step(m loopMsg) {
 	}
 }
 
+// detach forgets a connection that went away: in the loop's own state,
+// then in the core's.
 func (l *matchLoop) detach(id ifaceID) {
 	if _, ok := l.conns[id]; !ok {
 		return
 	}
+	l.dropConn(id)
+	if l.core != nil {
+		l.stepCore(core.Detach{Conn: id})
+	}
+}
+
+// dropConn forgets a connection in the loop's own state: the engine, the
+// link table, the connections, the Bloom counters.
+func (l *matchLoop) dropConn(id ifaceID) {
 	l.eng.Detach(id)
 	if l.lt != nil {
 		l.lt.Drop(id)
 	}
 	delete(l.conns, id)
+	if l.bloom != nil {
+		delete(l.bloom.links, id)
+	}
 	l.metrics.Subscriptions.Set(float64(l.eng.Subscriptions()))
-	l.meshDetach(id)
 }
 
 // reply acknowledges a subscribe or unsubscribe, or sends its error frame
@@ -169,7 +182,7 @@ func (l *matchLoop) publish(m loopMsg) {
 	if l.refuseUnadvertised(m) { // advert.go
 		return
 	}
-	_, fromLink := l.linkOf[m.iface]
+	fromLink := l.isLink(m.iface)
 	matches := 0
 	var decisions decisionCounts
 	for i, ev := range m.pub.Events {
@@ -204,7 +217,7 @@ func (l *matchLoop) mirrorRoutes(m loopMsg) {
 	if !ok {
 		return
 	}
-	if _, up := l.linkOf[m.iface]; !up {
+	if !l.isLink(m.iface) {
 		return // refused: the link was closed
 	}
 	if l.lt == nil {
@@ -225,7 +238,7 @@ func (l *matchLoop) mirrorRoutes(m loopMsg) {
 // summary in Bloom mode. A full link queue closes the link as a slow
 // consumer. It returns what decided the link table's answer.
 func (l *matchLoop) forwardLinks(ev match.Event, iface ifaceID, raw []byte, witness uint64) core.RouteDecision {
-	if l.mesh == nil || len(l.byLink) == 0 {
+	if l.core == nil || l.core.Links() == 0 {
 		return core.DecidedNoLinks
 	}
 	if l.bloom != nil {
@@ -258,7 +271,7 @@ func (l *matchLoop) exactLinks(iface ifaceID, ev match.Event, dst []mesh.Link) [
 	}
 	hits, _ := l.lt.Route(iface, ev, 0)
 	for _, h := range hits {
-		if id, ok := l.linkOf[h.Link]; ok {
+		if id, ok := l.core.LinkOf(h.Link); ok {
 			dst = append(dst, id)
 		}
 	}

@@ -5,24 +5,30 @@ import (
 
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
+	"github.com/sift-pubsub/sift/router/bloomfwd"
 	"github.com/sift-pubsub/sift/router/core"
 	"github.com/sift-pubsub/sift/router/mesh"
 )
 
-// links is the matching loop's mesh state: the protocol state machine and
-// the connections of the links it has up. A nil mesh means the router
+// The matching loop's side of router links and of the subscriptions the
+// mesh places: the mesh glue (which connection is which link, the order
+// of Bloom and mesh messages, refusals) is router/core's (core/links.go,
+// core/bloom.go); this file steps it with LinkUp, LinkFrame, Subscribe,
+// Unsubscribe and Detach, and keeps what is I/O: the link's verdict
+// channel, its metrics, the engine's and the replies' part.
+
+// links is the matching loop's mesh state. A nil core means the router
 // takes no links and acknowledges subscriptions at once.
-//
-// Local clients are mesh.Client(ifaceID): interface ids count connections
-// from 1, so they fit until 2^32 connections have come and gone.
 type links struct {
-	mesh   *mesh.Mesh
-	byLink map[mesh.Link]*conn
-	linkOf map[ifaceID]mesh.Link
-	bloom  *bloomState // nil: exact forwarding (bloom.go)
-	// core is the router's core state machine (router/core; so far it
-	// holds RTO and FF placement), sharing mesh; nil without a mesh.
+	// core is the router's core state machine (router/core): the mesh
+	// glue, Bloom's dictionary and trees, RTO and FF; nil without a mesh.
 	core *core.Core
+	// mesh is the core's mesh, which the loop still reads for its event
+	// path (advertisements' conformance), Routes and link hellos; nil
+	// without links.
+	mesh *mesh.Mesh
+	// bloom is Bloom forwarding's event path (forward.go); nil: exact.
+	bloom *bloomPath
 	// adverts is the advertisement bookkeeping (advert.go); nil when
 	// Config.Advertise is off.
 	adverts *advertState
@@ -37,10 +43,6 @@ func newLinks(cfg Config) (links, error) {
 	if err != nil {
 		return links{}, err
 	}
-	b, err := newBloomState(cfg)
-	if err != nil {
-		return links{}, err
-	}
 	set, err := cfg.Assist.resolve()
 	if err != nil {
 		return links{}, err
@@ -48,141 +50,120 @@ func newLinks(cfg Config) (links, error) {
 	if err := m.Pin(set.Fixed); err != nil {
 		return links{}, fmt.Errorf("router: fixed filters: %w", err)
 	}
-	return links{mesh: m, byLink: make(map[mesh.Link]*conn), linkOf: make(map[ifaceID]mesh.Link), bloom: b, core: core.New(core.Config{Mesh: m, Assist: set}), adverts: newAdvertState(cfg)}, nil
+	var bc *bloomfwd.Config
+	if cfg.Forward == ForwardBloom {
+		c := cfg.bloomConfig()
+		bc = &c
+	}
+	c, err := core.New(core.Config{Mesh: m, Assist: set, Bloom: bc})
+	if err != nil {
+		return links{}, err
+	}
+	lk := links{core: c, mesh: m, adverts: newAdvertState(cfg)}
+	if bc != nil {
+		lk.bloom = &bloomPath{dict: c.BloomDict(), trees: c.BloomTrees(), links: make(map[ifaceID]bloomLinkMetrics)}
+	}
+	return lk, nil
+}
+
+// isLink reports whether connection id is a router link that is up.
+func (l *matchLoop) isLink(id ifaceID) bool {
+	if l.core == nil {
+		return false
+	}
+	_, ok := l.core.LinkOf(id)
+	return ok
+}
+
+// linkConn returns the connection of a mesh link that is up.
+func (l *matchLoop) linkConn(link mesh.Link) (*conn, bool) {
+	id, ok := l.core.ConnOf(link)
+	if !ok {
+		return nil, false
+	}
+	c, ok := l.conns[id]
+	return c, ok
 }
 
 // subscribe installs a client subscription in the engine and, with a
-// mesh, in the mesh too: the client's Ack then waits for mesh Ready.
+// mesh, through the core in the mesh too: the client's Ack then waits for
+// mesh Ready.
 func (l *matchLoop) subscribe(m loopMsg) {
 	err := l.eng.Subscribe(m.iface, m.sub, m.filter)
-	if err != nil || l.mesh == nil {
+	if err != nil || l.core == nil {
 		l.reply(m.iface, wire.TypeSubscribe, m.sub, err)
 		return
 	}
 	l.metrics.Subscriptions.Set(float64(l.eng.Subscriptions()))
 	f, err := match.Parse(m.filter)
 	if err == nil {
-		l.bloomSubscribe(m.iface, m.sub, f) // terms travel ahead of the mesh's messages
-		if err = l.meshSubscribe(m.iface, m.sub, f); err == nil {
+		if err = l.stepCore(core.Subscribe{Conn: m.iface, Sub: m.sub, Filter: f}); err == nil {
 			return
 		}
-		l.bloomUnsubscribe(m.iface, m.sub)
 	}
 	l.eng.Unsubscribe(m.iface, m.sub) // the engine accepted it: cannot fail
 	l.reply(m.iface, wire.TypeSubscribe, m.sub, wire.Errorf(wire.CodeInternal, "mesh refused subscription %d: %v", m.sub, err))
 }
 
-// unsubscribe removes a client subscription from the engine and the mesh.
+// unsubscribe removes a client subscription from the engine and, through
+// the core, from the mesh.
 func (l *matchLoop) unsubscribe(m loopMsg) {
 	err := l.eng.Unsubscribe(m.iface, m.sub)
-	if err == nil && l.mesh != nil {
-		out, _ := l.mesh.Unsubscribe(mesh.Client(m.iface), m.sub) // mirrors the engine
-		l.assistUnsubscribe(m.iface, m.sub)
-		l.apply(out)
-		l.bloomUnsubscribe(m.iface, m.sub)
+	if err == nil && l.core != nil {
+		l.stepCore(core.Unsubscribe{Conn: m.iface, Sub: m.sub})
 	}
 	l.reply(m.iface, wire.TypeUnsubscribe, m.sub, err)
 }
 
-// linkUp hands a peer's hello to the mesh and answers on m.linkErr; on
-// success the link's connection is attached as a neighbour interface.
+// linkUp attaches a link's connection as a neighbour interface and hands
+// the peer's hello to the core; it answers on m.linkErr before the
+// core's frames for the link (this router's hello if it answers, the
+// snapshots) are queued.
 func (l *matchLoop) linkUp(m loopMsg) {
-	if l.mesh == nil {
+	if l.core == nil {
 		m.linkErr <- wire.Errorf(wire.CodeUnexpected, "this router takes no router links (its MaxLinks is 0)")
 		return
 	}
-	if err := l.bloomCheckHello(m.hello); err != nil {
-		m.linkErr <- err
-		return
-	}
-	hello := l.mesh.HelloTo(m.hello.Name)
-	l.bloomHello(hello)
-	id, out, err := l.mesh.LinkUp(m.hello)
-	if err != nil {
-		m.linkErr <- wire.Errorf(wire.CodeUnexpected, "%v", err)
-		return
-	}
 	if err := l.eng.Attach(m.iface, core.KindNeighbour); err != nil {
-		l.apply(l.mesh.LinkDown(id))
 		m.linkErr <- fmt.Errorf("link %s: %w", m.hello.Name, err)
 		return
 	}
-	m.conn.linkIn = l.metrics.LinkEvents.WithLabelValues(m.hello.Name, "in")
-	m.conn.linkOut = l.metrics.LinkEvents.WithLabelValues(m.hello.Name, "out")
+	if err := l.feedCore(core.LinkUp{Conn: m.iface, Hello: m.hello, SendHello: m.sendHello}); err != nil {
+		l.eng.Detach(m.iface)
+		m.linkErr <- err
+		return
+	}
+	name := m.hello.Name
+	m.conn.linkIn = l.metrics.LinkEvents.WithLabelValues(name, "in")
+	m.conn.linkOut = l.metrics.LinkEvents.WithLabelValues(name, "out")
+	if l.bloom != nil {
+		l.bloom.links[m.iface] = bloomLinkMetrics{
+			exactIn:       l.metrics.Bloom.ExactIn.WithLabelValues(name),
+			falseForwards: l.metrics.Bloom.FalseForwards.WithLabelValues(name),
+		}
+	}
 	l.conns[m.iface] = m.conn
-	l.byLink[id] = m.conn
-	l.linkOf[m.iface] = id
 	m.linkErr <- nil
-	if m.sendHello {
-		l.pushControl(m.conn, wire.AppendFrame(nil, hello))
-	}
-	l.bloomLinkUp(id, m.hello.Name) // the dictionary snapshot precedes the mesh's
-	l.apply(out)
+	l.carryCore()
 }
 
-// linkFrame hands a control message received on a link to the mesh; a
-// refusal closes the link.
+// linkFrame hands a control message received on a link to the core; a
+// refusal closes the link (Ready's Close).
 func (l *matchLoop) linkFrame(m loopMsg) {
-	id, ok := l.linkOf[m.iface]
+	if l.core != nil {
+		l.stepCore(core.LinkFrame{Conn: m.iface, Msg: m.frame})
+	}
+}
+
+// refuseLink closes a connection (a link, or a client that broke the
+// advertisement rule) that sent something this router refuses. The
+// core's own refusals come as Ready's Close.
+func (l *matchLoop) refuseLink(iface ifaceID, err error) {
+	c, ok := l.conns[iface]
 	if !ok {
-		return // detached while the frame was queued
-	}
-	if bt, ok := m.frame.(*wire.BloomTerms); ok {
-		l.bloomTerms(m.iface, id, bt) // applied and forwarded before anything later
 		return
 	}
-	out, err := l.mesh.Receive(id, m.frame)
-	if err != nil {
-		l.refuseLink(m.iface, err)
-		return
-	}
-	l.bloomRoutes(m.iface, id, m.frame)
-	l.apply(out)
-}
-
-// meshDetach tells the mesh an interface went away: a link is down, or a
-// client's subscriptions are dropped.
-func (l *matchLoop) meshDetach(id ifaceID) {
-	if l.mesh == nil {
-		return
-	}
-	if link, ok := l.linkOf[id]; ok {
-		delete(l.linkOf, id)
-		delete(l.byLink, link)
-		l.bloomLinkDown(link)
-		l.apply(l.mesh.LinkDown(link))
-		return
-	}
-	l.bloomDropClient(id)
-	l.assistDetach(id)
-	l.apply(l.mesh.DropClient(mesh.Client(id)))
-}
-
-// apply carries out a mesh output: link messages onto the links' control
-// lanes, client Acks for Ready subscriptions (AdvertAcks for Ready
-// advertisements), and links to close.
-func (l *matchLoop) apply(out mesh.Output) {
-	for _, s := range out.Sends {
-		if c, ok := l.byLink[s.Link]; ok {
-			l.pushControl(c, wire.AppendFrame(nil, s.Msg))
-		}
-	}
-	for _, r := range out.Ready {
-		var ack wire.Message = &wire.Ack{About: wire.TypeSubscribe, ID: r.Ref}
-		if r.Advert {
-			ack = &wire.AdvertAck{About: wire.TypeAdvertise, ID: r.Ref}
-		}
-		if r.Batch {
-			ack = batchAck(r.Ref) // subbatch.go
-		}
-		if c, ok := l.conns[ifaceID(r.Client)]; ok {
-			l.pushControl(c, wire.AppendFrame(nil, ack))
-		}
-	}
-	for _, cl := range out.Close {
-		if c, ok := l.byLink[cl.Link]; ok {
-			c.fail(wire.CodeUnexpected, cl.Reason)
-			l.detach(c.id)
-		}
-	}
+	l.metrics.Errors.WithLabelValues(wire.CodeUnexpected.String()).Inc()
+	c.fail(wire.CodeUnexpected, err.Error())
+	l.detach(iface)
 }

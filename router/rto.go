@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/sift-pubsub/sift/internal/wire"
-	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router/core"
 )
 
@@ -20,29 +19,6 @@ func (r *Router) assistFromClient(ctx context.Context, c *conn, m wire.Message) 
 		return errStopped
 	}
 	return nil
-}
-
-// meshSubscribe installs a client subscription in the mesh through the
-// core (core.Place: FF, RTO or the router alone); the mesh output is
-// carried out before it returns.
-func (l *matchLoop) meshSubscribe(id ifaceID, sub uint64, f match.Filter) error {
-	return l.stepCore(core.Place{Conn: core.ConnID(id), Sub: sub, Filter: f})
-}
-
-// assistUnsubscribe forgets the placement of a subscription removed
-// before it was placed (the mesh drops the placement itself).
-func (l *matchLoop) assistUnsubscribe(id ifaceID, sub uint64) {
-	if l.core != nil {
-		l.stepCore(core.Unsubscribed{Conn: core.ConnID(id), Sub: sub})
-	}
-}
-
-// assistDetach tells the core a connection went away (before the mesh
-// drops it).
-func (l *matchLoop) assistDetach(id ifaceID) {
-	if l.core != nil {
-		l.stepCore(core.Detached{Conn: core.ConnID(id)})
-	}
 }
 
 // countAssist applies one of the core's RTO/FF metric updates.

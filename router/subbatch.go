@@ -43,19 +43,13 @@ func (l *matchLoop) subscribeBatch(m loopMsg) {
 	if err == nil {
 		err = l.eng.SubscribeBatch(m.iface, b.first, b.filters)
 	}
-	if err != nil || l.mesh == nil {
+	if err != nil || l.core == nil {
 		l.reply(m.iface, wire.TypeSubscribeBatch, b.first, err)
 		return
 	}
 	l.metrics.Subscriptions.Set(float64(l.eng.Subscriptions()))
-	for i, f := range b.filters {
-		l.bloomSubscribe(m.iface, b.first+uint64(i), f) // terms travel ahead of the mesh's messages
-	}
-	if err = l.stepCore(core.PlaceBatch{Conn: core.ConnID(m.iface), First: b.first, Filters: b.filters}); err == nil {
+	if err = l.stepCore(core.SubscribeBatch{Conn: m.iface, First: b.first, Filters: b.filters}); err == nil {
 		return
-	}
-	for i := range b.filters {
-		l.bloomUnsubscribe(m.iface, b.first+uint64(i))
 	}
 	l.eng.UnsubscribeBatch(m.iface, b.first, len(b.filters))
 	var pe *wire.ProtocolError
@@ -63,11 +57,6 @@ func (l *matchLoop) subscribeBatch(m loopMsg) {
 		err = wire.Errorf(wire.CodeInternal, "mesh refused subscription batch %d: %v", b.first, err)
 	}
 	l.reply(m.iface, wire.TypeSubscribeBatch, b.first, err)
-}
-
-// batchAck is the Ack of a batch the mesh reports Ready.
-func batchAck(first uint64) wire.Message {
-	return &wire.Ack{About: wire.TypeSubscribeBatch, ID: first}
 }
 
 // permitBatch checks every filter of client c's parsed batch against its

@@ -124,11 +124,12 @@ func TestWantedAllWithAdverts(t *testing.T) {
 // floods adds its constraint's and qualifier's names in a new version
 // before any later summary, and a term on known names publishes nothing.
 func TestWantedFollowsBloomDictionary(t *testing.T) {
-	b, err := newBloomState(Config{Forward: ForwardBloom})
+	lk, err := newLinks(Config{Name: "r", MaxLinks: 1, Forward: ForwardBloom})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &matchLoop{eng: core.NewEngine(match.NewFast(match.FastConfig{}), 0), links: links{bloom: b}}
+	b := lk.bloom
+	l := &matchLoop{eng: core.NewEngine(match.NewFast(match.FastConfig{}), 0), links: lk}
 	l.startWanted()
 	set, v0 := l.want.load()
 	if set == nil || v0 == 0 || len(l.want.names) != 0 {

@@ -104,12 +104,12 @@ func (c *Core) clientFrame(in ClientFrame) error {
 	return nil
 }
 
-// place installs a client subscription in the mesh (see Place).
-func (c *Core) place(in Place) error {
-	if c.mesh == nil {
-		return fmt.Errorf("router core: place subscription %d: no mesh", in.Sub)
-	}
-	a, cl, id, sub, f := c.assist, mesh.Client(in.Conn), in.Conn, in.Sub, in.Filter
+// place installs client id's subscription sub in the mesh: through FF
+// when the client claimed fixed filters for it, through RTO when the
+// policy is on, enough assistants are connected and no other placement
+// is in progress, else by the router alone.
+func (c *Core) place(id ConnID, sub uint64, f match.Filter) error {
+	a, cl := c.assist, mesh.Client(id)
 	if claim, ok := a.takeClaim(id, sub); ok && len(claim) == len(poset.NewBits(len(a.set.Fixed))) {
 		before := c.mesh.Counters().InsertTests
 		out, st, err := c.mesh.SubscribeFF(cl, sub, f, []poset.Bits{poset.Bits(claim)}, a.set.FF)
@@ -119,7 +119,7 @@ func (c *Core) place(in Place) error {
 		c.metric(TestsDone, c.mesh.Counters().InsertTests-before)
 		c.metric(TestsSaved, uint64(len(a.set.Fixed)))
 		c.metric(placement(false, st.Fallback), 1)
-		c.meshOut(out)
+		c.apply(out)
 		return nil
 	}
 	if helpers := a.pick(); helpers != nil && a.run == nil && a.set.On {
@@ -128,12 +128,12 @@ func (c *Core) place(in Place) error {
 			return err
 		}
 		if p == nil {
-			c.meshOut(out)
+			c.apply(out)
 			return nil
 		}
 		a.run = &rtoRun{client: id, sub: sub, p: p, helpers: helpers}
 		c.rtoSend(a.run)
-		c.meshOut(out)
+		c.apply(out)
 		return nil
 	}
 	before := c.mesh.Counters().InsertTests
@@ -142,7 +142,7 @@ func (c *Core) place(in Place) error {
 	if err != nil {
 		return err
 	}
-	c.meshOut(out)
+	c.apply(out)
 	return nil
 }
 
@@ -231,7 +231,7 @@ func (c *Core) rtoAnswer(from ConnID, m *wire.RTOAnswer) {
 		return
 	}
 	c.rtoEnd(outcome == mesh.RTOFallback, before)
-	c.meshOut(out)
+	c.apply(out)
 }
 
 // assistTick abandons a round still waiting at its deadline.
@@ -256,7 +256,7 @@ func (c *Core) rtoAbandon() {
 	out, err := c.mesh.AbandonRTO(mesh.Client(run.client), run.sub)
 	c.rtoEnd(true, before)
 	if err == nil {
-		c.meshOut(out)
+		c.apply(out)
 	}
 }
 
@@ -271,15 +271,16 @@ func (c *Core) rtoEnd(fallback bool, testsBefore uint64) {
 	c.metric(placement(true, fallback), 1)
 }
 
-// unsubscribed forgets the run of a subscription removed before it was
-// placed (the mesh drops the placement itself).
-func (c *Core) unsubscribed(in Unsubscribed) {
+// assistUnsubscribed forgets the claim of a subscription removed, and
+// its run if it was removed before it was placed (the mesh drops the
+// placement itself).
+func (c *Core) assistUnsubscribed(conn ConnID, sub uint64) {
 	a := c.assist
 	if a == nil {
 		return
 	}
-	delete(a.claims[in.Conn], in.Sub)
-	if a.run != nil && a.run.client == in.Conn && a.run.sub == in.Sub {
+	delete(a.claims[conn], sub)
+	if a.run != nil && a.run.client == conn && a.run.sub == sub {
 		for _, q := range a.run.qs {
 			delete(a.byQ, q)
 		}
@@ -287,12 +288,12 @@ func (c *Core) unsubscribed(in Unsubscribed) {
 	}
 }
 
-// detached forgets a connection that went away: its claims, its offer, a
-// run placing its own subscription (the mesh drops it with the client),
-// and a run waiting for its answers (the router places that filter
-// itself).
-func (c *Core) detached(in Detached) {
-	a, id := c.assist, in.Conn
+// assistDetached forgets a connection that went away: its claims, its
+// offer, a run placing its own subscription (the mesh drops it with the
+// client), and a run waiting for its answers (the router places that
+// filter itself).
+func (c *Core) assistDetached(id ConnID) {
+	a := c.assist
 	if a == nil {
 		return
 	}
@@ -305,7 +306,7 @@ func (c *Core) detached(in Detached) {
 	switch {
 	case a.run == nil:
 	case a.run.client == id:
-		c.unsubscribed(Unsubscribed{Conn: id, Sub: a.run.sub})
+		c.assistUnsubscribed(id, a.run.sub)
 	case containsConn(a.run.helpers, id):
 		c.rtoAbandon()
 	}

@@ -81,6 +81,18 @@ func runAssistProperty(rt *rapid.T, policyName string, seen *propertyCounts) {
 				if err != nil {
 					rt.Fatal(err)
 				}
+				if ack, ok := m.(*wire.Ack); ok && ack.About == wire.TypeSubscribe {
+					p := placed{f.Conn, ack.ID}
+					if ready[p] {
+						rt.Fatalf("subscription %v Ready twice", p)
+					}
+					if !want[p] {
+						rt.Fatalf("subscription %v Ready but not wanted (unsubscribed or never placed)", p)
+					}
+					ready[p], want[p] = true, false
+					delete(want, p)
+					continue
+				}
 				q, ok := m.(*wire.RTOQuery)
 				if !ok {
 					rt.Fatalf("unexpected frame %s", DescribeMessage(m))
@@ -97,19 +109,6 @@ func runAssistProperty(rt *rapid.T, policyName string, seen *propertyCounts) {
 					seen.placedRTO++
 				case FallbackRTO:
 					seen.fallbacks++
-				}
-			}
-			for _, out := range rd.Mesh {
-				for _, r := range out.Ready {
-					p := placed{ConnID(r.Client), r.Ref}
-					if ready[p] {
-						rt.Fatalf("subscription %v Ready twice", p)
-					}
-					if !want[p] {
-						rt.Fatalf("subscription %v Ready but not wanted (unsubscribed or never placed)", p)
-					}
-					ready[p], want[p] = true, false
-					delete(want, p)
 				}
 			}
 			c.Advance()
@@ -151,7 +150,7 @@ func runAssistProperty(rt *rapid.T, policyName string, seen *propertyCounts) {
 			p := placed{cl, nextSub[cl]}
 			f := match.MustParse(rapid.SampledFrom(propertyFilters).Draw(rt, "filter"))
 			want[p] = true
-			step(Place{Conn: cl, Sub: p.sub, Filter: f})
+			step(Subscribe{Conn: cl, Sub: p.sub, Filter: f})
 		case 3:
 			a := ConnID(rapid.IntRange(10, 12).Draw(rt, "assistant"))
 			answerAll(a, rapid.Bool().Draw(rt, "lie") && policy != poset.Trust)
@@ -164,18 +163,14 @@ func runAssistProperty(rt *rapid.T, policyName string, seen *propertyCounts) {
 			if !want[p] && !ready[p] {
 				continue // already removed
 			}
-			if _, err := c.mesh.Unsubscribe(mesh.Client(p.conn), p.sub); err != nil { // the driver's order: mesh first
-				rt.Fatalf("mesh unsubscribe %v: %v", p, err)
-			}
 			delete(want, p)
 			delete(ready, p)
-			step(Unsubscribed{Conn: p.conn, Sub: p.sub})
+			step(Unsubscribe{Conn: p.conn, Sub: p.sub})
 		case 5:
 			a := ConnID(rapid.IntRange(10, 12).Draw(rt, "assistant"))
 			delete(offered, a)
 			delete(queries, a)
-			step(Detached{Conn: a})
-			c.mesh.DropClient(mesh.Client(a))
+			step(Detach{Conn: a})
 		case 6:
 			now = now.Add(time.Duration(rapid.IntRange(1, 150).Draw(rt, "ms")) * time.Millisecond)
 			_, was := c.Deadline()

@@ -7,29 +7,36 @@ import (
 	"github.com/sift-pubsub/sift/router/mesh"
 )
 
-// PlaceBatch asks the core to place a batch of client subscriptions,
-// already accepted by the router's engine, in the mesh routing table as one
-// input: ids First, First+1, ..., one per filter. The router places them
-// alone (no RTO or FF: a batch is for installing many filters fast, and an
-// assisted placement is one filter at a time). The mesh output, with one
-// Ready for the whole batch (Batch set, Ref First), comes in Ready.Mesh;
-// an error means the mesh refused the batch and holds none of it.
-type PlaceBatch struct {
+// SubscribeBatch is Subscribe for a batch of client subscriptions, already
+// accepted by the router's engine, as one input: ids First, First+1, ...,
+// one per filter. The router places them alone (no RTO or FF: a batch is
+// for installing many filters fast, and an assisted placement is one
+// filter at a time). In Bloom mode the batch's terms go first; the batch's
+// one Ack (About TypeSubscribeBatch, ID First) comes when the mesh reports
+// the whole batch Ready. An error means the mesh refused the batch: the
+// core holds none of it (its terms are withdrawn in the same Ready).
+type SubscribeBatch struct {
 	Conn    ConnID
 	First   uint64
 	Filters []match.Filter
 }
 
-func (PlaceBatch) input() {}
+func (SubscribeBatch) input() {}
 
-func (c *Core) placeBatch(in PlaceBatch) error {
+func (c *Core) subscribeBatch(in SubscribeBatch) error {
 	if c.mesh == nil {
-		return fmt.Errorf("router core: place batch from %d: no mesh", in.First)
+		return fmt.Errorf("router core: subscription batch %d: no mesh", in.First)
+	}
+	for i, f := range in.Filters {
+		c.bloomSubscribe(in.Conn, in.First+uint64(i), f) // terms travel ahead of the mesh's messages
 	}
 	out, err := c.mesh.SubscribeBatch(mesh.Client(in.Conn), in.First, in.Filters)
 	if err != nil {
+		for i := range in.Filters {
+			c.bloomUnsubscribe(in.Conn, in.First+uint64(i))
+		}
 		return err
 	}
-	c.meshOut(out)
+	c.apply(out)
 	return nil
 }

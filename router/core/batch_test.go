@@ -16,29 +16,33 @@ func TestPlaceBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := New(Config{Mesh: m})
+	c, err := New(Config{Mesh: m})
+	if err != nil {
+		t.Fatal(err)
+	}
 	fs := []match.Filter{match.MustParse(`x > 1`), match.MustParse(`x > 2`), match.MustParse(`y == "a"`)}
-	if err := c.Step(PlaceBatch{Conn: 4, First: 10, Filters: fs}); err != nil {
+	if err := c.Step(SubscribeBatch{Conn: 4, First: 10, Filters: fs}); err != nil {
 		t.Fatal(err)
 	}
 	rd := c.Ready()
 	c.Advance()
-	if len(rd.Mesh) != 1 || len(rd.Mesh[0].Ready) != 1 {
-		t.Fatalf("Ready %+v, want one mesh output with one Ready", rd)
-	}
-	if r := rd.Mesh[0].Ready[0]; r != (mesh.Ready{Client: 4, Ref: 10, Batch: true}) {
-		t.Fatalf("Ready %+v, want the batch from ref 10 of client 4", r)
+	if got, want := DescribeReady(rd), "frame conn=4: ack subscribe-batch id=10\n"; got != want {
+		t.Fatalf("Ready:\n%swant the batch's one Ack to client 4:\n%s", got, want)
 	}
 	if m.Len() != 3 {
 		t.Fatalf("table holds %d subscriptions, want 3", m.Len())
 	}
-	if err := c.Step(PlaceBatch{Conn: 4, First: 12, Filters: fs}); err == nil {
+	if err := c.Step(SubscribeBatch{Conn: 4, First: 12, Filters: fs}); err == nil {
 		t.Fatal("a batch reusing ref 12 was accepted")
 	}
 	if c.HasReady() || m.Len() != 3 {
 		t.Fatalf("refused batch changed something: table %d, ready %v", m.Len(), c.HasReady())
 	}
-	if err := New(Config{}).Step(PlaceBatch{Conn: 1, First: 1, Filters: fs}); err == nil {
-		t.Fatal("PlaceBatch without a mesh was accepted")
+	bare, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bare.Step(SubscribeBatch{Conn: 1, First: 1, Filters: fs}); err == nil {
+		t.Fatal("SubscribeBatch without a mesh was accepted")
 	}
 }

@@ -1,39 +1,54 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/router/bloomfwd"
 	"github.com/sift-pubsub/sift/router/mesh"
 )
 
 // Config is what a Core is built from.
 type Config struct {
 	// Mesh is the mesh routing state machine, shared with the driver's
-	// matching loop until the rest of the loop moves into the core; nil:
-	// the router takes no links, and assist inputs are ignored.
+	// matching loop (which still reads it for its event path and
+	// queries); nil: the router takes no links, and assist inputs are
+	// ignored.
 	Mesh *mesh.Mesh
 	// Assist is the checked RTO/FF configuration (zero: off).
 	Assist AssistSettings
+	// Bloom is the checked Bloom forwarding configuration; nil: exact
+	// forwarding.
+	Bloom *bloomfwd.Config
 }
+
+var errNoMesh = errors.New("router core: this router takes no links (no mesh)")
 
 // Core is the router's core state machine (see the package doc).
 type Core struct {
 	mesh   *mesh.Mesh
 	assist *assist // nil without a mesh
-	now    time.Time
-	rd     Ready // effects not yet handed over
+	links
+	bloom *bloomState // nil: exact forwarding
+	now   time.Time
+	rd    Ready // effects not yet handed over
 	// taken counts the Readys handed over and not yet Advanced.
 	taken int
 }
 
-// New returns a core for cfg.
-func New(cfg Config) *Core {
-	c := &Core{mesh: cfg.Mesh}
+// New returns a core for cfg; an error reports a bad Bloom configuration.
+func New(cfg Config) (*Core, error) {
+	b, err := newBloomState(cfg.Bloom)
+	if err != nil {
+		return nil, fmt.Errorf("router core: %w", err)
+	}
+	c := &Core{mesh: cfg.Mesh, bloom: b, links: links{byLink: make(map[mesh.Link]ConnID), linkOf: make(map[ConnID]mesh.Link)}}
 	if cfg.Mesh != nil {
 		c.assist = newAssist(cfg.Assist)
 	}
-	return c
+	return c, nil
 }
 
 // Step takes one input. An error reports bad input (or a refusal the
@@ -41,15 +56,23 @@ func New(cfg Config) *Core {
 func (c *Core) Step(in Input) error {
 	switch in := in.(type) {
 	case ClientFrame:
-		return c.clientFrame(in)
-	case Place:
-		return c.place(in)
-	case PlaceBatch:
-		return c.placeBatch(in) // batch.go
-	case Unsubscribed:
-		c.unsubscribed(in)
-	case Detached:
-		c.detached(in)
+		return c.clientFrame(in) // assist.go
+	case Subscribe:
+		return c.subscribe(in) // links.go, the rest here
+	case SubscribeBatch:
+		return c.subscribeBatch(in)
+	case Unsubscribe:
+		c.unsubscribe(in)
+	case Detach:
+		c.detach(in)
+	case LinkUp:
+		return c.linkUp(in)
+	case LinkFrame:
+		c.linkFrame(in)
+	case Advertise:
+		return c.advertise(in) // advert.go
+	case Unadvertise:
+		return c.unadvertise(in)
 	default:
 		return fmt.Errorf("router core: unknown input %T", in)
 	}
@@ -103,8 +126,8 @@ func (c *Core) frame(to ConnID, data []byte) {
 	c.rd.Frames = append(c.rd.Frames, Frame{Conn: to, Data: data})
 }
 
-func (c *Core) meshOut(out mesh.Output) {
-	c.rd.Mesh = append(c.rd.Mesh, out)
+func (c *Core) closeConn(id ConnID, code wire.Code, reason string) {
+	c.rd.Close = append(c.rd.Close, Close{Conn: id, Code: code, Reason: reason})
 }
 
 func (c *Core) metric(k MetricKind, n uint64) {

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/sift-pubsub/sift/internal/wire"
-	"github.com/sift-pubsub/sift/router/mesh"
 )
 
 // DescribeReady renders rd one effect a line, in the order the driver
@@ -13,13 +12,17 @@ import (
 func DescribeReady(rd Ready) string {
 	var b strings.Builder
 	for _, m := range rd.Metrics {
+		if m.Kind == Errors {
+			fmt.Fprintf(&b, "metric %s %s %d\n", m.Kind, m.Code, m.N)
+			continue
+		}
 		fmt.Fprintf(&b, "metric %s %d\n", m.Kind, m.N)
 	}
 	for _, f := range rd.Frames {
 		fmt.Fprintf(&b, "frame conn=%d: %s\n", f.Conn, DescribeFrame(f.Data))
 	}
-	for _, out := range rd.Mesh {
-		b.WriteString(DescribeMeshOutput(out))
+	for _, c := range rd.Close {
+		fmt.Fprintf(&b, "close conn=%d %s: %s\n", c.Conn, c.Code, c.Reason)
 	}
 	return b.String()
 }
@@ -48,26 +51,41 @@ func DescribeMessage(m wire.Message) string {
 		return fmt.Sprintf("ack %s id=%d", m.About, m.ID)
 	case *wire.AdvertAck:
 		return fmt.Sprintf("advert-ack %s id=%d", m.About, m.ID)
+	case *wire.LinkHello:
+		s := fmt.Sprintf("link-hello name=%s reach=%q incarnation=%d", m.Name, m.Reach, m.Incarnation)
+		if m.Bloom != nil {
+			s += fmt.Sprintf(" bloom=%+v", *m.Bloom)
+		}
+		if m.Advertise {
+			s += " advertise"
+		}
+		return s
+	case *wire.Routes:
+		return fmt.Sprintf("routes gen=%d seq=%d%s remove=%q add=%q", m.Gen, m.Seq, snapshot(m.Snapshot), m.Remove, m.Add)
+	case *wire.RoutesAck:
+		return fmt.Sprintf("routes-ack gen=%d seq=%d", m.Gen, m.Seq)
+	case *wire.BloomTerms:
+		return fmt.Sprintf("bloom-terms%s remove=%s add=%s", snapshot(m.Snapshot), describeTerms(m.Remove), describeTerms(m.Add))
 	}
 	return fmt.Sprintf("%s %+v", m.Type(), m)
 }
 
-// DescribeMeshOutput renders a mesh output: sends, Ready subscriptions,
-// links to close.
-func DescribeMeshOutput(out mesh.Output) string {
-	var b strings.Builder
-	for _, s := range out.Sends {
-		fmt.Fprintf(&b, "mesh send link=%d: %s\n", s.Link, DescribeMessage(s.Msg))
+func snapshot(on bool) string {
+	if on {
+		return " snapshot"
 	}
-	for _, r := range out.Ready {
-		what := "subscription"
-		if r.Advert {
-			what = "advertisement"
+	return ""
+}
+
+// describeTerms renders dictionary terms as [qualifier: constraint, ...]
+// (no qualifier: the constraint alone).
+func describeTerms(ts []wire.BloomTerm) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = fmt.Sprintf("%q", t.C)
+		if t.Qual != "" {
+			parts[i] = fmt.Sprintf("%q: %q", t.Qual, t.C)
 		}
-		fmt.Fprintf(&b, "mesh ready client=%d %s=%d\n", r.Client, what, r.Ref)
 	}
-	for _, c := range out.Close {
-		fmt.Fprintf(&b, "mesh close link=%d: %s\n", c.Link, c.Reason)
-	}
-	return b.String()
+	return "[" + strings.Join(parts, " ") + "]"
 }

@@ -27,28 +27,44 @@
 //
 // Carrying out a Ready may make the driver step the core again before
 // Advance (a frame that does not fit a connection's send queue closes it,
-// and the driver steps Detached): Ready hands the effects over, so the
+// and the driver steps Detach): Ready hands the effects over, so the
 // nested step's effects form a new Ready, which the driver carries out
 // and Advances at once, before going on with the first, as it would have
 // happened inside the original input.
 //
 // # What the core owns
 //
-// Behind Step, Tick and Ready the core owns, so far, client-assisted
-// placement of subscriptions in the mesh routing table (RTO and FF,
-// assist.go): the assisting clients, FF claims, the placement in
-// progress, its queries and answers and its round deadline. It shares the
-// mesh (router/mesh) with the shell's matching loop.
+// Behind Step, Tick and Ready the core owns, so far:
+//
+//   - the mesh glue (links.go): which connection carries which mesh
+//     link (LinkUp, LinkFrame, Detach), clients' subscriptions and
+//     advertisements as the mesh sees them (Subscribe, SubscribeBatch,
+//     Unsubscribe, Advertise, Unadvertise), mesh outputs turned into
+//     frames (link messages, client Acks) and Close effects for the links
+//     it refuses or the mesh closes;
+//   - Bloom forwarding's control side (bloom.go): the dictionary flood
+//     and the trees over the filters each link forwarded, with the
+//     ordering rule of router/bloomfwd (dictionary messages before the
+//     mesh's messages of the same input, a new link's dictionary snapshot
+//     after its hello and before the mesh's snapshot) kept in one place;
+//   - client-assisted placement of subscriptions in the mesh routing
+//     table (RTO and FF, assist.go): the assisting clients, FF claims, the
+//     placement in progress, its queries and answers and its round
+//     deadline.
+//
+// The shell still reads the mesh, the Bloom dictionary and trees on its
+// event path (publish routing), through the pointers the core shares
+// with it and LinkOf/ConnOf, and does not change them.
 //
 // The core's package also holds the pure pieces of the matching loop that
 // have moved here but are still called directly by router's loop, not yet
 // through Step: the Engine (subscriptions per interface and per-event
 // routing over a match.Index, engine.go) and the LinkTable with its cache
 // (exact forwarding: the filters each link forwarded, witnesses,
-// linktable.go, linkcache.go). Bloom forwarding, the wanted attribute
-// names and the connections are still in router; each moves here as typed
-// inputs and Ready fields, so that the loop becomes the shell that only
-// moves frames.
+// linktable.go, linkcache.go). Publish routing and delivery staging, the
+// wanted attribute names and the connections are still in router; each
+// moves here as typed inputs and Ready fields, so that the loop becomes
+// the shell that only moves frames.
 //
 // # Adding an input
 //

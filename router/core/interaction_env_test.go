@@ -108,5 +108,5 @@ func newMeshCore(name string, set AssistSettings) (*Core, error) {
 	if err := m.Pin(set.Fixed); err != nil {
 		return nil, err
 	}
-	return New(Config{Mesh: m, Assist: set}), nil
+	return New(Config{Mesh: m, Assist: set})
 }

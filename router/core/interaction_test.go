@@ -1,7 +1,6 @@
 package core
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -10,7 +9,6 @@ import (
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/poset"
-	"github.com/sift-pubsub/sift/router/mesh"
 )
 
 // TestInteraction runs the scripts in testdata/interaction/ against a core driven as
@@ -21,10 +19,10 @@ import (
 //	                          (input: FF's fixed filters, one a line)
 //	offer conn=N [rto] [ff]   (AssistOffer)
 //	claim conn=N sub=N        (FFClaim, honest; input: the filter)
-//	place conn=N sub=N        (Place; input: the filter)
+//	subscribe conn=N sub=N    (Subscribe; input: the filter)
 //	answer conn=N [lie]       (RTOAnswer to every query conn has not answered)
-//	unsubscribe conn=N sub=N  (the mesh unsubscribes, then Unsubscribed)
-//	detach conn=N             (Detached, then the mesh drops the client)
+//	unsubscribe conn=N sub=N  (Unsubscribe)
+//	detach conn=N             (Detach)
 //	bad conn=N                (a client frame the core does not take)
 //	tick D                    (the clock moves on by D; the core is ticked)
 //	crash                     (the router restarts: a new core over a new mesh, same settings;
@@ -84,9 +82,9 @@ func (e *interactionEnv) handle(t *testing.T, d *datadriven.TestData) {
 	case "claim":
 		c, s, f := conn(), sub(), filter()
 		e.step(ClientFrame{Conn: c, Msg: &wire.FFClaim{Gen: 1, Sub: s, Covering: poset.FixedCovering(e.fixed, f)}})
-	case "place":
+	case "subscribe":
 		c, s, f := conn(), sub(), filter()
-		e.step(Place{Conn: c, Sub: s, Filter: f})
+		e.step(Subscribe{Conn: c, Sub: s, Filter: f})
 	case "answer":
 		c := conn()
 		qs := e.queries[c]
@@ -95,18 +93,11 @@ func (e *interactionEnv) handle(t *testing.T, d *datadriven.TestData) {
 			e.step(ClientFrame{Conn: c, Msg: answer(t, q, d.HasArg("lie"))})
 		}
 	case "unsubscribe":
-		c, s := conn(), sub()
-		out, err := e.core.mesh.Unsubscribe(mesh.Client(c), s) // as the driver does, first
-		if err != nil {
-			fmt.Fprintf(&e.out, "mesh: %v\n", err)
-		}
-		e.step(Unsubscribed{Conn: c, Sub: s})
-		e.out.WriteString(DescribeMeshOutput(out))
+		e.step(Unsubscribe{Conn: conn(), Sub: sub()})
 	case "detach":
 		c := conn()
 		delete(e.queries, c)
-		e.step(Detached{Conn: c})
-		e.out.WriteString(DescribeMeshOutput(e.core.mesh.DropClient(mesh.Client(c)))) // as the driver does, after
+		e.step(Detach{Conn: c})
 	case "bad":
 		e.step(ClientFrame{Conn: conn(), Msg: &wire.Ack{About: wire.TypeSubscribe, ID: 1}})
 	case "crash":

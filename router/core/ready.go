@@ -1,24 +1,38 @@
 package core
 
-import "github.com/sift-pubsub/sift/router/mesh"
+import "github.com/sift-pubsub/sift/internal/wire"
 
 // Ready is the effects of the inputs and ticks since the last Ready. The
 // driver carries them out in field order: Metrics, then Frames, then
-// Mesh.
+// Close.
 type Ready struct {
 	// Metrics are metric updates, in order. They come first so that a
 	// client that sees an effect (an Ack) also sees it counted.
 	Metrics []Metric
-	// Frames are encoded control frames for connections, in the order the
-	// core produced them: the driver queues each on its connection's
-	// control lane in this order (a connection's frames must keep it), and
-	// drops those for connections no longer attached. Frames come before
-	// Mesh: an RTO placement's first queries are on their way before the
-	// mesh's output for the same input is carried out.
+	// Frames are encoded control frames for connections, clients and
+	// links, in the order the core produced them: the driver queues each
+	// on its connection's control lane in this order, and drops those for
+	// connections no longer attached. The order is the protocol's: on a
+	// link, a new link's hello, then Bloom's dictionary snapshot, then the
+	// mesh's snapshot; for every input, Bloom dictionary updates before
+	// the mesh's routes and barriers (bloomfwd's ordering rule, which
+	// makes a subscription's Ack imply its terms are everywhere); an RTO
+	// placement's queries before the mesh's output for the same input.
 	Frames []Frame
-	// Mesh are mesh outputs to carry out in order, after Frames: link
-	// messages, client Acks of Ready subscriptions, links to close.
-	Mesh []mesh.Output
+	// Close are connections (links) the core closed, after the Frames:
+	// the core has already dropped them (their link-down messages to the
+	// other links are in Frames, no frame after the close is addressed to
+	// them); the driver fails each with its code and reason and forgets it
+	// in its own state (the engine, the link table), without stepping
+	// Detach.
+	Close []Close
+}
+
+// Close is one connection the core closed.
+type Close struct {
+	Conn   ConnID
+	Code   wire.Code
+	Reason string
 }
 
 // Frame is one encoded frame for a connection.
@@ -30,6 +44,8 @@ type Frame struct {
 // Metric is one metric update.
 type Metric struct {
 	Kind MetricKind
+	// Code is the error code counted (Errors only).
+	Code wire.Code
 	// N is the amount added to a counter, or the value of a gauge.
 	N uint64
 }
@@ -39,7 +55,8 @@ type MetricKind uint8
 
 // Metric kinds: covering tests by who did them (router/rto_metrics.go has
 // their meaning), placements by mode and outcome, and the gauge of
-// connected assistants.
+// connected assistants; protocol errors sent, by code; the gauges of
+// Bloom's dictionary terms and tree filters.
 const (
 	TestsLocal MetricKind = iota + 1
 	TestsDone
@@ -49,12 +66,16 @@ const (
 	PlacedFF
 	FallbackFF
 	Assistants // gauge
+	Errors
+	BloomTerms   // gauge
+	BloomFilters // gauge
 )
 
 var metricNames = [...]string{
 	TestsLocal: "tests-local", TestsDone: "tests-done", TestsSaved: "tests-saved",
 	PlacedRTO: "placed-rto", FallbackRTO: "fallback-rto", PlacedFF: "placed-ff",
-	FallbackFF: "fallback-ff", Assistants: "assistants",
+	FallbackFF: "fallback-ff", Assistants: "assistants", Errors: "errors",
+	BloomTerms: "bloom-terms", BloomFilters: "bloom-filters",
 }
 
 func (k MetricKind) String() string {
@@ -66,5 +87,5 @@ func (k MetricKind) String() string {
 
 // IsEmpty reports whether rd has no effect.
 func (rd *Ready) IsEmpty() bool {
-	return len(rd.Frames) == 0 && len(rd.Mesh) == 0 && len(rd.Metrics) == 0
+	return len(rd.Frames) == 0 && len(rd.Close) == 0 && len(rd.Metrics) == 0
 }

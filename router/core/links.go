@@ -1,0 +1,189 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/router/mesh"
+)
+
+// The mesh glue: the router's links and its clients' subscriptions as
+// the mesh routing state machine (router/mesh) and Bloom forwarding
+// (bloom.go) see them. The core maps each link's connection to its mesh
+// link and back, turns mesh outputs into frames (link messages, client
+// Acks) and closes, and keeps the order bloomfwd requires: for each
+// input, dictionary messages before the mesh's messages.
+//
+// Local clients are mesh.Client(conn): connection ids count from 1, so
+// they fit until 2^32 connections have come and gone.
+
+// links maps the connections of the links that are up to their mesh
+// links and back.
+type links struct {
+	byLink map[mesh.Link]ConnID
+	linkOf map[ConnID]mesh.Link
+}
+
+// LinkOf returns the mesh link of connection id, if id is a link that is
+// up.
+func (c *Core) LinkOf(id ConnID) (mesh.Link, bool) {
+	l, ok := c.linkOf[id]
+	return l, ok
+}
+
+// ConnOf returns the connection of a mesh link that is up.
+func (c *Core) ConnOf(l mesh.Link) (ConnID, bool) {
+	id, ok := c.byLink[l]
+	return id, ok
+}
+
+// Links returns how many links are up.
+func (c *Core) Links() int { return len(c.byLink) }
+
+// Hello returns the hello this router sends on a link it dials (the peer
+// is not known yet): the mesh's, with the Bloom parameters in Bloom mode.
+func (c *Core) Hello() *wire.LinkHello {
+	h := c.mesh.Hello()
+	c.bloomHello(h)
+	return h
+}
+
+// linkUp takes a peer's hello (see LinkUp).
+func (c *Core) linkUp(in LinkUp) error {
+	if c.mesh == nil {
+		return wire.Errorf(wire.CodeUnexpected, "this router takes no router links (its MaxLinks is 0)")
+	}
+	if _, dup := c.linkOf[in.Conn]; dup {
+		return fmt.Errorf("router core: link up on connection %d, a link already", in.Conn)
+	}
+	if err := c.bloomCheckHello(in.Hello); err != nil {
+		return err
+	}
+	hello := c.mesh.HelloTo(in.Hello.Name)
+	c.bloomHello(hello)
+	id, out, err := c.mesh.LinkUp(in.Hello)
+	if err != nil {
+		return wire.Errorf(wire.CodeUnexpected, "%v", err)
+	}
+	c.byLink[id] = in.Conn
+	c.linkOf[in.Conn] = id
+	if in.SendHello {
+		c.frame(in.Conn, wire.AppendFrame(nil, hello))
+	}
+	c.bloomLinkUp(id) // the dictionary snapshot precedes the mesh's
+	c.apply(out)
+	return nil
+}
+
+// linkFrame hands a control message received on a link to the mesh; a
+// refusal closes the link.
+func (c *Core) linkFrame(in LinkFrame) {
+	id, ok := c.linkOf[in.Conn]
+	if !ok {
+		return // detached while the frame was queued
+	}
+	if bt, ok := in.Msg.(*wire.BloomTerms); ok {
+		c.bloomTerms(in.Conn, id, bt) // applied and forwarded before anything later
+		return
+	}
+	out, err := c.mesh.Receive(id, in.Msg)
+	if err != nil {
+		c.refuseLink(in.Conn, err)
+		return
+	}
+	c.bloomRoutes(in.Conn, id, in.Msg)
+	c.apply(out)
+}
+
+// subscribe installs a client subscription in the mesh (see Subscribe).
+func (c *Core) subscribe(in Subscribe) error {
+	if c.mesh == nil {
+		return fmt.Errorf("router core: subscription %d: no mesh", in.Sub)
+	}
+	c.bloomSubscribe(in.Conn, in.Sub, in.Filter) // terms travel ahead of the mesh's messages
+	if err := c.place(in.Conn, in.Sub, in.Filter); err != nil {
+		c.bloomUnsubscribe(in.Conn, in.Sub)
+		return err
+	}
+	return nil
+}
+
+// unsubscribe removes a client subscription from the mesh (see
+// Unsubscribe).
+func (c *Core) unsubscribe(in Unsubscribe) {
+	if c.mesh == nil {
+		return
+	}
+	out, _ := c.mesh.Unsubscribe(mesh.Client(in.Conn), in.Sub) // mirrors the engine
+	c.assistUnsubscribed(in.Conn, in.Sub)
+	c.apply(out)
+	c.bloomUnsubscribe(in.Conn, in.Sub)
+}
+
+// detach forgets a connection that went away (see Detach).
+func (c *Core) detach(in Detach) {
+	if c.mesh == nil {
+		return
+	}
+	if link, ok := c.linkOf[in.Conn]; ok {
+		c.dropLink(in.Conn, link)
+		return
+	}
+	c.bloomDropClient(in.Conn)
+	c.assistDetached(in.Conn)
+	c.apply(c.mesh.DropClient(mesh.Client(in.Conn)))
+}
+
+// dropLink forgets a link that is down or closed: the maps, its Bloom
+// state, and the mesh's routes through it.
+func (c *Core) dropLink(conn ConnID, link mesh.Link) {
+	delete(c.linkOf, conn)
+	delete(c.byLink, link)
+	c.bloomLinkDown(link)
+	c.apply(c.mesh.LinkDown(link))
+}
+
+// refuseLink closes a link that sent something this router refuses,
+// counting the error.
+func (c *Core) refuseLink(conn ConnID, err error) {
+	link, ok := c.linkOf[conn]
+	if !ok {
+		return
+	}
+	c.rd.Metrics = append(c.rd.Metrics, Metric{Kind: Errors, Code: wire.CodeUnexpected, N: 1})
+	c.closeConn(conn, wire.CodeUnexpected, err.Error())
+	c.dropLink(conn, link)
+}
+
+// apply turns a mesh output into effects: link messages as frames on the
+// links, client Acks for Ready subscriptions (AdvertAcks for Ready
+// advertisements), and links to close (dropped here at once, as if they
+// went down).
+func (c *Core) apply(out mesh.Output) {
+	for _, s := range out.Sends {
+		if id, ok := c.byLink[s.Link]; ok {
+			c.frame(id, wire.AppendFrame(nil, s.Msg))
+		}
+	}
+	for _, r := range out.Ready {
+		var ack wire.Message = &wire.Ack{About: wire.TypeSubscribe, ID: r.Ref}
+		if r.Advert {
+			ack = &wire.AdvertAck{About: wire.TypeAdvertise, ID: r.Ref}
+		}
+		if r.Batch {
+			ack = &wire.Ack{About: wire.TypeSubscribeBatch, ID: r.Ref}
+		}
+		c.frame(ConnID(r.Client), wire.AppendFrame(nil, ack))
+	}
+	for _, cl := range out.Close {
+		if id, ok := c.byLink[cl.Link]; ok {
+			c.closeConn(id, wire.CodeUnexpected, cl.Reason)
+			c.dropLink(id, cl.Link)
+		}
+	}
+}
+
+// Apply carries out a mesh output the driver got from the shared mesh
+// itself (advertisements, until they move into the core): as the core's
+// own, in the next Ready.
+func (c *Core) Apply(out mesh.Output) { c.apply(out) }
