@@ -30,6 +30,10 @@ type interactionEnv struct {
 	out     strings.Builder
 	// lt is the link table of the link table commands.
 	lt *LinkTable
+	// routers are the linked routers of the mesh commands
+	// (interaction_mesh_test.go), order their names in creation order.
+	routers map[string]*meshRouter
+	order   []string
 }
 
 func newInteractionEnv(t *testing.T) *interactionEnv {

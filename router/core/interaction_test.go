@@ -28,7 +28,8 @@ import (
 //	crash                     (the router restarts: a new core over a new mesh, same settings;
 //	                           the clock goes on, clients must offer and subscribe again)
 //
-// and the link table commands of interaction_linktable_test.go. (The
+// and the link table commands of interaction_linktable_test.go and the
+// linked routers' commands of interaction_mesh_test.go. (The
 // engine has its own scripts, testdata/engine.txt, run by
 // TestEngineScripts.)
 func TestInteraction(t *testing.T) {
@@ -45,6 +46,10 @@ func TestInteraction(t *testing.T) {
 func (e *interactionEnv) handle(t *testing.T, d *datadriven.TestData) {
 	if linkTableCommands[d.Cmd] {
 		e.handleLinkTable(t, d) // interaction_linktable_test.go
+		return
+	}
+	if isMeshCmd(d) {
+		e.handleMesh(t, d) // interaction_mesh_test.go
 		return
 	}
 	if d.Cmd != "core" && e.core == nil {
