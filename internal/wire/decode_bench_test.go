@@ -134,19 +134,33 @@ func benchDecode(b *testing.B, decode func() error) {
 }
 
 // BenchmarkEncodeStock is a publisher's work per stock event: CheckEvent,
-// then AppendEvent into a reused buffer.
+// then AppendEvent into a reused buffer (check-append), and the two in
+// one pass, as the client does (checked).
 //
 //	go test -run XXX -bench EncodeStock ./internal/wire
 func BenchmarkEncodeStock(b *testing.B) {
 	sb := newStockBatch(b)
 	var buf []byte
-	benchDecode(b, func() error {
-		for _, e := range sb.events {
-			if err := CheckEvent(e); err != nil {
-				return err
+	b.Run("check-append", func(b *testing.B) {
+		benchDecode(b, func() error {
+			for _, e := range sb.events {
+				if err := CheckEvent(e); err != nil {
+					return err
+				}
+				buf = AppendEvent(buf[:0], e)
 			}
-			buf = AppendEvent(buf[:0], e)
-		}
-		return nil
+			return nil
+		})
+	})
+	b.Run("checked", func(b *testing.B) {
+		benchDecode(b, func() error {
+			for _, e := range sb.events {
+				var err error
+				if buf, err = AppendCheckedEvent(buf[:0], e); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 	})
 }

@@ -62,12 +62,12 @@ func appendValue(b []byte, v match.Value) []byte {
 // so that the receiver never has to reject a whole batch.
 func CheckEvent(e match.Event) error {
 	if e.Len() > MaxEventAttrs {
-		return malformed("event has %d attributes, more than %d", e.Len(), MaxEventAttrs)
+		return tooManyAttrs(e.Len())
 	}
 	for i := range e.Len() {
 		a := e.At(i)
 		if a.Value.Kind() == match.KindString && !validUTF8String(a.Value.AsString()) {
-			return malformed("attribute %s: string is not valid UTF-8", a.Name)
+			return invalidUTF8Attr(a.Name)
 		}
 	}
 	return nil
@@ -164,6 +164,16 @@ func (d *EventDecoder) event(r *reader) match.Event {
 	b, o := r.b, 0 // the fast path's position is b[o:]; r.b catches up at the end
 	kept, all := 0, d.Wanted == nil
 	for i := range n {
+		if !all {
+			if next, ok := d.skipAttr(b, o, i); ok { // a dropped attribute, validated only
+				o = next
+				if i > 0 && !d.ordered(i) {
+					r.fail("attribute %s: names not in strictly increasing order (after %s)", d.pos[i].name, d.pos[i-1].name)
+					return match.Event{}
+				}
+				continue
+			}
+		}
 		strs, buf := len(d.strs), len(d.buf)
 		dst := &attrs[kept]
 		next, ok := d.fastAttr(b, o, i, r, dst)

@@ -64,10 +64,10 @@ func (c *Client) Publish(ctx context.Context, events ...match.Event) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, e := range events {
-		if err := wire.CheckEvent(e); err != nil {
+		var err error
+		if p.event, err = wire.AppendCheckedEvent(p.event[:0], e); err != nil {
 			return fmt.Errorf("publish: %w", err)
 		}
-		p.event = wire.AppendEvent(p.event[:0], e)
 		if len(p.event) > p.maxBytes {
 			return fmt.Errorf("publish: event of %d bytes exceeds the router's limit of %d", len(p.event), p.maxBytes)
 		}
