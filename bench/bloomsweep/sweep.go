@@ -86,6 +86,8 @@ type Report struct {
 	Index  string  `json:"bloom_index"`
 	Config Setup   `json:"setup"`
 	Points []Point `json:"points"`
+	// Pieces are, for a merged report (Merge), the runs it joins.
+	Pieces []bench.RunInfo `json:"pieces,omitempty"`
 }
 
 // Setup is the sweep's configuration as run.
@@ -120,7 +122,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			if cfg.Progress != nil {
 				cfg.Progress(done, total, fmt.Sprintf("%d terms per event, %d filters per link", n, f))
 			}
-			p, err := runPoint(cfg, n, f, cfg.Seed+uint64(done))
+			p, err := runPoint(cfg, n, f, pointSeed(cfg.Seed, n, f))
 			if err != nil {
 				return nil, fmt.Errorf("bloom sweep: %d terms, %d filters: %w", n, f, err)
 			}

@@ -11,6 +11,9 @@ import (
 func (rep *Report) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "bloom sweep: %s, %s trees; %d events a point, hit share %g, %d round(s) of %gs CPU per role; load %.1f -> %.1f on %d cores\n",
 		rep.Params, rep.Index, rep.Config.Events, rep.Config.Hit, rep.Config.Rounds, rep.Config.MinCPU, rep.LoadStart, rep.LoadEnd, rep.Machine.Cores)
+	for i, pc := range rep.Pieces {
+		fmt.Fprintf(w, "piece %d, %s UTC, %.0f s, load %.1f -> %.1f: %s\n", i+1, pc.Started.Format("2006-01-02 15:04"), pc.Seconds, pc.LoadStart, pc.LoadEnd, pc.Command)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "terms\tfilters\tfill\tsat %\texact fwd %\ttree fwd %\tlink FP %\tprobe FP\tformula FP\tfirst ns exact\tbloom\tinner ns index\twitness\tbloom\tx index\tx witness\t")
 	for _, p := range rep.Points {

@@ -20,6 +20,7 @@ type benchBloomOptions struct {
 	minCPU                 time.Duration
 	seed                   uint64
 	out, index             string
+	merge                  []string
 	quiet                  bool
 }
 
@@ -39,6 +40,10 @@ each chain length.
 
 The default sweep takes a few minutes on two cores. The full one:
   sift bench bloom --filters 1000,10000,100000,1000000 --terms 10,20,50,100,200,500,1000
+runs longer (a point at 10^6 filters needs about 2 GB and half a minute):
+run it in pieces (each point's workload depends only on --seed, its terms
+and its filters, so a piece measures the whole sweep's points) and join
+them with --merge DIR,DIR,... --out DIR.
 
 The table goes to stdout; results.json (with the machine and this command),
 results.csv and PNG plots (inner.png, speedup.png, fprate.png, bytes.png)
@@ -60,6 +65,7 @@ go to --out.`,
 	f.Uint64Var(&o.seed, "seed", 1, "workload seed")
 	f.StringVar(&o.index, "bloom-index", "sbstree", "per-link tree: sbstree or bftree (as siftd --bloom-index)")
 	f.StringVar(&o.out, "out", "bench-bloom-out", "directory for results and plots")
+	f.StringSliceVar(&o.merge, "merge", nil, "join the results of sweep pieces (their --out directories) into --out instead of sweeping")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
 	benchParentCmd().AddCommand(cmd)
 }
@@ -67,6 +73,9 @@ go to --out.`,
 func runBenchBloom(ctx context.Context, stdout, stderr io.Writer, o benchBloomOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if len(o.merge) > 0 {
+		return mergeBenchBloom(stdout, stderr, o)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
@@ -85,6 +94,26 @@ func runBenchBloom(ctx context.Context, stdout, stderr io.Writer, o benchBloomOp
 		}
 	}
 	rep, err := bloomsweep.Run(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("bench bloom: %w", err)
+	}
+	if err := writeBenchReport(stdout, stderr, rep, o.out, o.quiet); err != nil {
+		return fmt.Errorf("bench bloom: %w", err)
+	}
+	return nil
+}
+
+// mergeBenchBloom joins the reports in o.merge (sweep pieces) into o.out.
+func mergeBenchBloom(stdout, stderr io.Writer, o benchBloomOptions) error {
+	var pieces []*bloomsweep.Report
+	for _, dir := range o.merge {
+		p, err := bloomsweep.ReadReport(dir)
+		if err != nil {
+			return fmt.Errorf("bench bloom --merge: %w", err)
+		}
+		pieces = append(pieces, p)
+	}
+	rep, err := bloomsweep.Merge(commandLine(), pieces)
 	if err != nil {
 		return fmt.Errorf("bench bloom: %w", err)
 	}

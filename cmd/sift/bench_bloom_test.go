@@ -33,3 +33,36 @@ func TestBenchBloomTiny(t *testing.T) {
 		t.Fatalf("1 term: %v", err)
 	}
 }
+
+// TestBenchBloomMerge runs two pieces of a sweep with the command and
+// joins them with --merge: one table with both points and both pieces,
+// files under --out; a missing piece directory is an error.
+func TestBenchBloomMerge(t *testing.T) {
+	base := benchBloomOptions{filters: []int{200}, chains: []int{3}, events: 100, probes: 4,
+		rounds: 1, hit: 0.2, minCPU: time.Millisecond, seed: 1, quiet: true}
+	var dirs []string
+	for _, n := range []int{10, 50} {
+		o := base
+		o.terms, o.out = []int{n}, t.TempDir()
+		if err := runBenchBloom(context.Background(), &bytes.Buffer{}, &bytes.Buffer{}, o); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, o.out)
+	}
+	o := base
+	o.merge, o.out = dirs, t.TempDir()
+	var stdout bytes.Buffer
+	if err := runBenchBloom(context.Background(), &stdout, &bytes.Buffer{}, o); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(stdout.String(), "piece ") != 2 || !strings.Contains(stdout.String(), "whole chain") {
+		t.Fatalf("stdout:\n%s", stdout.String())
+	}
+	if _, err := os.Stat(filepath.Join(o.out, "speedup.png")); err != nil {
+		t.Error(err)
+	}
+	o.merge = append(o.merge, filepath.Join(t.TempDir(), "missing"))
+	if err := runBenchBloom(context.Background(), &stdout, &bytes.Buffer{}, o); err == nil || !strings.Contains(err.Error(), "--merge") {
+		t.Fatalf("a missing piece: %v", err)
+	}
+}
