@@ -26,9 +26,14 @@
 //     delete finds its partition whatever the counts are then.
 //   - The operator groups: as in the paper, whose pruning comes from the
 //     pivot level, each (attribute, operator) group is a list whose
-//     predicates are evaluated one by one against the event value
-//     (numeric ones by an exact comparison of keys, the others with the
-//     constraint's own test). Every operator and type of Sift's filter
+//     predicates are evaluated one by one against the event value, and
+//     each satisfied one counts for its subscription at once (no
+//     intermediate list). Numeric constants that are exactly a float64
+//     (every float, every int of at most 53 bits) are stored as float64 in
+//     a dense list, compared with one float comparison; an int constant
+//     beyond 2^53, and any comparison with an event int beyond 2^53, uses
+//     the exact keys of package num. Strings and bools are tested with the
+//     constraint's own test. Every operator and type of Sift's filter
 //     language is supported: prefix, suffix and contains are the paper's
 //     string extensions, and exists holds whenever the attribute is
 //     present. This, not the partitioning, is what costs OpIndex on the
@@ -36,5 +41,8 @@
 //     counting finds the satisfied predicates in sorted lists instead.
 //   - A range `a >= L && a <= H` counts as two predicates, as in the
 //     paper (one per operator group), not as one interval.
-//   - Counters are reset by clearing the array per event.
+//   - Counters count down: each event starts from a copy of every
+//     subscription's number of predicates, and a subscription matches
+//     when its counter reaches zero, so a satisfied predicate touches one
+//     counter, not a counter and its target.
 package opindex

@@ -23,9 +23,9 @@ type Index struct {
 	freq    map[string]int        // subscriptions constraining each attribute
 	filters []match.Filter        // by slot
 	pivot   []string              // by slot
-	need    []uint16
-	count   []uint16
-	always  []uint32 // slots of filters without constraints
+	need    []uint16              // predicates per slot (0 for a free slot)
+	count   []uint16              // per event: need minus the predicates satisfied
+	always  []uint32              // slots of filters without constraints
 	hits    []uint32
 }
 
@@ -164,7 +164,7 @@ func (x *Index) Delete(id match.ID) error {
 			delete(x.parts, x.pivot[s])
 		}
 	}
-	x.filters[s], x.pivot[s] = match.Filter{}, ""
+	x.filters[s], x.pivot[s], x.need[s] = match.Filter{}, "", 0
 	x.slots.Free(id)
 	return nil
 }
@@ -173,12 +173,11 @@ func (x *Index) Delete(id match.ID) error {
 func (x *Index) Len() int { return x.slots.Len() }
 
 // Match visits the partition of every event attribute that is a pivot,
-// counts the predicates the event satisfies there, and appends the
-// subscriptions whose count reaches their number of predicates.
+// counts down, per subscription there, the predicates the event
+// satisfies, and appends the subscriptions whose count reaches zero.
 func (x *Index) Match(e match.Event, dst []match.ID) []match.ID {
-	clear(x.count)
-	x.hits = x.hits[:0]
-	count, need := x.count, x.need
+	copy(x.count, x.need)
+	c := counter{count: x.count, hits: x.hits[:0]}
 	for i := range e.Len() {
 		p := x.parts[e.At(i).Name]
 		if p == nil {
@@ -186,19 +185,12 @@ func (x *Index) Match(e match.Event, dst []match.ID) []match.ID {
 		}
 		for j := range e.Len() {
 			at := e.At(j)
-			a := p.attrs[at.Name]
-			if a == nil {
-				continue
-			}
-			for _, s := range a.satisfied(at.Value) {
-				c := count[s] + 1
-				count[s] = c
-				if c == need[s] {
-					x.hits = append(x.hits, s)
-				}
+			if a := p.attrs[at.Name]; a != nil {
+				a.match(at.Value, &c)
 			}
 		}
 	}
+	x.hits = c.hits
 	for _, s := range x.always {
 		dst = append(dst, x.slots.ID(s))
 	}
