@@ -2,6 +2,8 @@ package core
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
@@ -147,7 +149,7 @@ func (c *Core) bloomDropClient(id ConnID) {
 	if c.bloom == nil {
 		return
 	}
-	for sub := range c.bloom.subs[id] {
+	for _, sub := range slices.Sorted(maps.Keys(c.bloom.subs[id])) { // in order: the core is deterministic
 		c.bloomUnsubscribe(id, sub)
 	}
 }

@@ -350,8 +350,7 @@ func (e *interactionEnv) describeFor(r *meshRouter, rd Ready) string {
 	return s
 }
 
-func decodeFrame(t *testing.T, data []byte) wire.Message {
-	t.Helper()
+func decodeFrame(t interface{ Fatalf(string, ...any) }, data []byte) wire.Message {
 	typ, body, _, err := wire.SplitFrame(data, wire.HardMaxFrame)
 	if err != nil {
 		t.Fatalf("core sent a bad frame: %v", err)
