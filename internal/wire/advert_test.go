@@ -144,7 +144,7 @@ func TestLinkHelloAdvertise(t *testing.T) {
 		want string
 	}{
 		{"zero flags", append(slicesClone(old), 0), "flags present but zero"},
-		{"unknown flag", append(slicesClone(old), 2), "unknown flags 0x2"},
+		{"unknown flag", append(slicesClone(old), 4), "unknown flags 0x4"},
 		{"truncated flags", append(slicesClone(old), 0x80), "link hello flags"},
 		{"bytes after the flags", append(slicesClone(old), 1, 1), "trailing"},
 	} {

@@ -26,6 +26,8 @@ func seedFrames() [][]byte {
 		&Error{Code: CodeBadFilter, About: TypeSubscribe, Ref: 1, Msg: "col 3: bad"},
 		&LinkHello{MinVersion: 1, MaxVersion: 1, Name: "b", Reach: []string{"a", "b"}, Incarnation: 0x0123456789abcdef},
 		&Reach{Names: []string{"b", "c"}},
+		&Reach{Names: []string{"b", "c"}, Epochs: []uint64{0, 1 << 40}},
+		&LinkHello{MinVersion: 1, MaxVersion: 1, Name: "b", Reach: []string{"a", "b"}, Incarnation: 5, Clock: 3 << 24, Epoch: 4<<24 | 9, ReachEpochs: []uint64{3 << 24, 0}},
 		&Routes{Gen: 2, Seq: 1, Snapshot: true, Add: []string{`price > 5`}},
 		&Routes{Gen: 2, Seq: 2, Remove: []string{`price > 5`}, Add: []string{`price > 1`, `x == 1`}},
 		&RoutesAck{Gen: 2, Seq: 2},

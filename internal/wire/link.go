@@ -22,6 +22,15 @@ const MaxRoutes = 1 << 20
 // incarnation means that router restarted and the old link is stale.
 // Advertise says the sender runs advertisements (--advertise); linked
 // routers must agree on it.
+//
+// Clock, Epoch and ReachEpochs order links by age, so that of the links
+// closing a cycle the newest goes and no older one (docs/protocol.md,
+// "Link epochs"). Clock is the sender's link clock (the largest link epoch
+// it knows of); Epoch is zero in the dialling router's hello, and in the
+// accepting router's answer the epoch it gave the new link, which both
+// ends then hold; ReachEpochs, parallel to Reach, holds for each name the
+// epoch of the newest link on the sender's path to that router (zero for
+// the sender itself). A nil ReachEpochs means zeros.
 type LinkHello struct {
 	MinVersion, MaxVersion uint64
 	Name                   string
@@ -29,12 +38,15 @@ type LinkHello struct {
 	Bloom                  *BloomParams
 	Incarnation            uint64
 	Advertise              bool
+	Clock, Epoch           uint64
+	ReachEpochs            []uint64
 }
 
 // LinkHello flags, the optional varint after the incarnation.
 const (
 	linkFlagAdvertise = 1 << iota
-	linkFlagsKnown    = linkFlagAdvertise
+	linkFlagEpochs
+	linkFlagsKnown = linkFlagAdvertise | linkFlagEpochs
 )
 
 // Type returns TypeLinkHello.
@@ -43,10 +55,12 @@ func (*LinkHello) Type() Type { return TypeLinkHello }
 // AppendBody appends min, max, name, the reachable names, the forwarding
 // mode (0: exact; 1: bloom, then m, k, seed, flat, hash family), the
 // incarnation (8 bytes, little endian) and, only when some flag is set, a
-// varint of flags (bit 0: Advertise). A hello without flags is the one
-// routers wrote before flags existed, so old and new routers that do not
-// advertise still link; an old router refuses a hello with flags (trailing
-// bytes), as it must refuse a router that advertises.
+// varint of flags (bit 0: Advertise; bit 1: epochs follow, set when Clock,
+// Epoch or a reach epoch is not zero) and with bit 1 the clock, the epoch
+// and one epoch per reachable name (varints). A hello without flags is the
+// one routers wrote before flags existed, so old and new routers that do
+// not advertise still link; an old router refuses a hello with flags
+// (trailing bytes), as it must refuse a router that advertises.
 func (m *LinkHello) AppendBody(b []byte) []byte {
 	b = binary.AppendUvarint(b, m.MinVersion)
 	b = binary.AppendUvarint(b, m.MaxVersion)
@@ -54,8 +68,21 @@ func (m *LinkHello) AppendBody(b []byte) []byte {
 	b = appendNames(b, m.Reach)
 	b = appendBloomParams(b, m.Bloom)
 	b = binary.LittleEndian.AppendUint64(b, m.Incarnation)
+	var flags uint64
 	if m.Advertise {
-		b = binary.AppendUvarint(b, linkFlagAdvertise)
+		flags |= linkFlagAdvertise
+	}
+	epochs := m.Clock != 0 || m.Epoch != 0 || anyNonZero(m.ReachEpochs)
+	if epochs {
+		flags |= linkFlagEpochs
+	}
+	if flags != 0 {
+		b = binary.AppendUvarint(b, flags)
+	}
+	if epochs {
+		b = binary.AppendUvarint(b, m.Clock)
+		b = binary.AppendUvarint(b, m.Epoch)
+		b = appendEpochs(b, m.ReachEpochs, len(m.Reach))
 	}
 	return b
 }
@@ -86,29 +113,79 @@ func decodeLinkHello(r *reader) *LinkHello {
 		r.fail("link hello: unknown flags %#x", flags&^linkFlagsKnown)
 	default:
 		m.Advertise = flags&linkFlagAdvertise != 0
+		if flags&linkFlagEpochs != 0 {
+			m.Clock = r.uvarint("link hello clock")
+			m.Epoch = r.uvarint("link hello epoch")
+			m.ReachEpochs = readEpochs(r, len(m.Reach), "link hello reach epochs")
+		}
 	}
 	return m
 }
 
 // Reach replaces the set of router names reachable through the sender
 // without this link (the sender's own name included), sorted, without
-// duplicates. Routers send it whenever the set changes.
+// duplicates. Routers send it whenever the set changes. Epochs, parallel
+// to Names, holds for each name the epoch of the newest link on the
+// sender's path to it, as in LinkHello.ReachEpochs (nil: zeros).
 type Reach struct {
-	Names []string
+	Names  []string
+	Epochs []uint64
 }
 
 // Type returns TypeReach.
 func (*Reach) Type() Type { return TypeReach }
 
-// AppendBody appends the names.
-func (m *Reach) AppendBody(b []byte) []byte { return appendNames(b, m.Names) }
+// AppendBody appends the names and, only when one is not zero, one epoch
+// per name (varints): a Reach without epochs is the one routers wrote
+// before epochs existed.
+func (m *Reach) AppendBody(b []byte) []byte {
+	b = appendNames(b, m.Names)
+	if anyNonZero(m.Epochs) {
+		b = appendEpochs(b, m.Epochs, len(m.Names))
+	}
+	return b
+}
 
 func decodeReach(r *reader) *Reach {
 	m := &Reach{Names: readNames(r, "reach")}
 	if r.err == nil && len(m.Names) == 0 {
 		r.fail("reach: empty set (it always holds the sender)")
 	}
+	if r.err == nil && len(r.b) > 0 {
+		m.Epochs = readEpochs(r, len(m.Names), "reach epochs")
+	}
 	return m
+}
+
+func anyNonZero(vs []uint64) bool {
+	for _, v := range vs {
+		if v != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// appendEpochs appends n epochs, those of es (zeros past its end, when
+// nil): encoders trust callers to pass one per name.
+func appendEpochs(b []byte, es []uint64, n int) []byte {
+	for i := range n {
+		var e uint64
+		if i < len(es) {
+			e = es[i]
+		}
+		b = binary.AppendUvarint(b, e)
+	}
+	return b
+}
+
+// readEpochs reads n epochs (one per name just read).
+func readEpochs(r *reader, n int, what string) []uint64 {
+	out := make([]uint64, n)
+	for i := 0; i < n && r.err == nil; i++ {
+		out[i] = r.uvarint(what)
+	}
+	return out
 }
 
 // Routes changes the filters the sender forwards to the receiver on a

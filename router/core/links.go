@@ -59,11 +59,20 @@ func (c *Core) linkUp(in LinkUp) error {
 	if err := c.bloomCheckHello(in.Hello); err != nil {
 		return err
 	}
-	hello := c.mesh.HelloTo(in.Hello.Name)
-	c.bloomHello(hello)
-	id, out, err := c.mesh.LinkUp(in.Hello)
+	var hello *wire.LinkHello // the answer, when the peer dialled: it carries the link's epoch
+	var id mesh.Link
+	var out mesh.Output
+	var err error
+	if in.SendHello {
+		id, hello, out, err = c.mesh.Accept(in.Hello)
+	} else {
+		id, out, err = c.mesh.LinkUp(in.Hello)
+	}
 	if err != nil {
 		return wire.Errorf(wire.CodeUnexpected, "%v", err)
+	}
+	if hello != nil {
+		c.bloomHello(hello)
 	}
 	c.byLink[id] = in.Conn
 	c.linkOf[in.Conn] = id

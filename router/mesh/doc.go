@@ -29,11 +29,14 @@
 //   - When a link comes up each side sends a Snapshot of the filters it
 //     forwards to the other; the receiver replaces what it held from that
 //     neighbour by it and propagates only the difference.
-//   - A link whose peer's reachable set meets this router's name or the
-//     set of another link is refused (LinkUp returns an error naming both
-//     paths). A cycle noticed later, from a Reach update (two links raced),
-//     closes the link with the lexically largest pair of router names among
-//     those involved; see Mesh.Receive.
+//   - Cycle refusal never touches an existing link (epoch.go): every link
+//     has an epoch, given by the accepting router (Accept) and sent in its
+//     answer so both ends hold it, newer than every link either end knew
+//     of; Reach carries the newest epoch along each path. Of the links of
+//     a cycle, only the newest is refused (Accept, LinkUp, with an error
+//     naming both paths) or closed (a cycle noticed later from a Reach
+//     update, two links having raced; see Mesh.Receive), by both of its
+//     ends; routers whose links on the cycle are older close nothing.
 //   - Each router run has an incarnation (Config.Incarnation), sent in its
 //     hello. A hello from a router already linked with the same
 //     incarnation is refused; with another one the peer restarted, so the

@@ -82,6 +82,7 @@ func (o *Output) send(l Link, m wire.Message) { o.Sends = append(o.Sends, Send{l
 type Mesh struct {
 	name     string
 	incarn   uint64
+	clock    uint64 // the largest link epoch seen (epoch.go)
 	maxLinks int
 	table    *poset.Table
 	nextLink Link

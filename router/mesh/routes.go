@@ -41,7 +41,7 @@ func (m *Mesh) Receive(id Link, msg wire.Message) (Output, error) {
 		if err := m.receiveReach(l, msg); err != nil {
 			return out, err
 		}
-		m.breakCycles(l, &out)
+		m.breakCycles(&out)
 		m.propagateReach(&out)
 		return out, nil
 	}

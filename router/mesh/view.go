@@ -4,8 +4,11 @@ package mesh
 // reachable through it, and the filters forwarded to and received from it
 // (received ones repeated by multiplicity), in canonical order.
 type LinkRoutes struct {
-	Link      Link     `json:"link"`
-	Peer      string   `json:"peer"`
+	Link Link   `json:"link"`
+	Peer string `json:"peer"`
+	// Epoch is the link's epoch, which both ends hold: of the links
+	// closing a cycle, the one with the largest epoch is closed.
+	Epoch     uint64   `json:"epoch"`
 	Reach     []string `json:"reach"`
 	Forwarded []string `json:"forwarded"`
 	Received  []string `json:"received"`
@@ -29,7 +32,7 @@ func (m *Mesh) Routes() []LinkRoutes {
 			}
 		}
 		out = append(out, LinkRoutes{
-			Link: l.id, Peer: l.peer, Reach: append([]string(nil), l.reach...),
+			Link: l.id, Peer: l.peer, Epoch: l.epoch, Reach: append([]string(nil), l.reach...),
 			Forwarded: m.forwardedTo(l), Received: recv,
 			Unacked: l.sentSeq - l.ackedSeq,
 		})
