@@ -70,13 +70,19 @@
 //   - A link flapping: knowledge and nacks lost on it are asked for again;
 //     the intermediate broker is recreated when the way to a pubend
 //     changes and resyncs its filter sets; release waits meanwhile.
-//   - A router restarting with an empty disk: its pubends lose their log
-//     (events logged and not delivered are gone) and start over with the
-//     clock's ticks; its SHB loses its registrations and PFS. Reports only
-//     grow at a pubend, so the new SHB cannot hold release below what the
-//     old one reported; its old subscribers come back with their CTs as
-//     if reconnecting anywhere, and get gaps for what was released while
-//     their registrations were gone. Nothing else is affected.
+//   - A router restarting with an empty disk: its SHB loses its
+//     registrations and PFS. Its store has a new Born (Msg.Born, on
+//     installs and reports), so every pubend elsewhere keeps holding
+//     release at what the previous store last reported, for
+//     PubendConfig.WipeGrace; the old subscribers come back with their CTs
+//     as if reconnecting from elsewhere (rule SHB 9), are registered again
+//     and fetch what they miss from upstream: within the grace they miss
+//     nothing; later ones get a gap for what was released after it. Its
+//     own pubends lose their log (events logged and not delivered are
+//     gone) and start over with the clock's ticks: a subscriber anywhere
+//     gets a gap on such a pubend from its CT up to where the new pubend
+//     released when it is back, never a silent loss of a pubend that kept
+//     its disk. Nothing else is affected.
 //
 // # Caveats
 //

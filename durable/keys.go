@@ -15,6 +15,9 @@ import (
 //	'P' 'r' p shb      PHB release report of one SHB
 //	'P' 'x' p shb      PHB: an SHB dropped for its absence (rule PHB 6)
 //	'P' 'n' p shb      PHB: an SHB learned as a member (PubendConfig.LearnSHBs)
+//	'P' 'b' p shb      PHB: the Born of an SHB's store, from its reports
+//	'P' 'g' p shb      PHB: the last report of a wiped SHB's previous store, held
+//	'S' 'b'            SHB: Born, the time of this store's first report
 //	'S' 'e'            SHB epoch and filter-set version
 //	'S' 't' node       SHB: a filtering router's stamp
 //	'S' 'g' sid        SHB registry: subscriber id, filter, start CT
@@ -68,6 +71,9 @@ func phbDedupKey(p, pub string) []byte        { return keyStr(rolePHB, 'd', p, p
 func phbReportKey(p, shb string) []byte       { return keyStr(rolePHB, 'r', p, shb) }
 func phbDropKey(p, shb string) []byte         { return keyStr(rolePHB, 'x', p, shb) }
 func phbMemberKey(p, shb string) []byte       { return keyStr(rolePHB, 'n', p, shb) }
+func phbBornKey(p, shb string) []byte         { return keyStr(rolePHB, 'b', p, shb) }
+func phbWipedKey(p, shb string) []byte        { return keyStr(rolePHB, 'g', p, shb) }
+func shbBornKey() []byte                      { return []byte{roleSHB, 'b'} }
 func shbPubendKey(p string) []byte            { return keyStr(roleSHB, 'p', "", p) }
 func shbEpochKey() []byte                     { return []byte{roleSHB, 'e'} }
 func shbStampPrefix() []byte                  { return []byte{roleSHB, 't'} }

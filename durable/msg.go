@@ -25,10 +25,12 @@ const (
 	MsgLost
 	// MsgNack (curiosity, upstream): Pubend, Ranges.
 	MsgNack
-	// MsgRelease (upstream): Pubend, Reports.
+	// MsgRelease (upstream): Pubend, Reports; Born, the reporting SHB's
+	// store.
 	MsgRelease
 	// MsgInstall (SHB to hop): Sub, Filter, Epoch, Version; Origin, the
-	// SHB it was made for (routers pass it up, so a pubend learns the SHB).
+	// SHB it was made for (routers pass it up, so a pubend learns the SHB),
+	// and Born, that SHB's store.
 	MsgInstall
 	// MsgInstallAck (hop to SHB): Sub, CT = per pubend the highest tick
 	// already forwarded toward the SHB by any hop on the way; Stamps = per
@@ -215,6 +217,12 @@ type Msg struct {
 	Claims []Claim
 	// Pubends lists pubend ids (MsgHosts).
 	Pubends []string
+	// Born names the store of the SHB an install or a release report
+	// comes from: the time of that store's first message upstream,
+	// persisted with it. A larger Born than a pubend recorded is the same
+	// SHB back with an empty disk (pubend_wiped.go); zero: one that does
+	// not say.
+	Born Tick
 }
 
 // Envelope is a message with its sender and receiver node ids.

@@ -52,6 +52,12 @@ type PubendConfig struct {
 	// meanwhile. The drop is persisted and listed by Dropped; an SHB that
 	// reports again is taken back. Zero never drops.
 	DropAfter Tick
+	// WipeGrace is how long release keeps holding at the last report of
+	// a member SHB's previous store after it came back with an empty
+	// disk (see pubend_wiped.go): its subscribers that come back within
+	// it miss nothing, later ones get a gap. Zero holds until the SHB is
+	// dropped (DropAfter) or for ever.
+	WipeGrace Tick
 }
 
 func (c *PubendConfig) populate() error {
@@ -104,9 +110,11 @@ type Pubend struct {
 	lastLost     Tick // time of the last lost announcement
 	metaDirty    bool
 	reportsDirty map[string]bool
-	heard        map[string]Tick    // per SHB, when its last report came (soft)
-	dropped      map[string]bool    // SHBs dropped for their absence (persisted)
-	answers      map[string][]Range // nacked ranges not answered yet, per asker (see answerNacks)
+	heard        map[string]Tick      // per SHB, when its last report came (soft)
+	dropped      map[string]bool      // SHBs dropped for their absence (persisted)
+	answers      map[string][]Range   // nacked ranges not answered yet, per asker (see answerNacks)
+	born         map[string]Tick      // per SHB, the Born of its store (persisted)
+	wiped        map[string]wipedHold // per wiped SHB, its previous store's hold (persisted)
 	// Stats counts what the pubend did.
 	Stats PubendStats
 }
@@ -114,6 +122,7 @@ type Pubend struct {
 // PubendStats counts what a pubend did.
 type PubendStats struct {
 	SHBDrops int // SHBs dropped for their absence (rule PHB 6)
+	Wipes    int // member SHBs seen back with an empty disk
 }
 
 // NewPubend recovers a pubend from its store (empty for a new one).
@@ -123,7 +132,7 @@ func NewPubend(cfg PubendConfig, store Store) (*Pubend, error) {
 	}
 	p := &Pubend{cfg: cfg, w: newPendingWrites(store), dedup: map[string]dedupEntry{}, lastEvent: -1 << 62,
 		reports: map[string]Report{}, reportsDirty: map[string]bool{},
-		heard: map[string]Tick{}, dropped: map[string]bool{}}
+		heard: map[string]Tick{}, dropped: map[string]bool{}, born: map[string]Tick{}, wiped: map[string]wipedHold{}}
 	if err := p.recover(store); err != nil {
 		return nil, fmt.Errorf("pubend %s: recover: %w", cfg.ID, err)
 	}
@@ -155,6 +164,9 @@ func (p *Pubend) recover(store Store) error {
 		return err
 	}
 	slices.Sort(p.cfg.SHBs)
+	if err := p.recoverWiped(); err != nil {
+		return err
+	}
 	return p.scanTable('x', 1, func(k string, _ []Tick) { p.dropped[k] = true })
 }
 
@@ -216,13 +228,16 @@ func (p *Pubend) Step(now Tick, env Envelope) error {
 	case MsgNack:
 		return p.nack(env.From, m)
 	case MsgRelease:
-		p.report(now, m.Reports)
+		p.report(now, m.Reports, m.Born)
 		p.release(now)
 	case MsgFilters, MsgUninstall, MsgClaim, MsgInstallAck:
 		// A PHB does not filter and hosts no subscriber: nothing to do.
 	case MsgInstall:
 		if p.cfg.LearnSHBs && m.Origin != "" {
 			p.AddSHB(m.Origin)
+		}
+		if contains(p.cfg.SHBs, m.Origin) {
+			p.bornOf(now, m.Origin, m.Born)
 		}
 		p.send(env.From, Msg{Kind: MsgInstallAck, Sub: m.Sub, CT: CT{p.cfg.ID: p.ticker.LastAnnounced()}})
 	default:
@@ -238,6 +253,7 @@ func (p *Pubend) Tick(now Tick) error {
 		p.silence(now)
 	}
 	p.dropAbsent(now)
+	p.endWipeGrace(now)
 	err := p.answerNacks()
 	p.release(now)
 	p.expireDedup(now)

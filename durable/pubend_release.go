@@ -5,12 +5,12 @@ package durable
 // or duplicated report changes nothing. Reports from SHBs not configured
 // are ignored (with LearnSHBs, such an SHB becomes a member); a dropped
 // SHB that reports is taken back.
-func (p *Pubend) report(now Tick, rs []Report) {
+func (p *Pubend) report(now Tick, rs []Report, born Tick) {
 	for _, r := range rs {
 		if p.cfg.LearnSHBs && r.SHB != "" {
 			p.AddSHB(r.SHB)
 		}
-		if !contains(p.cfg.SHBs, r.SHB) {
+		if !contains(p.cfg.SHBs, r.SHB) || !p.bornOf(now, r.SHB, born) {
 			continue
 		}
 		p.heard[r.SHB] = now
@@ -30,7 +30,7 @@ func (p *Pubend) report(now Tick, rs []Report) {
 // releasePoint returns how far the L prefix may move at time now: up to the
 // minimum Tr of all SHBs, and with early release any tick at or below the
 // minimum Td older than MaxRetain. Until every SHB has reported, nothing.
-// Dropped SHBs do not count.
+// Dropped SHBs do not count; a wiped one's previous store holds too.
 func (p *Pubend) releasePoint(now Tick) Tick {
 	if len(p.cfg.SHBs) == 0 {
 		return p.lost
@@ -45,6 +45,9 @@ func (p *Pubend) releasePoint(now Tick) Tick {
 			return p.lost
 		}
 		tr, td = min(tr, r.Tr), min(td, r.Td)
+		if h, ok := p.wiped[shb]; ok {
+			tr, td = min(tr, h.Tr), min(td, h.Td)
+		}
 	}
 	upto := tr
 	if p.cfg.MaxRetain > 0 {

@@ -57,7 +57,7 @@ func (r *Router) installUp(link, sub string, m Msg) {
 	r.pending[key] = pi
 	r.ver++
 	for _, up := range ups {
-		r.send(up, Msg{Kind: MsgInstall, Sub: key, Filter: m.Filter, Epoch: r.cfg.Incarnation, Version: r.ver, Origin: m.Origin})
+		r.send(up, Msg{Kind: MsgInstall, Sub: key, Filter: m.Filter, Epoch: r.cfg.Incarnation, Version: r.ver, Origin: m.Origin, Born: m.Born})
 	}
 }
 

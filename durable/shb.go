@@ -162,7 +162,10 @@ type SHB struct {
 	pass       uint64 // deliver passes so far: one per D tick on a constream
 	now        Tick
 	lastReport Tick
-	Stats      SHBStats
+	// born is the time of this store's first report (Report.Born),
+	// persisted with it; zero until then.
+	born  Tick
+	Stats SHBStats
 }
 
 // SHBStats counts what an SHB did.

@@ -191,6 +191,7 @@ func (s *SHB) nackIstream(pb *shbPubend) {
 // released(s,p) of every durable subscriber), Td = LD. Messages leave after
 // the batch that persists these values, so reports use persisted values.
 func (s *SHB) report() {
+	born := s.stampBorn()
 	for _, p := range s.cfg.Pubends {
 		pb := s.pubs[p]
 		tr := pb.ld
@@ -198,7 +199,7 @@ func (s *SHB) report() {
 			tr = min(tr, d.released[p])
 		}
 		s.send(s.cfg.Upstream, Msg{Kind: MsgRelease, Pubend: p,
-			Reports: []Report{{SHB: s.cfg.Node, Tr: tr, Td: pb.ld}}})
+			Reports: []Report{{SHB: s.cfg.Node, Tr: tr, Td: pb.ld}}, Born: born})
 	}
 }
 
@@ -269,4 +270,16 @@ func (s *SHB) toSub(c *conn, m Msg) {
 		}
 	}
 	s.send(c.node, m)
+}
+
+// stampBorn returns the store's Born (Msg.Born), naming the store at its
+// first message upstream, so that a pubend tells a restart with an empty
+// disk from one with the registry (pubend_wiped.go). It is persisted with
+// the Ready that sends the message.
+func (s *SHB) stampBorn() Tick {
+	if s.born == 0 {
+		s.born = max(s.now, 1)
+		s.w.set(shbBornKey(), encodeTicks(s.born))
+	}
+	return s.born
 }

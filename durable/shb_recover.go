@@ -67,6 +67,11 @@ func (s *SHB) recover() error {
 	}
 	s.epoch, s.version, s.nextSID = uint64(ev[0])+1, uint64(ev[1]), max(uint64(ev[2]), 1)
 	s.epochDirty = true
+	born, err := getTicks(st.Get, shbBornKey(), 1)
+	if err != nil {
+		return err
+	}
+	s.born = born[0]
 	if err := s.recoverStamps(); err != nil {
 		return err
 	}

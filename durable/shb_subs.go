@@ -63,7 +63,8 @@ func (s *SHB) bumpVersion() {
 
 func (s *SHB) sendInstall(ps *pendingSub) {
 	ps.lastSent = s.now
-	s.send(s.cfg.Upstream, Msg{Kind: MsgInstall, Sub: ps.id, Filter: ps.filter, Epoch: s.epoch, Version: s.version, Origin: s.cfg.Node})
+	s.send(s.cfg.Upstream, Msg{Kind: MsgInstall, Sub: ps.id, Filter: ps.filter, Epoch: s.epoch, Version: s.version,
+		Origin: s.cfg.Node, Born: s.stampBorn()})
 }
 
 // installAck registers a pending subscription. Its start CT is, per pubend,

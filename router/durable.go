@@ -44,6 +44,12 @@ type DurableConfig struct {
 	// subscribers get gaps for what is released meanwhile; it is taken back
 	// when it reports again. Zero (the default) never drops one.
 	DropAfter time.Duration
+	// WipeGrace is how long the pubends hosted here keep holding release
+	// at what a router's SHB last reported after that router came back
+	// with an empty disk (durable.PubendConfig.WipeGrace; default 10
+	// minutes): its durable subscribers that reconnect within it, with
+	// their CTs, miss nothing; later ones get a gap.
+	WipeGrace time.Duration
 	// SubQueue bounds each subscriber session's unacknowledged events per
 	// pubend (durable.SHBConfig.SubQueue; default 1024).
 	SubQueue int
@@ -79,8 +85,11 @@ func (c *DurableConfig) validate(name string) error {
 			return fmt.Errorf("durable: router names must not contain '/' (%q, %q)", host, name)
 		}
 	}
-	if c.MaxRetain < 0 || c.DropAfter < 0 || c.SubQueue < 0 || c.NackRetry < 0 || c.ReportInterval < 0 {
-		return errors.New("durable: MaxRetain, DropAfter, SubQueue, NackRetry and ReportInterval must not be negative")
+	if c.MaxRetain < 0 || c.DropAfter < 0 || c.WipeGrace < 0 || c.SubQueue < 0 || c.NackRetry < 0 || c.ReportInterval < 0 {
+		return errors.New("durable: MaxRetain, DropAfter, WipeGrace, SubQueue, NackRetry and ReportInterval must not be negative")
+	}
+	if c.WipeGrace == 0 {
+		c.WipeGrace = 10 * time.Minute
 	}
 	if c.ReportInterval == 0 {
 		c.ReportInterval = 100 * time.Millisecond
@@ -244,7 +253,7 @@ func (d *durableNode) boot() error {
 	for _, p := range local {
 		pe, err := durable.NewPubend(durable.PubendConfig{ID: p, Node: pubendNode(d.name, p),
 			Downstream: []string{d.name}, SHBs: shbs, LearnSHBs: true, MaxRetain: microsOf(d.cfg.MaxRetain),
-			DropAfter: microsOf(d.cfg.DropAfter)}, d.store)
+			DropAfter: microsOf(d.cfg.DropAfter), WipeGrace: microsOf(d.cfg.WipeGrace)}, d.store)
 		if err != nil {
 			return fmt.Errorf("durable: %w", err)
 		}

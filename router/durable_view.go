@@ -45,6 +45,10 @@ type DurablePubendStatus struct {
 	// released); LogBytes estimates its event log's size on disk.
 	WaitsFor []string                `json:"waits_for,omitempty"`
 	Reported map[string]durable.Tick `json:"reported,omitempty"`
+	// Wiped lists the SHBs seen back with an empty disk whose previous
+	// store still holds release (DurableConfig.WipeGrace), with the tick
+	// it holds at.
+	Wiped    map[string]durable.Tick `json:"wiped,omitempty"`
 	LogBytes uint64                  `json:"log_bytes,omitempty"`
 }
 
@@ -144,6 +148,9 @@ func (d *durableNode) publishView() {
 			ps.WaitsFor, ps.Reported = pe.SHBs(), map[string]durable.Tick{}
 			for shb, r := range pe.Reports() {
 				ps.Reported[shb] = r.Tr
+			}
+			if w := pe.Wiped(); len(w) > 0 {
+				ps.Wiped = w
 			}
 			pre := durable.PHBLogPrefix(p)
 			if n, err := d.store.DiskUsage(pre, prefixEnd(pre)); err == nil {

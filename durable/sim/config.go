@@ -28,16 +28,20 @@ const (
 	// meanwhile waits, in order, and goes when the block ends (a full
 	// lane, a stalled neighbour), where a partition loses it.
 	FaultBlock Fault = "block"
+	// FaultWipe restarts an SHB with an empty disk: its registry, PFS
+	// and latestDelivered are gone, and its subscribers come back
+	// presenting their CTs (as to an SHB that never knew them).
+	FaultWipe Fault = "wipe"
 )
 
-// AllFaults lists the fault kinds "all" means. FaultBlock is named on
-// its own (it draws from its own source, so adding it leaves every other
-// fault's seeds as they were).
+// AllFaults lists the fault kinds "all" means. FaultBlock and FaultWipe
+// are named on their own (each draws from its own source, so adding them
+// left every other fault's seeds as they were).
 var AllFaults = []Fault{FaultDrop, FaultDup, FaultReorder, FaultDelay, FaultPartition,
 	FaultCrash, FaultReconnect, FaultRoam, FaultRelease, FaultPublisher, FaultClock}
 
 // knownFaults lists every fault kind.
-var knownFaults = append(slices.Clone(AllFaults), FaultBlock)
+var knownFaults = append(slices.Clone(AllFaults), FaultBlock, FaultWipe)
 
 // ParseFaults parses a comma-separated list of fault names; "all" means
 // every fault and "none" or "" none.
@@ -91,6 +95,10 @@ type Config struct {
 	// DropAfter is how long a PHB waits for an absent SHB's report before
 	// dropping it (rule PHB 6), when FaultRelease is on (default 70 ms).
 	DropAfter durable.Tick
+	// WipeGrace is how long a PHB holds release for a wiped SHB's
+	// previous store (PubendConfig.WipeGrace; default 2 s, longer than
+	// any subscriber of a run stays away).
+	WipeGrace durable.Tick
 	// HealTime bounds the time allowed to catch up after the faults stop
 	// (default 30 s of simulated time).
 	HealTime durable.Tick
@@ -144,6 +152,9 @@ func (c *Config) populate() {
 	}
 	if c.LinkCost == 0 {
 		c.LinkCost = 5
+	}
+	if c.WipeGrace <= 0 {
+		c.WipeGrace = 2_000_000
 	}
 	if c.HealTime <= 0 {
 		c.HealTime = 30_000_000

@@ -82,6 +82,18 @@ func (w *world) scheduleFaults(chaosEnd durable.Tick) {
 			})
 		}
 	}
+	if w.cfg.has(FaultWipe) {
+		rng := rand.New(rand.NewPCG(w.cfg.Seed, 0x3129e))
+		for range 1 + rng.IntN(2) {
+			n := w.nodes[shbName(rng.IntN(w.cfg.SHBs))]
+			at := durable.Tick(rng.IntN(int(chaosEnd)))
+			w.at(at, func() {
+				if w.chaos && n.up {
+					w.wipe(n)
+				}
+			})
+		}
+	}
 	if w.cfg.has(FaultPublisher) {
 		for _, p := range w.pubs {
 			for range 1 + w.rng.IntN(2) {

@@ -174,6 +174,21 @@ func (w *world) crash(n *node) {
 	}})
 }
 
+// wipe crashes an SHB and gives it an empty store for its restart. Its
+// subscribers present their CTs when they come back (s.startedAt no
+// longer names an SHB that knows them).
+func (w *world) wipe(n *node) {
+	w.trace("wipe %s", n.name)
+	w.stats.Wipes++
+	w.crash(n)
+	n.store = memstore.New()
+	for _, s := range w.subs {
+		if s.startedAt == n.name {
+			s.startedAt = ""
+		}
+	}
+}
+
 // clock returns a node's reading of the time: simulated time plus its skew.
 func (w *world) clock(n *node) durable.Tick { return w.now + n.skew }
 

@@ -25,6 +25,7 @@ type Stats struct {
 	Crashes        int          `json:"crashes"`
 	Partitions     int          `json:"partitions"`
 	Blocks         int          `json:"blocks"` // links blocked (FaultBlock)
+	Wipes          int          `json:"wipes"`  // SHBs restarted with an empty disk (FaultWipe)
 	Reconnects     int          `json:"reconnects"`
 	ClockSteps     int          `json:"clock_steps"` // PHB clocks set back
 	Roams          int          `json:"roams"`       // reconnections at another SHB

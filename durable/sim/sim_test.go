@@ -255,3 +255,29 @@ func TestSimulatorLearnedMembers(t *testing.T) {
 		})
 	}
 }
+
+// TestSimulatorWipes restarts SHBs with an empty disk (their subscribers
+// come back presenting their CTs), alone and with every other fault, with
+// and without early release: pubends hold release for the wiped stores'
+// subscribers (pubend_wiped.go), so nobody misses an event it had not
+// acknowledged. The test fails if no SHB was wiped.
+func TestSimulatorWipes(t *testing.T) {
+	noRelease := slices.DeleteFunc(slices.Clone(AllFaults), func(f Fault) bool { return f == FaultRelease })
+	for _, fs := range [][]Fault{{FaultWipe}, append(noRelease, FaultWipe), append(slices.Clone(AllFaults), FaultWipe)} {
+		t.Run(FaultList(fs), func(t *testing.T) {
+			var total Stats
+			for seed := uint64(1); seed <= 150; seed++ {
+				res := Run(Config{Seed: seed, Events: 20, Faults: fs})
+				for _, v := range res.Violations {
+					t.Fatalf("seed %d at %d us: %s\n  replay: sift sim durable --seeds %d..%d --events 20 --faults %s",
+						v.Seed, v.Time, v.What, seed, seed, FaultList(fs))
+				}
+				total.Add(res.Stats)
+			}
+			if total.Wipes == 0 {
+				t.Fatal("no SHB was wiped")
+			}
+			t.Logf("%s", total.Summary())
+		})
+	}
+}

@@ -88,7 +88,7 @@ func (w *world) phbConfig(name string) durable.PubendConfig {
 	var i int
 	fmt.Sscanf(name, "phb%d", &i)
 	cfg := durable.PubendConfig{ID: pubendName(i - 1), Node: name,
-		Downstream: []string{w.topo.phbRouter(name)}, SHBs: w.shbNames()}
+		Downstream: []string{w.topo.phbRouter(name)}, SHBs: w.shbNames(), WipeGrace: w.cfg.WipeGrace}
 	if w.cfg.LearnSHBs {
 		cfg.SHBs, cfg.LearnSHBs = nil, true
 	}

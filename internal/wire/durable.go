@@ -61,6 +61,7 @@ const (
 	dfStamps
 	dfClaims
 	dfPubends
+	dfBorn
 	dfAll = 1<<iota - 1
 )
 
@@ -110,6 +111,7 @@ func durableMask(m *durable.Msg) uint64 {
 	set(dfStamps, len(m.Stamps) > 0)
 	set(dfClaims, len(m.Claims) > 0)
 	set(dfPubends, len(m.Pubends) > 0)
+	set(dfBorn, m.Born != 0)
 	return f
 }
 
@@ -206,6 +208,7 @@ func (d *Durable) AppendBody(b []byte) []byte {
 			b = appendString(b, p)
 		}
 	}
+	tick(dfBorn, m.Born)
 	return b
 }
 
@@ -271,6 +274,7 @@ func (d *EventDecoder) decodeDurable(r *reader) *Durable {
 	m.Stamps = dd.stamps()
 	m.Claims = dd.claims()
 	m.Pubends = dd.pubends()
+	m.Born = dd.tick(dfBorn, "durable born")
 	if r.err != nil {
 		return nil
 	}

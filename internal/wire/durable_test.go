@@ -66,6 +66,7 @@ func genDurable(t *rapid.T) *Durable {
 	if opt("origin") {
 		m.Origin = name.Draw(t, "origin")
 	}
+	m.Born = genTick(t, "born")
 	for range rapid.IntRange(0, 2).Draw(t, "stamps") {
 		m.Stamps = append(m.Stamps, durable.Stamp{Node: name.Draw(t, "sn"), Epoch: rapid.Uint64().Draw(t, "se"), Version: rapid.Uint64().Draw(t, "sv")})
 	}
@@ -108,7 +109,7 @@ func TestDurableRoundTrip(t *testing.T) {
 				t.Fatalf("range %d: %v != %v", i, out.Ranges[i], in.Msg.Ranges[i])
 			}
 		}
-		if out.Origin != in.Msg.Origin || len(out.Stamps) != len(in.Msg.Stamps) || len(out.Claims) != len(in.Msg.Claims) {
+		if out.Origin != in.Msg.Origin || out.Born != in.Msg.Born || len(out.Stamps) != len(in.Msg.Stamps) || len(out.Claims) != len(in.Msg.Claims) {
 			t.Fatalf("origin, stamps or claims differ:\n in %+v\nout %+v", in.Msg, out)
 		}
 		for i := range out.Stamps {
@@ -185,6 +186,7 @@ func FuzzDurable(f *testing.F) {
 		{Kind: durable.MsgSilence, Pubend: "p", From: 1, To: 9, Filtered: true, Epoch: 2, Version: 3},
 		{Kind: durable.MsgNack, Pubend: "p", Ranges: []durable.Range{{From: 1, To: 2}}},
 		{Kind: durable.MsgRelease, Pubend: "p", Reports: []durable.Report{{SHB: "s", Tr: 1, Td: 2}}},
+		{Kind: durable.MsgRelease, Pubend: "p", Reports: []durable.Report{{SHB: "s", Tr: 1, Td: 2}}, Born: 5},
 		{Kind: durable.MsgResume, Sub: "s", Filter: match.MustParse(`price > 1`), HasCT: true, CT: durable.CT{"p": 3}, Session: 7},
 		{Kind: durable.MsgFilters, Subs: []durable.SubFilter{{Sub: "s", Filter: match.MustParse(`*`)}}, Nonce: 1},
 		{Kind: durable.MsgPublish, Publisher: "x", Seq: 1, Event: ev},
