@@ -52,6 +52,37 @@ func Load(idx Index, ids []ID, filters []Filter) error {
 	return nil
 }
 
+// BatchMatcher is implemented by indexes that match several events in one
+// call for less than one Match each: Parallel hands the whole batch to
+// every core at once instead of one handoff per event.
+type BatchMatcher interface {
+	// MatchBatch appends to dsts[i] the ids Match would append for evs[i],
+	// for every i, growing dsts to len(evs) entries first; it returns
+	// dsts[:len(evs)].
+	MatchBatch(evs []Event, dsts [][]ID) [][]ID
+}
+
+// MatchBatch matches every event of evs against idx, in one batch when idx
+// is a BatchMatcher and one by one otherwise; see BatchMatcher.
+func MatchBatch(idx Index, evs []Event, dsts [][]ID) [][]ID {
+	if bm, ok := idx.(BatchMatcher); ok {
+		return bm.MatchBatch(evs, dsts)
+	}
+	dsts = growBatch(dsts, len(evs))
+	for i, e := range evs {
+		dsts[i] = idx.Match(e, dsts[i])
+	}
+	return dsts
+}
+
+// growBatch returns dsts with at least n entries, cut to n.
+func growBatch(dsts [][]ID, n int) [][]ID {
+	if len(dsts) < n {
+		dsts = append(dsts, make([][]ID, n-len(dsts))...)
+	}
+	return dsts[:n]
+}
+
 // IndexInfo describes a registered index implementation.
 type IndexInfo struct {
 	// Name selects the index, e.g. in `sift match --index NAME`.

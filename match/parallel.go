@@ -23,10 +23,17 @@ func init() {
 // than Fast, plus a goroutine handoff, and saves nearly all of the bitset
 // ORs and bound marks of all but one shard. Like every index it is not
 // safe for concurrent use.
+//
+// MatchBatch is the cheaper way to use it: every shard matches the whole
+// batch in one goroutine, so the handoff and the wait are paid once per
+// batch instead of once per event (see BatchMatcher).
 type Parallel struct {
 	shards []*Fast
 	dsts   [][]ID // per shard but the first: its matches of the current event
-	wg     sync.WaitGroup
+	// batch[i][j], for shards i > 0, is shard i's matches of event j of
+	// the current batch.
+	batch [][][]ID
+	wg    sync.WaitGroup
 }
 
 // NewParallel returns an empty index of n shards, each a Fast index of
@@ -35,7 +42,7 @@ func NewParallel(n int, cfg FastConfig) *Parallel {
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
-	p := &Parallel{shards: make([]*Fast, n), dsts: make([][]ID, n)}
+	p := &Parallel{shards: make([]*Fast, n), dsts: make([][]ID, n), batch: make([][][]ID, n)}
 	for i := range p.shards {
 		p.shards[i] = NewFast(cfg)
 	}
@@ -82,6 +89,39 @@ func (p *Parallel) Match(e Event, dst []ID) []ID {
 		dst = append(dst, d...)
 	}
 	return dst
+}
+
+// MatchBatch appends to dsts[j] the matches of evs[j], for every j, as
+// Match would (the first shard's, then the others'): each shard matches
+// the whole batch in a goroutine of its own (the first on the caller's),
+// and the caller then appends the other shards' matches.
+func (p *Parallel) MatchBatch(evs []Event, dsts [][]ID) [][]ID {
+	dsts = growBatch(dsts, len(evs))
+	if len(p.shards) == 1 || len(evs) == 0 {
+		for j, e := range evs {
+			dsts[j] = p.shards[0].Match(e, dsts[j])
+		}
+		return dsts
+	}
+	p.each(func(i int) {
+		if i > 0 {
+			b := growBatch(p.batch[i], len(evs))
+			for j, e := range evs {
+				b[j] = p.shards[i].Match(e, b[j][:0])
+			}
+			p.batch[i] = b
+		}
+	}, func() {
+		for j, e := range evs {
+			dsts[j] = p.shards[0].Match(e, dsts[j])
+		}
+	})
+	for j := range evs {
+		for _, b := range p.batch[1:] {
+			dsts[j] = append(dsts[j], b[j]...)
+		}
+	}
+	return dsts
 }
 
 // each runs fn(i) for every shard i > 0 in a goroutine of its own and

@@ -12,9 +12,11 @@ import (
 
 // BenchmarkParallelHEM matches one event stream on one Fast index and on
 // a Parallel one of as many shards as cores, both loaded with the same
-// HEM subscriptions, alternating blocks of 100 events between them so
-// that both see the same machine load. It reports each one's wall and CPU
-// time per event and the wall-time speed-up.
+// HEM subscriptions, alternating blocks of 100 events between Fast,
+// Parallel one event at a time (Match) and Parallel a block at a time
+// (MatchBatch), so that all three see the same machine load. It reports
+// each one's wall and CPU time per event and the wall-time speed-ups
+// over Fast.
 //
 //	go test -run '^$' -bench ParallelHEM -benchtime 2000x ./match/
 func BenchmarkParallelHEM(b *testing.B) {
@@ -35,15 +37,33 @@ func BenchmarkParallelHEM(b *testing.B) {
 			}
 			runtime.GC()
 			var dst []match.ID
-			var wall, cpu [2]time.Duration
-			idx := []match.Index{seq, par}
+			var dsts [][]match.ID
+			// seq: Fast, one Match per event; par: Parallel, one Match per
+			// event; batch: Parallel, one MatchBatch per block.
+			var wall, cpu [3]time.Duration
 			const block = 100
 			b.ResetTimer()
 			for i := 0; i < b.N; i += block {
-				for k, x := range idx {
+				evs := make([]match.Event, 0, block)
+				for j := i; j < i+block && j < b.N; j++ {
+					evs = append(evs, w.Events[j%len(w.Events)])
+				}
+				for k := range wall {
 					t0, c0 := time.Now(), cpuclock.Process()
-					for j := i; j < i+block && j < b.N; j++ {
-						dst = x.Match(w.Events[j%len(w.Events)], dst[:0])
+					switch k {
+					case 0:
+						for _, e := range evs {
+							dst = seq.Match(e, dst[:0])
+						}
+					case 1:
+						for _, e := range evs {
+							dst = par.Match(e, dst[:0])
+						}
+					case 2:
+						for j := range dsts {
+							dsts[j] = dsts[j][:0]
+						}
+						dsts = par.MatchBatch(evs, dsts)
 					}
 					wall[k] += time.Since(t0)
 					cpu[k] += cpuclock.Process() - c0
@@ -51,11 +71,12 @@ func BenchmarkParallelHEM(b *testing.B) {
 			}
 			b.StopTimer()
 			per := func(d time.Duration) float64 { return float64(d) / float64(b.N) }
-			b.ReportMetric(per(wall[0]), "seq-ns/event")
-			b.ReportMetric(per(wall[1]), "par-ns/event")
-			b.ReportMetric(per(cpu[0]), "seq-cpu-ns/event")
-			b.ReportMetric(per(cpu[1]), "par-cpu-ns/event")
-			b.ReportMetric(float64(wall[0])/float64(wall[1]), "speedup")
+			for k, name := range []string{"seq", "par", "batch"} {
+				b.ReportMetric(per(wall[k]), name+"-ns/event")
+				b.ReportMetric(per(cpu[k]), name+"-cpu-ns/event")
+			}
+			b.ReportMetric(float64(wall[0])/float64(wall[1]), "par-speedup")
+			b.ReportMetric(float64(wall[0])/float64(wall[2]), "batch-speedup")
 			b.ReportMetric(float64(par.Shards()), "shards")
 		})
 	}
