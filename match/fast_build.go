@@ -177,6 +177,7 @@ func (d *dim[K]) buildCells(los, his []keyed[K], loRuns, hiRuns []int, n int, cf
 	d.bounds = quantiles(loList.keys, hiList.keys, cells)
 	cells = len(d.bounds) + 1
 	d.lo, d.hi = loList.split(d.bounds), hiList.split(d.bounds)
+	packOffsets(d.lo, d.hi)
 	if cells == 1 {
 		return
 	}

@@ -54,10 +54,32 @@ type eqPoint struct {
 }
 
 // boundList holds interval bounds sorted by key; the top bit of a slot marks
-// an open (strict) bound.
+// an open (strict) bound. The keys are in keys, or, when they are all
+// integers (see packOffsets), in off: each key as its offset from the base
+// of its run, a run being keys within 65,535 of its first; 2 bytes a bound
+// instead of 4 or 8.
 type boundList[K cmp.Ordered] struct {
 	keys  []K
+	off   []uint16
+	runs  []offRun
 	slots []uint32
+}
+
+// key returns the i-th key.
+func (b *boundList[K]) key(i int) K {
+	if b.off == nil {
+		return b.keys[i]
+	}
+	r := b.runs[runOf(b.runs, i)]
+	return floatKey[K](r.base + float64(b.off[i]))
+}
+
+// cut returns where p splits the list's keys (see probe.cut).
+func (b *boundList[K]) cut(p *probe[K]) boundCut {
+	if b.off == nil {
+		return p.cut(b.keys)
+	}
+	return cutOffsets(b, p)
 }
 
 const openBit = 1 << 31
@@ -114,7 +136,7 @@ func (d *dim[K]) failInto(p *probe[K], win *window, fail []uint64) {
 			c, lo, hi = int(win.point.cell), win.point.lo, win.point.hi
 		} else {
 			c = p.upperBound(d.bounds)
-			lo, hi = p.cut(d.lo[c].keys), p.cut(d.hi[c].keys)
+			lo, hi = d.lo[c].cut(p), d.hi[c].cut(p)
 		}
 		if d.fail != nil {
 			win.orWords(fail, d.fail[c].Words())

@@ -138,7 +138,7 @@ func (d *dim[K]) setPoints(spans map[K]slotSpan) {
 		if len(d.lo) > 0 {
 			p := probe[K]{key: k}
 			c := p.upperBound(d.bounds)
-			pt.cell, pt.lo, pt.hi = int32(c), p.cut(d.lo[c].keys), p.cut(d.hi[c].keys)
+			pt.cell, pt.lo, pt.hi = int32(c), d.lo[c].cut(&p), d.hi[c].cut(&p)
 		}
 		d.points[k] = pt
 	}

@@ -269,7 +269,7 @@ func readDim[K, J cmp.Ordered](dst *dimBuilder[K], d *dim[J], remap []int32, con
 func readBounds[K, J cmp.Ordered](dst *[]keyed[K], b *boundList[J], remap []int32, conv func(J) K) {
 	for i, s := range b.slots {
 		if r := remap[s&^openBit]; r >= 0 {
-			*dst = append(*dst, keyed[K]{conv(b.keys[i]), uint32(r) | s&openBit})
+			*dst = append(*dst, keyed[K]{conv(b.key(i)), uint32(r) | s&openBit})
 		}
 	}
 }
