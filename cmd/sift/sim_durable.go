@@ -22,6 +22,7 @@ func init() {
 		topo    string
 		pubends int
 		learn   bool
+		reps    int
 		asJSON  bool
 	)
 	cmd := &cobra.Command{
@@ -52,7 +53,7 @@ Faults (--faults, comma-separated, "all" (every one but block and wipe) or "none
 			if err != nil {
 				return err
 			}
-			base := dsim.Config{Events: events, Faults: fs, Topology: tp, Pubends: pubends, LearnSHBs: learn}
+			base := dsim.Config{Events: events, Faults: fs, Topology: tp, Pubends: pubends, LearnSHBs: learn, Replicas: reps}
 			v := runDurableSims(cmd.OutOrStdout(), from, to, base, asJSON)
 			fmt.Fprintf(cmd.OutOrStdout(), "seeds=%d violations=%d\n", to-from+1, v)
 			if v > 0 {
@@ -67,6 +68,7 @@ Faults (--faults, comma-separated, "all" (every one but block and wipe) or "none
 	cmd.Flags().StringVar(&topo, "topology", "", "broker network: flat (one router), deep (routers r1-r2 and r1-r3-r4), chain (r1-r2-r3, pubends and SHBs at the routers), tree (r1-r2, r1-r3-r4, pubends and SHBs at the routers); empty picks by seed")
 	cmd.Flags().IntVar(&pubends, "pubends", 0, "pubends per run, spread over the routers in the chain and tree meshes (0: 2)")
 	cmd.Flags().BoolVar(&learn, "learn-shbs", false, "pubends start knowing no SHB and learn them from their installs and reports (as before a mesh's directory converged)")
+	cmd.Flags().IntVar(&reps, "replicas", 0, "replicate each pubend on this many PHB replicas with Raft (0 or 1: unreplicated); with crash faults each group's leader is killed during publishing and one replica's disk is wiped, with partition faults links between replicas are cut")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per seed (JSON Lines) before the summary line")
 	simParentCmd().AddCommand(cmd)
 }
@@ -140,6 +142,9 @@ func runDurableSims(w io.Writer, from, to uint64, base dsim.Config, asJSON bool)
 		}
 		if base.LearnSHBs {
 			replay += " --learn-shbs"
+		}
+		if base.Replicas > 1 {
+			replay += fmt.Sprintf(" --replicas %d", base.Replicas)
 		}
 		if asJSON {
 			rep := durableSeedReport{Seed: r.Seed, Stats: r.Stats, Violations: []string{}}

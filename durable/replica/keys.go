@@ -52,3 +52,7 @@ func prefixEnd(p []byte) []byte {
 	}
 	return nil
 }
+
+// StatePrefix returns the prefix under which a replica's store keeps the
+// keys of pubend's state (for tools and the simulator's checks).
+func StatePrefix(pubend string) []byte { return prefix(pubend, tableState) }

@@ -14,12 +14,17 @@ type leader struct {
 	term       uint64 // the raft term it leads in
 	activation uint64 // names this activation in its proposals
 	fenced     bool   // the fence is proposed
-	seq        uint64 // the last proposal's sequence number (the fence is 1)
-	appliedSeq uint64 // the last of its proposals applied
-	pubend     *durable.Pubend
-	ov         *overlay
-	held       []heldMsgs
-	confWait   bool // a membership change is proposed, not yet applied
+	// fenceApplied: the fence is applied by the Ready in flight; the
+	// pubend starts once the driver applied that Ready's writes (they
+	// hold the entries before the fence), at the next Step, Tick, Ready
+	// or Advance.
+	fenceApplied bool
+	seq          uint64 // the last proposal's sequence number (the fence is 1)
+	appliedSeq   uint64 // the last of its proposals applied
+	pubend       *durable.Pubend
+	ov           *overlay
+	held         []heldMsgs
+	confWait     bool // a membership change is proposed, not yet applied
 }
 
 // heldMsgs are the messages of one pubend Ready: they leave once the
@@ -67,9 +72,14 @@ func (r *Replica) stopLeading() {
 	r.leadingChanged()
 }
 
-// startLeading recovers the pubend from the committed state, once the
-// fence is applied.
+// startLeading recovers the pubend from the committed state once the
+// fence is applied and the writes of the Ready that applied it are in
+// the store.
 func (r *Replica) startLeading() {
+	if !r.lead.fenceApplied || r.inFlight != nil || r.fatal != nil {
+		return
+	}
+	r.lead.fenceApplied = false
 	r.lead.ov = &overlay{base: r.state}
 	p, err := durable.NewPubend(r.cfg.Pubend, r.lead.ov)
 	if err != nil {
@@ -119,9 +129,9 @@ func (r *Replica) proposePubend() {
 // appliedOwn records that the proposal seq of this activation was applied.
 func (r *Replica) appliedOwn(p proposal) {
 	if p.Fence {
-		if r.lead.pubend == nil && r.fatal == nil {
+		if r.lead.pubend == nil {
 			r.lead.appliedSeq = p.Seq
-			r.startLeading()
+			r.lead.fenceApplied = true
 		}
 		return
 	}

@@ -18,6 +18,7 @@ func (r *Replica) Ready() Ready {
 		return Ready{}
 	}
 	r.checkLeadership()
+	r.startLeading()
 	r.proposePubend()
 	b := &durable.Batch{}
 	if r.boot != nil {
@@ -57,6 +58,7 @@ func (r *Replica) Advance() {
 	}
 	r.snapsTo = nil
 	r.checkLeadership()
+	r.startLeading()
 }
 
 // persist adds a raft Ready to the batch: the snapshot, the entries, the
@@ -90,8 +92,8 @@ func (r *Replica) persist(rd *raft.Ready, b *durable.Batch, out *Ready) error {
 	}
 	for _, m := range rd.Messages {
 		name, ok := r.peers[m.GetTo()]
-		if !ok {
-			continue // an id never heard of: nowhere to send
+		if !ok || name == r.cfg.Name {
+			continue // an id never heard of, or this replica's own before its store was wiped
 		}
 		if m.GetType() == pb.MsgSnap {
 			r.snapsTo = append(r.snapsTo, m.GetTo())

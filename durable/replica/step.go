@@ -16,6 +16,7 @@ func (r *Replica) Step(now durable.Tick, env durable.Envelope) error {
 	if r.fatal != nil {
 		return r.fatal
 	}
+	r.startLeading()
 	if r.lead.pubend == nil {
 		r.Stats.NotLeader++
 		return nil
@@ -85,6 +86,7 @@ func (r *Replica) Tick(now durable.Tick) error {
 	if r.fatal != nil {
 		return r.fatal
 	}
+	r.startLeading()
 	if !r.ticking {
 		r.ticking, r.lastTick = true, now
 	}

@@ -113,6 +113,9 @@ type Config struct {
 	// their installs and reports (PubendConfig.LearnSHBs), as in a mesh
 	// before its directory has converged.
 	LearnSHBs bool
+	// Replicas, if above 1, replicates each pubend on that many PHB
+	// replicas with Raft (package durable/replica; see replicas.go).
+	Replicas int
 	// Trace, if set, receives every delivered message and fault.
 	Trace func(string)
 }

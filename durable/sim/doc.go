@@ -46,6 +46,16 @@
 // Config.LinkCost (a burst queues behind it), so a protocol that stalls or
 // livelocks under load misses the liveness bound instead of passing.
 //
+// With Config.Replicas above 1 (`sift sim durable --replicas 3`), each
+// pubend is replicated with Raft (package durable/replica) on that many
+// PHB replicas, and the mesh follows the leader (replicas.go). Crash
+// faults then also kill each pubend's leader during publishing and wipe
+// one replica's disk (it rejoins empty, under a fresh raft id, from a
+// snapshot); partition faults also cut links between replicas and between
+// a replica and its router; replicas' clocks differ. The oracle sees each
+// committed entry once and checks, besides everything above, that every
+// replica applies the same entry at each index.
+//
 // A message the wire would refuse (a name over wire.MaxNameLen) and a run
 // that floods (more than maxPending messages and timers pending) are
 // violations too. A run stops at its first violation. A run is a pure function of its

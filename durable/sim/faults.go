@@ -54,7 +54,7 @@ func (w *world) scheduleFaults(chaosEnd durable.Tick) {
 	}
 	if w.cfg.has(FaultClock) {
 		for _, name := range w.order {
-			if n := w.nodes[name]; n.kind == kindPHB {
+			if n := w.nodes[name]; n.kind == kindPHB || n.kind == kindReplica {
 				for range w.rng.IntN(3) {
 					w.at(randTime(), func() {
 						if w.chaos {

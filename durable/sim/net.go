@@ -21,7 +21,7 @@ func (w *world) send(env durable.Envelope) {
 		w.violate("%s -> %s: %v: %s (a real link would refuse it)", env.From, env.To, env.Msg.Kind, err)
 		return
 	}
-	if n, ok := w.nodes[env.From]; ok && n.kind == kindPHB {
+	if n, ok := w.nodes[env.From]; (ok && n.kind == kindPHB) || w.groups[env.From] != nil {
 		w.oracle.announced(w, env.Msg)
 	}
 	if w.isSubscriber(env.From) || w.isSubscriber(env.To) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sift-pubsub/sift/durable"
 	"github.com/sift-pubsub/sift/durable/memstore"
+	"github.com/sift-pubsub/sift/durable/replica"
 )
 
 type nodeKind uint8
@@ -14,6 +15,7 @@ const (
 	kindPHB nodeKind = iota
 	kindRouter
 	kindSHB
+	kindReplica // one replica of a replicated PHB (replicas.go)
 )
 
 // node is one simulated broker: its machine, its store and whether it is
@@ -34,6 +36,9 @@ type node struct {
 	inbox       []durable.Envelope // messages waiting to be stepped (Config.StepCost)
 	draining    bool               // a drain of the inbox is scheduled
 	busyUntil   durable.Tick       // the broker steps its next message then
+	group       *group             // a replica's group
+	replica     *replica.Replica   // a replica's machine
+	wiped       bool               // a replica's store was wiped: it joins anew
 }
 
 // timerPeriod is how often every broker's Tick fires.
@@ -58,6 +63,8 @@ func (w *world) boot(n *node) error {
 		cfg.Rand = rand.New(rand.NewPCG(w.rng.Uint64(), n.incarnation)) // nack jitter
 		n.shb, err = durable.NewSHB(cfg, n.store)
 		n.m = n.shb
+	case kindReplica:
+		n.m, err = w.bootReplica(n)
 	}
 	if err != nil {
 		return fmt.Errorf("boot %s: %w", n.name, err)
@@ -76,6 +83,9 @@ func (w *world) scheduleTimer(n *node, inc uint64) {
 		}
 		if err := n.m.Tick(w.clock(n)); err != nil {
 			w.violate("%s: tick: %v", n.name, err)
+		}
+		if n.kind == kindReplica {
+			w.timerReplica(n)
 		}
 		w.flush(n)
 		w.scheduleTimer(n, inc)
@@ -165,7 +175,7 @@ func (w *world) crash(n *node) {
 	down := durable.Tick(5_000 + w.rng.IntN(100_000))
 	w.q.add(&item{at: w.now + down, fn: func() {
 		w.trace("restart %s", n.name)
-		if n.kind == kindPHB && w.cfg.has(FaultClock) {
+		if (n.kind == kindPHB || n.kind == kindReplica) && w.cfg.has(FaultClock) {
 			w.stepClockBack(n) // a machine may come back with its clock behind
 		}
 		if err := w.boot(n); err != nil {

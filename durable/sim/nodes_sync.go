@@ -19,6 +19,10 @@ func (w *world) flush(n *node) {
 	if !n.up {
 		return
 	}
+	if n.kind == kindReplica {
+		w.flushReplica(n)
+		return
+	}
 	b, msgs := n.host.Take()
 	if b == nil {
 		for _, env := range msgs {

@@ -25,7 +25,7 @@ type Stats struct {
 	Crashes        int          `json:"crashes"`
 	Partitions     int          `json:"partitions"`
 	Blocks         int          `json:"blocks"` // links blocked (FaultBlock)
-	Wipes          int          `json:"wipes"`  // SHBs restarted with an empty disk (FaultWipe)
+	Wipes          int          `json:"wipes"`  // SHBs (FaultWipe) and PHB replicas (Config.Replicas) restarted with an empty disk
 	Reconnects     int          `json:"reconnects"`
 	ClockSteps     int          `json:"clock_steps"` // PHB clocks set back
 	Roams          int          `json:"roams"`       // reconnections at another SHB
@@ -37,8 +37,10 @@ type Stats struct {
 	RemoteNacks    int          `json:"remote_nacks"` // nack ranges for roaming subscribers' missed events
 	Overflows      int          `json:"overflows"`    // up-to-date sessions moved to catch-up by a full queue
 	PFSRecords     int          `json:"pfs_records"`
-	SHBDrops       int          `json:"shb_drops"`     // SHBs dropped by a PHB for being absent too long
-	StaleIgnored   int          `json:"stale_ignored"` // filtered silences SHBs ignored by their stamps
+	SHBDrops       int          `json:"shb_drops"`      // SHBs dropped by a PHB for being absent too long
+	StaleIgnored   int          `json:"stale_ignored"`  // filtered silences SHBs ignored by their stamps
+	LeaderChanges  int          `json:"leader_changes"` // replicas that became their pubend's PHB (Config.Replicas)
+	Snapshots      int          `json:"snapshots"`      // snapshots replicas restored
 	EndTime        durable.Tick `json:"end_time_us"`
 }
 
@@ -71,6 +73,7 @@ func Run(cfg Config) Result {
 	w.chaos = true
 	w.populate(chaosEnd)
 	w.scheduleFaults(chaosEnd)
+	w.scheduleReplicaFaults(chaosEnd)
 	w.at(chaosEnd, func() { w.heal() })
 	deadline := chaosEnd + cfg.HealTime
 	steps := 0
@@ -212,6 +215,10 @@ func (w *world) lagging() string {
 			if k := n.store.Keys(durable.PHBLogPrefix(n.pubend.ID())); len(k) > 0 {
 				return fmt.Sprintf("%s still logs %d events (L prefix %d)", name, len(k), n.pubend.Lost())
 			}
+		case kindReplica:
+			if s := w.replicaLagging(n); s != "" {
+				return s
+			}
 		case kindSHB:
 			for _, p := range w.pubendNames() {
 				if k := n.store.Keys(durable.PFSRecordPrefix(p)); len(k) > 0 {
@@ -227,7 +234,7 @@ func (w *world) lagging() string {
 func (w *world) finalChecks() {
 	for _, name := range w.order {
 		n := w.nodes[name]
-		if n.kind == kindPHB {
+		if n.kind == kindPHB || n.kind == kindReplica {
 			continue
 		}
 		for _, role := range durable.EventKeyRoles {
@@ -242,6 +249,8 @@ func (w *world) collectStats() {
 	for _, name := range w.order {
 		n := w.nodes[name]
 		switch {
+		case n.replica != nil:
+			w.stats.Snapshots += n.replica.Stats.Snapshots
 		case n.pubend != nil:
 			w.stats.SHBDrops += n.pubend.Stats.SHBDrops
 		case n.router != nil:

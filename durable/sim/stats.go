@@ -26,6 +26,9 @@ func (s *Stats) Add(o Stats) {
 	s.PFSRecords += o.PFSRecords
 	s.SHBDrops += o.SHBDrops
 	s.StaleIgnored += o.StaleIgnored
+	s.LeaderChanges += o.LeaderChanges
+	s.Wipes += o.Wipes
+	s.Snapshots += o.Snapshots
 	s.EndTime = max(s.EndTime, o.EndTime)
 }
 
@@ -33,8 +36,8 @@ func (s *Stats) Add(o Stats) {
 func (s Stats) Summary() string {
 	return fmt.Sprintf("published=%d delivered=%d gaps=%d crashes=%d partitions=%d reconnects=%d roams=%d claim-drops=%d "+
 		"publisher-cuts=%d dropped=%d duplicated=%d nacks-from-below=%d nacks-upstream=%d catchup-nacks=%d "+
-		"remote-nacks=%d overflows=%d stale-silences=%d shb-drops=%d clock-steps=%d blocks=%d wipes=%d",
+		"remote-nacks=%d overflows=%d stale-silences=%d shb-drops=%d clock-steps=%d blocks=%d wipes=%d leader-changes=%d snapshots=%d",
 		s.Published, s.Delivered, s.Gaps, s.Crashes, s.Partitions, s.Reconnects, s.Roams, s.ClaimDrops,
 		s.PublisherCuts, s.Dropped, s.Duplicated, s.NacksFromBelow, s.NacksUpstream, s.CatchupNacks,
-		s.RemoteNacks, s.Overflows, s.StaleIgnored, s.SHBDrops, s.ClockSteps, s.Blocks, s.Wipes)
+		s.RemoteNacks, s.Overflows, s.StaleIgnored, s.SHBDrops, s.ClockSteps, s.Blocks, s.Wipes, s.LeaderChanges, s.Snapshots)
 }

@@ -177,6 +177,8 @@ func (t topology) linkOf(w *world, rng *rand.Rand, name string) string {
 	switch {
 	case n.kind == kindPHB:
 		return t.phbRouter(name)
+	case n.kind == kindReplica:
+		return t.phbRouter(n.group.phb)
 	case t.parent[name] != "":
 		return t.parent[name]
 	case t.mesh:

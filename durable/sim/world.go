@@ -18,7 +18,8 @@ type world struct {
 	q        queue
 	chaos    bool // faults are being injected
 	nodes    map[string]*node
-	order    []string // node names, sorted
+	groups   map[string]*group // replicated PHBs, by PHB name (replicas.go)
+	order    []string          // node names, sorted
 	pubs     []*publisher
 	subs     []*subscriber
 	subByID  map[string]*subscriber
@@ -41,12 +42,16 @@ func newWorld(cfg Config, res *Result) (*world, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &world{cfg: cfg, topo: topo, rng: rand.New(rand.NewPCG(cfg.Seed, 0x5eed)), nodes: map[string]*node{},
+	w := &world{cfg: cfg, topo: topo, rng: rand.New(rand.NewPCG(cfg.Seed, 0x5eed)), nodes: map[string]*node{}, groups: map[string]*group{},
 		subByID: map[string]*subscriber{}, pubByID: map[string]*publisher{},
 		cuts: map[string]durable.Tick{}, fifoLast: map[string]durable.Tick{}, linkFree: map[string]durable.Tick{}, res: res}
 	w.oracle = newOracle(cfg.has(FaultRelease), cfg.LearnSHBs)
 	for i := range cfg.Pubends {
-		w.addNode(phbName(i), kindPHB)
+		if cfg.Replicas > 1 {
+			w.addGroup(i)
+		} else {
+			w.addNode(phbName(i), kindPHB)
+		}
 	}
 	for _, r := range topo.routers {
 		w.addNode(r, kindRouter)
@@ -144,6 +149,10 @@ func (w *world) dispatch(env durable.Envelope) {
 	w.trace("%v", env)
 	if n, ok := w.nodes[env.To]; ok {
 		w.deliverToNode(n, env)
+		return
+	}
+	if g, ok := w.groups[env.To]; ok {
+		w.deliverToGroup(g, env)
 		return
 	}
 	if s, ok := w.subByID[env.To]; ok {
