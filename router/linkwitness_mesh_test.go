@@ -387,7 +387,7 @@ func (s *meshSim) checkWitness(from int, link ifaceID, d delivery) {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	lt := s.routers[from].l.lt
+	lt := s.routers[from].l.core.LinkTable()
 	for text := range lt.Subs[link] {
 		if wire.FilterHash(text) == d.witness && match.MustParse(text).Matches(ev) {
 			return

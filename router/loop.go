@@ -65,9 +65,8 @@ type matchLoop struct {
 	eng     *core.Engine
 	conns   map[ifaceID]*conn
 	metrics *Metrics
-	lt      *core.LinkTable // exact forwarding: the links' filters; nil until a link sends some
-	staged  []*conn         // connections with deliveries staged in this step
-	links                   // nil mesh: no router links
+	staged  []*conn // connections with deliveries staged in this step
+	links           // nil mesh: no router links
 	// want is the set of attribute names the readers decode (wanted.go);
 	// redec decodes again the batches decoded under an older set.
 	want  wantedNames
@@ -105,8 +104,7 @@ func (l *matchLoop) step(m loopMsg) {
 	case msgLinkUp:
 		l.linkUp(m)
 	case msgLinkFrame:
-		l.linkFrame(m) // linkloop.go
-		l.mirrorRoutes(m)
+		l.linkFrame(m) // meshloop.go
 	case msgBloomPublish:
 		l.publishBloom(m)
 	case msgSubscribeBatch:
@@ -133,12 +131,9 @@ func (l *matchLoop) detach(id ifaceID) {
 }
 
 // dropConn forgets a connection in the loop's own state: the engine, the
-// link table, the connections, the Bloom counters.
+// connections, the Bloom counters.
 func (l *matchLoop) dropConn(id ifaceID) {
 	l.eng.Detach(id)
-	if l.lt != nil {
-		l.lt.Drop(id)
-	}
 	delete(l.conns, id)
 	if l.bloom != nil {
 		delete(l.bloom.links, id)
@@ -209,29 +204,6 @@ func (l *matchLoop) publish(m loopMsg) {
 	}
 }
 
-// mirrorRoutes copies a Routes message the mesh accepted from a link
-// (the link is still up) into the link table. Bloom mode keeps it too, for
-// the events it must route exactly (saturated summaries).
-func (l *matchLoop) mirrorRoutes(m loopMsg) {
-	r, ok := m.frame.(*wire.Routes)
-	if !ok {
-		return
-	}
-	if !l.isLink(m.iface) {
-		return // refused: the link was closed
-	}
-	if l.lt == nil {
-		l.lt = core.NewLinkTable()
-		l.lt.Engine.OnFilter = l.want.addFilter
-	}
-	if err := l.lt.Apply(m.iface, r); err != nil {
-		c := l.conns[m.iface]
-		l.metrics.Errors.WithLabelValues(wire.CodeInternal.String()).Inc()
-		c.fail(wire.CodeInternal, err.Error()) // the link redials and resyncs
-		l.detach(m.iface)
-	}
-}
-
 // forwardLinks queues an event for every link whose filters match it,
 // never back to the one it came from: by the link table in exact mode
 // (helped by the witness that came with the event, if any), on the event's
@@ -245,10 +217,11 @@ func (l *matchLoop) forwardLinks(ev match.Event, iface ifaceID, raw []byte, witn
 		l.bloomForward(ev, raw) // bloom links carry only bloom-publish: from is a client
 		return core.DecidedNoLinks
 	}
-	if l.lt == nil {
+	lt := l.core.LinkTable()
+	if lt == nil {
 		return core.DecidedNoLinks
 	}
-	hits, decision := l.lt.Route(iface, ev, witness)
+	hits, decision := lt.Route(iface, ev, witness)
 	for _, h := range hits {
 		if c, ok := l.conns[h.Link]; ok {
 			l.queueLink(c, raw, h.Witness)
@@ -266,10 +239,11 @@ func (l *matchLoop) queueLink(c *conn, raw []byte, witness uint64) {
 // exactLinks appends to dst the links whose filters match ev by the link
 // table, never the link iface (the event's origin).
 func (l *matchLoop) exactLinks(iface ifaceID, ev match.Event, dst []mesh.Link) []mesh.Link {
-	if l.lt == nil {
+	lt := l.core.LinkTable()
+	if lt == nil {
 		return dst
 	}
-	hits, _ := l.lt.Route(iface, ev, 0)
+	hits, _ := lt.Route(iface, ev, 0)
 	for _, h := range hits {
 		if id, ok := l.core.LinkOf(h.Link); ok {
 			dst = append(dst, id)

@@ -160,12 +160,15 @@ func (w *wantedNames) refresh(dec *wire.EventDecoder, p *wire.Publish) error {
 // startWanted publishes the loop's first wanted set, before it takes any
 // input: every name, when advertisements read events beyond the index and
 // link table; else none yet (the engine is empty until the loop runs),
-// growing with every filter the engine installs, the link table's, which
-// mirrorRoutes hooks up when it creates it, and every term of the Bloom
-// dictionary.
+// growing with every filter the engine installs, the link table's (in
+// router/core, which creates it when a link first sends routes), and every
+// term of the Bloom dictionary.
 func (l *matchLoop) startWanted() {
 	l.want.start(l.adverts != nil)
 	l.eng.OnFilter = l.want.addFilter
+	if l.core != nil {
+		l.core.OnLinkFilter(l.want.addFilter)
+	}
 	if l.bloom != nil {
 		l.bloom.dict.OnNewTerm = l.want.addTerm
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router/bloomfwd"
 	"github.com/sift-pubsub/sift/router/mesh"
 )
@@ -32,8 +33,13 @@ type Core struct {
 	assist *assist // nil without a mesh
 	links
 	bloom *bloomState // nil: exact forwarding
-	now   time.Time
-	rd    Ready // effects not yet handed over
+	// lt is the link table: the filters each link forwarded, for exact
+	// forwarding (and Bloom mode's exact events); nil until a link sends
+	// its first Routes.
+	lt           *LinkTable
+	onLinkFilter func(match.Filter) // see OnLinkFilter
+	now          time.Time
+	rd           Ready // effects not yet handed over
 	// taken counts the Readys handed over and not yet Advanced.
 	taken int
 }

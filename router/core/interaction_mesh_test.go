@@ -38,6 +38,8 @@ import (
 //	                        rendering, "bloom-terms add=TERM..." or "routes-ack gen=G seq=S")
 //	dict                   (every Bloom router's dictionary terms)
 //	mesh-routes router=X   (the routes X holds per link)
+//	route router=X [from=N]  (the links X's link table forwards an event to, never
+//	                        back to connection N; input: the event, JSON)
 //
 // Client connections are numbered by the script; link connections from
 // 100, per router, in the order the links come up. Effects print as
@@ -85,7 +87,7 @@ type meshLink struct {
 // isMeshCmd reports whether the command is one of this file's.
 func isMeshCmd(d *datadriven.TestData) bool {
 	switch d.Cmd {
-	case "router", "restart", "link", "unlink", "deliver", "dict", "mesh-routes", "frame":
+	case "router", "restart", "link", "unlink", "deliver", "dict", "mesh-routes", "frame", "route":
 		return true
 	case "subscribe", "unsubscribe", "detach":
 		return d.HasArg("router")
@@ -207,6 +209,23 @@ func (e *interactionEnv) handleMesh(t *testing.T, d *datadriven.TestData) {
 				fmt.Fprintf(&e.out, "%s: %q\n", name, dict.Terms())
 			}
 		}
+	case "route":
+		r := pick("router")
+		ev := parseEvent(t, d, strings.TrimSpace(d.Input))
+		var from ConnID
+		if d.HasArg("from") {
+			from = ConnID(arg("from"))
+		}
+		lt := r.core.LinkTable()
+		if lt == nil {
+			fmt.Fprintf(&e.out, "%s: no link table\n", r.name)
+			return
+		}
+		hits, decided := lt.Route(from, ev, 0)
+		for _, h := range hits {
+			fmt.Fprintf(&e.out, "%s: link conn=%d (->%s)\n", r.name, h.Link, r.links[h.Link].to.name)
+		}
+		fmt.Fprintf(&e.out, "%s: decided by %s\n", r.name, decisionNames[decided])
 	case "mesh-routes":
 		r := pick("router")
 		for _, lr := range r.core.mesh.Routes() {

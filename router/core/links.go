@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router/mesh"
 )
 
@@ -102,7 +103,45 @@ func (c *Core) linkFrame(in LinkFrame) {
 	}
 	c.bloomRoutes(in.Conn, id, in.Msg)
 	c.apply(out)
+	c.mirrorRoutes(in.Conn, in.Msg)
 }
+
+// mirrorRoutes copies a Routes message the mesh accepted from a link (the
+// link is still up) into the link table. Bloom mode keeps it too, for the
+// events it must route exactly (saturated summaries). A message the table
+// refuses (it cannot happen: the mesh accepted it) closes the link, which
+// redials and resyncs.
+func (c *Core) mirrorRoutes(conn ConnID, m wire.Message) {
+	r, ok := m.(*wire.Routes)
+	if !ok {
+		return
+	}
+	link, up := c.linkOf[conn]
+	if !up {
+		return // refused: the link was closed
+	}
+	if c.lt == nil {
+		c.lt = NewLinkTable()
+		c.lt.Engine.OnFilter = c.onLinkFilter
+	}
+	if err := c.lt.Apply(conn, r); err != nil {
+		c.rd.Metrics = append(c.rd.Metrics, Metric{Kind: Errors, Code: wire.CodeInternal, N: 1})
+		c.closeConn(conn, wire.CodeInternal, err.Error())
+		c.dropLink(conn, link)
+	}
+}
+
+// OnLinkFilter sets a hook called with every filter the link table
+// installs, as it installs it: router's wanted attribute names, which its
+// readers decode, as the engine's OnFilter and the Bloom dictionary's
+// OnNewTerm are. The driver sets it before the first input; fn must not
+// call back into the core.
+func (c *Core) OnLinkFilter(fn func(match.Filter)) { c.onLinkFilter = fn }
+
+// LinkTable returns the link table (nil until a link sent routes), for
+// the driver's event path, which routes events on it until publish
+// routing moves into the core. The driver does not change it.
+func (c *Core) LinkTable() *LinkTable { return c.lt }
 
 // subscribe installs a client subscription in the mesh (see Subscribe).
 func (c *Core) subscribe(in Subscribe) error {
@@ -143,11 +182,14 @@ func (c *Core) detach(in Detach) {
 	c.apply(c.mesh.DropClient(mesh.Client(in.Conn)))
 }
 
-// dropLink forgets a link that is down or closed: the maps, its Bloom
-// state, and the mesh's routes through it.
+// dropLink forgets a link that is down or closed: the maps, its filters
+// in the link table, its Bloom state, and the mesh's routes through it.
 func (c *Core) dropLink(conn ConnID, link mesh.Link) {
 	delete(c.linkOf, conn)
 	delete(c.byLink, link)
+	if c.lt != nil {
+		c.lt.Drop(conn)
+	}
 	c.bloomLinkDown(link)
 	c.apply(c.mesh.LinkDown(link))
 }
