@@ -89,16 +89,20 @@ func (rep *Report) innerPlot() (*plot.Plot, error) {
 	p := rep.newPlot("Inner-router CPU per arriving event", "filters per link", "CPU ns per event")
 	var lines []line
 	for _, n := range rep.Config.Terms {
-		var ex, wi, bl plotter.XYs
+		var ex, wi, bl, bw plotter.XYs
 		for _, pt := range rep.Points {
 			if pt.Terms == n && pt.InnerExactNs > 0 && pt.InnerBloomNs > 0 && pt.InnerWitnessNs > 0 {
 				ex = append(ex, plotter.XY{X: float64(pt.Filters), Y: pt.InnerExactNs})
 				wi = append(wi, plotter.XY{X: float64(pt.Filters), Y: pt.InnerWitnessNs})
 				bl = append(bl, plotter.XY{X: float64(pt.Filters), Y: pt.InnerBloomNs})
+				if pt.InnerBloomWitnessNs > 0 {
+					bw = append(bw, plotter.XY{X: float64(pt.Filters), Y: pt.InnerBloomWitnessNs})
+				}
 			}
 		}
 		lines = append(lines, line{fmt.Sprintf("exact index, %d terms", n), ex, true},
-			line{fmt.Sprintf("exact witness, %d terms", n), wi, true}, line{fmt.Sprintf("bloom, %d terms", n), bl, false})
+			line{fmt.Sprintf("exact witness, %d terms", n), wi, true}, line{fmt.Sprintf("bloom, %d terms", n), bl, false},
+			line{fmt.Sprintf("bloom witness, %d terms", n), bw, false})
 	}
 	return p, addLines(p, lines, true, true)
 }

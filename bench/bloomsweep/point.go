@@ -36,9 +36,12 @@ type router struct {
 	// its bodies in order; wpos is the next one (timeRole visits the
 	// bodies in order, from the first).
 	witnesses []match.Filter
-	wpos      int
-	to        []mesh.Link
-	sink      []byte
+	// witnessHashes are the same filters' witnesses (wire.FilterHash),
+	// for innerBloomWitness.
+	witnessHashes []uint64
+	wpos          int
+	to            []mesh.Link
+	sink          []byte
 }
 
 // newRouter builds the state for w: every filter in the exact index and
@@ -81,6 +84,7 @@ type decisions struct {
 	exact, bloom      []bool
 	entries           [][]byte
 	witnesses         []match.Filter // per event a filter matches, in order: the first it matches
+	witnessHashes     []uint64       // their wire.FilterHash
 	saturated         int
 	fill, probeHits   float64
 	probes            int
@@ -96,7 +100,8 @@ func (rt *router) decide(r *rand.Rand, w *pointWorkload, probes int) (decisions,
 		rt.ids = rt.fast.Match(e, rt.ids[:0])
 		exact := len(rt.ids) > 0
 		if exact {
-			d.witnesses = append(d.witnesses, w.filters[rt.ids[0]-1])
+			f := w.filters[rt.ids[0]-1]
+			d.witnesses, d.witnessHashes = append(d.witnesses, f), append(d.witnessHashes, wire.FilterHash(f.String()))
 		}
 		sum := rt.dict.Summarize(e)
 		d.fill += sum.Fill

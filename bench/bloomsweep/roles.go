@@ -109,6 +109,43 @@ func (rt *router) innerBloom(bodies [][]byte) (int, error) {
 	return n, nil
 }
 
+// innerBloomWitness is innerBloom with the witness a Bloom entry would
+// carry, as link-publish does in exact mode (the hash of the filter the
+// first router matched, which the link in front holds too): the router
+// checks that filter against the summary (bloomfwd.Trees.RouteWitness)
+// and walks the tree only when it fails. Bloom-publish has no witness
+// field yet, so the witnesses come from the workload, in the entries'
+// order (wpos, as innerWitness).
+func (rt *router) innerBloomWitness(bodies [][]byte) (int, error) {
+	n := 0
+	for _, b := range bodies {
+		m, err := wire.Decode(wire.TypeBloomPublish, b)
+		if err != nil {
+			return n, err
+		}
+		for _, be := range m.(*wire.BloomPublish).Events {
+			w := rt.witnessHashes[rt.wpos]
+			rt.wpos = (rt.wpos + 1) % len(rt.witnessHashes)
+			if be.Exact {
+				e, err := rt.dec.DecodeEvent(be.Event)
+				if err != nil {
+					return n, err
+				}
+				rt.ids = rt.fast.Match(e, rt.ids[:0])
+				continue
+			}
+			if rt.to, err = rt.trees.RouteWitness(be.Summary, upLink, w, rt.to[:0]); err != nil {
+				return n, err
+			}
+			if len(rt.to) == 0 {
+				return n, fmt.Errorf("entry %d: not forwarded, though its witness matches (a false negative)", rt.wpos)
+			}
+		}
+		n += len(m.(*wire.BloomPublish).Events)
+	}
+	return n, nil
+}
+
 // timeRole runs f over bodies, one body (batchEvents events) at a time,
 // cycling, until it has used minCPU of this thread's CPU, and returns the
 // CPU nanoseconds per event (0 when there is nothing to handle). Stopping

@@ -53,13 +53,22 @@ type Point struct {
 	InnerExactNs   float64 `json:"inner_exact_ns"`
 	InnerWitnessNs float64 `json:"inner_witness_ns"`
 	InnerBloomNs   float64 `json:"inner_bloom_ns"`
+	// InnerBloomWitnessNs is an inner router in Bloom mode deciding by
+	// the witness a Bloom entry would carry (bloomfwd.Trees.RouteWitness:
+	// the first router's matched filter checked against the summary, the
+	// tree walked only when that fails). The routers do not send it:
+	// bloom-publish has no witness field yet.
+	InnerBloomWitnessNs float64 `json:"inner_bloom_witness_ns"`
 	// InnerSpeedup is InnerExactNs / InnerBloomNs and WitnessSpeedup
 	// InnerWitnessNs / InnerBloomNs: above 1, Bloom forwarding costs an
 	// inner router less per event.
 	InnerSpeedup   float64 `json:"inner_speedup"`
 	WitnessSpeedup float64 `json:"witness_speedup"`
-	BuildSeconds   float64 `json:"build_seconds"`
-	Chains         []Chain `json:"chains"`
+	// BloomWitnessSpeedup is InnerWitnessNs / InnerBloomWitnessNs: exact
+	// mode's witness against Bloom's, both along a chain.
+	BloomWitnessSpeedup float64 `json:"bloom_witness_speedup"`
+	BuildSeconds        float64 `json:"build_seconds"`
+	Chains              []Chain `json:"chains"`
 	// exactBytes and bloomBytes are the link bytes per published event.
 	exactBytes, bloomBytes float64
 }
@@ -73,6 +82,10 @@ type Chain struct {
 	ExactNs float64 `json:"exact_ns"`
 	BloomNs float64 `json:"bloom_ns"`
 	Speedup float64 `json:"speedup"` // ExactNs / BloomNs
+	// BloomWitnessNs is BloomNs with inner routers deciding by witness
+	// (InnerBloomWitnessNs), and WitnessSpeedup ExactNs / BloomWitnessNs.
+	BloomWitnessNs float64 `json:"bloom_witness_ns"`
+	WitnessSpeedup float64 `json:"witness_speedup"`
 	// Link bytes per delivered event (an event some filter matches) over
 	// the chain's Routers-1 links.
 	ExactBytes float64 `json:"exact_bytes_per_delivered"`
@@ -153,9 +166,9 @@ func runPoint(cfg Config, terms, filters int, seed uint64) (Point, error) {
 	}
 	p.fill(&w, d)
 	all, exactIn, bloomIn := publishBodies(&w, nil), publishBodies(&w, d.exact), bloomBodies(d)
-	rt.witnesses = d.witnesses
+	rt.witnesses, rt.witnessHashes = d.witnesses, d.witnessHashes
 	var first, inner [2][]float64 // [exact, bloom] per round
-	var witness []float64
+	var witness, bloomWitness []float64
 	for round := range cfg.Rounds {
 		for k := range 2 {
 			mode := k ^ round&1 // alternate which mode goes first
@@ -181,10 +194,19 @@ func runPoint(cfg Config, terms, filters int, seed uint64) (Point, error) {
 					return p, err
 				}
 				witness = append(witness, ns)
+			} else {
+				rt.wpos = 0
+				if ns, err = timeRole(rt.innerBloomWitness, bloomIn, cfg.MinCPU); err != nil {
+					return p, err
+				}
+				bloomWitness = append(bloomWitness, ns)
 			}
 		}
 	}
-	p.InnerWitnessNs = bench.Median(witness)
+	p.InnerWitnessNs, p.InnerBloomWitnessNs = bench.Median(witness), bench.Median(bloomWitness)
+	if p.InnerBloomWitnessNs > 0 {
+		p.BloomWitnessSpeedup = p.InnerWitnessNs / p.InnerBloomWitnessNs
+	}
 	p.FirstExactNs, p.FirstBloomNs = bench.Median(first[0]), bench.Median(first[1])
 	p.InnerExactNs, p.InnerBloomNs = bench.Median(inner[0]), bench.Median(inner[1])
 	if p.InnerBloomNs > 0 {
@@ -240,8 +262,12 @@ func (p *Point) chain(l int) Chain {
 	inner := float64(l - 2)
 	c.ExactNs = p.FirstExactNs + p.ExactForward*(inner*p.InnerWitnessNs+p.InnerExactNs)
 	c.BloomNs = p.FirstBloomNs + p.ExactForward*(inner*p.InnerBloomNs+p.InnerExactNs)
+	c.BloomWitnessNs = p.FirstBloomNs + p.ExactForward*(inner*p.InnerBloomWitnessNs+p.InnerExactNs)
 	if c.BloomNs > 0 {
 		c.Speedup = c.ExactNs / c.BloomNs
+	}
+	if c.BloomWitnessNs > 0 {
+		c.WitnessSpeedup = c.ExactNs / c.BloomWitnessNs
 	}
 	if p.ExactForward > 0 {
 		c.ExactBytes = float64(l-1) * p.exactBytes / p.ExactForward

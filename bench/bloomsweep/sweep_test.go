@@ -30,14 +30,14 @@ func TestSweepTiny(t *testing.T) {
 		t.Fatalf("%d points, progress %v", len(rep.Points), progress)
 	}
 	for _, p := range rep.Points {
-		if p.FirstExactNs <= 0 || p.FirstBloomNs <= 0 || p.InnerExactNs <= 0 || p.InnerWitnessNs <= 0 || p.InnerBloomNs <= 0 || len(p.Chains) != 2 {
+		if p.FirstExactNs <= 0 || p.FirstBloomNs <= 0 || p.InnerExactNs <= 0 || p.InnerWitnessNs <= 0 || p.InnerBloomNs <= 0 || p.InnerBloomWitnessNs <= 0 || len(p.Chains) != 2 {
 			t.Fatalf("point %+v", p)
 		}
 		if p.BloomForward < p.ExactForward || p.ExactForward <= 0 || p.EntryBytes <= p.EventBytes {
 			t.Fatalf("%d terms: forwards exact %.3f bloom %.3f, bytes %.0f/%.0f", p.Terms, p.ExactForward, p.BloomForward, p.EventBytes, p.EntryBytes)
 		}
 		for _, c := range p.Chains {
-			if c.ExactNs <= 0 || c.BloomNs <= 0 || c.BloomBytes < c.ExactBytes {
+			if c.ExactNs <= 0 || c.BloomNs <= 0 || c.BloomWitnessNs <= 0 || c.BloomBytes < c.ExactBytes {
 				t.Fatalf("%d terms, chain %+v", p.Terms, c)
 			}
 		}

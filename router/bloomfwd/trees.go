@@ -28,6 +28,9 @@ type Trees struct {
 type linkTree struct {
 	tree bloom.Tree
 	held map[string]*heldFilter // canonical text -> filter
+	// byWitness finds the held filters by witness (wire.FilterHash of
+	// the canonical text; several when hashes collide): witness.go.
+	byWitness map[uint64][]*heldFilter
 }
 
 // anyMatcher is what bftree and sbstree add to bloom.Tree: whether any
@@ -73,7 +76,7 @@ func (t *Trees) LinkUp(l mesh.Link) {
 		return
 	}
 	tree, _ := t.cfg.newTree() // NewTrees built one with this config
-	t.links[l] = &linkTree{tree: tree, held: make(map[string]*heldFilter)}
+	t.links[l] = &linkTree{tree: tree, held: make(map[string]*heldFilter), byWitness: make(map[uint64][]*heldFilter)}
 	t.order = append(t.order, l)
 	slices.Sort(t.order)
 }
@@ -106,6 +109,7 @@ func (t *Trees) Routes(l mesh.Link, r *wire.Routes) error {
 		if h == nil {
 			h = &heldFilter{bits: t.cfg.Params.Encode(c.f)}
 			held[text] = h
+			lt.addWitness(text, h)
 		}
 		for ; c.n > 0; c.n-- {
 			lt.tree.Insert(h.bits, uint64(l))
@@ -121,6 +125,7 @@ func (t *Trees) Routes(l mesh.Link, r *wire.Routes) error {
 		}
 		if h.n == 0 {
 			delete(held, text)
+			lt.dropWitness(text, h)
 		}
 	}
 	return nil

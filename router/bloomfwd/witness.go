@@ -1,0 +1,82 @@
+package bloomfwd
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/match/bloom"
+	"github.com/sift-pubsub/sift/router/mesh"
+)
+
+// Deciding by witness. Along a chain, an inner router's next link holds
+// the very filters the link behind it forwarded, and the first router
+// (which matches exactly) knows a filter of them that the event matches:
+// its witness, the filter's hash, as exact mode sends in link-publish.
+// A held filter whose Bloom filter the summary contains is exactly what
+// the tree walk looks for, so checking the witnessed filter first (one
+// map lookup and an AND over the summary's words) gives the walk's answer
+// whenever it is contained, and the walk decides otherwise: the witness
+// saves the walk, never changes where an event goes. The walk grows with
+// the filters a link holds (it explores every branch the summary's bits
+// allow before it reaches a stored filter); the check does not.
+
+// RouteWitness is Route for an event that came with witness (0: none):
+// the same links, deciding each link that holds the witnessed filter,
+// when the summary contains it, without walking its tree.
+func (t *Trees) RouteWitness(summary []uint64, from mesh.Link, witness uint64, dst []mesh.Link) ([]mesh.Link, error) {
+	if witness == 0 {
+		return t.Route(summary, from, dst)
+	}
+	w := t.e.Words()
+	if len(summary) != len(w) {
+		return dst, fmt.Errorf("bloom summary of %d bits, want %d", 64*len(summary), 64*len(w))
+	}
+	copied := false
+	for _, l := range t.order {
+		if l == from {
+			continue
+		}
+		lt := t.links[l]
+		if lt.witnessed(summary, witness) {
+			dst = append(dst, l)
+			continue
+		}
+		if !copied {
+			copy(w, summary)
+			copied = true
+		}
+		if lt.matchAny(t.e) {
+			dst = append(dst, l)
+		}
+	}
+	return dst, nil
+}
+
+// witnessed reports whether the link holds a filter with witness w that
+// summary contains.
+func (lt *linkTree) witnessed(summary []uint64, w uint64) bool {
+	for _, h := range lt.byWitness[w] {
+		if bloom.ContainsWords(summary, h.bits.Words()) {
+			return true
+		}
+	}
+	return false
+}
+
+// addWitness indexes a filter the link now holds (canonical text).
+func (lt *linkTree) addWitness(text string, h *heldFilter) {
+	w := wire.FilterHash(text)
+	lt.byWitness[w] = append(lt.byWitness[w], h)
+}
+
+// dropWitness forgets a filter the link no longer holds.
+func (lt *linkTree) dropWitness(text string, h *heldFilter) {
+	w := wire.FilterHash(text)
+	hs := slices.DeleteFunc(lt.byWitness[w], func(x *heldFilter) bool { return x == h })
+	if len(hs) == 0 {
+		delete(lt.byWitness, w)
+		return
+	}
+	lt.byWitness[w] = hs
+}
