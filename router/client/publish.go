@@ -63,31 +63,58 @@ func (c *Client) Publish(ctx context.Context, events ...match.Event) error {
 	p := &c.pub
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	defer p.lingerLocked()
 	for _, e := range events {
-		var err error
-		if p.event, err = wire.AppendCheckedEvent(p.event[:0], e); err != nil {
-			return fmt.Errorf("publish: %w", err)
+		if _, err := p.addLocked(ctx, e); err != nil {
+			return err
 		}
-		if len(p.event) > p.maxBytes {
-			return fmt.Errorf("publish: event of %d bytes exceeds the router's limit of %d", len(p.event), p.maxBytes)
-		}
-		if p.batch.Size()+len(p.event) > p.maxBytes {
-			if err := p.sendLocked(ctx); err != nil {
-				return err
-			}
-		}
-		p.batch.AddRaw(p.event)
-		if p.batch.Len() >= c.opts.BatchSize || p.batch.Size() >= p.maxBytes {
-			if err := p.sendLocked(ctx); err != nil {
-				return err
-			}
-		}
-	}
-	if p.batch.Len() > 0 && !p.lingering && c.opts.Linger > 0 {
-		p.lingering = true
-		time.AfterFunc(c.opts.Linger, p.linger)
 	}
 	return nil
+}
+
+// publishOne is Publish of one event that also says whether the event
+// joined the connection's stream of events (its batch), even when an
+// error follows (a batch that could not be sent): Session keeps exactly
+// the events that did, in order, to publish again those the router did
+// not acknowledge.
+func (c *Client) publishOne(ctx context.Context, e match.Event) (queued bool, err error) {
+	p := &c.pub
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	defer p.lingerLocked()
+	return p.addLocked(ctx, e)
+}
+
+// addLocked adds e to the batch, sending the batch before it if e does
+// not fit and after it if it is full; queued says whether e is in the
+// batch (or sent).
+func (p *publisher) addLocked(ctx context.Context, e match.Event) (queued bool, err error) {
+	if p.event, err = wire.AppendCheckedEvent(p.event[:0], e); err != nil {
+		return false, fmt.Errorf("publish: %w", err)
+	}
+	if len(p.event) > p.maxBytes {
+		return false, fmt.Errorf("publish: event of %d bytes exceeds the router's limit of %d", len(p.event), p.maxBytes)
+	}
+	if p.batch.Size()+len(p.event) > p.maxBytes {
+		if err := p.sendLocked(ctx); err != nil {
+			return false, err
+		}
+	}
+	p.batch.AddRaw(p.event)
+	if p.batch.Len() >= p.c.opts.BatchSize || p.batch.Size() >= p.maxBytes {
+		if err := p.sendLocked(ctx); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
+}
+
+// lingerLocked arms the linger timer when a partial batch is left.
+func (p *publisher) lingerLocked() {
+	if p.batch.Len() > 0 && !p.lingering && p.c.opts.Linger > 0 {
+		p.lingering = true
+		time.AfterFunc(p.c.opts.Linger, p.linger)
+	}
 }
 
 // linger sends the partial batch Options.Linger after a Publish left

@@ -24,16 +24,25 @@ import (
 // durable subscriptions (DurableSubscribe) for exactly-once delivery with
 // gaps reported. A subscription the router refuses when installed again
 // (say, permissions that changed) ends with the refusal.
+//
+// Events published through Session.Publish are published again on the
+// next connection when the router had not acknowledged them (at least
+// once to a router; session_publish.go says exactly what that means for
+// subscribers). Events published on Client() directly are not.
 type Session struct {
 	addrs []string
 	opts  Options
 	so    SessionOptions
 
-	mu     sync.Mutex
-	cur    *Client
-	subs   map[*SessionSub]bool
-	closed bool
-	done   chan struct{}
+	mu       sync.Mutex
+	cur      *Client
+	switched chan struct{} // closed and replaced when cur changes
+	subs     map[*SessionSub]bool
+	closed   bool
+	done     chan struct{}
+
+	pubMu sync.Mutex // publishing (session_publish.go); taken before mu
+	pub   sessionPub
 }
 
 // SessionOptions configure a Session's reconnection.
@@ -78,7 +87,7 @@ func DialSession(ctx context.Context, addrs []string, opts Options, so SessionOp
 	if so.DialTimeout <= 0 {
 		so.DialTimeout = 10 * time.Second
 	}
-	s := &Session{addrs: addrs, opts: opts, so: so, subs: map[*SessionSub]bool{}, done: make(chan struct{})}
+	s := &Session{addrs: addrs, opts: opts, so: so, subs: map[*SessionSub]bool{}, done: make(chan struct{}), switched: make(chan struct{})}
 	c, addr, err := s.dial(ctx, 0)
 	if err != nil {
 		return nil, err
@@ -145,22 +154,22 @@ func (s *Session) keep(c *Client, addr string) {
 			s.endAll(err)
 			return
 		}
-		s.mu.Lock()
-		if s.closed {
+		install := func() {
+			s.mu.Lock()
+			subs := make([]*SessionSub, 0, len(s.subs))
+			for ss := range s.subs {
+				subs = append(subs, ss)
+			}
 			s.mu.Unlock()
+			for _, ss := range subs {
+				if err := ss.install(context.Background(), nc); err != nil && nc.Err() == nil {
+					ss.end(err) // refused: the router will not take it again
+				}
+			}
+		}
+		if !s.switchTo(c, nc, install) { // session_publish.go: then what c did not acknowledge goes out on nc
 			nc.Close()
 			return
-		}
-		s.cur = nc
-		subs := make([]*SessionSub, 0, len(s.subs))
-		for ss := range s.subs {
-			subs = append(subs, ss)
-		}
-		s.mu.Unlock()
-		for _, ss := range subs {
-			if err := ss.install(context.Background(), nc); err != nil && nc.Err() == nil {
-				ss.end(err) // refused: the router will not take it again
-			}
 		}
 		c, addr = nc, naddr
 		if nc.Err() == nil && s.so.OnReady != nil {
@@ -251,9 +260,10 @@ func (s *Session) endAll(err error) {
 	}
 }
 
-// Client returns the current connection (for Publish and Flush; a
-// publish on a connection that just ended fails, and Accepted says what
-// that connection's router accepted).
+// Client returns the current connection. Publishing on it directly is
+// not replayed after a reconnection (a publish on a connection that just
+// ended fails, and its Accepted says what that connection's router
+// accepted); Session.Publish is.
 func (s *Session) Client() *Client {
 	s.mu.Lock()
 	defer s.mu.Unlock()
