@@ -81,11 +81,14 @@ func loopbackHost(host string) bool {
 
 // startHTTP starts the HTTP gateway of r on opts.HTTP once r serves; the
 // returned stop function shuts the server down and closes the gateway.
-func startHTTP(log *slog.Logger, opts options, r *router.Router, node *certs.Loaded) (stop func(), err error) {
+// With --http-tls it serves the certificates of store, the router's, so
+// a reload (SIGHUP) changes what new connections present and accept;
+// conns tracks the open ones for the reload to revalidate.
+func startHTTP(log *slog.Logger, opts options, r *router.Router, store *certs.Store, conns *httpConns) (stop func(), err error) {
 	if opts.HTTP == "" {
 		return func() {}, nil
 	}
-	cfg := httpapi.Config{Router: r, TLS: gatewayTLS(node), Logger: log, Origins: opts.HTTPOrigins}
+	cfg := httpapi.Config{Router: r, TLS: gatewayTLS(store), Logger: log, Origins: opts.HTTPOrigins}
 	if opts.HTTPTokens != "" {
 		if cfg.Tokens, err = httpapi.LoadTokens(opts.HTTPTokens); err != nil {
 			return nil, err
@@ -99,10 +102,10 @@ func startHTTP(log *slog.Logger, opts options, r *router.Router, node *certs.Loa
 	if err != nil {
 		return nil, fmt.Errorf("--http: %w", err)
 	}
-	srv := &http.Server{Handler: gw.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelInfo)}
+	srv := &http.Server{Handler: gw.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelInfo), ConnState: conns.track}
 	scheme := "http"
 	if opts.HTTPTLS {
-		tc := node.ServerConfig(func(err error) { log.Warn("http: refused a client certificate", "err", err) })
+		tc := store.ServerConfig(func(err error) { log.Warn("http: refused a client certificate", "err", err) })
 		tc.NextProtos = []string{"h2", "http/1.1"}
 		tc.MinVersion = tls.VersionTLS12
 		srv.TLSConfig = tc
@@ -126,7 +129,7 @@ func startHTTP(log *slog.Logger, opts options, r *router.Router, node *certs.Loa
 }
 
 // gatewayTLS is the TLS configuration the gateway dials its router
-// with: the router's own certificate, which the router admits as a part of
-// itself and exempts from permissions (the gateway checks its own users
-// against the router's table, router/httpapi).
-func gatewayTLS(node *certs.Loaded) *tls.Config { return node.ClientConfig() }
+// with: the router's own certificate (as reloaded), which the router
+// admits as a part of itself and exempts from permissions (the gateway
+// checks its own users against the router's table, router/httpapi).
+func gatewayTLS(store *certs.Store) *tls.Config { return store.ClientConfig() }

@@ -172,7 +172,8 @@ func run(ctx context.Context, opts options, hup <-chan os.Signal, relevel func()
 		return err
 	}
 	r.Metrics().Registry.MustRegister(buildinfo.Collector(buildinfo.Read()))
-	stopReload := onReload(log, hup, func() { relevel(); reload(log, store, opts.Permissions, r) })
+	conns := newHTTPConns()
+	stopReload := onReload(log, hup, func() { relevel(); reload(log, store, opts.Permissions, r, conns) })
 	defer stopReload()
 	if opts.Metrics != "" {
 		ln, err := net.Listen("tcp", opts.Metrics)
@@ -188,7 +189,7 @@ func run(ctx context.Context, opts options, hup <-chan os.Signal, relevel func()
 		defer srv.Close()
 		log.Info("metrics ready", "addr", ln.Addr().String())
 	}
-	stopHTTP, err := startHTTP(log, opts, r, store.Current())
+	stopHTTP, err := startHTTP(log, opts, r, store, conns)
 	if err != nil {
 		return err
 	}

@@ -32,10 +32,11 @@ func onReload(log *slog.Logger, hup <-chan os.Signal, do func()) (stop func()) {
 // reload reads the certificates and the permissions file (if any)
 // again. New handshakes use the new certificates; an open connection
 // whose peer's certificate the new CA bundle refuses is closed
-// (router.Revalidate), every other stays. New permissions apply to every request from then on;
+// (router.Revalidate; the HTTP gateway's connections through conns), every
+// other stays. New permissions apply to every request from then on;
 // subscriptions already installed stay. Each part that fails to reload
 // keeps what it had and says why.
-func reload(log *slog.Logger, store *certs.Store, permFile string, r *router.Router) {
+func reload(log *slog.Logger, store *certs.Store, permFile string, r *router.Router, conns *httpConns) {
 	if err := store.Reload(); err != nil {
 		log.Error("reload failed: certificates kept", "err", err)
 	} else {
@@ -48,6 +49,9 @@ func reload(log *slog.Logger, store *certs.Store, permFile string, r *router.Rou
 			log.Error("revalidating open connections", "err", err)
 		} else if n > 0 {
 			log.Warn("closed connections whose certificates the reloaded CA bundle refuses", "closed", n)
+		}
+		if n := conns.revalidate(store.VerifyPeer); n > 0 {
+			log.Warn("closed HTTP connections whose certificates the reloaded CA bundle refuses", "closed", n)
 		}
 	}
 	if permFile == "" {
