@@ -97,19 +97,34 @@ what the pubend logged instead of publishing it twice.`,
 }
 
 // readEventsArg reads a whole events file, or standard input for "-"; a
-// signal (ctx) stops the reading of a file between lines.
+// signal (ctx) stops the reading of a file between lines, and of standard
+// input at once, even while a pipe that stays open blocks the read (the
+// reading goroutine is left behind: pub is exiting).
 func readEventsArg(ctx context.Context, stdin io.Reader, path string) ([]match.Event, error) {
-	if path == "-" {
-		events, err := match.ReadEvents(stdin)
-		if err != nil {
-			return nil, fileError("stdin", err)
-		}
-		return events, nil
-	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return readEventsCtx(ctx, path)
+	if path != "-" {
+		return readEventsCtx(ctx, path)
+	}
+	type result struct {
+		events []match.Event
+		err    error
+	}
+	done := make(chan result, 1)
+	go func() {
+		events, err := match.ReadEvents(stdin)
+		done <- result{events, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return nil, fileError("stdin", r.err)
+		}
+		return r.events, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 func publish(ctx context.Context, conn routerFlags, events []match.Event) (int, error) {

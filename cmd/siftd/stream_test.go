@@ -15,7 +15,8 @@ import (
 // on a pipe that stays open (no Flush, no EOF: the client's linger sends
 // the partial batch); a bad line stops it naming the line, after the
 // events before it are published; a second run stops on the first SIGINT
-// with its pipe still open.
+// with its pipe still open, and so does plain pub (which reads its whole
+// input first).
 func TestPubStream(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -83,6 +84,36 @@ func TestPubStream(t *testing.T) {
 		t.Logf("after SIGINT: %s", strings.TrimSpace(out.String()))
 	case <-time.After(10 * time.Second):
 		t.Fatal("pub --stream ignored SIGINT")
+	}
+
+	// Plain pub reads its whole input before publishing: SIGINT while the
+	// pipe stays open stops it at once too, publishing nothing.
+	pub = exec.CommandContext(ctx, filepath.Join(bin, "sift"), "pub", "--router", addr, "--certs", certDir)
+	plainIn, _ := pub.StdinPipe()
+	defer plainIn.Close()
+	out.Reset()
+	pub.Stdout, pub.Stderr = &out, &out
+	if err := pub.Start(); err != nil {
+		t.Fatal(err)
+	}
+	plainIn.Write([]byte("{\"n\":6}\n"))
+	time.Sleep(time.Second) // let it start and block reading the open pipe: it prints nothing to wait on
+	pub.Process.Signal(syscall.SIGINT)
+	go func() { done <- pub.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Fatalf("plain pub after SIGINT: %v, want exit 130\n%s", err, out.String())
+		}
+		t.Logf("plain pub after SIGINT: %s", strings.TrimSpace(out.String()))
+	case <-time.After(10 * time.Second):
+		t.Fatal("plain pub reading an open pipe ignored SIGINT")
+	}
+	select {
+	case l := <-got:
+		t.Fatalf("plain pub stopped by SIGINT published %s", l)
+	case <-time.After(500 * time.Millisecond):
 	}
 }
 
