@@ -21,7 +21,8 @@ import (
 // (nothing accepted is lost in r1's drain, nothing unacknowledged is lost
 // by the Session), the Session counts each event accepted once, and an
 // event is delivered twice only if it was replayed (an acknowledgement
-// the old router sent but the client never read).
+// the old router sent but the client never read). A subscription made
+// while the Session reconnects is installed on the next connection.
 func TestSessionPublishReplay(t *testing.T) {
 	t.Parallel()
 	const n = 100_000
@@ -91,6 +92,12 @@ func TestSessionPublishReplay(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the session never noticed r1 stopping")
 	}
+	// A subscription made while the session reconnects waits for the
+	// next connection instead of failing with the old one's error.
+	own, err := sess.Subscribe(ctx, "last exists")
+	if err != nil {
+		t.Fatalf("subscribe while reconnecting: %v", err)
+	}
 	if err := <-done; err != nil {
 		t.Fatalf("publish: %v", err)
 	}
@@ -110,7 +117,17 @@ func TestSessionPublishReplay(t *testing.T) {
 			drained = true
 		}
 	}
-	acc, replayed := sess.Accepted(), sess.Replayed()
+	last, _ := match.ParseEventJSON([]byte(`{"last": true}`))
+	if err := sess.Publish(ctx, last); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := own.Next(ctx); err != nil || !last.Equal(e) {
+		t.Fatalf("the subscription made while reconnecting got %v, %v; want %v", e, err, last)
+	}
+	acc, replayed := sess.Accepted()-1, sess.Replayed()
 	t.Logf("%d events: every one delivered; the session replayed %d after r1 stopped, %d delivered twice; accepted %d", n, replayed, dups, acc)
 	if acc != n {
 		t.Errorf("Session.Accepted() = %d, want %d", acc, n)

@@ -69,6 +69,9 @@ type SessionSub struct {
 	err    error
 	ended  chan struct{}
 	once   sync.Once
+
+	instMu sync.Mutex // held while installing, so each connection gets it once
+	on     *Client    // the connection it is installed on
 }
 
 // DialSession connects to the first of addrs that answers (trying them in
@@ -162,7 +165,7 @@ func (s *Session) keep(c *Client, addr string) {
 			}
 			s.mu.Unlock()
 			for _, ss := range subs {
-				if err := ss.install(context.Background(), nc); err != nil && nc.Err() == nil {
+				if err := ss.installOn(context.Background(), nc); err != nil && nc.Err() == nil {
 					ss.end(err) // refused: the router will not take it again
 				}
 			}
@@ -179,27 +182,52 @@ func (s *Session) keep(c *Client, addr string) {
 }
 
 // Subscribe installs filter on the current connection and again after
-// every reconnection.
+// every reconnection. Made while the Session is reconnecting, it waits
+// for the next connection (until ctx ends).
 func (s *Session) Subscribe(ctx context.Context, filter string) (*SessionSub, error) {
 	ss := &SessionSub{s: s, filter: filter, ch: make(chan match.Event, max(s.opts.SubscriptionBuffer, 1024)), ended: make(chan struct{})}
 	s.mu.Lock()
-	c := s.cur
+	s.subs[ss] = true // from now on every reconnection installs it too
 	s.mu.Unlock()
-	if err := ss.install(ctx, c); err != nil {
-		return nil, err
+	forget := func() {
+		s.mu.Lock()
+		delete(s.subs, ss)
+		s.mu.Unlock()
 	}
-	s.mu.Lock()
-	s.subs[ss] = true
-	s.mu.Unlock()
-	return ss, nil
+	for {
+		c, closed := s.current()
+		if closed {
+			forget()
+			return nil, ErrClosed
+		}
+		err := ss.installOn(ctx, c)
+		if err == nil {
+			return ss, nil
+		}
+		if c.Err() == nil || ctx.Err() != nil {
+			forget()
+			return nil, err // refused, or ctx
+		}
+		if err := s.waitSwitch(ctx, c); err != nil { // session_publish.go
+			forget()
+			return nil, fmt.Errorf("subscribe: %w", err)
+		}
+	}
 }
 
-// install subscribes on c and forwards its events until c ends.
-func (ss *SessionSub) install(ctx context.Context, c *Client) error {
+// installOn subscribes on c, unless it is installed there already, and
+// forwards its events until c ends.
+func (ss *SessionSub) installOn(ctx context.Context, c *Client) error {
+	ss.instMu.Lock()
+	defer ss.instMu.Unlock()
+	if ss.on == c {
+		return nil
+	}
 	sub, err := c.Subscribe(ctx, ss.filter)
 	if err != nil {
 		return err
 	}
+	ss.on = c
 	go func() {
 		for {
 			e, err := sub.Next(context.Background())
