@@ -1,5 +1,7 @@
 package durable
 
+import "errors"
+
 // Broker is the face every broker state machine shows its driver: Step
 // with a message, Tick when a timer fires, both at time now, and Ready to
 // collect the effects. Pubend, Router, SHB and Directory have it.
@@ -20,6 +22,10 @@ type Broker interface {
 type Host struct {
 	brokers  []Broker
 	inFlight *HostBatch
+	// failed: the batch in flight could not be written or synced (a full
+	// disk); applied: its writes reached the store, only a sync is left.
+	failed, applied bool
+	failErr         error
 }
 
 // HostBatch is the writes of one group commit and the messages that may
@@ -66,7 +72,7 @@ func (h *Host) InFlight() *HostBatch { return h.inFlight }
 // messages.
 func (h *Host) Synced() []Envelope {
 	b := h.inFlight
-	h.inFlight = nil
+	h.inFlight, h.failed, h.applied, h.failErr = nil, false, false, nil
 	if b == nil {
 		return nil
 	}
@@ -75,4 +81,52 @@ func (h *Host) Synced() []Envelope {
 
 // Lost forgets the batch in flight without its messages (the broker
 // crashed during the sync: what it held is never sent).
-func (h *Host) Lost() { h.inFlight = nil }
+func (h *Host) Lost() { h.inFlight, h.failed, h.applied, h.failErr = nil, false, false, nil }
+
+// A store that fails to write or sync (a full disk) stops durable
+// publishing, not the driver: the batch in flight stays, with the
+// messages held for it, and is retried; meanwhile Take returns nothing
+// (the brokers keep accumulating input) and the driver answers durable
+// publishes with Refusal. The router's driver and the simulator both do
+// this through the methods below.
+
+// Fail records that the batch in flight could not be applied to the store
+// (applied false) or synced (applied true), with the store's error.
+func (h *Host) Fail(applied bool, err error) {
+	if h.inFlight == nil {
+		return
+	}
+	if err == nil {
+		err = errors.New("store failed")
+	}
+	h.failed, h.applied, h.failErr = true, h.applied || applied, err
+}
+
+// Failing returns the error of the batch that waits for a retry, or nil.
+func (h *Host) Failing() error {
+	if !h.failed {
+		return nil
+	}
+	return h.failErr
+}
+
+// Retry returns the failed batch and whether its writes are applied
+// already. The driver applies them if not (then calls Applied), syncs,
+// and calls Synced; on another failure, Fail again.
+func (h *Host) Retry() (b *HostBatch, applied bool) {
+	if !h.failed {
+		return nil, false
+	}
+	return h.inFlight, h.applied
+}
+
+// Applied records that a retried batch's writes reached the store.
+func (h *Host) Applied() { h.applied = true }
+
+// Refusal answers a durable publish while a batch is failing or the
+// driver knows the store cannot take more (reason): it acknowledges
+// nothing, and a publisher holds back and resends.
+func Refusal(env Envelope, reason string) Envelope {
+	return Envelope{From: env.To, To: env.From,
+		Msg: Msg{Kind: MsgPubRefused, Publisher: env.Msg.Publisher, Reason: reason}}
+}

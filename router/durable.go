@@ -168,7 +168,6 @@ type durableNode struct {
 	// batch that failed to be written, why free space is short ("" if it
 	// is not), the store's folder, the free space to keep and how it is
 	// read.
-	failed    *failedBatch
 	lowSpace  string
 	storeDir  string
 	minFree   uint64
@@ -243,6 +242,9 @@ func (d *durableNode) boot() error {
 		shbs = append(shbs, shbID(m))
 	}
 	local := d.cfg.local(d.name)
+	if d.host == nil {
+		d.host = durable.NewHost() // its brokers: setHost
+	}
 	var err error
 	d.dir, err = durable.NewDirectory(durable.DirectoryConfig{Node: d.name, Local: local,
 		Version: uint64(time.Now().UnixMicro())})
@@ -253,7 +255,7 @@ func (d *durableNode) boot() error {
 	for _, p := range local {
 		pe, err := durable.NewPubend(durable.PubendConfig{ID: p, Node: pubendNode(d.name, p),
 			Downstream: []string{d.name}, SHBs: shbs, LearnSHBs: true, MaxRetain: microsOf(d.cfg.MaxRetain),
-			DropAfter: microsOf(d.cfg.DropAfter), WipeGrace: microsOf(d.cfg.WipeGrace)}, d.store)
+			DropAfter: microsOf(d.cfg.DropAfter), WipeGrace: microsOf(d.cfg.WipeGrace)}, d.host.Store(d.store))
 		if err != nil {
 			return fmt.Errorf("durable: %w", err)
 		}
@@ -263,7 +265,7 @@ func (d *durableNode) boot() error {
 	d.pubendIDs = sortedNames(d.pubends)
 	d.shb, err = durable.NewSHB(durable.SHBConfig{Node: shbID(d.name), Upstream: d.name,
 		Pubends: sortedNames(d.hosts), SubQueue: d.cfg.SubQueue, NackRetry: microsOf(d.cfg.NackRetry),
-		ReportInterval: microsOf(d.cfg.ReportInterval)}, d.store)
+		ReportInterval: microsOf(d.cfg.ReportInterval)}, d.host.Store(d.store))
 	if err != nil {
 		return fmt.Errorf("durable: %w", err)
 	}

@@ -26,19 +26,11 @@ const (
 	spaceCheckPeriod = 200 * time.Millisecond
 )
 
-// failedBatch records that the batch in flight (durable.Host.InFlight,
-// with the messages held for it) failed to be written or synced, for a
-// retry.
-type failedBatch struct {
-	applied bool // Apply succeeded; only the sync is left
-	err     error
-}
-
 // storeFull says why durable publishes are refused now, or "".
 func (d *durableNode) storeFull() string {
 	switch {
-	case d.failed != nil:
-		return fmt.Sprintf("durable store failing: %v", d.failed.err)
+	case d.host.Failing() != nil:
+		return fmt.Sprintf("durable store failing: %v", d.host.Failing())
 	case d.lowSpace != "":
 		return d.lowSpace
 	}
@@ -64,8 +56,7 @@ func (d *durableNode) noteFull(before string) {
 // refusePublish answers a durable publish while the store is full.
 func (d *durableNode) refusePublish(env durable.Envelope, reason string) []durable.Envelope {
 	d.met.publishRefused.Inc()
-	return []durable.Envelope{{From: env.To, To: env.From,
-		Msg: durable.Msg{Kind: durable.MsgPubRefused, Publisher: env.Msg.Publisher, Reason: reason}}}
+	return []durable.Envelope{durable.Refusal(env, reason)}
 }
 
 // checkSpace reads the free space of the store's file system.
@@ -92,23 +83,23 @@ func statfsFree(dir string) (uint64, error) {
 // retryFailed writes and syncs the failed batch again; on success its
 // messages are returned to be sent.
 func (d *durableNode) retryFailed() []durable.Envelope {
-	fb := d.failed
+	b, applied := d.host.Retry()
 	before := d.storeFull()
 	var err error
-	if !fb.applied {
-		if err = d.store.Apply(&d.host.InFlight().Writes, false); err == nil {
-			fb.applied = true
+	if !applied {
+		if err = d.store.Apply(&b.Writes, false); err == nil {
+			d.host.Applied()
 		}
 	}
 	if err == nil {
 		err = d.store.Flush()
 	}
 	if err != nil {
-		fb.err = err
+		d.host.Fail(false, err)
 		return nil
 	}
-	d.failed = nil
 	d.met.syncs.Inc()
+	msgs := d.host.Synced()
 	d.noteFull(before)
-	return d.host.Synced()
+	return msgs
 }

@@ -52,7 +52,7 @@ func (d *durableNode) run(stop <-chan struct{}) {
 				lastSpace = time.Now()
 				d.checkSpace()
 			}
-			if d.failed != nil && time.Since(lastRetry) >= storeRetryPeriod {
+			if d.host.Failing() != nil && time.Since(lastRetry) >= storeRetryPeriod {
 				lastRetry = time.Now()
 				local = d.send(d.retryFailed(), local)
 			}
@@ -63,7 +63,7 @@ func (d *durableNode) run(stop <-chan struct{}) {
 			syncing = nil
 			if res.err != nil {
 				before := d.storeFull()
-				d.failed = &failedBatch{applied: true, err: res.err}
+				d.host.Fail(true, res.err)
 				d.noteFull(before)
 				break
 			}
@@ -81,7 +81,7 @@ func (d *durableNode) run(stop <-chan struct{}) {
 				d.stepLocal(env)
 			}
 			local = nil
-			if syncing != nil || d.failed != nil {
+			if syncing != nil || d.host.Failing() != nil {
 				break
 			}
 			if syncing, local = d.flush(nil); len(local) == 0 {
@@ -106,7 +106,7 @@ func (d *durableNode) flush(local []durable.Envelope) (chan syncResult, []durabl
 	}
 	if err := d.store.Apply(&b.Writes, false); err != nil {
 		before := d.storeFull()
-		d.failed = &failedBatch{err: err}
+		d.host.Fail(false, err)
 		d.noteFull(before)
 		return nil, local
 	}

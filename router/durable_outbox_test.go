@@ -64,7 +64,7 @@ func TestDurableOutboxBackpressure(t *testing.T) {
 func TestDurableLowSpace(t *testing.T) {
 	free := uint64(1 << 20)
 	d := &durableNode{log: slog.New(slog.DiscardHandler), met: newDurableMetrics(prometheus.NewRegistry()),
-		storeDir: "/data/durable", minFree: 64 << 20, freeSpace: func(string) (uint64, error) { return free, nil }}
+		host: durable.NewHost(), storeDir: "/data/durable", minFree: 64 << 20, freeSpace: func(string) (uint64, error) { return free, nil }}
 	d.checkSpace()
 	why := d.storeFull()
 	if why == "" {

@@ -32,16 +32,21 @@ const (
 	// and latestDelivered are gone, and its subscribers come back
 	// presenting their CTs (as to an SHB that never knew them).
 	FaultWipe Fault = "wipe"
+	// FaultFull fills a PHB's or an SHB's disk for a while: its batch
+	// fails and is retried (durable.Host.Fail and Retry, as the router's
+	// driver does), its messages wait, and a PHB refuses publishes
+	// meanwhile (the publishers hold back and resend).
+	FaultFull Fault = "full"
 )
 
-// AllFaults lists the fault kinds "all" means. FaultBlock and FaultWipe
-// are named on their own (each draws from its own source, so adding them
+// AllFaults lists the fault kinds "all" means. FaultBlock, FaultWipe and
+// FaultFull are named on their own (each draws from its own source, so adding them
 // left every other fault's seeds as they were).
 var AllFaults = []Fault{FaultDrop, FaultDup, FaultReorder, FaultDelay, FaultPartition,
 	FaultCrash, FaultReconnect, FaultRoam, FaultRelease, FaultPublisher, FaultClock}
 
 // knownFaults lists every fault kind.
-var knownFaults = append(slices.Clone(AllFaults), FaultBlock, FaultWipe)
+var knownFaults = append(slices.Clone(AllFaults), FaultBlock, FaultWipe, FaultFull)
 
 // ParseFaults parses a comma-separated list of fault names; "all" means
 // every fault and "none" or "" none.

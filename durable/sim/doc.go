@@ -9,8 +9,12 @@
 // named in Faults (lost, duplicated, reordered and delayed messages,
 // partitions, crashes, subscribers reconnecting with older CTs or at
 // another SHB, early release and dropping absent SHBs, publisher
-// reconnections, PHB clocks stepping back). An oracle checks exactly-once
-// delivery on every run:
+// reconnections, PHB clocks stepping back; and, named on their own, broker
+// links that block, SHBs restarting with an empty disk, and full disks).
+// Every node's group commit and its handling of a store that refuses
+// writes (retry, reads through the refused batch, publishes refused) is
+// durable.Host, the router's own. An oracle checks exactly-once delivery
+// on every run:
 //
 //   - within a session, each subscriber receives per pubend strictly
 //     increasing ticks above the CT it presented; an event message carries

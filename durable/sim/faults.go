@@ -94,6 +94,22 @@ func (w *world) scheduleFaults(chaosEnd durable.Tick) {
 			})
 		}
 	}
+	if w.cfg.has(FaultFull) {
+		rng := rand.New(rand.NewPCG(w.cfg.Seed, 0xf011))
+		for range 1 + rng.IntN(3) {
+			n := w.nodes[w.order[rng.IntN(len(w.order))]]
+			at := durable.Tick(rng.IntN(int(chaosEnd)))
+			d := durable.Tick(10_000 + rng.IntN(150_000))
+			if n.kind != kindPHB && n.kind != kindSHB {
+				continue // routers keep nothing on disk; replicas write through Raft
+			}
+			w.at(at, func() {
+				w.trace("disk of %s full for %d", n.name, d)
+				w.stats.FullDisks++
+				n.fullUntil = max(n.fullUntil, w.now+d)
+			})
+		}
+	}
 	if w.cfg.has(FaultPublisher) {
 		for _, p := range w.pubs {
 			for range 1 + w.rng.IntN(2) {

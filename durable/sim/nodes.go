@@ -39,6 +39,7 @@ type node struct {
 	group       *group             // a replica's group
 	replica     *replica.Replica   // a replica's machine
 	wiped       bool               // a replica's store was wiped: it joins anew
+	fullUntil   durable.Tick       // its disk refuses writes until then (FaultFull)
 }
 
 // timerPeriod is how often every broker's Tick fires.
@@ -47,11 +48,13 @@ const timerPeriod = 5_000
 // boot (re)creates the node's machine from its store and starts its timer.
 func (w *world) boot(n *node) error {
 	n.incarnation++
+	n.host = durable.NewHost() // its broker: below
+	st := n.host.Store(n.store)
 	var err error
 	switch n.kind {
 	case kindPHB:
 		cfg := w.phbConfig(n.name)
-		n.pubend, err = durable.NewPubend(cfg, n.store)
+		n.pubend, err = durable.NewPubend(cfg, st)
 		n.m = n.pubend
 	case kindRouter:
 		cfg := w.routerConfig(n.name)
@@ -61,7 +64,7 @@ func (w *world) boot(n *node) error {
 	case kindSHB:
 		cfg := w.shbConfig(n.name)
 		cfg.Rand = rand.New(rand.NewPCG(w.rng.Uint64(), n.incarnation)) // nack jitter
-		n.shb, err = durable.NewSHB(cfg, n.store)
+		n.shb, err = durable.NewSHB(cfg, st)
 		n.m = n.shb
 	case kindReplica:
 		n.m, err = w.bootReplica(n)
@@ -70,7 +73,7 @@ func (w *world) boot(n *node) error {
 		return fmt.Errorf("boot %s: %w", n.name, err)
 	}
 	n.up = true
-	n.host = durable.NewHost(n.m)
+	n.host.SetBrokers(n.m)
 	w.flush(n)
 	w.scheduleTimer(n, n.incarnation)
 	return nil
@@ -130,6 +133,11 @@ func (w *world) drainNode(n *node, inc uint64) {
 
 // stepNode steps a broker with a message.
 func (w *world) stepNode(n *node, env durable.Envelope) {
+	if n.kind == kindPHB && env.Msg.Kind == durable.MsgPublish && n.host.Failing() != nil {
+		// As the router's driver does while its store fails.
+		w.send(durable.Refusal(env, n.host.Failing().Error()))
+		return
+	}
 	if err := n.m.Step(w.clock(n), env); err != nil {
 		w.violate("%s: step %v: %v", n.name, env, err)
 	}
@@ -156,7 +164,9 @@ func (w *world) crash(n *node) {
 	w.trace("crash %s", n.name)
 	w.stats.Crashes++
 	n.up = false
-	if b := n.host.InFlight(); b != nil {
+	if _, applied := n.host.Retry(); n.host.Failing() != nil && !applied {
+		n.store.Crash(w.rng) // the failed batch never reached the store
+	} else if b := n.host.InFlight(); b != nil {
 		if kept := n.store.Crash(w.rng); kept > 0 {
 			w.observeDurable(n, &b.Writes)
 		}

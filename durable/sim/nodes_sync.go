@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/sift-pubsub/sift/durable"
+import (
+	"errors"
+
+	"github.com/sift-pubsub/sift/durable"
+)
 
 // Sync latency of a simulated disk, in microseconds.
 const (
@@ -30,10 +34,55 @@ func (w *world) flush(n *node) {
 		}
 		return
 	}
+	if w.now < n.fullUntil {
+		n.host.Fail(false, errFull)
+		w.retryFull(n, n.incarnation)
+		return
+	}
 	if err := n.store.Apply(&b.Writes, false); err != nil {
 		w.violate("%s: apply: %v", n.name, err)
 		return
 	}
+	w.syncBatch(n, b)
+}
+
+// errFull is the simulated store's refusal while its disk is full.
+var errFull = errors.New("no space left on device (simulated)")
+
+// fullRetry is how often a driver retries a batch its full store refused.
+const fullRetry = 20_000
+
+// retryFull retries the failed batch of a node every fullRetry, as the
+// router's driver does (durable.Host.Retry): while the disk is full it
+// fails again; then it is applied and synced like any batch.
+func (w *world) retryFull(n *node, inc uint64) {
+	w.at(w.now+fullRetry, func() {
+		if !n.up || n.incarnation != inc {
+			return
+		}
+		b, applied := n.host.Retry()
+		if b == nil {
+			return
+		}
+		if w.now < n.fullUntil {
+			n.host.Fail(applied, errFull)
+			w.retryFull(n, inc)
+			return
+		}
+		if !applied {
+			if err := n.store.Apply(&b.Writes, false); err != nil {
+				w.violate("%s: apply: %v", n.name, err)
+				return
+			}
+			n.host.Applied()
+		}
+		w.syncBatch(n, b)
+	})
+}
+
+// syncBatch syncs an applied batch after the disk's latency and sends its
+// messages (unless the node crashed meanwhile).
+func (w *world) syncBatch(n *node, b *durable.HostBatch) {
 	inc := n.incarnation
 	w.at(w.now+durable.Tick(syncBase+w.rng.IntN(syncJitter)), func() {
 		if !n.up || n.incarnation != inc {

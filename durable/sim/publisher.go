@@ -18,11 +18,13 @@ type publisher struct {
 	nextSend  uint64
 	lastAck   durable.Tick
 	downUntil durable.Tick // connection lost until then
+	heldUntil durable.Tick // refused for a full disk: resend then
 }
 
 const (
 	pubWindow      = 4
 	pubResendAfter = 30_000
+	pubHoldBack    = 20_000
 )
 
 func (p *publisher) send(w *world, m durable.Msg) {
@@ -35,6 +37,9 @@ func (p *publisher) send(w *world, m durable.Msg) {
 
 // pump sends what the window allows.
 func (p *publisher) pump(w *world) {
+	if w.now < p.heldUntil {
+		return
+	}
 	p.nextSend = max(p.nextSend, p.acked+1)
 	for p.nextSend <= min(p.acked+pubWindow, uint64(p.available)) {
 		p.send(w, durable.Msg{Kind: durable.MsgPublish, Seq: p.nextSend, Event: p.events[p.nextSend-1]})
@@ -69,6 +74,15 @@ func (p *publisher) receive(w *world, m durable.Msg) {
 	case durable.MsgHelloAck, durable.MsgPubRefused:
 		p.advance(w, m.Seq)
 		p.nextSend = p.acked + 1
+		if m.Kind == durable.MsgPubRefused && m.Reason != "" {
+			// The PHB's store cannot take events (a full disk): hold
+			// back, then resend, as client.DurablePublisher does.
+			if w.now >= p.heldUntil {
+				p.heldUntil = w.now + pubHoldBack
+				w.at(p.heldUntil, func() { p.pump(w) })
+			}
+			return
+		}
 	case durable.MsgPubAck:
 		if m.Tick != 0 {
 			w.oracle.acked(w, p.pubend, p.id, m.Seq, m.Tick)

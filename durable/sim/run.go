@@ -24,8 +24,9 @@ type Stats struct {
 	Duplicated     int          `json:"duplicated"`
 	Crashes        int          `json:"crashes"`
 	Partitions     int          `json:"partitions"`
-	Blocks         int          `json:"blocks"` // links blocked (FaultBlock)
-	Wipes          int          `json:"wipes"`  // SHBs (FaultWipe) and PHB replicas (Config.Replicas) restarted with an empty disk
+	Blocks         int          `json:"blocks"`     // links blocked (FaultBlock)
+	Wipes          int          `json:"wipes"`      // SHBs (FaultWipe) and PHB replicas (Config.Replicas) restarted with an empty disk
+	FullDisks      int          `json:"full_disks"` // disks filled for a while (FaultFull)
 	Reconnects     int          `json:"reconnects"`
 	ClockSteps     int          `json:"clock_steps"` // PHB clocks set back
 	Roams          int          `json:"roams"`       // reconnections at another SHB

@@ -281,3 +281,29 @@ func TestSimulatorWipes(t *testing.T) {
 		})
 	}
 }
+
+// TestSimulatorFullDisks fills PHBs' and SHBs' disks for 10 to 160 ms,
+// alone and with every other fault: each failed batch is retried through
+// durable.Host as the router's driver does, PHBs refuse publishes
+// meanwhile, the machines read what they wrote though the store refused
+// it, and everything is delivered exactly once after. The test fails if
+// no disk filled.
+func TestSimulatorFullDisks(t *testing.T) {
+	for _, fs := range [][]Fault{{FaultFull}, append(slices.Clone(AllFaults), FaultFull, FaultWipe, FaultBlock)} {
+		t.Run(FaultList(fs), func(t *testing.T) {
+			var total Stats
+			for seed := uint64(1); seed <= 150; seed++ {
+				res := Run(Config{Seed: seed, Events: 20, Faults: fs})
+				for _, v := range res.Violations {
+					t.Fatalf("seed %d at %d us: %s\n  replay: sift sim durable --seeds %d..%d --events 20 --faults %s",
+						v.Seed, v.Time, v.What, seed, seed, FaultList(fs))
+				}
+				total.Add(res.Stats)
+			}
+			if total.FullDisks == 0 {
+				t.Fatal("no disk filled")
+			}
+			t.Logf("%s", total.Summary())
+		})
+	}
+}
