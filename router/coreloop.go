@@ -39,9 +39,6 @@ func (l *matchLoop) feedCore(in core.Input) error {
 // tickCore ticks the core (msgTick: its deadline passed) and carries out
 // its effects.
 func (l *matchLoop) tickCore() {
-	if l.core == nil {
-		return
-	}
 	l.timer.armed = time.Time{} // fired: set it again if a deadline remains
 	l.core.Tick(time.Now())
 	l.carryCore()
@@ -49,8 +46,8 @@ func (l *matchLoop) tickCore() {
 
 // carryCore carries out the core's Readys: metrics, then frames onto the
 // connections' control lanes (dropped for connections gone), then the
-// connections the core closed; then it sets the timer on the core's
-// deadline.
+// replies to clients' requests, then the connections the core closed;
+// then it sets the timer on the core's deadline.
 func (l *matchLoop) carryCore() {
 	for l.core.HasReady() {
 		rd := l.core.Ready()
@@ -61,6 +58,9 @@ func (l *matchLoop) carryCore() {
 			if c, ok := l.conns[f.Conn]; ok {
 				l.pushControl(c, f.Data)
 			}
+		}
+		for _, r := range rd.Replies {
+			l.reply(r.Conn, r.About, r.Ref, r.Err)
 		}
 		for _, cl := range rd.Close {
 			if c, ok := l.conns[cl.Conn]; ok {
@@ -82,6 +82,8 @@ func (l *matchLoop) countCore(m core.Metric) {
 		l.metrics.Bloom.DictionaryTerms.Set(float64(m.N))
 	case core.BloomFilters:
 		l.metrics.Bloom.TreeFilters.Set(float64(m.N))
+	case core.Subscriptions:
+		l.metrics.Subscriptions.Set(float64(m.N))
 	default:
 		l.countAssist(m) // rto.go
 	}

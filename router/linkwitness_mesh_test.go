@@ -147,12 +147,13 @@ func newMeshSim(t *testing.T, seed uint64) *meshSim {
 	n := 3 + s.rng.IntN(4)
 	for i := range n {
 		cfg := Config{Name: fmt.Sprintf("r%d", i), MaxLinks: 8, Merge: s.rng.IntN(3) == 0, Table: []string{"poset", "forest"}[s.rng.IntN(2)], Advertise: s.advertise}
-		lk, err := newLinks(cfg)
+		eng := core.NewEngine(match.NewFast(match.FastConfig{}), 0)
+		lk, err := newLinks(cfg, eng)
 		if err != nil {
 			t.Fatal(err)
 		}
 		r := &simRouter{name: cfg.Name, clients: map[ifaceID]*simClient{},
-			l: &matchLoop{eng: core.NewEngine(match.NewFast(match.FastConfig{}), 0), conns: map[ifaceID]*conn{}, metrics: NewMetrics(nil), links: lk}}
+			l: &matchLoop{eng: eng, conns: map[ifaceID]*conn{}, metrics: NewMetrics(nil), links: lk}}
 		r.l.startWanted()
 		s.routers = append(s.routers, r)
 		if i > 0 {

@@ -86,7 +86,7 @@ func (l *matchLoop) step(m loopMsg) {
 	defer l.flush()
 	switch m.kind {
 	case msgAttach:
-		if err := l.eng.Attach(m.iface, core.KindClient); err != nil {
+		if err := l.stepCore(core.Attach{Conn: m.iface}); err != nil {
 			m.conn.fail(wire.CodeInternal, err.Error())
 			return
 		}
@@ -110,7 +110,7 @@ func (l *matchLoop) step(m loopMsg) {
 	case msgSubscribeBatch:
 		l.subscribeBatch(m)
 	case msgCore:
-		if _, ok := l.conns[m.iface]; ok && l.core != nil {
+		if _, ok := l.conns[m.iface]; ok {
 			l.stepCore(m.in) // a client frame: a bad one is refused by the core without effect
 		}
 	case msgTick:
@@ -119,26 +119,22 @@ func (l *matchLoop) step(m loopMsg) {
 }
 
 // detach forgets a connection that went away: in the loop's own state,
-// then in the core's.
+// then in the core's (the engine, the mesh).
 func (l *matchLoop) detach(id ifaceID) {
 	if _, ok := l.conns[id]; !ok {
 		return
 	}
 	l.dropConn(id)
-	if l.core != nil {
-		l.stepCore(core.Detach{Conn: id})
-	}
+	l.stepCore(core.Detach{Conn: id})
 }
 
-// dropConn forgets a connection in the loop's own state: the engine, the
-// connections, the Bloom counters.
+// dropConn forgets a connection in the loop's own state: the connections,
+// the Bloom counters.
 func (l *matchLoop) dropConn(id ifaceID) {
-	l.eng.Detach(id)
 	delete(l.conns, id)
 	if l.bloom != nil {
 		delete(l.bloom.links, id)
 	}
-	l.metrics.Subscriptions.Set(float64(l.eng.Subscriptions()))
 }
 
 // reply acknowledges a subscribe or unsubscribe, or sends its error frame
@@ -210,7 +206,7 @@ func (l *matchLoop) publish(m loopMsg) {
 // summary in Bloom mode. A full link queue closes the link as a slow
 // consumer. It returns what decided the link table's answer.
 func (l *matchLoop) forwardLinks(ev match.Event, iface ifaceID, raw []byte, witness uint64) core.RouteDecision {
-	if l.core == nil || l.core.Links() == 0 {
+	if l.core.Links() == 0 {
 		return core.DecidedNoLinks
 	}
 	if l.bloom != nil {

@@ -4,24 +4,24 @@ import (
 	"fmt"
 
 	"github.com/sift-pubsub/sift/internal/wire"
-	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router/bloomfwd"
 	"github.com/sift-pubsub/sift/router/core"
 	"github.com/sift-pubsub/sift/router/mesh"
 )
 
-// The matching loop's side of router links and of the subscriptions the
-// mesh places: the mesh glue (which connection is which link, the order
-// of Bloom and mesh messages, refusals) is router/core's (core/links.go,
-// core/bloom.go); this file steps it with LinkUp, LinkFrame, Subscribe,
-// Unsubscribe and Detach, and keeps what is I/O: the link's verdict
-// channel, its metrics, the engine's and the replies' part.
+// The matching loop's side of router links and of clients'
+// subscriptions: the logic (the engine's interfaces and subscriptions,
+// which connection is which link, the order of Bloom and mesh messages,
+// refusals) is router/core's (core/clients.go, core/links.go,
+// core/bloom.go); this file steps it with Subscribe, Unsubscribe, LinkUp
+// and LinkFrame, and keeps what is I/O: the link's verdict channel and
+// its metrics.
 
-// links is the matching loop's mesh state. A nil core means the router
-// takes no links and acknowledges subscriptions at once.
+// links is the matching loop's core and what its event path reads of it.
 type links struct {
-	// core is the router's core state machine (router/core): the mesh
-	// glue, Bloom's dictionary and trees, RTO and FF; nil without a mesh.
+	// core is the router's core state machine (router/core): clients'
+	// subscriptions, the mesh glue, Bloom's dictionary and trees, the link
+	// table, RTO and FF.
 	core *core.Core
 	// mesh is the core's mesh, which the loop still reads for its event
 	// path (advertisements' conformance), Routes and link hellos; nil
@@ -34,10 +34,12 @@ type links struct {
 	adverts *advertState
 }
 
-// newLinks returns the mesh state cfg asks for.
-func newLinks(cfg Config) (links, error) {
+// newLinks returns the core cfg asks for, over the engine eng (which
+// the loop shares); without links (MaxLinks 0) it has no mesh.
+func newLinks(cfg Config, eng *core.Engine) (links, error) {
 	if cfg.MaxLinks == 0 {
-		return links{}, nil
+		c, err := core.New(core.Config{Engine: eng})
+		return links{core: c}, err
 	}
 	m, err := mesh.New(mesh.Config{Name: cfg.Name, Table: cfg.Table, Merge: cfg.Merge, MaxLinks: cfg.MaxLinks, Incarnation: newIncarnation(), Advertise: cfg.Advertise})
 	if err != nil {
@@ -55,7 +57,7 @@ func newLinks(cfg Config) (links, error) {
 		c := cfg.bloomConfig()
 		bc = &c
 	}
-	c, err := core.New(core.Config{Mesh: m, Assist: set, Bloom: bc})
+	c, err := core.New(core.Config{Engine: eng, Mesh: m, Assist: set, Bloom: bc})
 	if err != nil {
 		return links{}, err
 	}
@@ -68,9 +70,6 @@ func newLinks(cfg Config) (links, error) {
 
 // isLink reports whether connection id is a router link that is up.
 func (l *matchLoop) isLink(id ifaceID) bool {
-	if l.core == nil {
-		return false
-	}
 	_, ok := l.core.LinkOf(id)
 	return ok
 }
@@ -85,51 +84,21 @@ func (l *matchLoop) linkConn(link mesh.Link) (*conn, bool) {
 	return c, ok
 }
 
-// subscribe installs a client subscription in the engine and, with a
-// mesh, through the core in the mesh too: the client's Ack then waits for
-// mesh Ready.
+// subscribe and unsubscribe hand a client's request to the core, which
+// answers it (Ready's Replies, or the Ack when the mesh places it).
 func (l *matchLoop) subscribe(m loopMsg) {
-	err := l.eng.Subscribe(m.iface, m.sub, m.filter)
-	if err != nil || l.core == nil {
-		l.reply(m.iface, wire.TypeSubscribe, m.sub, err)
-		return
-	}
-	l.metrics.Subscriptions.Set(float64(l.eng.Subscriptions()))
-	f, err := match.Parse(m.filter)
-	if err == nil {
-		if err = l.stepCore(core.Subscribe{Conn: m.iface, Sub: m.sub, Filter: f}); err == nil {
-			return
-		}
-	}
-	l.eng.Unsubscribe(m.iface, m.sub) // the engine accepted it: cannot fail
-	l.reply(m.iface, wire.TypeSubscribe, m.sub, wire.Errorf(wire.CodeInternal, "mesh refused subscription %d: %v", m.sub, err))
+	l.stepCore(core.Subscribe{Conn: m.iface, Sub: m.sub, Filter: m.filter})
 }
 
-// unsubscribe removes a client subscription from the engine and, through
-// the core, from the mesh.
 func (l *matchLoop) unsubscribe(m loopMsg) {
-	err := l.eng.Unsubscribe(m.iface, m.sub)
-	if err == nil && l.core != nil {
-		l.stepCore(core.Unsubscribe{Conn: m.iface, Sub: m.sub})
-	}
-	l.reply(m.iface, wire.TypeUnsubscribe, m.sub, err)
+	l.stepCore(core.Unsubscribe{Conn: m.iface, Sub: m.sub})
 }
 
-// linkUp attaches a link's connection as a neighbour interface and hands
-// the peer's hello to the core; it answers on m.linkErr before the
-// core's frames for the link (this router's hello if it answers, the
-// snapshots) are queued.
+// linkUp hands a peer's hello to the core; it answers on m.linkErr
+// before the core's frames for the link (this router's hello if it
+// answers, the snapshots) are queued.
 func (l *matchLoop) linkUp(m loopMsg) {
-	if l.core == nil {
-		m.linkErr <- wire.Errorf(wire.CodeUnexpected, "this router takes no router links (its MaxLinks is 0)")
-		return
-	}
-	if err := l.eng.Attach(m.iface, core.KindNeighbour); err != nil {
-		m.linkErr <- fmt.Errorf("link %s: %w", m.hello.Name, err)
-		return
-	}
 	if err := l.feedCore(core.LinkUp{Conn: m.iface, Hello: m.hello, SendHello: m.sendHello}); err != nil {
-		l.eng.Detach(m.iface)
 		m.linkErr <- err
 		return
 	}
@@ -150,9 +119,7 @@ func (l *matchLoop) linkUp(m loopMsg) {
 // linkFrame hands a control message received on a link to the core; a
 // refusal closes the link (Ready's Close).
 func (l *matchLoop) linkFrame(m loopMsg) {
-	if l.core != nil {
-		l.stepCore(core.LinkFrame{Conn: m.iface, Msg: m.frame})
-	}
+	l.stepCore(core.LinkFrame{Conn: m.iface, Msg: m.frame})
 }
 
 // refuseLink closes a connection (a link, or a client that broke the

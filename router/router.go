@@ -84,7 +84,8 @@ func New(cfg Config) (*Router, error) {
 		stopInput: make(chan struct{}),
 		ready:     make(chan struct{}),
 	}
-	lk, err := newLinks(cfg)
+	eng := core.NewEngine(idx, cfg.MaxSubscriptionsPerConn)
+	lk, err := newLinks(cfg, eng)
 	if err != nil {
 		ln.Close()
 		udp.Close()
@@ -97,7 +98,7 @@ func New(cfg Config) (*Router, error) {
 			return nil, fmt.Errorf("router: %w", err)
 		}
 	}
-	r.loop = &matchLoop{eng: core.NewEngine(idx, cfg.MaxSubscriptionsPerConn), conns: make(map[ifaceID]*conn), metrics: r.metrics, links: lk}
+	r.loop = &matchLoop{eng: eng, conns: make(map[ifaceID]*conn), metrics: r.metrics, links: lk}
 	r.loop.timer.post = func() { r.send(context.Background(), loopMsg{kind: msgTick}) }
 	r.perms.Store(cfg.Permissions)
 	return r, nil

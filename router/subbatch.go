@@ -1,7 +1,6 @@
 package router
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/sift-pubsub/sift/internal/wire"
@@ -33,30 +32,18 @@ func parseBatch(m *wire.SubscribeBatch) *subBatch {
 	return b
 }
 
-// subscribeBatch installs a client's batch in the engine and, with a
-// mesh, through the core in the mesh: the client's one Ack (About
-// TypeSubscribeBatch, ID first) then waits for the batch's mesh Ready. A
-// refusal is one Error frame and installs nothing.
+// subscribeBatch hands a client's parsed batch to the core, which
+// installs it in the engine and, with a mesh, in the mesh: the client's
+// one Ack (About TypeSubscribeBatch, ID first) then waits for the batch's
+// mesh Ready. A refusal (here, of a filter that did not parse) is one
+// Error frame and installs nothing.
 func (l *matchLoop) subscribeBatch(m loopMsg) {
 	b := m.batch
-	err := b.err
-	if err == nil {
-		err = l.eng.SubscribeBatch(m.iface, b.first, b.filters)
-	}
-	if err != nil || l.core == nil {
-		l.reply(m.iface, wire.TypeSubscribeBatch, b.first, err)
+	if b.err != nil {
+		l.reply(m.iface, wire.TypeSubscribeBatch, b.first, b.err)
 		return
 	}
-	l.metrics.Subscriptions.Set(float64(l.eng.Subscriptions()))
-	if err = l.stepCore(core.SubscribeBatch{Conn: m.iface, First: b.first, Filters: b.filters}); err == nil {
-		return
-	}
-	l.eng.UnsubscribeBatch(m.iface, b.first, len(b.filters))
-	var pe *wire.ProtocolError
-	if !errors.As(err, &pe) {
-		err = wire.Errorf(wire.CodeInternal, "mesh refused subscription batch %d: %v", b.first, err)
-	}
-	l.reply(m.iface, wire.TypeSubscribeBatch, b.first, err)
+	l.stepCore(core.SubscribeBatch{Conn: m.iface, First: b.first, Filters: b.filters})
 }
 
 // permitBatch checks every filter of client c's parsed batch against its

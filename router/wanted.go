@@ -166,9 +166,7 @@ func (w *wantedNames) refresh(dec *wire.EventDecoder, p *wire.Publish) error {
 func (l *matchLoop) startWanted() {
 	l.want.start(l.adverts != nil)
 	l.eng.OnFilter = l.want.addFilter
-	if l.core != nil {
-		l.core.OnLinkFilter(l.want.addFilter)
-	}
+	l.core.OnLinkFilter(l.want.addFilter)
 	if l.bloom != nil {
 		l.bloom.dict.OnNewTerm = l.want.addTerm
 	}

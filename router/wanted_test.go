@@ -13,11 +13,12 @@ import (
 // connection (id 1) with no subscriptions.
 func wantedLoop(t *testing.T) (*matchLoop, *conn) {
 	t.Helper()
-	l := &matchLoop{
-		eng:     core.NewEngine(match.NewFast(match.FastConfig{}), 0),
-		conns:   map[ifaceID]*conn{},
-		metrics: NewMetrics(nil),
+	eng := core.NewEngine(match.NewFast(match.FastConfig{}), 0)
+	lk, err := newLinks(Config{}, eng)
+	if err != nil {
+		t.Fatal(err)
 	}
+	l := &matchLoop{eng: eng, conns: map[ifaceID]*conn{}, metrics: NewMetrics(nil), links: lk}
 	l.startWanted()
 	c := &conn{id: 1, q: newSendQueue(1024, 1<<20)}
 	l.step(loopMsg{kind: msgAttach, iface: 1, conn: c})
@@ -112,7 +113,13 @@ func TestWantedVersions(t *testing.T) {
 // TestWantedAllWithAdverts: advertisements check events against
 // advertised filters, beyond the loop's own, so the loop decodes in full.
 func TestWantedAllWithAdverts(t *testing.T) {
-	l := &matchLoop{eng: core.NewEngine(match.NewFast(match.FastConfig{}), 0), links: links{adverts: &advertState{}}}
+	eng := core.NewEngine(match.NewFast(match.FastConfig{}), 0)
+	lk, err := newLinks(Config{}, eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lk.adverts = &advertState{}
+	l := &matchLoop{eng: eng, links: lk}
 	l.startWanted()
 	if set, v := l.want.load(); set != nil || v == 0 {
 		t.Fatalf("adverts: set %v version %d, want all", set, v)
@@ -124,12 +131,13 @@ func TestWantedAllWithAdverts(t *testing.T) {
 // floods adds its constraint's and qualifier's names in a new version
 // before any later summary, and a term on known names publishes nothing.
 func TestWantedFollowsBloomDictionary(t *testing.T) {
-	lk, err := newLinks(Config{Name: "r", MaxLinks: 1, Forward: ForwardBloom})
+	eng := core.NewEngine(match.NewFast(match.FastConfig{}), 0)
+	lk, err := newLinks(Config{Name: "r", MaxLinks: 1, Forward: ForwardBloom}, eng)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := lk.bloom
-	l := &matchLoop{eng: core.NewEngine(match.NewFast(match.FastConfig{}), 0), links: lk}
+	l := &matchLoop{eng: eng, links: lk}
 	l.startWanted()
 	set, v0 := l.want.load()
 	if set == nil || v0 == 0 || len(l.want.names) != 0 {

@@ -137,6 +137,9 @@ func runAssistProperty(rt *rapid.T, policyName string, seen *propertyCounts) {
 			step(ClientFrame{Conn: a, Msg: m})
 		}
 	}
+	for cl := ConnID(1); cl <= 3; cl++ {
+		step(Attach{Conn: cl})
+	}
 	n := rapid.IntRange(1, 60).Draw(rt, "steps")
 	for range n {
 		switch rapid.IntRange(0, 6).Draw(rt, "action") {
@@ -150,7 +153,7 @@ func runAssistProperty(rt *rapid.T, policyName string, seen *propertyCounts) {
 			p := placed{cl, nextSub[cl]}
 			f := match.MustParse(rapid.SampledFrom(propertyFilters).Draw(rt, "filter"))
 			want[p] = true
-			step(Subscribe{Conn: cl, Sub: p.sub, Filter: f})
+			step(Subscribe{Conn: cl, Sub: p.sub, Filter: f.String()})
 		case 3:
 			a := ConnID(rapid.IntRange(10, 12).Draw(rt, "assistant"))
 			answerAll(a, rapid.Bool().Draw(rt, "lie") && policy != poset.Trust)

@@ -1,20 +1,23 @@
 package core
 
 import (
-	"fmt"
+	"errors"
 
+	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router/mesh"
 )
 
-// SubscribeBatch is Subscribe for a batch of client subscriptions, already
-// accepted by the router's engine, as one input: ids First, First+1, ...,
-// one per filter. The router places them alone (no RTO or FF: a batch is
-// for installing many filters fast, and an assisted placement is one
-// filter at a time). In Bloom mode the batch's terms go first; the batch's
-// one Ack (About TypeSubscribeBatch, ID First) comes when the mesh reports
-// the whole batch Ready. An error means the mesh refused the batch: the
-// core holds none of it (its terms are withdrawn in the same Ready).
+// SubscribeBatch is Subscribe for a client's batch of subscriptions, as
+// one input: ids First, First+1, ..., one per filter (parsed by the
+// driver, off the matching goroutine). The engine installs all or none;
+// with a mesh the router places them alone (no RTO or FF: a batch is for
+// installing many filters fast, and an assisted placement is one filter
+// at a time), Bloom's terms first. The batch's one Ack (About
+// TypeSubscribeBatch, ID First) comes when the mesh reports the whole
+// batch Ready (at once without a mesh); a refusal is one Reply with the
+// error, and the core holds none of the batch (its terms are withdrawn in
+// the same Ready).
 type SubscribeBatch struct {
 	Conn    ConnID
 	First   uint64
@@ -23,20 +26,28 @@ type SubscribeBatch struct {
 
 func (SubscribeBatch) input() {}
 
-func (c *Core) subscribeBatch(in SubscribeBatch) error {
-	if c.mesh == nil {
-		return fmt.Errorf("router core: subscription batch %d: no mesh", in.First)
+func (c *Core) subscribeBatch(in SubscribeBatch) {
+	err := c.eng.SubscribeBatch(in.Conn, in.First, in.Filters)
+	if err != nil || c.mesh == nil {
+		c.reply(in.Conn, wire.TypeSubscribeBatch, in.First, err)
+		return
 	}
+	c.metric(Subscriptions, uint64(c.eng.Subscriptions()))
 	for i, f := range in.Filters {
 		c.bloomSubscribe(in.Conn, in.First+uint64(i), f) // terms travel ahead of the mesh's messages
 	}
 	out, err := c.mesh.SubscribeBatch(mesh.Client(in.Conn), in.First, in.Filters)
-	if err != nil {
-		for i := range in.Filters {
-			c.bloomUnsubscribe(in.Conn, in.First+uint64(i))
-		}
-		return err
+	if err == nil {
+		c.apply(out)
+		return
 	}
-	c.apply(out)
-	return nil
+	for i := range in.Filters {
+		c.bloomUnsubscribe(in.Conn, in.First+uint64(i))
+	}
+	c.eng.UnsubscribeBatch(in.Conn, in.First, len(in.Filters))
+	var pe *wire.ProtocolError
+	if !errors.As(err, &pe) {
+		err = wire.Errorf(wire.CodeInternal, "mesh refused subscription batch %d: %v", in.First, err)
+	}
+	c.reply(in.Conn, wire.TypeSubscribeBatch, in.First, err)
 }

@@ -8,41 +8,49 @@ import (
 )
 
 // TestPlaceBatch: a batch placed through the core puts every filter in
-// the mesh's table and, with no link up, is Ready at once as one batch; a
-// batch reusing a ref is refused and changes nothing; without a mesh the
-// input is an error.
+// the engine and the mesh's table and, with no link up, is Ready at once
+// as one batch (one Ack frame); a batch reusing a ref is refused with one
+// Reply and changes nothing; without a mesh the engine's Reply acknowledges
+// it at once.
 func TestPlaceBatch(t *testing.T) {
 	m, err := mesh.New(mesh.Config{Name: "r", Table: "shallow"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := New(Config{Mesh: m})
+	eng := NewEngine(match.NewFast(match.FastConfig{}), 0)
+	c, err := New(Config{Mesh: m, Engine: eng})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs := []match.Filter{match.MustParse(`x > 1`), match.MustParse(`x > 2`), match.MustParse(`y == "a"`)}
-	if err := c.Step(SubscribeBatch{Conn: 4, First: 10, Filters: fs}); err != nil {
-		t.Fatal(err)
+	step := func(c *Core, in Input) string {
+		t.Helper()
+		if err := c.Step(in); err != nil {
+			t.Fatalf("%T: %v", in, err)
+		}
+		rd := c.Ready()
+		c.Advance()
+		return DescribeReady(rd)
 	}
-	rd := c.Ready()
-	c.Advance()
-	if got, want := DescribeReady(rd), "frame conn=4: ack subscribe-batch id=10\n"; got != want {
+	step(c, Attach{Conn: 4})
+	fs := []match.Filter{match.MustParse(`x > 1`), match.MustParse(`x > 2`), match.MustParse(`y == "a"`)}
+	if got, want := step(c, SubscribeBatch{Conn: 4, First: 10, Filters: fs}), "metric subscriptions 3\nframe conn=4: ack subscribe-batch id=10\n"; got != want {
 		t.Fatalf("Ready:\n%swant the batch's one Ack to client 4:\n%s", got, want)
 	}
-	if m.Len() != 3 {
-		t.Fatalf("table holds %d subscriptions, want 3", m.Len())
+	if m.Len() != 3 || eng.Subscriptions() != 3 {
+		t.Fatalf("table holds %d subscriptions, the engine %d, want 3", m.Len(), eng.Subscriptions())
 	}
-	if err := c.Step(SubscribeBatch{Conn: 4, First: 12, Filters: fs}); err == nil {
-		t.Fatal("a batch reusing ref 12 was accepted")
+	if got, want := step(c, SubscribeBatch{Conn: 4, First: 12, Filters: fs}), "reply conn=4 subscribe-batch id=12: duplicate-subscription: subscription id 12 (filter 0 of the batch) is already in use\n"; got != want {
+		t.Fatalf("a batch reusing ref 12: Ready\n%swant\n%s", got, want)
 	}
-	if c.HasReady() || m.Len() != 3 {
-		t.Fatalf("refused batch changed something: table %d, ready %v", m.Len(), c.HasReady())
+	if m.Len() != 3 || eng.Subscriptions() != 3 {
+		t.Fatalf("refused batch changed something: table %d, engine %d", m.Len(), eng.Subscriptions())
 	}
-	bare, err := New(Config{})
+	bare, err := New(Config{Engine: NewEngine(match.NewFast(match.FastConfig{}), 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := bare.Step(SubscribeBatch{Conn: 1, First: 1, Filters: fs}); err == nil {
-		t.Fatal("SubscribeBatch without a mesh was accepted")
+	step(bare, Attach{Conn: 1})
+	if got, want := step(bare, SubscribeBatch{Conn: 1, First: 1, Filters: fs}), "reply conn=1 subscribe-batch id=1: ack\n"; got != want {
+		t.Fatalf("without a mesh: Ready\n%swant\n%s", got, want)
 	}
 }

@@ -23,12 +23,17 @@ type Config struct {
 	// Bloom is the checked Bloom forwarding configuration; nil: exact
 	// forwarding.
 	Bloom *bloomfwd.Config
+	// Engine holds the clients' subscriptions (and the links' interfaces),
+	// shared with the driver, whose event path routes on it until publish
+	// routing moves into the core; required.
+	Engine *Engine
 }
 
 var errNoMesh = errors.New("router core: this router takes no links (no mesh)")
 
 // Core is the router's core state machine (see the package doc).
 type Core struct {
+	eng    *Engine
 	mesh   *mesh.Mesh
 	assist *assist // nil without a mesh
 	links
@@ -46,11 +51,14 @@ type Core struct {
 
 // New returns a core for cfg; an error reports a bad Bloom configuration.
 func New(cfg Config) (*Core, error) {
+	if cfg.Engine == nil {
+		return nil, errors.New("router core: no engine")
+	}
 	b, err := newBloomState(cfg.Bloom)
 	if err != nil {
 		return nil, fmt.Errorf("router core: %w", err)
 	}
-	c := &Core{mesh: cfg.Mesh, bloom: b, links: links{byLink: make(map[mesh.Link]ConnID), linkOf: make(map[ConnID]mesh.Link)}}
+	c := &Core{eng: cfg.Engine, mesh: cfg.Mesh, bloom: b, links: links{byLink: make(map[mesh.Link]ConnID), linkOf: make(map[ConnID]mesh.Link)}}
 	if cfg.Mesh != nil {
 		c.assist = newAssist(cfg.Assist)
 	}
@@ -63,16 +71,18 @@ func (c *Core) Step(in Input) error {
 	switch in := in.(type) {
 	case ClientFrame:
 		return c.clientFrame(in) // assist.go
+	case Attach:
+		return c.attach(in) // clients.go
 	case Subscribe:
-		return c.subscribe(in) // links.go, the rest here
+		c.subscribe(in)
 	case SubscribeBatch:
-		return c.subscribeBatch(in)
+		c.subscribeBatch(in) // batch.go
 	case Unsubscribe:
 		c.unsubscribe(in)
 	case Detach:
 		c.detach(in)
 	case LinkUp:
-		return c.linkUp(in)
+		return c.linkUp(in) // links.go
 	case LinkFrame:
 		c.linkFrame(in)
 	case Advertise:

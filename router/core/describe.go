@@ -21,6 +21,13 @@ func DescribeReady(rd Ready) string {
 	for _, f := range rd.Frames {
 		fmt.Fprintf(&b, "frame conn=%d: %s\n", f.Conn, DescribeFrame(f.Data))
 	}
+	for _, r := range rd.Replies {
+		if r.Err != nil {
+			fmt.Fprintf(&b, "reply conn=%d %s id=%d: %v\n", r.Conn, r.About, r.Ref, r.Err)
+			continue
+		}
+		fmt.Fprintf(&b, "reply conn=%d %s id=%d: ack\n", r.Conn, r.About, r.Ref)
+	}
 	for _, c := range rd.Close {
 		fmt.Fprintf(&b, "close conn=%d %s: %s\n", c.Conn, c.Code, c.Reason)
 	}

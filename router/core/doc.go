@@ -36,12 +36,16 @@
 //
 // Behind Step, Tick and Ready the core owns, so far:
 //
-//   - the mesh glue (links.go): which connection carries which mesh
-//     link (LinkUp, LinkFrame, Detach), clients' subscriptions and
-//     advertisements as the mesh sees them (Subscribe, SubscribeBatch,
-//     Unsubscribe, Advertise, Unadvertise), mesh outputs turned into
+//   - clients and their subscriptions (clients.go, batch.go): the
+//     engine's interfaces and subscriptions (Attach, Subscribe,
+//     SubscribeBatch, Unsubscribe, Detach), answered with Replies or,
+//     when the mesh places a subscription, with the Ack its Ready becomes;
+//   - the mesh glue (links.go, advert.go): which connection carries which
+//     mesh link (LinkUp, LinkFrame, Detach), subscriptions and
+//     advertisements as the mesh sees them, mesh outputs turned into
 //     frames (link messages, client Acks) and Close effects for the links
-//     it refuses or the mesh closes;
+//     it refuses or the mesh closes, and the link table that mirrors the
+//     routes each link sent (exact forwarding);
 //   - Bloom forwarding's control side (bloom.go): the dictionary flood
 //     and the trees over the filters each link forwarded, with the
 //     ordering rule of router/bloomfwd (dictionary messages before the
@@ -52,19 +56,16 @@
 //     placement in progress, its queries and answers and its round
 //     deadline.
 //
-// The shell still reads the mesh, the Bloom dictionary and trees on its
-// event path (publish routing), through the pointers the core shares
-// with it and LinkOf/ConnOf, and does not change them.
-//
-// The core's package also holds the pure pieces of the matching loop that
-// have moved here but are still called directly by router's loop, not yet
-// through Step: the Engine (subscriptions per interface and per-event
-// routing over a match.Index, engine.go) and the LinkTable with its cache
-// (exact forwarding: the filters each link forwarded, witnesses,
-// linktable.go, linkcache.go). Publish routing and delivery staging, the
-// wanted attribute names and the connections are still in router; each
-// moves here as typed inputs and Ready fields, so that the loop becomes
-// the shell that only moves frames.
+// The shell still routes events (publish routing and delivery staging)
+// itself: it reads the engine, the link table, the mesh (advertisements'
+// conformance) and the Bloom dictionary and trees through the pointers
+// the core shares with it and LinkOf/ConnOf/LinkTable, and does not change
+// them. The pure pieces it calls (the Engine's per-event Route over a
+// match.Index, engine.go; the LinkTable's Route with its cache and
+// witnesses, linktable.go, linkcache.go) live in this package. Publish
+// routing, the wanted attribute names and the connections are still in
+// router; each moves here as typed inputs and Ready fields, so that the
+// loop becomes the shell that only moves frames.
 //
 // # Adding an input
 //

@@ -2,7 +2,6 @@ package core
 
 import (
 	"github.com/sift-pubsub/sift/internal/wire"
-	"github.com/sift-pubsub/sift/match"
 )
 
 // ConnID names a connection attached to the router: a client or a link.
@@ -22,35 +21,43 @@ type ClientFrame struct {
 	Msg  wire.Message
 }
 
-// Subscribe asks the core to install a client subscription, already
-// accepted by the router's engine, in the mesh routing table: its Bloom
-// dictionary terms first (Bloom mode: they travel ahead of the mesh's
-// messages for it), then the placement, through FF when the client
-// claimed fixed filters for it, through RTO when the policy is on, enough
-// assistants are connected and no other placement is in progress, else
-// by the router alone. The subscription's Ack comes in a later Ready (or
-// this one) when the mesh reports it Ready. An error means the mesh
-// refused it: the core holds nothing of it (in Bloom mode, the terms it
-// flooded are withdrawn in the same Ready), and the driver undoes what it
-// did for it and refuses it.
+// Attach is a client connection the driver accepted (its Attach frame
+// read): the engine takes it as an interface. An error (an id attached
+// already) changes nothing; the driver closes the connection.
+type Attach struct {
+	Conn ConnID
+}
+
+// Subscribe is a client's Subscribe request. The engine installs the
+// subscription (or refuses it: a malformed filter, an id in use, too many
+// subscriptions) and, with a mesh, the core places it in the mesh routing
+// table: its Bloom dictionary terms first (Bloom mode: they travel ahead
+// of the mesh's messages for it), then the placement, through FF when the
+// client claimed fixed filters for it, through RTO when the policy is on,
+// enough assistants are connected and no other placement is in progress,
+// else by the router alone. The subscription's Ack is then a frame in this
+// Ready or a later one, when the mesh reports it Ready. Without a mesh
+// its answer is a Reply at once, as is every refusal (the mesh refusing
+// it: CodeInternal; the core then holds nothing of it, and in Bloom mode
+// the terms it flooded are withdrawn in the same Ready).
 type Subscribe struct {
 	Conn   ConnID
 	Sub    uint64
-	Filter match.Filter
+	Filter string
 }
 
-// Unsubscribe tells the core a client subscription was removed from the
-// engine: the mesh drops it (its placement, if in progress, and its FF
-// claim are forgotten) and, in Bloom mode, its terms are withdrawn after
-// the mesh's messages. A subscription the core does not hold changes
-// nothing.
+// Unsubscribe is a client's Unsubscribe request: the engine and the mesh
+// drop the subscription (its placement, if in progress, and its FF claim
+// are forgotten) and, in Bloom mode, its terms are withdrawn after the
+// mesh's messages. Its answer is a Reply: an Ack, or the refusal of an id
+// the client does not hold (which changes nothing).
 type Unsubscribe struct {
 	Conn ConnID
 	Sub  uint64
 }
 
-// Detach tells the core a connection went away (the driver has dropped it
-// from the engine). For a link: its routes, its Bloom terms and filters
+// Detach tells the core a connection went away: the engine drops its
+// interface and subscriptions. For a link: its routes, its Bloom terms and filters
 // are dropped, and the other links told. For a client: its subscriptions
 // and advertisements are dropped from the mesh (terms withdrawn first),
 // its claims and its offer forgotten, a placement of its own subscription
@@ -61,8 +68,8 @@ type Detach struct {
 }
 
 // LinkUp brings up a router link on connection Conn, given the peer's
-// hello (read by the driver, which has checked the peer's identity and
-// attached Conn in the engine as a neighbour). The core refuses a peer
+// hello (read by the driver, which has checked the peer's identity); the
+// engine takes Conn as a neighbour interface. The core refuses a peer
 // whose forwarding mode or Bloom parameters differ from this router's, or
 // that the mesh refuses (a stale or duplicate link, a version it cannot
 // speak): the error is the refusal to send the peer, and nothing changed.
@@ -89,6 +96,7 @@ type LinkFrame struct {
 }
 
 func (ClientFrame) input() {}
+func (Attach) input()      {}
 func (Subscribe) input()   {}
 func (Unsubscribe) input() {}
 func (Detach) input()      {}

@@ -25,9 +25,12 @@ type interactionEnv struct {
 	// queries are the RTO queries sent to each connection and not yet
 	// answered, in the order sent.
 	queries map[ConnID][]*wire.RTOQuery
-	fixed   []match.Filter
-	set     AssistSettings // the core's, for crash
-	out     strings.Builder
+	// attached are the client connections attached (a script's client is
+	// attached when it first subscribes).
+	attached map[ConnID]bool
+	fixed    []match.Filter
+	set      AssistSettings // the core's, for crash
+	out      strings.Builder
 	// lt is the link table of the link table commands.
 	lt *LinkTable
 	// routers are the linked routers of the mesh commands
@@ -38,6 +41,17 @@ type interactionEnv struct {
 
 func newInteractionEnv(t *testing.T) *interactionEnv {
 	return &interactionEnv{t: t, now: epoch, queries: make(map[ConnID][]*wire.RTOQuery)}
+}
+
+// client attaches connection c, once.
+func (e *interactionEnv) client(c ConnID) {
+	if e.attached == nil {
+		e.attached = map[ConnID]bool{}
+	}
+	if !e.attached[c] {
+		e.attached[c] = true
+		e.step(Attach{Conn: c})
+	}
 }
 
 // step ticks the core with the env's clock (as router's driver does before
@@ -112,5 +126,5 @@ func newMeshCore(name string, set AssistSettings) (*Core, error) {
 	if err := m.Pin(set.Fixed); err != nil {
 		return nil, err
 	}
-	return New(Config{Mesh: m, Assist: set})
+	return New(Config{Mesh: m, Assist: set, Engine: NewEngine(match.NewFast(match.FastConfig{}), 0)})
 }

@@ -30,7 +30,7 @@ import (
 //	unlink X Y             (the link goes down at both ends; what was queued on it is lost)
 //	deliver [X Y] [n=N]    (deliver the frames queued from X to Y, or on every link in
 //	                        turn, until none is left, or N of them; each with its effects)
-//	subscribe router=X conn=N sub=N   (input: the filter)
+//	subscribe router=X conn=N sub=N   (input: the filter; attaches the client first if needed)
 //	unsubscribe router=X conn=N sub=N
 //	detach router=X conn=N
 //	frame router=X from=Y|conn=N
@@ -54,6 +54,7 @@ type meshRouter struct {
 	next        ConnID               // the next link connection id
 	links       map[ConnID]*meshLink // this router's link connections
 	peers       map[string]ConnID    // peer name -> link connection here
+	clients     map[ConnID]bool      // client connections attached (when they first subscribe)
 }
 
 // routerOpts are a scripted router's settings.
@@ -72,7 +73,7 @@ func newMeshRouterCore(name string, o routerOpts, incarnation uint64) (*Core, er
 	if err != nil {
 		return nil, err
 	}
-	cfg.Mesh = m
+	cfg.Mesh, cfg.Engine = m, NewEngine(match.NewFast(match.FastConfig{}), 0)
 	return New(cfg)
 }
 
@@ -135,7 +136,7 @@ func (e *interactionEnv) handleMesh(t *testing.T, d *datadriven.TestData) {
 		if err != nil {
 			d.Fatalf(t, "router: %v", err)
 		}
-		e.routers[name] = &meshRouter{name: name, core: c, opts: opts, incarnation: 1, next: 100, links: map[ConnID]*meshLink{}, peers: map[string]ConnID{}}
+		e.routers[name] = &meshRouter{name: name, core: c, opts: opts, incarnation: 1, next: 100, links: map[ConnID]*meshLink{}, peers: map[string]ConnID{}, clients: map[ConnID]bool{}}
 		e.order = append(e.order, name)
 	case "restart":
 		r := pick("name")
@@ -144,7 +145,7 @@ func (e *interactionEnv) handleMesh(t *testing.T, d *datadriven.TestData) {
 		if err != nil {
 			d.Fatalf(t, "restart: %v", err)
 		}
-		r.core, r.links, r.peers = c, map[ConnID]*meshLink{}, map[string]ConnID{}
+		r.core, r.links, r.peers, r.clients = c, map[ConnID]*meshLink{}, map[string]ConnID{}, map[ConnID]bool{}
 	case "link":
 		x, y := pair()
 		e.link(t, d, x, y)
@@ -175,12 +176,12 @@ func (e *interactionEnv) handleMesh(t *testing.T, d *datadriven.TestData) {
 		}
 		e.deliver(t, only, n)
 	case "subscribe":
-		r := pick("router")
-		f, err := match.Parse(strings.TrimSpace(d.Input))
-		if err != nil {
-			d.Fatalf(t, "filter: %v", err)
+		r, id := pick("router"), ConnID(arg("conn"))
+		if !r.clients[id] {
+			r.clients[id] = true
+			e.meshStep(r, Attach{Conn: id})
 		}
-		e.meshStep(r, Subscribe{Conn: ConnID(arg("conn")), Sub: arg("sub"), Filter: f})
+		e.meshStep(r, Subscribe{Conn: id, Sub: arg("sub"), Filter: strings.TrimSpace(d.Input)})
 	case "unsubscribe":
 		e.meshStep(pick("router"), Unsubscribe{Conn: ConnID(arg("conn")), Sub: arg("sub")})
 	case "detach":
@@ -189,6 +190,7 @@ func (e *interactionEnv) handleMesh(t *testing.T, d *datadriven.TestData) {
 		if l := r.links[id]; l != nil {
 			d.Fatalf(t, "detach: conn %d is a link (use unlink)", id)
 		}
+		delete(r.clients, id)
 		e.meshStep(r, Detach{Conn: id})
 	case "frame":
 		r := pick("router")

@@ -15,11 +15,13 @@ import (
 // router's matching loop drives it. Every command prints the effects
 // (DescribeReady) and the pending deadline. Commands:
 //
-//	core [rto=off|trust|verify|majority] [clients=N] [vector=N] [timeout=D]
+//	core [nomesh] [rto=off|trust|verify|majority] [clients=N] [vector=N] [timeout=D]
+//	                          (nomesh: a router that takes no links)
 //	                          (input: FF's fixed filters, one a line)
 //	offer conn=N [rto] [ff]   (AssistOffer)
 //	claim conn=N sub=N        (FFClaim, honest; input: the filter)
-//	subscribe conn=N sub=N    (Subscribe; input: the filter)
+//	subscribe conn=N sub=N    (Subscribe; input: the filter; the client is
+//	                           attached first if it is not)
 //	answer conn=N [lie]       (RTOAnswer to every query conn has not answered)
 //	unsubscribe conn=N sub=N  (Unsubscribe)
 //	detach conn=N             (Detach)
@@ -88,8 +90,9 @@ func (e *interactionEnv) handle(t *testing.T, d *datadriven.TestData) {
 		c, s, f := conn(), sub(), filter()
 		e.step(ClientFrame{Conn: c, Msg: &wire.FFClaim{Gen: 1, Sub: s, Covering: poset.FixedCovering(e.fixed, f)}})
 	case "subscribe":
-		c, s, f := conn(), sub(), filter()
-		e.step(Subscribe{Conn: c, Sub: s, Filter: f})
+		c, s := conn(), sub()
+		e.client(c)
+		e.step(Subscribe{Conn: c, Sub: s, Filter: strings.TrimSpace(d.Input)})
 	case "answer":
 		c := conn()
 		qs := e.queries[c]
@@ -102,6 +105,7 @@ func (e *interactionEnv) handle(t *testing.T, d *datadriven.TestData) {
 	case "detach":
 		c := conn()
 		delete(e.queries, c)
+		delete(e.attached, c)
 		e.step(Detach{Conn: c})
 	case "bad":
 		e.step(ClientFrame{Conn: conn(), Msg: &wire.Ack{About: wire.TypeSubscribe, ID: 1}})
@@ -110,7 +114,7 @@ func (e *interactionEnv) handle(t *testing.T, d *datadriven.TestData) {
 		if err != nil {
 			d.Fatalf(t, "crash: %v", err)
 		}
-		e.core = c
+		e.core, e.attached = c, nil
 		e.queries = make(map[ConnID][]*wire.RTOQuery)
 	case "tick":
 		dur, err := time.ParseDuration(d.CmdArgs[0].Key)
@@ -160,9 +164,12 @@ func (e *interactionEnv) handleCore(t *testing.T, d *datadriven.TestData) {
 		set.Fixed = append(set.Fixed, f)
 	}
 	c, err := newMeshCore("a", set)
+	if d.HasArg("nomesh") {
+		c, err = New(Config{Engine: NewEngine(match.NewFast(match.FastConfig{}), 0)})
+	}
 	if err != nil {
 		d.Fatalf(t, "core: %v", err)
 	}
-	e.core, e.fixed, e.set, e.now = c, set.Fixed, set, epoch
+	e.core, e.fixed, e.set, e.now, e.attached = c, set.Fixed, set, epoch, nil
 	e.queries = make(map[ConnID][]*wire.RTOQuery)
 }

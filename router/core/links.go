@@ -54,8 +54,8 @@ func (c *Core) linkUp(in LinkUp) error {
 	if c.mesh == nil {
 		return wire.Errorf(wire.CodeUnexpected, "this router takes no router links (its MaxLinks is 0)")
 	}
-	if _, dup := c.linkOf[in.Conn]; dup {
-		return fmt.Errorf("router core: link up on connection %d, a link already", in.Conn)
+	if _, dup := c.eng.Ifaces[in.Conn]; dup {
+		return fmt.Errorf("router core: link up on connection %d, attached already", in.Conn)
 	}
 	if err := c.bloomCheckHello(in.Hello); err != nil {
 		return err
@@ -143,38 +143,16 @@ func (c *Core) OnLinkFilter(fn func(match.Filter)) { c.onLinkFilter = fn }
 // routing moves into the core. The driver does not change it.
 func (c *Core) LinkTable() *LinkTable { return c.lt }
 
-// subscribe installs a client subscription in the mesh (see Subscribe).
-func (c *Core) subscribe(in Subscribe) error {
-	if c.mesh == nil {
-		return fmt.Errorf("router core: subscription %d: no mesh", in.Sub)
-	}
-	c.bloomSubscribe(in.Conn, in.Sub, in.Filter) // terms travel ahead of the mesh's messages
-	if err := c.place(in.Conn, in.Sub, in.Filter); err != nil {
-		c.bloomUnsubscribe(in.Conn, in.Sub)
-		return err
-	}
-	return nil
-}
-
-// unsubscribe removes a client subscription from the mesh (see
-// Unsubscribe).
-func (c *Core) unsubscribe(in Unsubscribe) {
-	if c.mesh == nil {
-		return
-	}
-	out, _ := c.mesh.Unsubscribe(mesh.Client(in.Conn), in.Sub) // mirrors the engine
-	c.assistUnsubscribed(in.Conn, in.Sub)
-	c.apply(out)
-	c.bloomUnsubscribe(in.Conn, in.Sub)
-}
-
 // detach forgets a connection that went away (see Detach).
 func (c *Core) detach(in Detach) {
-	if c.mesh == nil {
-		return
-	}
 	if link, ok := c.linkOf[in.Conn]; ok {
 		c.dropLink(in.Conn, link)
+		return
+	}
+	if c.eng.Detach(in.Conn) > 0 {
+		c.metric(Subscriptions, uint64(c.eng.Subscriptions()))
+	}
+	if c.mesh == nil {
 		return
 	}
 	c.bloomDropClient(in.Conn)
@@ -182,11 +160,13 @@ func (c *Core) detach(in Detach) {
 	c.apply(c.mesh.DropClient(mesh.Client(in.Conn)))
 }
 
-// dropLink forgets a link that is down or closed: the maps, its filters
-// in the link table, its Bloom state, and the mesh's routes through it.
+// dropLink forgets a link that is down or closed: the maps, its engine
+// interface, its filters in the link table, its Bloom state, and the
+// mesh's routes through it.
 func (c *Core) dropLink(conn ConnID, link mesh.Link) {
 	delete(c.linkOf, conn)
 	delete(c.byLink, link)
+	c.eng.Detach(conn)
 	if c.lt != nil {
 		c.lt.Drop(conn)
 	}

@@ -64,10 +64,11 @@ type coreMesh struct {
 }
 
 type propRouter struct {
-	name  string
-	core  *Core
-	next  ConnID
-	links map[ConnID]*propLink
+	name    string
+	core    *Core
+	next    ConnID
+	links   map[ConnID]*propLink
+	clients map[ConnID]bool // attached
 }
 
 // propLink is one direction of a link: frames from one router to the
@@ -100,11 +101,11 @@ func newCoreMesh(rt *rapid.T) *coreMesh {
 		if err != nil {
 			rt.Fatal(err)
 		}
-		c, err := New(Config{Mesh: m, Bloom: &cfg})
+		c, err := New(Config{Mesh: m, Bloom: &cfg, Engine: NewEngine(match.NewFast(match.FastConfig{}), 0)})
 		if err != nil {
 			rt.Fatal(err)
 		}
-		s.routers = append(s.routers, &propRouter{name: m.Name(), core: c, next: 100, links: map[ConnID]*propLink{}})
+		s.routers = append(s.routers, &propRouter{name: m.Name(), core: c, next: 100, links: map[ConnID]*propLink{}, clients: map[ConnID]bool{}})
 		if i > 0 {
 			s.edges = append(s.edges, [2]int{rapid.IntRange(0, i-1).Draw(rt, "parent"), i})
 			s.up = append(s.up, nil)
@@ -125,7 +126,12 @@ func (s *coreMesh) act() {
 		f := match.MustParse(rapid.SampledFrom(propFilters).Draw(s.rt, "filter"))
 		s.nextSub++
 		s.subs[s.nextSub] = &propSub{router: i, conn: conn, f: f, madeAt: s.epoch}
-		s.step(s.routers[i], Subscribe{Conn: conn, Sub: s.nextSub, Filter: f})
+		r := s.routers[i]
+		if !r.clients[conn] {
+			r.clients[conn] = true
+			s.step(r, Attach{Conn: conn})
+		}
+		s.step(r, Subscribe{Conn: conn, Sub: s.nextSub, Filter: f.String()})
 	case 2:
 		if len(s.subs) == 0 {
 			return
@@ -142,6 +148,7 @@ func (s *coreMesh) act() {
 				delete(s.subs, id)
 			}
 		}
+		delete(s.routers[i].clients, conn)
 		s.step(s.routers[i], Detach{Conn: conn})
 	case 4:
 		if len(s.edges) == 0 {

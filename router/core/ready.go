@@ -4,7 +4,7 @@ import "github.com/sift-pubsub/sift/internal/wire"
 
 // Ready is the effects of the inputs and ticks since the last Ready. The
 // driver carries them out in field order: Metrics, then Frames, then
-// Close.
+// Replies, then Close.
 type Ready struct {
 	// Metrics are metric updates, in order. They come first so that a
 	// client that sees an effect (an Ack) also sees it counted.
@@ -19,6 +19,14 @@ type Ready struct {
 	// makes a subscription's Ack imply its terms are everywhere); an RTO
 	// placement's queries before the mesh's output for the same input.
 	Frames []Frame
+	// Replies answer clients' requests (Subscribe, SubscribeBatch,
+	// Unsubscribe) that the core answers itself: an Ack, or the refusal,
+	// which the driver turns into an Error frame (or, for a fatal code,
+	// closes the connection), logging and counting it. They come after the
+	// Frames: a refused subscription's withdrawn Bloom terms are on their
+	// way before its refusal, and an unsubscription's Ack follows the
+	// mesh's messages for it.
+	Replies []Reply
 	// Close are connections (links) the core closed, after the Frames:
 	// the core has already dropped them (their link-down messages to the
 	// other links are in Frames, no frame after the close is addressed to
@@ -26,6 +34,16 @@ type Ready struct {
 	// in its own state (the engine, the link table), without stepping
 	// Detach.
 	Close []Close
+}
+
+// Reply is the answer to a client's request About (its id Ref): an Ack
+// if Err is nil, else the refusal (a *wire.ProtocolError, or an error the
+// driver reports as internal).
+type Reply struct {
+	Conn  ConnID
+	About wire.Type
+	Ref   uint64
+	Err   error
 }
 
 // Close is one connection the core closed.
@@ -67,15 +85,16 @@ const (
 	FallbackFF
 	Assistants // gauge
 	Errors
-	BloomTerms   // gauge
-	BloomFilters // gauge
+	BloomTerms    // gauge
+	BloomFilters  // gauge
+	Subscriptions // gauge: the engine's
 )
 
 var metricNames = [...]string{
 	TestsLocal: "tests-local", TestsDone: "tests-done", TestsSaved: "tests-saved",
 	PlacedRTO: "placed-rto", FallbackRTO: "fallback-rto", PlacedFF: "placed-ff",
 	FallbackFF: "fallback-ff", Assistants: "assistants", Errors: "errors",
-	BloomTerms: "bloom-terms", BloomFilters: "bloom-filters",
+	BloomTerms: "bloom-terms", BloomFilters: "bloom-filters", Subscriptions: "subscriptions",
 }
 
 func (k MetricKind) String() string {
@@ -87,5 +106,5 @@ func (k MetricKind) String() string {
 
 // IsEmpty reports whether rd has no effect.
 func (rd *Ready) IsEmpty() bool {
-	return len(rd.Frames) == 0 && len(rd.Close) == 0 && len(rd.Metrics) == 0
+	return len(rd.Frames) == 0 && len(rd.Replies) == 0 && len(rd.Close) == 0 && len(rd.Metrics) == 0
 }
