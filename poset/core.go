@@ -58,7 +58,7 @@ func newCore(name string, alg algorithm, indexAll, indexRoots bool) *core {
 		byID:   make(map[match.ID]*node),
 		void:   make(map[match.ID]entry),
 		byText: make(map[string]*node),
-		roots:  nodeSet{indexing: indexRoots},
+		roots:  nodeSet{indexing: indexRoots, cached: true},
 		all:    nodeSet{indexing: indexAll},
 	}
 }
@@ -154,6 +154,13 @@ func (c *core) Add(id match.ID, from Iface, f match.Filter) error {
 // add is Add returning the node that now holds the subscription (nil when
 // it was kept aside).
 func (c *core) add(id match.ID, from Iface, f match.Filter) (*node, error) {
+	return c.addText(id, from, f, f.String())
+}
+
+// addText is add with f's canonical text given (f.String()): a new node
+// keeps that string, so a caller that keys its own map by the text can
+// share one copy with the node (Table.Subscribe).
+func (c *core) addText(id match.ID, from Iface, f match.Filter, text string) (*node, error) {
 	if c.has(id) {
 		return nil, fmt.Errorf("%s: subscription %d already present", c.name, id)
 	}
@@ -165,7 +172,6 @@ func (c *core) add(id match.ID, from Iface, f match.Filter) (*node, error) {
 		c.void[id] = e
 		return nil, nil
 	}
-	text := f.String()
 	n := c.byText[text]
 	if n == nil {
 		u := c.newNode(f, text)

@@ -10,15 +10,18 @@ import (
 // index; smaller sets are scanned.
 const indexThreshold = 32
 
-// nodeSet is a set of nodes kept in seq order, with their filters and
-// texts alongside (so RTO can send a layer without visiting its nodes),
-// and a candidate index once it is large enough (when allowed).
+// nodeSet is a set of nodes kept in seq order, with (when cached) their
+// filters and texts alongside, so RTO can send a layer without visiting
+// its nodes, and a candidate index once it is large enough (when
+// allowed). Only the roots are cached: RTO sends no other set whole, and
+// two slices alongside every node would cost 40 bytes a node.
 type nodeSet struct {
 	list     []*node
 	filters  []match.Filter
 	texts    []string
 	idx      *candIndex
 	indexing bool
+	cached   bool
 }
 
 func (s *nodeSet) add(n *node) {
@@ -27,8 +30,10 @@ func (s *nodeSet) add(n *node) {
 		return
 	}
 	s.list = slices.Insert(s.list, i, n)
-	s.filters = slices.Insert(s.filters, i, n.key.f)
-	s.texts = slices.Insert(s.texts, i, n.text)
+	if s.cached {
+		s.filters = slices.Insert(s.filters, i, n.key.f)
+		s.texts = slices.Insert(s.texts, i, n.text)
+	}
 	switch {
 	case s.idx != nil:
 		s.idx.add(n)
@@ -46,8 +51,10 @@ func (s *nodeSet) remove(n *node) {
 		return
 	}
 	s.list = slices.Delete(s.list, i, i+1)
-	s.filters = slices.Delete(s.filters, i, i+1)
-	s.texts = slices.Delete(s.texts, i, i+1)
+	if s.cached {
+		s.filters = slices.Delete(s.filters, i, i+1)
+		s.texts = slices.Delete(s.texts, i, i+1)
+	}
 	if s.idx != nil {
 		s.idx.remove(n)
 	}

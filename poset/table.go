@@ -45,7 +45,7 @@ type Table struct {
 	cfg    TableConfig
 	s      *core
 	neigh  []Iface
-	subs   map[subKey]*tableSub
+	subs   map[subKey]tableSub
 	nextID match.ID
 	fwd    map[Iface]map[*node]match.Filter // per neighbour: node -> forwarded filter
 	merged map[Iface]*merger                // per neighbour, when merging: what was sent
@@ -53,21 +53,47 @@ type Table struct {
 	pending map[*Placement]subKey
 }
 
+// subKey names a distinct subscription: its interface and its filter's
+// canonical text. The text is the node's own string when the filter has a
+// node (Table.Subscribe), so a subscription costs no second copy of it.
 type subKey struct {
 	from Iface
 	text string
 }
 
+// tableSub is a distinct subscription's structure id and how many times
+// it was subscribed. Held by value: a pointer per subscription would cost
+// an allocation each.
 type tableSub struct {
 	id    match.ID
 	count int
+}
+
+// again counts one more subscription to k if k is present.
+func (t *Table) again(k subKey) bool {
+	s, ok := t.subs[k]
+	if ok {
+		s.count++
+		t.subs[k] = s
+	}
+	return ok
+}
+
+// keyOf is k with its text shared with node n when n's representative
+// has the same canonical text (a node may stand for an equivalent filter
+// of another text; n nil: the filter was kept aside).
+func keyOf(k subKey, n *node) subKey {
+	if n != nil && n.text == k.text {
+		k.text = n.text
+	}
+	return k
 }
 
 // NewTable returns an empty routing table.
 func NewTable(cfg TableConfig) (*Table, error) {
 	t := &Table{
 		cfg:    cfg,
-		subs:   make(map[subKey]*tableSub),
+		subs:   make(map[subKey]tableSub),
 		fwd:    make(map[Iface]map[*node]match.Filter),
 		merged: make(map[Iface]*merger),
 	}
@@ -100,17 +126,16 @@ func NewTable(cfg TableConfig) (*Table, error) {
 // from the same interface only counts it (and changes nothing to forward).
 func (t *Table) Subscribe(from Iface, f match.Filter) ([]Update, error) {
 	k := subKey{from, f.String()}
-	if s := t.subs[k]; s != nil {
-		s.count++
+	if t.again(k) {
 		return nil, nil
 	}
 	id := t.nextID
-	n, err := t.s.add(id, from, f)
+	n, err := t.s.addText(id, from, f, k.text)
 	if err != nil {
 		return nil, fmt.Errorf("subscribe: %w", err)
 	}
 	t.nextID++
-	t.subs[k] = &tableSub{id: id, count: 1}
+	t.subs[keyOf(k, n)] = tableSub{id: id, count: 1}
 	if n == nil {
 		return nil, nil // unsatisfiable: nothing to forward
 	}
@@ -125,11 +150,12 @@ func (t *Table) Subscribe(from Iface, f match.Filter) ([]Update, error) {
 // is an error and changes nothing.
 func (t *Table) Unsubscribe(from Iface, f match.Filter) ([]Update, error) {
 	k := subKey{from, f.String()}
-	s := t.subs[k]
-	if s == nil {
+	s, ok := t.subs[k]
+	if !ok {
 		return nil, fmt.Errorf("unsubscribe: no subscription to %s from interface %d", f, from)
 	}
 	if s.count--; s.count > 0 {
+		t.subs[k] = s
 		return nil, nil
 	}
 	delete(t.subs, k)

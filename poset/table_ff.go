@@ -19,8 +19,7 @@ func (t *Table) Fixed() []match.Filter { return t.s.Fixed() }
 // as Subscribe.
 func (t *Table) SubscribeFF(from Iface, f match.Filter, claims []Bits, policy Policy) ([]Update, FFStats, error) {
 	k := subKey{from, f.String()}
-	if s := t.subs[k]; s != nil {
-		s.count++
+	if t.again(k) {
 		return nil, FFStats{}, nil
 	}
 	id := t.nextID
@@ -29,8 +28,8 @@ func (t *Table) SubscribeFF(from Iface, f match.Filter, claims []Bits, policy Po
 		return nil, st, fmt.Errorf("subscribe: %w", err)
 	}
 	t.nextID++
-	t.subs[k] = &tableSub{id: id, count: 1}
 	n := t.s.byID[id]
+	t.subs[keyOf(k, n)] = tableSub{id: id, count: 1}
 	if n == nil {
 		return nil, st, nil // unsatisfiable: nothing to forward
 	}

@@ -15,8 +15,7 @@ import (
 // meanwhile), the caller drops it with AbortSubscribeRTO and starts again.
 func (t *Table) StartSubscribeRTO(from Iface, f match.Filter, cfg RTOConfig) (*Placement, error) {
 	k := subKey{from, f.String()}
-	if s := t.subs[k]; s != nil {
-		s.count++
+	if t.again(k) {
 		return nil, nil
 	}
 	for _, pk := range t.pending {
@@ -47,8 +46,8 @@ func (t *Table) FinishSubscribeRTO(p *Placement) ([]Update, error) {
 		return nil, errors.New("subscribe: placement not done")
 	}
 	delete(t.pending, p)
-	t.subs[k] = &tableSub{id: p.e.id, count: 1}
 	n := t.s.byID[p.e.id]
+	t.subs[keyOf(k, n)] = tableSub{id: p.e.id, count: 1}
 	if n == nil {
 		return nil, nil // unsatisfiable: nothing to forward
 	}

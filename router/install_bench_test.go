@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"testing"
@@ -26,7 +27,9 @@ import (
 // install per subscription (all routers of the process together).
 // SIFT_BENCH_INSTALL_TABLE sets the routers' Config.Table;
 // SIFT_BENCH_INSTALL_BATCH (non-empty) installs from one connection with
-// SubscribeBatch instead.
+// SubscribeBatch instead. SIFT_BENCH_INSTALL_HEAPPROFILE names a file that
+// gets a heap profile taken after the install, while the routers still
+// hold every subscription (go tool pprof -sample_index inuse_space).
 func BenchmarkInstall(b *testing.B) {
 	n := 10_000
 	if s := os.Getenv("SIFT_BENCH_INSTALL_N"); s != "" {
@@ -104,6 +107,21 @@ func benchInstall(b *testing.B, routers int, filters []string) {
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(n), "heap-B/sub")
+	if p := os.Getenv("SIFT_BENCH_INSTALL_HEAPPROFILE"); p != "" {
+		writeHeapProfile(b, p)
+	}
+}
+
+// writeHeapProfile writes the heap profile of the process to path.
+func writeHeapProfile(b *testing.B, path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		b.Fatal(err)
+	}
 }
 
 // installBatch installs filters from one connection with SubscribeBatch,

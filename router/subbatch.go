@@ -22,7 +22,7 @@ type subBatch struct {
 func parseBatch(m *wire.SubscribeBatch) *subBatch {
 	b := &subBatch{first: m.First, filters: make([]match.Filter, len(m.Filters))}
 	for i, text := range m.Filters {
-		f, err := match.Parse(text)
+		f, err := match.ParseCompact(text) // held for the subscription's life
 		if err != nil {
 			b.filters, b.err = nil, wire.Errorf(wire.CodeBadFilter, "filter %d of the batch (id %d): %s", i, m.First+uint64(i), err)
 			return b

@@ -146,7 +146,7 @@ func (e *Engine) Subscribe(id ifaceID, sub uint64, text string) error {
 	if !ok {
 		return fmt.Errorf("subscribe on unknown interface %d", id)
 	}
-	f, err := match.Parse(text)
+	f, err := match.ParseCompact(text) // held for the subscription's life
 	if err != nil {
 		return wire.Errorf(wire.CodeBadFilter, "filter %s", err)
 	}

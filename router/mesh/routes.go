@@ -127,8 +127,9 @@ func (l *link) snapshotChange(r *wire.Routes) (add, remove []match.Filter, err e
 }
 
 // parseInto parses text and returns its entry in net, created at zero.
+// The filter is compacted (match.Compact): a link may hold it for long.
 func parseInto(net map[string]*heldFilter, text string) (*heldFilter, error) {
-	f, err := match.Parse(text)
+	f, err := match.ParseCompact(text)
 	if err != nil {
 		return nil, fmt.Errorf("filter %q: %w", text, err)
 	}
