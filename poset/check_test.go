@@ -15,7 +15,7 @@ func checkCommon(c *core) error {
 	if err := checkKids(c); err != nil {
 		return err
 	}
-	nodes := c.all.list
+	nodes := c.all.members()
 	if !slices.IsSortedFunc(nodes, func(a, b *node) int { return cmpSeq(a, b.seq) }) {
 		return fmt.Errorf("node list not in seq order")
 	}
@@ -52,7 +52,7 @@ func checkCommon(c *core) error {
 			return fmt.Errorf("children of %s not in seq order", n.text)
 		}
 	}
-	if !slices.Equal(roots, c.roots.list) {
+	if !slices.Equal(roots, c.roots.members()) {
 		return fmt.Errorf("roots list differs from the parentless nodes")
 	}
 	return checkReachable(c)
@@ -62,7 +62,7 @@ func checkCommon(c *core) error {
 // edges can leave nodes that no root leads to, and Match never sees them.
 func checkReachable(c *core) error {
 	seen := map[*node]bool{}
-	queue := slices.Clone(c.roots.list)
+	queue := slices.Clone(c.roots.members())
 	for len(queue) > 0 {
 		n := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
@@ -71,7 +71,7 @@ func checkReachable(c *core) error {
 			queue = append(queue, n.children...)
 		}
 	}
-	for _, n := range c.all.list {
+	for _, n := range c.all.members() {
 		if !seen[n] {
 			return fmt.Errorf("node %s lies below no root", n.text)
 		}
@@ -85,7 +85,7 @@ func checkPoset(p *Poset) error {
 	if err := checkCommon(p.core); err != nil {
 		return err
 	}
-	nodes := p.all.list
+	nodes := p.all.members()
 	for _, x := range nodes {
 		for _, y := range nodes {
 			if x == y {
@@ -115,8 +115,8 @@ func checkForest(f *Forest) error {
 	if err := checkCommon(f.core); err != nil {
 		return err
 	}
-	levels := [][]*node{f.roots.list}
-	for _, n := range f.all.list {
+	levels := [][]*node{f.roots.members()}
+	for _, n := range f.all.members() {
 		if len(n.parents) > 1 {
 			return fmt.Errorf("node %s has %d parents", n.text, len(n.parents))
 		}

@@ -276,7 +276,7 @@ func (c *core) walkMatching(e match.Event, fn func(*node)) {
 	c.ctr.Matches++
 	c.newEpoch()
 	queue := c.buf[:0]
-	queue = append(queue, c.roots.list...)
+	queue = append(queue, c.roots.members()...)
 	for i := 0; i < len(queue); i++ {
 		n := queue[i]
 		if c.touch(n).visited {

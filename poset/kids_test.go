@@ -24,7 +24,7 @@ func forceKids(t *rapid.T) func() {
 // children: groups sorted, non-empty and contiguous, each child in the
 // group of its first string equality, each group in seq order.
 func checkKids(c *core) error {
-	for _, n := range c.all.list {
+	for _, n := range c.all.members() {
 		x := n.kids
 		if x == nil {
 			continue

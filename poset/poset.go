@@ -26,7 +26,7 @@ func (a posetAlg) place(c *core, u *node) *node {
 			return eq
 		}
 	} else {
-		preds = c.posetPreds(u, c.roots.list)
+		preds = c.posetPreds(u, c.roots.members())
 		if eq := c.equivalentPred(u, preds); eq != nil {
 			return eq // before the successor search, which it would waste
 		}
@@ -87,7 +87,7 @@ func (c *core) posetPreds(u *node, from []*node) []*node {
 // anchor (a node covering u; nil means the roots), stopping at nodes u
 // covers; those none of whose parents u covers are immediate.
 func (c *core) posetSuccs(u *node, anchor *node) []*node {
-	start := c.roots.list
+	start := c.roots.members()
 	if anchor != nil {
 		start = anchor.children
 	}

@@ -17,7 +17,7 @@ import (
 func (c *core) String() string {
 	var b strings.Builder
 	c.newEpoch()
-	for _, r := range c.roots.list {
+	for _, r := range c.roots.members() {
 		c.render(&b, r, 0)
 	}
 	if len(c.void) > 0 {

@@ -136,7 +136,7 @@ func (c *core) StartRTO(id match.ID, from Iface, f match.Filter, cfg RTOConfig) 
 		p.rtoScratch = &rtoScratch{}
 	}
 	p.u = c.newNode(f, text) // (the scratch was reset when handed back)
-	p.prepare(c.roots.list)
+	p.prepare(c.roots.members())
 	return p, nil
 }
 
@@ -162,7 +162,7 @@ func (p *Placement) Queries() []Query {
 // texts come from the root set's cache, so layer 0 costs no visit to its
 // nodes.
 func (p *Placement) prepare(layer []*node) {
-	filters, texts := p.c.roots.filters, p.c.roots.texts
+	filters, texts := p.c.roots.cache()
 	if p.layer > 0 {
 		p.filters, p.texts = emptied(p.filters), emptied(p.texts)
 		for _, n := range layer {

@@ -15,12 +15,12 @@ func checkShallow(s *Shallow) error {
 	if err := checkCommon(s.core); err != nil {
 		return err
 	}
-	for _, n := range s.all.list {
+	for _, n := range s.all.members() {
 		if len(n.parents) > 1 {
 			return fmt.Errorf("node %s has %d parents", n.text, len(n.parents))
 		}
 	}
-	roots := s.roots.list
+	roots := s.roots.members()
 	for i, x := range roots {
 		for _, y := range roots[i+1:] {
 			if Covers(x.filter(), y.filter()) || Covers(y.filter(), x.filter()) {

@@ -68,7 +68,7 @@ func (t *Table) topFor(n Iface) []*node {
 	c := t.s
 	c.newEpoch()
 	var out []*node
-	stack := slices.Clone(c.roots.list)
+	stack := slices.Clone(c.roots.members())
 	for len(stack) > 0 {
 		w := c.touch(stack[len(stack)-1])
 		stack = stack[:len(stack)-1]

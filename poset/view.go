@@ -12,7 +12,7 @@ import "github.com/sift-pubsub/sift/match"
 func (c *core) View(vectorSize int) [][][]match.Filter {
 	c.newEpoch()
 	var view [][][]match.Filter
-	layer := append([]*node(nil), c.roots.list...)
+	layer := append([]*node(nil), c.roots.members()...)
 	for _, n := range layer {
 		c.touch(n).visited = true
 	}
