@@ -71,7 +71,12 @@ func (m *Mesh) wait(p pending, from Link, out *Output) {
 	p.order = a.order
 	pp := &p
 	for _, l := range m.sortedLinks() {
-		if l.id != from && l.ackedSeq < l.sentSeq {
+		switch {
+		case l.id == from:
+		case l.stream != nil: // snapstream.go: wait for the whole snapshot
+			a.waiting[l.id] = append(a.waiting[l.id], waiter{pp, streamEnd})
+			pp.left++
+		case l.ackedSeq < l.sentSeq:
 			a.waiting[l.id] = append(a.waiting[l.id], waiter{pp, l.sentSeq})
 			pp.left++
 		}

@@ -36,7 +36,7 @@ func TestAdvertProperty(t *testing.T) {
 func runAdvertProperty(rt *rapid.T, table string) {
 	names := drawRouterNames(rt)
 	n := len(names)
-	s := newAdvertSim(rt, names, table)
+	s := newAdvertSimPart(rt, names, table, simSnapshotPart)
 	nextClient := Client(1)
 	for range rapid.IntRange(1, 60).Draw(rt, "ops") {
 		switch rapid.IntRange(0, 12).Draw(rt, "op") {

@@ -23,7 +23,13 @@ type advertSim struct {
 
 // newAdvertSim is newSim with advertisements on at every router.
 func newAdvertSim(t fataler, names []string, table string) *sim {
-	s := newSim(t, names, table)
+	return newAdvertSimPart(t, names, table, 0)
+}
+
+// newAdvertSimPart is newAdvertSim with the routers' Config.SnapshotPart
+// (newPartsSim).
+func newAdvertSimPart(t fataler, names []string, table string, part int) *sim {
+	s := newSimPart(t, names, table, part)
 	s.adv = &advertSim{ads: map[subKey]match.Filter{}, ready: map[subKey]bool{}, topo: map[subKey]int{}, ever: map[end][]match.Filter{}}
 	s.runs = 0
 	for i, n := range names {

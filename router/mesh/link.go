@@ -26,6 +26,7 @@ type link struct {
 	peerGen     uint64   // the peer's session gen, from its first Routes
 	recvSeq     uint64   // last Routes seq received
 	held        map[string]*heldFilter
+	stream      *snapStream // the snapshot still being sent (snapstream.go)
 }
 
 // heldFilter is a filter received from the peer, with its multiplicity.
@@ -156,8 +157,7 @@ func (m *Mesh) linkUp(h *wire.LinkHello, epoch uint64) (Link, Output, error) {
 	m.links[l.id] = l
 	m.bySlot[slot] = l
 	add := m.advertSnapshot(l, fwd.Add, &out) // advert.go: the adverts snapshot goes first
-	l.sentSeq++
-	out.send(l.id, &wire.Routes{Gen: uint64(l.id), Seq: l.sentSeq, Snapshot: true, Add: texts(add)})
+	m.startSnapshot(l, add, &out)             // snapstream.go: in parts
 	m.propagateReach(&out)
 	return l.id, out, nil
 }

@@ -37,6 +37,13 @@ type Config struct {
 	// and LinkUp refuses a peer that disagrees). Off by default: every
 	// subscription goes everywhere covering allows.
 	Advertise bool
+	// SnapshotPart bounds the filter text of one part of the snapshot a
+	// link gets when it comes up, in bytes (DefaultSnapshotPart when zero,
+	// at most wire.DefaultMaxFrame/2); SnapshotWindow bounds the parts
+	// sent and not acknowledged yet (DefaultSnapshotWindow when zero).
+	// See snapstream.go.
+	SnapshotPart   int
+	SnapshotWindow int
 }
 
 // Link identifies one session of a router link: a new value every time a
@@ -92,6 +99,8 @@ type Mesh struct {
 	acks     acks
 	placing  map[clientRef]*placing // RTO placements in progress
 	adv      *adverts               // nil: advertisements off
+	// snapshot streaming (snapstream.go)
+	snapPart, snapWindow int
 }
 
 // New returns a Mesh with no links and no subscriptions.
@@ -102,6 +111,15 @@ func New(cfg Config) (*Mesh, error) {
 	if cfg.MaxLinks == 0 {
 		cfg.MaxLinks = DefaultMaxLinks
 	}
+	if cfg.SnapshotPart == 0 {
+		cfg.SnapshotPart = DefaultSnapshotPart
+	}
+	if cfg.SnapshotWindow == 0 {
+		cfg.SnapshotWindow = DefaultSnapshotWindow
+	}
+	if cfg.SnapshotPart < 0 || cfg.SnapshotPart > maxSnapshotPart || cfg.SnapshotWindow < 0 {
+		return nil, fmt.Errorf("mesh: snapshot part %d bytes (want 1-%d), window %d (want 1 or more)", cfg.SnapshotPart, maxSnapshotPart, cfg.SnapshotWindow)
+	}
 	if cfg.MaxLinks < 0 || cfg.MaxLinks > 1<<16 {
 		return nil, fmt.Errorf("mesh: max links %d out of range 1-%d", cfg.MaxLinks, 1<<16)
 	}
@@ -111,10 +129,11 @@ func New(cfg Config) (*Mesh, error) {
 	}
 	m := &Mesh{
 		name: cfg.Name, incarn: cfg.Incarnation, maxLinks: cfg.MaxLinks, table: t,
-		links:   make(map[Link]*link),
-		bySlot:  make(map[poset.Iface]*link),
-		clients: make(map[Client]map[uint64]match.Filter),
-		acks:    newAcks(),
+		links:    make(map[Link]*link),
+		bySlot:   make(map[poset.Iface]*link),
+		clients:  make(map[Client]map[uint64]match.Filter),
+		acks:     newAcks(),
+		snapPart: cfg.SnapshotPart, snapWindow: cfg.SnapshotWindow,
 	}
 	if cfg.Advertise {
 		m.adv = newAdverts()

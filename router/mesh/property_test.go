@@ -33,7 +33,7 @@ func TestMeshProperty(t *testing.T) {
 func runMeshProperty(rt *rapid.T, table string) {
 	names := drawRouterNames(rt)
 	n := len(names)
-	s := newSim(rt, names, table)
+	s := newPartsSim(rt, names, table)
 	nextClient := Client(1)
 	for range rapid.IntRange(1, 60).Draw(rt, "ops") {
 		switch rapid.IntRange(0, 10).Draw(rt, "op") {

@@ -36,6 +36,7 @@ func (m *Mesh) Receive(id Link, msg wire.Message) (Output, error) {
 		}
 		l.ackedSeq = max(l.ackedSeq, msg.Seq)
 		m.acked(l, &out)
+		m.pump(l, &out) // snapstream.go: the window moved
 		return out, nil
 	case *wire.Reach:
 		if err := m.receiveReach(l, msg); err != nil {
@@ -222,13 +223,23 @@ func (m *Mesh) Unsubscribe(c Client, ref uint64) (Output, error) {
 	return out, nil
 }
 
-// DropClient removes every subscription of a client that went away.
+// DropClient removes every subscription of a client that went away, as
+// one input: each link gets the net change once (in parts when large, see
+// sendParts), not one message per subscription.
 func (m *Mesh) DropClient(c Client) Output {
 	var out Output
+	d := delta{}
+	from := m.clientIface(c)
 	for _, ref := range sortedKeys(m.clients[c]) {
-		o, _ := m.Unsubscribe(c, ref) // refs come from the map: cannot fail
-		out.Sends = append(out.Sends, o.Sends...)
+		f := m.clients[c][ref]
+		m.cancelReady(c, readyKey{ref: ref})
+		if m.abortPlacing(c, ref) {
+			continue // never reached the table
+		}
+		m.unsubscribe(d, from, f)
 	}
+	delete(m.clients, c)
+	m.flush(d, &out)
 	m.dropAdverts(c, &out)
 	m.dropWaits(c)
 	return out
@@ -295,24 +306,54 @@ func (m *Mesh) flush(d delta, out *Output) {
 	}
 }
 
-// sendRoutes sends l one Routes message with the net change, if any.
+// sendRoutes sends l the net change, if any: one Routes message, or
+// several of at most Config.SnapshotPart bytes of filter text each when it
+// is larger (sendParts).
 func (m *Mesh) sendRoutes(l *link, change map[string]*heldFilter, out *Output) {
 	var r wire.Routes
 	for _, text := range sortedKeys(change) {
 		h := change[text]
-		for i := 0; i < -h.n; i++ {
+		rm := -h.n
+		if rm > 0 && l.stream != nil {
+			rm -= l.stream.withdraw(h.f, rm) // never sent: nothing to remove
+		}
+		for range rm {
 			r.Remove = append(r.Remove, text)
 		}
 		for i := 0; i < h.n; i++ {
 			r.Add = append(r.Add, text)
 		}
 	}
-	if len(r.Remove)+len(r.Add) == 0 {
-		return
+	m.sendParts(l, r.Add, r.Remove, out)
+}
+
+// sendParts sends l the additions add and the removals remove in Routes
+// messages of at most Config.SnapshotPart bytes of filter text each (a
+// single larger filter goes alone), every addition before any removal:
+// the receiver applies a message's additions before its removals, so in
+// parts too nothing it forwards is uncovered in between. Why parts: a
+// change can be as large as the table (a client with 10^6 subscriptions
+// leaving, a link dropping), and the receiver reads frames of a bounded
+// size.
+func (m *Mesh) sendParts(l *link, add, remove []string, out *Output) {
+	for len(add)+len(remove) > 0 {
+		r := &wire.Routes{Gen: uint64(l.id)}
+		size := 0
+		take := func(list *[]string, into *[]string) {
+			for len(*list) > 0 && (size == 0 || size+len((*list)[0]) <= m.snapPart) {
+				*into = append(*into, (*list)[0])
+				size += len((*list)[0]) + 3 // the text and its length
+				*list = (*list)[1:]
+			}
+		}
+		take(&add, &r.Add)
+		if len(add) == 0 {
+			take(&remove, &r.Remove)
+		}
+		l.sentSeq++
+		r.Seq = l.sentSeq
+		out.send(l.id, r)
 	}
-	l.sentSeq++
-	r.Gen, r.Seq = uint64(l.id), l.sentSeq
-	out.send(l.id, &r)
 }
 
 // barrier sends an empty Routes on every link except from that got nothing

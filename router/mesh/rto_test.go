@@ -88,7 +88,7 @@ func TestMeshRTOProperty(t *testing.T) {
 func runMeshRTOProperty(rt *rapid.T, table string) {
 	n := rapid.IntRange(2, 4).Draw(rt, "routers")
 	names := []string{"r0", "r1", "r2", "r3"}[:n]
-	s := newSim(rt, names, table)
+	s := newPartsSim(rt, names, table)
 	honest, liar := assistant{t: rt}, assistant{liar: true, t: rt}
 	policies := []struct {
 		cfg poset.RTOConfig

@@ -34,6 +34,7 @@ type sim struct {
 	runs    int            // routers started or restarted: each run's incarnation
 	adv     *advertSim     // advertisements on (advert_sim_test.go); nil: off
 	batches map[subKey]int // batches awaiting Ready, by first subscription: their sizes
+	part    int            // the routers' Config.SnapshotPart (0: the default)
 }
 
 type subKey struct {
@@ -57,9 +58,26 @@ type conn struct {
 	dialling bool
 }
 
+// simSnapshotPart is the Config.SnapshotPart of newPartsSim's routers:
+// about one filter, so that every snapshot streams and every Routes larger
+// than one filter goes in parts (snapstream.go, sendParts).
+const simSnapshotPart = 16
+
+// newSim returns a simulation of routers named names with the default
+// Config.SnapshotPart (the scripts' messages are whole).
 func newSim(t fataler, names []string, table string) *sim {
+	return newSimPart(t, names, table, 0)
+}
+
+// newPartsSim is newSim with routers that send in parts of simSnapshotPart
+// bytes, two parts of a snapshot in flight: the random tests run on it.
+func newPartsSim(t fataler, names []string, table string) *sim {
+	return newSimPart(t, names, table, simSnapshotPart)
+}
+
+func newSimPart(t fataler, names []string, table string, part int) *sim {
 	s := &sim{t: t, byName: map[string]int{}, subs: map[subKey]match.Filter{},
-		ready: map[subKey]bool{}, subTopo: map[subKey]int{}, table: table}
+		ready: map[subKey]bool{}, subTopo: map[subKey]int{}, table: table, part: part}
 	for i, n := range names {
 		s.routers = append(s.routers, s.start(n))
 		s.byName[n] = i
@@ -71,7 +89,8 @@ func newSim(t fataler, names []string, table string) *sim {
 func (s *sim) start(n string) *Mesh {
 	s.runs++
 	table, merge := strings.CutSuffix(s.table, "+merge") // "poset+merge": perfect merging on
-	m, err := New(Config{Name: n, Table: table, Merge: merge, MaxLinks: 4, Incarnation: uint64(s.runs), Advertise: s.adv != nil})
+	m, err := New(Config{Name: n, Table: table, Merge: merge, MaxLinks: 4, Incarnation: uint64(s.runs), Advertise: s.adv != nil,
+		SnapshotPart: s.part, SnapshotWindow: 2})
 	if err != nil {
 		s.t.Fatal(err)
 	}
