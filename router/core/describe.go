@@ -71,6 +71,8 @@ func DescribeMessage(m wire.Message) string {
 		return fmt.Sprintf("routes gen=%d seq=%d%s remove=%q add=%q", m.Gen, m.Seq, snapshot(m.Snapshot), m.Remove, m.Add)
 	case *wire.Reach:
 		return fmt.Sprintf("reach names=%q", m.Names)
+	case *wire.Adverts:
+		return fmt.Sprintf("adverts gen=%d seq=%d%s remove=%q add=%q", m.Gen, m.Seq, snapshot(m.Snapshot), m.Remove, m.Add)
 	case *wire.RoutesAck:
 		return fmt.Sprintf("routes-ack gen=%d seq=%d", m.Gen, m.Seq)
 	case *wire.BloomTerms:

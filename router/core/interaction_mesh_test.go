@@ -32,6 +32,8 @@ import (
 //	                        turn, until none is left, or N of them; each with its effects)
 //	subscribe router=X conn=N sub=N   (input: the filter; attaches the client first if needed)
 //	unsubscribe router=X conn=N sub=N
+//	advertise router=X conn=N id=N    (input: the filter; advertise mode)
+//	unadvertise router=X conn=N id=N
 //	detach router=X conn=N
 //	frame router=X from=Y|conn=N
 //	                       (a control message as if Y sent it on the link; input: its
@@ -90,7 +92,7 @@ func isMeshCmd(d *datadriven.TestData) bool {
 	switch d.Cmd {
 	case "router", "restart", "link", "unlink", "deliver", "dict", "mesh-routes", "frame", "route":
 		return true
-	case "subscribe", "unsubscribe", "detach":
+	case "subscribe", "unsubscribe", "detach", "advertise", "unadvertise":
 		return d.HasArg("router")
 	}
 	return false
@@ -184,6 +186,19 @@ func (e *interactionEnv) handleMesh(t *testing.T, d *datadriven.TestData) {
 		e.meshStep(r, Subscribe{Conn: id, Sub: arg("sub"), Filter: strings.TrimSpace(d.Input)})
 	case "unsubscribe":
 		e.meshStep(pick("router"), Unsubscribe{Conn: ConnID(arg("conn")), Sub: arg("sub")})
+	case "advertise":
+		r, id := pick("router"), ConnID(arg("conn"))
+		if !r.clients[id] {
+			r.clients[id] = true
+			e.meshStep(r, Attach{Conn: id})
+		}
+		f, err := match.Parse(strings.TrimSpace(d.Input))
+		if err != nil {
+			d.Fatalf(t, "advertise: %v", err)
+		}
+		e.meshStep(r, Advertise{Conn: id, ID: arg("id"), Filter: f})
+	case "unadvertise":
+		e.meshStep(pick("router"), Unadvertise{Conn: ConnID(arg("conn")), ID: arg("id")})
 	case "detach":
 		r := pick("router")
 		id := ConnID(arg("conn"))

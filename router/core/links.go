@@ -72,6 +72,9 @@ func (c *Core) linkUp(in LinkUp) error {
 	if err != nil {
 		return wire.Errorf(wire.CodeUnexpected, "%v", err)
 	}
+	if err := c.eng.Attach(in.Conn, KindNeighbour); err != nil {
+		panic("router core: " + err.Error()) // not attached: checked above
+	}
 	if hello != nil {
 		c.bloomHello(hello)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sift-pubsub/sift/internal/wire"
@@ -25,7 +26,8 @@ import (
 // closed, no subscription is acknowledged twice or after it was removed.
 // Once every frame is delivered, every router holds exactly the terms of
 // the subscriptions in its component, and every subscription alive was
-// acknowledged. Placing a subscription before flooding its terms (in
+// acknowledged. Each router's inputs, stepped again into a fresh core,
+// give the same effects (the core is deterministic). Placing a subscription before flooding its terms (in
 // links.go's subscribe) makes it fail within a few runs; the order of a new
 // link's snapshots, which this property cannot see (it concerns
 // subscriptions made before the link came up), is what the scripts
@@ -39,6 +41,7 @@ func TestLinkedCoresAckImpliesTerms(t *testing.T) {
 		}
 		s.quiesce()
 		s.checkQuiet()
+		s.checkReplay()
 		checked += s.checked
 		acks += s.acks
 	})
@@ -66,6 +69,8 @@ type coreMesh struct {
 type propRouter struct {
 	name    string
 	core    *Core
+	inputs  []Input         // every input stepped, in order
+	effects strings.Builder // every Ready, described
 	next    ConnID
 	links   map[ConnID]*propLink
 	clients map[ConnID]bool // attached
@@ -92,20 +97,29 @@ var propFilters = []string{
 	`region == "eu" && price > 10`, `volume < 5`, `symbol == "ACME" && price < 2`, `region exists`,
 }
 
+var propBloom = bloomfwd.Config{Params: bloom.Params{M: 256, K: 2}}
+
+// newPropCore returns the core of router name: Bloom mode, a fresh mesh
+// and engine.
+func newPropCore(rt *rapid.T, name string) *Core {
+	m, err := mesh.New(mesh.Config{Name: name, MaxLinks: 8, Incarnation: 1})
+	if err != nil {
+		rt.Fatal(err)
+	}
+	c, err := New(Config{Mesh: m, Bloom: &propBloom, Engine: NewEngine(match.NewFast(match.FastConfig{}), 0)})
+	if err != nil {
+		rt.Fatal(err)
+	}
+	return c
+}
+
 func newCoreMesh(rt *rapid.T) *coreMesh {
-	cfg := bloomfwd.Config{Params: bloom.Params{M: 256, K: 2}}
+	cfg := propBloom
 	s := &coreMesh{rt: rt, p: cfg.Params.Resolved(), subs: map[uint64]*propSub{}, acked: map[uint64]bool{}}
 	n := rapid.IntRange(2, 6).Draw(rt, "routers")
 	for i := range n {
-		m, err := mesh.New(mesh.Config{Name: fmt.Sprintf("r%d", i), MaxLinks: 8, Incarnation: 1})
-		if err != nil {
-			rt.Fatal(err)
-		}
-		c, err := New(Config{Mesh: m, Bloom: &cfg, Engine: NewEngine(match.NewFast(match.FastConfig{}), 0)})
-		if err != nil {
-			rt.Fatal(err)
-		}
-		s.routers = append(s.routers, &propRouter{name: m.Name(), core: c, next: 100, links: map[ConnID]*propLink{}, clients: map[ConnID]bool{}})
+		name := fmt.Sprintf("r%d", i)
+		s.routers = append(s.routers, &propRouter{name: name, core: newPropCore(rt, name), next: 100, links: map[ConnID]*propLink{}, clients: map[ConnID]bool{}})
 		if i > 0 {
 			s.edges = append(s.edges, [2]int{rapid.IntRange(0, i-1).Draw(rt, "parent"), i})
 			s.up = append(s.up, nil)
@@ -229,9 +243,11 @@ func (s *coreMesh) step(r *propRouter, in Input) {
 // stepErr steps r's core and carries out its Readys: link frames onto
 // their FIFOs, client Acks checked.
 func (s *coreMesh) stepErr(r *propRouter, in Input) error {
+	r.inputs = append(r.inputs, in)
 	err := r.core.Step(in)
 	for r.core.HasReady() {
 		rd := r.core.Ready()
+		r.effects.WriteString(DescribeReady(rd))
 		for _, c := range rd.Close {
 			s.rt.Fatalf("%s closed connection %d: %s", r.name, c.Conn, c.Reason)
 		}
@@ -320,9 +336,26 @@ func (s *coreMesh) quiesce() {
 	}
 }
 
-// checkQuiet: every router holds exactly its component's terms, and every
-// subscription alive was acknowledged.
+// checkQuiet: every router holds exactly its component's terms, its
+// engine's interfaces are its links (neighbours) and attached clients,
+// and every subscription alive was acknowledged.
 func (s *coreMesh) checkQuiet() {
+	for _, r := range s.routers {
+		want := map[ConnID]IfaceKind{}
+		for id := range r.links {
+			want[id] = KindNeighbour
+		}
+		for id := range r.clients {
+			want[id] = KindClient
+		}
+		got := map[ConnID]IfaceKind{}
+		for id, st := range r.core.eng.Ifaces {
+			got[id] = st.kind
+		}
+		if !maps.Equal(got, want) {
+			s.rt.Fatalf("%s's engine has interfaces %v, want %v (links and clients)", r.name, got, want)
+		}
+	}
 	for i, r := range s.routers {
 		want := map[string]bool{}
 		for _, other := range s.component(i) {
@@ -341,6 +374,25 @@ func (s *coreMesh) checkQuiet() {
 	for id := range s.subs {
 		if !s.acked[id] {
 			s.rt.Fatalf("subscription %d alive and never acknowledged", id)
+		}
+	}
+}
+
+// checkReplay steps each router's inputs again, in order, into a fresh
+// core: the effects must be the same.
+func (s *coreMesh) checkReplay() {
+	for _, r := range s.routers {
+		c := newPropCore(s.rt, r.name)
+		var again strings.Builder
+		for _, in := range r.inputs {
+			c.Step(in) // its error, if any, was the same the first time
+			for c.HasReady() {
+				again.WriteString(DescribeReady(c.Ready()))
+				c.Advance()
+			}
+		}
+		if got, want := again.String(), r.effects.String(); got != want {
+			s.rt.Fatalf("%s: %d inputs stepped again gave other effects:\n%s\nfirst time:\n%s", r.name, len(r.inputs), got, want)
 		}
 	}
 }
