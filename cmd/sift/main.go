@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -38,14 +39,29 @@ func (e *exitError) Unwrap() error { return e.err }
 // exitInterrupted is the status after Ctrl-C or SIGTERM (128 + SIGINT).
 const exitInterrupted = 130
 
+// signalGrace is how long a command may take to stop after the first
+// SIGINT or SIGTERM. Commands that watch their context close their
+// connections and return at once; one still running after it (a
+// simulator or benchmark busy computing, which does not look at the
+// context) is stopped by main with status 130, so every command stops on
+// the first signal.
+const signalGrace = 5 * time.Second
+
 // main runs the command with a context that Ctrl-C and SIGTERM cancel, so
 // commands close their connections cleanly (a subscriber's filter leaves
-// the routers at once instead of at the idle timeout); a second signal
-// kills the process as usual. A command for which a signal is the normal
-// end (sub) returns nil and exits 0; one cut short exits 130.
+// the routers at once instead of at the idle timeout); a command that has
+// not returned signalGrace later is stopped, and a second signal kills the
+// process as usual. A command for which a signal is the normal end (sub)
+// returns nil and exits 0; one cut short exits 130.
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() { <-ctx.Done(); stop() }()
+	go func() {
+		<-ctx.Done()
+		stop()
+		time.Sleep(signalGrace)
+		fmt.Fprintf(os.Stderr, "sift: interrupted (the command had not stopped %v after the signal)\n", signalGrace)
+		os.Exit(exitInterrupted)
+	}()
 	err := rootCmd.ExecuteContext(ctx)
 	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		os.Exit(exitInterrupted) // a command cut short; one that stops cleanly on a signal returns nil
