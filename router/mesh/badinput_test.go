@@ -99,6 +99,50 @@ func TestLinkUpRefusals(t *testing.T) {
 	}
 }
 
+// TestEpochRefusals: a dialling router's hello that claims a link epoch
+// (which would let it pass for an old link), an answer whose epoch is not
+// above its own clock, reach epochs that do not pair with the names (in a
+// hello or a Reach) are refused, and change nothing: no link, no clock
+// moved, the link's reachable set as it was.
+func TestEpochRefusals(t *testing.T) {
+	m, err := New(Config{Name: "a", Incarnation: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hello := func(name string) *wire.LinkHello {
+		return &wire.LinkHello{MinVersion: 1, MaxVersion: 1, Name: name, Reach: []string{name}}
+	}
+	claim := hello("b")
+	claim.Epoch = 1
+	if _, _, _, err := m.Accept(claim); err == nil || !strings.Contains(err.Error(), "carries no link epoch") {
+		t.Errorf("a dialler's hello with an epoch: %v", err)
+	}
+	low := hello("b")
+	low.Clock, low.Epoch = 5<<epochTieBits, 5<<epochTieBits
+	if _, _, err := m.LinkUp(low); err == nil || !strings.Contains(err.Error(), "not above its clock") {
+		t.Errorf("an answer whose epoch is its clock: %v", err)
+	}
+	odd := hello("b")
+	odd.Reach, odd.ReachEpochs = []string{"b", "c"}, []uint64{7 << epochTieBits}
+	if _, _, _, err := m.Accept(odd); err == nil || !strings.Contains(err.Error(), "1 reach epochs for 2 names") {
+		t.Errorf("one reach epoch for two names: %v", err)
+	}
+	if len(m.links) != 0 || m.clock != 0 {
+		t.Fatalf("refused hellos left %d links, clock %#x", len(m.links), m.clock)
+	}
+	id, _, _, err := m.Accept(hello("b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := m.clock
+	if _, err := m.Receive(id, &wire.Reach{Names: []string{"b", "c"}, Epochs: []uint64{1 << 60}}); err == nil || !strings.Contains(err.Error(), "1 epochs for 2 names") {
+		t.Errorf("a Reach with one epoch for two names: %v", err)
+	}
+	if r := m.Routes()[0]; strings.Join(r.Reach, ",") != "b" || m.clock != clock {
+		t.Errorf("after a refused Reach: reach %v, clock %#x (was %#x)", r.Reach, m.clock, clock)
+	}
+}
+
 // TestRoutesCanonicalText checks that a neighbour may spell a filter any
 // way: removals and snapshots match what it holds by canonical text.
 func TestRoutesCanonicalText(t *testing.T) {
