@@ -37,11 +37,19 @@ type logProc struct {
 // another goroutine.
 func startLogProc(t *testing.T, ctx context.Context, name string, onStdout func(string), binary string, args ...string) *logProc {
 	t.Helper()
+	return startLogProcEnv(t, ctx, name, nil, onStdout, binary, args...)
+}
+
+// startLogProcEnv is startLogProc with the process's environment set to
+// env (nil: the test's own).
+func startLogProcEnv(t *testing.T, ctx context.Context, name string, env []string, onStdout func(string), binary string, args ...string) *logProc {
+	t.Helper()
 	if !filepath.IsAbs(binary) {
 		binary = filepath.Join(bin, binary)
 	}
 	p := &logProc{name: name, cmd: exec.CommandContext(ctx, binary, args...),
 		notify: make(chan struct{}), done: make(chan struct{})}
+	p.cmd.Env = env
 	if onStdout != nil {
 		p.cmd.Stdout = &lineWriter{fn: onStdout}
 	}
