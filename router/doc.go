@@ -11,15 +11,18 @@
 // Each connection has a control stream (Hello/Welcome, Subscribe,
 // Unsubscribe, Ack, Error) and a data stream (Publish in, Deliver out), so
 // control never waits behind data. Connection readers feed one matching
-// loop goroutine, which owns the subscription table (engine, a pure state
-// machine over a match.Index) and never blocks on a socket: it queues
-// outputs on each connection's bounded send queue, drained by that
-// connection's writer.
+// loop goroutine, which drives router/core, the router's core as a pure
+// state machine (clients' subscriptions in the engine over a match.Index,
+// the mesh, Bloom's control side, the link table, RTO and FF): it steps
+// the core with typed inputs and carries out the effects the core returns
+// (coreloop.go), and routes events itself (loop.go). It never blocks on a
+// socket: it queues outputs on each connection's bounded send queue,
+// drained by that connection's writer.
 //
 // Routers link into an acyclic mesh (Config.MaxLinks, Peers): a link is a
 // QUIC connection whose first control frame is a LinkHello; its control
 // stream carries the router/mesh protocol (Reach, Routes, RoutesAck) and
-// its data stream LinkPublish batches both ways. The matching loop owns the
+// its data stream LinkPublish batches both ways. The core holds the
 // router/mesh state machine next to the engine: client subscriptions are
 // propagated over links (pruned by covering) and acknowledged once mesh
 // reports them Ready; each event goes to the local clients the engine
@@ -50,7 +53,7 @@
 //
 // With Config.RTO (siftd --rto) clients that offer assistance (client
 // Options.Assist) answer the covering queries that place their filters in
-// the routing table, checked as the policy says (router/rto.go); fixed
+// the routing table, checked as the policy says (router/core/assist.go); fixed
 // filters (--ff) let them claim a covering filter up front.
 //
 // Durable subscriptions (router/durable*.go) run the durable package's
