@@ -49,6 +49,8 @@ const (
 	TypeLinkPublish Type = 27
 	// Bulk subscribe on client connections (subbatch.go).
 	TypeSubscribeBatch Type = 28
+	// Replicated pubends' raft messages on router links (replica.go).
+	TypeReplica Type = 29
 )
 
 var typeNames = [...]string{
@@ -80,6 +82,7 @@ var typeNames = [...]string{
 	TypeAdvertAck:      "advert-ack",
 	TypeLinkPublish:    "link-publish",
 	TypeSubscribeBatch: "subscribe-batch",
+	TypeReplica:        "replica",
 }
 
 // String returns the type's name, e.g. "publish".
@@ -91,7 +94,7 @@ func (t Type) String() string {
 }
 
 // Known reports whether t is a message type of this protocol version.
-func (t Type) Known() bool { return t >= TypeHello && t <= TypeSubscribeBatch }
+func (t Type) Known() bool { return t >= TypeHello && t <= TypeReplica }
 
 const (
 	// HeaderLen is the length prefix: 4 bytes, big-endian.

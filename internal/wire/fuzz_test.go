@@ -32,6 +32,7 @@ func seedFrames() [][]byte {
 		&Routes{Gen: 2, Seq: 2, Remove: []string{`price > 5`}, Add: []string{`price > 1`, `x == 1`}},
 		&RoutesAck{Gen: 2, Seq: 2},
 		&Heartbeat{Padding: HeartbeatPadding},
+		&Replica{From: "r1", To: "r2", Data: []byte("raft")},
 		&Heartbeat{},
 		&SubscribeBatch{First: 7, Filters: []string{`symbol == "IBM"`, `price < 10`}},
 		&Ack{About: TypeSubscribeBatch, ID: 7},

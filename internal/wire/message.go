@@ -79,6 +79,8 @@ func (d *EventDecoder) Decode(t Type, body []byte) (Message, error) {
 		m = d.decodeLinkPublish(&r) // linkpublish.go
 	case TypeSubscribeBatch:
 		m = decodeSubscribeBatch(&r) // subbatch.go
+	case TypeReplica:
+		m = decodeReplica(&r) // replica.go
 	default:
 		return nil, Errorf(CodeUnknownType, "unknown frame type %d", byte(t))
 	}

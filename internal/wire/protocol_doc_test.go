@@ -46,6 +46,7 @@ func protocolVectors(t testing.TB) map[string]Message {
 		"routes-ack":      &RoutesAck{Gen: 1, Seq: 2},
 		"link-publish":    &LinkPublish{Publish: Publish{Seq: 3, Events: []match.Event{ev}}, Witness: []uint64{0x1122334455667788}},
 		"heartbeat":       &Heartbeat{Padding: 2},
+		"replica":         &Replica{From: "r1", To: "r3", Data: []byte{1, 2, 3}},
 		"assist-offer":    &AssistOffer{Modes: AssistRTO | AssistFF},
 		"rto-query":       &RTOQuery{Q: 5, Filter: `price > 10`, Filters: []string{`price > 0`, `price > 20`}},
 		"rto-answer":      &RTOAnswer{Q: 5, Up: []uint64{1}, Down: []uint64{2}, Overlap: []uint64{3}},
