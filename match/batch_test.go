@@ -12,13 +12,14 @@ import (
 )
 
 // batchIndexes are the indexes whose MatchBatch the tests check: Parallel
-// of 1, 2 and 3 shards (goroutines whatever the core count), in the
+// of 1, 2 and 3 shards spread from the start (goroutines whatever the
+// core count), in the
 // default and a small configuration, and Fast through the generic loop.
 func batchIndexes() []match.IndexInfo {
 	var out []match.IndexInfo
 	for _, n := range []int{1, 2, 3} {
 		for _, cfg := range []match.FastConfig{{}, {MaxCells: 8, BoundsPerCell: 4, TailSize: 16, MergeFactor: 2}} {
-			out = append(out, match.IndexInfo{Name: fmt.Sprintf("parallel-%d%+v", n, cfg), New: func() match.Index { return match.NewParallel(n, cfg) }})
+			out = append(out, match.IndexInfo{Name: fmt.Sprintf("parallel-%d%+v", n, cfg), New: func() match.Index { return match.NewParallel(n, cfg).SetSplitAt(0) }})
 		}
 	}
 	return append(out, match.IndexInfo{Name: "fast", New: func() match.Index { return match.NewFast(match.FastConfig{}) }})
@@ -99,7 +100,7 @@ func TestMatchBatchAgreesWithScan(t *testing.T) {
 // each event exactly the matches its own Match gives.
 func TestMatchBatchPropertyEqualsMatch(t *testing.T) {
 	g := match.NewTestGen(9)
-	p := match.NewParallel(2, match.FastConfig{MaxCells: 8, BoundsPerCell: 4, TailSize: 16, MergeFactor: 2})
+	p := match.NewParallel(2, match.FastConfig{MaxCells: 8, BoundsPerCell: 4, TailSize: 16, MergeFactor: 2}).SetSplitAt(0)
 	for i := range 1500 {
 		if err := p.Insert(match.ID(i), g.Filter()); err != nil {
 			t.Fatal(err)

@@ -13,3 +13,17 @@ func (t *TestGen) Filter() Filter { return t.g.filter() }
 
 // Event returns a random event.
 func (t *TestGen) Event() Event { return t.g.event() }
+
+// ShardIndexes returns a Parallel index's shards, for benchmarks that time
+// each shard alone.
+func (p *Parallel) ShardIndexes() []*Fast { return p.shards }
+
+// SetSplitAt sets the number of subscriptions from which p spreads them
+// over its shards (ParallelSplitAt by default), for tests at small sizes.
+func (p *Parallel) SetSplitAt(n int) *Parallel {
+	p.splitAt = n
+	return p
+}
+
+// Spread reports whether p's subscriptions are spread over its shards.
+func (p *Parallel) Spread() bool { return p.split }

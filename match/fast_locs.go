@@ -77,3 +77,15 @@ func (t *locTable) remove(id ID) {
 	}
 	delete(t.sparse, id)
 }
+
+// each calls fn for every id and its location.
+func (t *locTable) each(fn func(id ID, l uint64)) {
+	for id, l := range t.dense {
+		if l != 0 {
+			fn(ID(id), l-1)
+		}
+	}
+	for id, l := range t.sparse {
+		fn(id, l)
+	}
+}

@@ -175,11 +175,15 @@ func number32Key(v Value) (float32, bool) {
 
 // addSegment adds the live subscriptions of s, read back from its indexed
 // form (segments keep no copy of the filters), under the next slots.
-func (b *segBuilder) addSegment(s *segment) {
+func (b *segBuilder) addSegment(s *segment) { b.addSegmentWhere(s, nil) }
+
+// addSegmentWhere is addSegment of the live subscriptions whose id keep
+// accepts (all, when keep is nil).
+func (b *segBuilder) addSegmentWhere(s *segment, keep func(ID) bool) {
 	remap := make([]int32, s.n)
 	for slot := range s.n {
 		remap[slot] = -1
-		if s.live.Test(uint(slot)) {
+		if s.live.Test(uint(slot)) && (keep == nil || keep(s.id(slot))) {
 			remap[slot] = int32(len(b.ids))
 			b.ids = append(b.ids, s.id(slot))
 		}

@@ -186,16 +186,70 @@ func TestSubscriptionReader(t *testing.T) {
 }
 
 // TestParallelAgreesWithScan runs the insert/delete/compact differential
-// of every index with 1, 2 and 3 shards, forcing goroutines even where
-// the machine has one core.
+// of every index with 1, 2 and 3 shards spread from the first insert, and
+// with 2 shards spread from the 700th (mid-way through the inserts) and
+// never, forcing goroutines even where the machine has one core.
 func TestParallelAgreesWithScan(t *testing.T) {
 	for _, n := range []int{1, 2, 3} {
-		for _, cfg := range []match.FastConfig{{}, {MaxCells: 8, BoundsPerCell: 4, TailSize: 16, MergeFactor: 2}} {
-			info := match.IndexInfo{Name: fmt.Sprintf("parallel-%d%+v", n, cfg), New: func() match.Index { return match.NewParallel(n, cfg) }}
-			for seed := uint64(1); seed <= 2; seed++ {
-				checkAgainstScan(t, info, seed, 1500)
+		ats := []int{0}
+		if n == 2 {
+			ats = []int{0, 700, 1 << 30}
+		}
+		for _, at := range ats {
+			for _, cfg := range []match.FastConfig{{}, {MaxCells: 8, BoundsPerCell: 4, TailSize: 16, MergeFactor: 2}} {
+				info := match.IndexInfo{Name: fmt.Sprintf("parallel-%d-at-%d%+v", n, at, cfg), New: func() match.Index { return match.NewParallel(n, cfg).SetSplitAt(at) }}
+				for seed := uint64(1); seed <= 2; seed++ {
+					checkAgainstScan(t, info, seed, 1500)
+				}
 			}
 		}
+	}
+}
+
+// TestParallelLoadSpreads: loads into a Parallel that already holds
+// inserted subscriptions, below the split size (gathered into the first
+// shard) and across it (everything spread), agree with Scan and spread
+// exactly when the total reaches the split size.
+func TestParallelLoadSpreads(t *testing.T) {
+	for _, c := range []struct {
+		inserted, loaded, splitAt int
+		spread                    bool
+	}{
+		{300, 500, 1000, false},
+		{300, 700, 1000, true},
+		{0, 2000, 1000, true},
+		{999, 0, 1000, false},
+		{1000, 0, 1000, true},
+	} {
+		g := match.NewTestGen(uint64(c.inserted + c.loaded))
+		p, ref := match.NewParallel(2, match.FastConfig{TailSize: 64}).SetSplitAt(c.splitAt), match.NewScan()
+		for i := range c.inserted {
+			f := g.Filter()
+			if err := p.Insert(match.ID(i), f); err != nil {
+				t.Fatal(err)
+			}
+			ref.Insert(match.ID(i), f)
+		}
+		l := p.NewLoader()
+		for i := range c.loaded {
+			id, f := match.ID(c.inserted+i), g.Filter()
+			if err := l.Add(id, f); err != nil {
+				t.Fatal(err)
+			}
+			ref.Insert(id, f)
+		}
+		if c.inserted > 0 {
+			if err := l.Add(0, g.Filter()); err == nil {
+				t.Fatalf("%+v: Add of a present id accepted", c)
+			}
+		}
+		if err := l.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		if p.Spread() != c.spread {
+			t.Fatalf("%+v: spread %v", c, p.Spread())
+		}
+		sameAsScan(t, p, ref, g, 300)
 	}
 }
 

@@ -27,14 +27,28 @@ func init() {
 // MatchBatch is the cheaper way to use it: every shard matches the whole
 // batch in one goroutine, so the handoff and the wait are paid once per
 // batch instead of once per event (see BatchMatcher).
+//
+// A small index does not pay for the handoff (an event takes a few
+// microseconds), so until it has held splitAt subscriptions (default
+// ParallelSplitAt) a Parallel keeps them all in its first shard and
+// matches like Fast on the caller's goroutine. The insert or load that
+// reaches splitAt spreads them over the shards (a rebuild of the
+// subscriptions held, fewer than splitAt); from then on it stays spread.
 type Parallel struct {
-	shards []*Fast
-	dsts   [][]ID // per shard but the first: its matches of the current event
+	cfg     FastConfig
+	shards  []*Fast
+	split   bool // the subscriptions are spread over the shards by id
+	splitAt int
+	dsts    [][]ID // per shard but the first: its matches of the current event
 	// batch[i][j], for shards i > 0, is shard i's matches of event j of
 	// the current batch.
 	batch [][][]ID
 	wg    sync.WaitGroup
 }
+
+// ParallelSplitAt is the number of subscriptions from which a Parallel
+// index spreads them over its shards.
+const ParallelSplitAt = 1 << 18
 
 // NewParallel returns an empty index of n shards, each a Fast index of
 // configuration cfg; n <= 0 means one shard per core (GOMAXPROCS).
@@ -42,21 +56,40 @@ func NewParallel(n int, cfg FastConfig) *Parallel {
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
-	p := &Parallel{shards: make([]*Fast, n), dsts: make([][]ID, n), batch: make([][][]ID, n)}
+	p := &Parallel{cfg: cfg, shards: make([]*Fast, n), dsts: make([][]ID, n), batch: make([][][]ID, n), splitAt: ParallelSplitAt}
 	for i := range p.shards {
 		p.shards[i] = NewFast(cfg)
 	}
+	p.split = n == 1
 	return p
 }
 
 // Shards returns the number of shards.
 func (p *Parallel) Shards() int { return len(p.shards) }
 
-// shard returns the shard of an id: a multiplicative hash, so that dense
-// and strided ids alike spread evenly.
+// shard returns the shard holding an id.
 func (p *Parallel) shard(id ID) *Fast {
+	if !p.split {
+		return p.shards[0]
+	}
+	return p.shards[p.shardOf(id)]
+}
+
+// shardOf returns the shard an id belongs to once spread: a
+// multiplicative hash, so that dense and strided ids alike spread evenly.
+func (p *Parallel) shardOf(id ID) int {
 	h := uint64(id) * 0x9e3779b97f4a7c15
-	return p.shards[(h>>32)%uint64(len(p.shards))]
+	return int((h >> 32) % uint64(len(p.shards)))
+}
+
+// spread moves the subscriptions of the first shard over all of them.
+func (p *Parallel) spread() {
+	fresh := make([]*Fast, len(p.shards))
+	for i := range fresh {
+		fresh[i] = NewFast(p.cfg)
+	}
+	p.shards[0].spreadInto(fresh, p.shardOf)
+	p.shards, p.split = fresh, true
 }
 
 // Len returns the number of subscriptions.
@@ -68,8 +101,17 @@ func (p *Parallel) Len() int {
 	return n
 }
 
-// Insert adds a subscription to its shard.
-func (p *Parallel) Insert(id ID, f Filter) error { return p.shard(id).Insert(id, f) }
+// Insert adds a subscription to its shard; the one that makes splitAt
+// spreads the subscriptions over the shards.
+func (p *Parallel) Insert(id ID, f Filter) error {
+	if err := p.shard(id).Insert(id, f); err != nil {
+		return err
+	}
+	if !p.split && p.shards[0].Len() >= p.splitAt {
+		p.spread()
+	}
+	return nil
+}
 
 // Delete removes a subscription from its shard.
 func (p *Parallel) Delete(id ID) error { return p.shard(id).Delete(id) }
@@ -77,7 +119,7 @@ func (p *Parallel) Delete(id ID) error { return p.shard(id).Delete(id) }
 // Match appends the ids of the subscriptions e matches: the first shard's,
 // then the others'.
 func (p *Parallel) Match(e Event, dst []ID) []ID {
-	if len(p.shards) == 1 {
+	if !p.split || len(p.shards) == 1 {
 		return p.shards[0].Match(e, dst)
 	}
 	p.each(func(i int) {
@@ -97,7 +139,7 @@ func (p *Parallel) Match(e Event, dst []ID) []ID {
 // and the caller then appends the other shards' matches.
 func (p *Parallel) MatchBatch(evs []Event, dsts [][]ID) [][]ID {
 	dsts = growBatch(dsts, len(evs))
-	if len(p.shards) == 1 || len(evs) == 0 {
+	if !p.split || len(p.shards) == 1 || len(evs) == 0 {
 		for j, e := range evs {
 			dsts[j] = p.shards[0].Match(e, dsts[j])
 		}
@@ -140,6 +182,10 @@ func (p *Parallel) each(fn func(i int), first func()) {
 
 // Compact compacts every shard, in parallel.
 func (p *Parallel) Compact() {
+	if !p.split {
+		p.shards[0].Compact()
+		return
+	}
 	p.each(func(i int) {
 		if i > 0 {
 			p.shards[i].Compact()
@@ -162,41 +208,75 @@ func (p *Parallel) Load(ids []ID, filters []Filter) error {
 	return l.Finish()
 }
 
-// NewLoader returns a loader feeding each shard's own loader.
+// NewLoader returns a loader feeding each shard's own loader, or before
+// the subscriptions are spread, one loader per shard over a fresh index
+// each: Finish then spreads the held subscriptions into those if the
+// total reaches splitAt, and otherwise gathers the loaded ones into the
+// first shard.
 func (p *Parallel) NewLoader() Loader {
-	l := &parallelLoader{p: p, shards: make(map[*Fast]Loader, len(p.shards))}
-	for _, s := range p.shards {
-		l.shards[s] = s.NewLoader()
+	l := &parallelLoader{p: p, loaders: make([]Loader, len(p.shards)), into: p.shards}
+	if !p.split {
+		l.into = make([]*Fast, len(p.shards))
+		for i := range l.into {
+			l.into[i] = NewFast(p.cfg)
+		}
+	}
+	for i, s := range l.into {
+		l.loaders[i] = s.NewLoader()
 	}
 	return l
 }
 
 type parallelLoader struct {
-	p      *Parallel
-	shards map[*Fast]Loader
+	p       *Parallel
+	into    []*Fast // the indexes the loaders fill, by shard
+	loaders []Loader
+	added   int
 }
 
-func (l *parallelLoader) Add(id ID, f Filter) error { return l.shards[l.p.shard(id)].Add(id, f) }
+func (l *parallelLoader) Add(id ID, f Filter) error {
+	if !l.p.split {
+		if _, dup := l.p.shards[0].loc.get(id); dup {
+			return fmt.Errorf("fast-parallel: load: subscription %d already present", id)
+		}
+	}
+	if err := l.loaders[l.p.shardOf(id)].Add(id, f); err != nil {
+		return err
+	}
+	l.added++
+	return nil
+}
 
 // Finish builds every shard's segment, in parallel. An id repeated in the
 // load lands twice in one shard, whose Finish fails; the shards are
 // checked before any of them is built, so a failed Finish changes none.
 func (l *parallelLoader) Finish() error {
-	for _, s := range l.p.shards {
-		if err := l.shards[s].(*fastLoader).check(); err != nil {
+	for _, s := range l.loaders {
+		if err := s.(*fastLoader).check(); err != nil {
 			return err
 		}
 	}
-	errs := make([]error, len(l.p.shards))
+	errs := make([]error, len(l.loaders))
 	l.p.each(func(i int) {
 		if i > 0 {
-			errs[i] = l.shards[l.p.shards[i]].Finish()
+			errs[i] = l.loaders[i].Finish()
 		}
-	}, func() { errs[0] = l.shards[l.p.shards[0]].Finish() })
+	}, func() { errs[0] = l.loaders[0].Finish() })
 	for _, err := range errs {
 		if err != nil {
 			return err
 		}
+	}
+	if l.p.split {
+		return nil
+	}
+	if first := l.p.shards[0]; first.Len()+l.added >= l.p.splitAt {
+		first.spreadInto(l.into, l.p.shardOf)
+		l.p.shards, l.p.split = l.into, true
+		return nil
+	}
+	for _, x := range l.into {
+		x.spreadInto(l.p.shards[:1], func(ID) int { return 0 })
 	}
 	return nil
 }
