@@ -30,7 +30,7 @@ type Config struct {
 	// stateless-reset key, so that peers learn of a restart at once.
 	DataDir string
 	// Index names the match index (match.NewIndex) the matching loop uses;
-	// default "fast".
+	// default DefaultIndex().
 	Index string
 	// MaxSubscriptionsPerConn bounds each connection's subscriptions;
 	// default 100000.
@@ -135,7 +135,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.Listen = "127.0.0.1:0"
 	}
 	if c.Index == "" {
-		c.Index = "fast"
+		c.Index = DefaultIndex()
 	}
 	if _, err := match.NewIndex(c.Index); err != nil {
 		return c, fmt.Errorf("router config: %w", err)
