@@ -20,9 +20,9 @@ type FastConfig struct {
 	// More cells mean fewer bounds compared and marked per event and one
 	// more bitset per cell in memory, one bit per subscription and
 	// dimension (docs/benchmarks.md, "Fast's cells", has the figures).
-	// The default (zero) is 32 cells, 20 for a segment of 2^22
+	// The default (zero) is 48 cells, 20 for a segment of 2^22
 	// subscriptions or more (where memory, not time, is the bound), or for
-	// a segment of fewer than 2^20/32 (about 33,000) subscriptions as many
+	// a segment of fewer than 2^20/48 (about 22,000) subscriptions as many
 	// as 2^20 bits of cell bitsets per dimension hold, up to 64 (at most 8
 	// bytes per subscription and dimension): with a pivot window (see
 	// fast_pivot.go) a cell costs nothing more per event, and fewer bounds
@@ -69,7 +69,7 @@ func (c *FastConfig) populate() {
 // from autoHugeSlots subscriptions on), or for a segment of n
 // subscriptions as many as autoCellBits/n, up to autoCellsMax.
 const (
-	autoCellsLarge = 32
+	autoCellsLarge = 48
 	autoCellsHuge  = 20
 	autoHugeSlots  = 1 << 22
 	autoCellBits   = 1 << 20

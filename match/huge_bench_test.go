@@ -1,6 +1,7 @@
 package match_test
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"runtime"
@@ -54,9 +55,10 @@ func BenchmarkHugeHEM(b *testing.B) {
 // per dimension (500 MB for the 20 attributes) beside 1.6 GB of bounds.
 const hugeCells = 20
 
-// hugeSegment is the segment size at 10^7: the load holds one segment's
-// build lists at a time.
-const hugeSegment = 1 << 17
+// hugeSegment is the segment size at 10^7 (-huge.segment): the load holds
+// one segment's build lists at a time (~170 MB at 2^20), and each
+// segment adds its searches of every attribute to every event.
+var hugeSegment = flag.Int("huge.segment", 1<<20, "BenchmarkHugeHEM: subscriptions per segment")
 
 // huge caches the last index hugeIndex built, as the benchmark function
 // runs more than once per sub-benchmark.
@@ -75,7 +77,7 @@ func hugeIndex(b *testing.B, kind string, subs, chunk int) (match.Index, uint64,
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
-	cfg := match.FastConfig{MaxCells: hugeCells, SegmentSlots: hugeSegment}
+	cfg := match.FastConfig{MaxCells: hugeCells, SegmentSlots: *hugeSegment}
 	var idx match.Index = match.NewFast(cfg)
 	if kind == "parallel" {
 		idx = match.NewParallel(0, cfg)
