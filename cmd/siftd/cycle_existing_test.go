@@ -72,6 +72,7 @@ func TestCycleRefusalKeepsExistingLinks(t *testing.T) {
 	}
 	r4 := &node{name: "r4", listen: "127.0.0.1:0", peers: []string{r1.addr, r3.addr}}
 	wins := map[string]int{}
+	raced := 0
 	for try := range tries {
 		if try == 0 {
 			c.startNode(r4)
@@ -98,13 +99,18 @@ func TestCycleRefusalKeepsExistingLinks(t *testing.T) {
 		})
 		wins[via]++
 		checkOld(try)
+		if strings.Contains(r4.p.log(), "newest of that cycle; closing it") {
+			raced++ // both new links came up, and the newer was closed by the epoch rule
+		}
 		if err := r4.p.stop(syscall.SIGTERM); err != nil {
 			t.Fatalf("try %d: r4 after SIGTERM: %v\n%s", try, err, r4.p.log())
 		}
 		eventually(t, ctx, fmt.Sprintf("try %d: r4 gone", try), settled(map[*node][]string{r1: {"r2"}, r2: {"r1", "r3"}, r3: {"r2"}}))
 		checkOld(try)
 	}
-	t.Logf("%d tries: r4 stayed linked to r1 %d times, to r3 %d times; r1-r2 and r2-r3 never went down", tries, wins["r1"], wins["r3"])
+	closedAtOld := strings.Count(r1.p.log()+r3.p.log(), "newest of that cycle; closing it")
+	t.Logf("%d tries: r4 stayed linked to r1 %d times, to r3 %d times; in %d both new links came up and r4 closed the newer (r1 and r3 closed theirs %d times); r1-r2 and r2-r3 never went down",
+		tries, wins["r1"], wins["r3"], raced, closedAtOld)
 	r4.p = nil // stopped already
 	c.nodes = slices.DeleteFunc(c.nodes, func(n *node) bool { return n == r4 })
 	c.stopAll()
