@@ -101,8 +101,9 @@ func TestLinkUpRefusals(t *testing.T) {
 
 // TestEpochRefusals: a dialling router's hello that claims a link epoch
 // (which would let it pass for an old link), an answer whose epoch is not
-// above its own clock, reach epochs that do not pair with the names (in a
-// hello or a Reach) are refused, and change nothing: no link, no clock
+// above its own clock, reach epochs that do not pair with the names, and
+// epochs above MaxEpoch (in a hello or a Reach) are refused, and change
+// nothing: no link, no clock
 // moved, the link's reachable set as it was.
 func TestEpochRefusals(t *testing.T) {
 	m, err := New(Config{Name: "a", Incarnation: 3})
@@ -127,6 +128,11 @@ func TestEpochRefusals(t *testing.T) {
 	if _, _, _, err := m.Accept(odd); err == nil || !strings.Contains(err.Error(), "1 reach epochs for 2 names") {
 		t.Errorf("one reach epoch for two names: %v", err)
 	}
+	huge := hello("b")
+	huge.Clock = MaxEpoch + 1 // the next epoch would wrap around and look oldest
+	if _, _, _, err := m.Accept(huge); err == nil || !strings.Contains(err.Error(), "above the maximum") {
+		t.Errorf("a clock above MaxEpoch: %v", err)
+	}
 	if len(m.links) != 0 || m.clock != 0 {
 		t.Fatalf("refused hellos left %d links, clock %#x", len(m.links), m.clock)
 	}
@@ -137,6 +143,9 @@ func TestEpochRefusals(t *testing.T) {
 	clock := m.clock
 	if _, err := m.Receive(id, &wire.Reach{Names: []string{"b", "c"}, Epochs: []uint64{1 << 60}}); err == nil || !strings.Contains(err.Error(), "1 epochs for 2 names") {
 		t.Errorf("a Reach with one epoch for two names: %v", err)
+	}
+	if _, err := m.Receive(id, &wire.Reach{Names: []string{"b", "c"}, Epochs: []uint64{0, 1 << 63}}); err == nil || !strings.Contains(err.Error(), "above the maximum") {
+		t.Errorf("a Reach epoch above MaxEpoch: %v", err)
 	}
 	if r := m.Routes()[0]; strings.Join(r.Reach, ",") != "b" || m.clock != clock {
 		t.Errorf("after a refused Reach: reach %v, clock %#x (was %#x)", r.Reach, m.clock, clock)

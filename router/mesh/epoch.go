@@ -26,6 +26,21 @@ import (
 // epochTieBits is the width of an epoch's tie-break.
 const epochTieBits = 24
 
+// MaxEpoch bounds the epochs and clocks a peer may send: 2^38 links made
+// one after another are beyond any mesh, and a value near 2^64 would make
+// the next epoch wrap around to look older than every link.
+const MaxEpoch = 1 << 62
+
+// checkEpochs refuses an epoch above MaxEpoch.
+func checkEpochs(what string, es ...uint64) error {
+	for _, e := range es {
+		if e > MaxEpoch {
+			return fmt.Errorf("%s: epoch %#x above the maximum %#x", what, e, uint64(MaxEpoch))
+		}
+	}
+	return nil
+}
+
 // nextEpoch returns a new link's epoch: the counter above clock's, with a
 // tie-break that depends on this router's incarnation and the link count.
 func (m *Mesh) nextEpoch(clock uint64) uint64 {

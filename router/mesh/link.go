@@ -237,6 +237,9 @@ func (m *Mesh) checkPeer(h *wire.LinkHello, except Link) error {
 	if len(h.ReachEpochs) != 0 && len(h.ReachEpochs) != len(h.Reach) {
 		return fmt.Errorf("%d reach epochs for %d names", len(h.ReachEpochs), len(h.Reach))
 	}
+	if err := checkEpochs("hello", append([]uint64{h.Clock, h.Epoch}, h.ReachEpochs...)...); err != nil {
+		return err
+	}
 	for _, o := range m.links {
 		if o.id != except && o.peer == h.Name {
 			return fmt.Errorf("already linked to %s", h.Name)
@@ -252,6 +255,9 @@ func (m *Mesh) receiveReach(l *link, r *wire.Reach) error {
 	}
 	if len(r.Epochs) != 0 && len(r.Epochs) != len(r.Names) {
 		return fmt.Errorf("reach from %s: %d epochs for %d names", l.peer, len(r.Epochs), len(r.Names))
+	}
+	if err := checkEpochs("reach from "+l.peer, r.Epochs...); err != nil {
+		return err
 	}
 	l.reach = slices.Clone(r.Names)
 	l.reachEp = epochsFor(r.Epochs, len(r.Names))
