@@ -79,16 +79,29 @@ func runMatch(ctx context.Context, stdout, stderr io.Writer, opts matchOptions) 
 		return err
 	}
 	w := bufio.NewWriter(stdout)
-	var matched []match.ID
+	var matched [][]match.ID
 	var line []byte
-	for n, e := range events {
+	for start := 0; start < len(events); start += matchBatch {
 		if err := ctx.Err(); err != nil {
 			w.Flush()
 			return err
 		}
-		matched = match.SortIDs(matchFn(e, matched[:0]))
-		line = appendMatchLine(line[:0], n, matched)
-		w.Write(line)
+		block := events[start:min(start+matchBatch, len(events))]
+		for i := range matched {
+			matched[i] = matched[i][:0]
+		}
+		if opts.raw {
+			matched = growIDs(matched, len(block))
+			for i, e := range block {
+				matched[i] = matchFn(e, matched[i])
+			}
+		} else {
+			matched = match.MatchBatch(idx, block, matched)
+		}
+		for i, ids := range matched[:len(block)] {
+			line = appendMatchLine(line[:0], start+i, match.SortIDs(ids))
+			w.Write(line)
+		}
 	}
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("match: write: %w", err)
@@ -97,6 +110,19 @@ func runMatch(ctx context.Context, stdout, stderr io.Writer, opts matchOptions) 
 		fmt.Fprintln(stderr, sr.Stats())
 	}
 	return nil
+}
+
+// matchBatch is how many events sift match hands the index at once: a
+// match.BatchMatcher (fast-parallel) spreads each batch over the cores
+// with one handoff.
+const matchBatch = 256
+
+// growIDs returns ids with at least n entries.
+func growIDs(ids [][]match.ID, n int) [][]match.ID {
+	for len(ids) < n {
+		ids = append(ids, nil)
+	}
+	return ids
 }
 
 // appendMatchLine formats {"event":N,"matches":[id,...]}\n.
