@@ -13,6 +13,7 @@ import (
 	"github.com/quic-go/quic-go"
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/router/certs"
+	"github.com/sift-pubsub/sift/router/core"
 )
 
 // conn is one accepted client connection: its QUIC connection, streams,
@@ -225,9 +226,9 @@ func (r *Router) readControl(ctx context.Context, c *conn, sr *streamReader) err
 		var msg loopMsg
 		switch m := m.(type) {
 		case *wire.Subscribe:
-			msg = loopMsg{kind: msgSubscribe, iface: c.id, sub: m.ID, filter: m.Filter}
+			msg = coreMsg(c.id, core.Subscribe{Conn: c.id, Sub: m.ID, Filter: m.Filter})
 		case *wire.Unsubscribe:
-			msg = loopMsg{kind: msgUnsubscribe, iface: c.id, sub: m.ID}
+			msg = coreMsg(c.id, core.Unsubscribe{Conn: c.id, Sub: m.ID})
 		case *wire.SubscribeBatch:
 			b := parseBatch(m) // subbatch.go
 			if r.permitBatch(c, b) {

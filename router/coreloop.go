@@ -21,6 +21,12 @@ type coreTimer struct {
 	armed time.Time // the deadline t is set for; zero: none
 }
 
+// coreMsg is the loop message carrying core input in from connection id;
+// the loop steps it only while id is attached.
+func coreMsg(id ifaceID, in core.Input) loopMsg {
+	return loopMsg{kind: msgCore, iface: id, in: in}
+}
+
 // stepCore ticks the core with the current time, steps it with in and
 // carries out its effects.
 func (l *matchLoop) stepCore(in core.Input) error {

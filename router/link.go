@@ -13,6 +13,7 @@ import (
 	"github.com/quic-go/quic-go"
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/router/certs"
+	"github.com/sift-pubsub/sift/router/core"
 	"github.com/sift-pubsub/sift/router/mesh"
 )
 
@@ -133,7 +134,7 @@ func (r *Router) readLink(ctx context.Context, c *conn, sr *streamReader, peer s
 		} else if handled {
 			continue
 		}
-		if !r.send(ctx, loopMsg{kind: msgLinkFrame, iface: c.id, frame: m}) {
+		if !r.send(ctx, coreMsg(c.id, core.LinkFrame{Conn: c.id, Msg: m})) {
 			return errStopped
 		}
 	}

@@ -257,7 +257,7 @@ func (s *meshSim) churn() {
 			cl.next++
 			f := meshSimFilters[s.rng.IntN(len(meshSimFilters))]
 			cl.subs[cl.next], cl.ever[cl.next] = f, f
-			r.l.step(loopMsg{kind: msgSubscribe, iface: cl.c.id, sub: cl.next, filter: f})
+			r.l.step(coreMsg(cl.c.id, core.Subscribe{Conn: cl.c.id, Sub: cl.next, Filter: f}))
 		case op < 8:
 			cl := s.pickClient(r)
 			if len(cl.subs) == 0 {
@@ -266,7 +266,7 @@ func (s *meshSim) churn() {
 			ids := slices.Sorted(maps.Keys(cl.subs))
 			sub := ids[s.rng.IntN(len(ids))]
 			delete(cl.subs, sub)
-			r.l.step(loopMsg{kind: msgUnsubscribe, iface: cl.c.id, sub: sub})
+			r.l.step(coreMsg(cl.c.id, core.Unsubscribe{Conn: cl.c.id, Sub: sub}))
 		case op == 8:
 			cl := s.pickClient(r)
 			r.l.step(loopMsg{kind: msgDetach, iface: cl.c.id})
@@ -407,7 +407,7 @@ func (s *meshSim) carryControl(to int, dst ifaceID, frame []byte) {
 	if err != nil {
 		s.t.Fatalf("control frame %s does not decode: %v", typ, err)
 	}
-	s.routers[to].l.step(loopMsg{kind: msgLinkFrame, iface: dst, frame: msg})
+	s.routers[to].l.step(coreMsg(dst, core.LinkFrame{Conn: dst, Msg: msg}))
 }
 
 // readAcks records the subscriptions a client had acknowledged.

@@ -16,15 +16,14 @@ type msgKind uint8
 const (
 	msgAttach msgKind = iota + 1
 	msgDetach
-	msgSubscribe
-	msgUnsubscribe
 	msgPublish
 	msgQuery
 	msgLinkUp
-	msgLinkFrame
 	msgBloomPublish
 	msgSubscribeBatch
-	msgCore // a typed input of router/core (coreloop.go)
+	// msgCore is a typed input of router/core from a connection attached
+	// (coreloop.go): Subscribe, Unsubscribe, LinkFrame, ClientFrame.
+	msgCore
 	msgTick // the core's deadline passed (coreloop.go)
 )
 
@@ -32,12 +31,10 @@ const (
 // send them on one channel, so the loop sees each publisher's batches in
 // the order they arrived.
 type loopMsg struct {
-	kind   msgKind
-	iface  ifaceID
-	conn   *conn         // msgAttach
-	sub    uint64        // msgSubscribe, msgUnsubscribe
-	filter string        // msgSubscribe
-	pub    *wire.Publish // msgPublish
+	kind  msgKind
+	iface ifaceID
+	conn  *conn         // msgAttach, msgLinkUp
+	pub   *wire.Publish // msgPublish
 	// witness (msgPublish from a link, exact mode) has one witness per
 	// event of pub (linktable.go); nil from clients.
 	witness []uint64
@@ -51,7 +48,6 @@ type loopMsg struct {
 	// before anything else on the link: the accepting side answers.
 	sendHello bool
 	linkErr   chan<- error       // msgLinkUp: the verdict
-	frame     wire.Message       // msgLinkFrame
 	bpub      *wire.BloomPublish // msgBloomPublish (forward.go)
 	batch     *subBatch          // msgSubscribeBatch (subbatch.go)
 	in        core.Input         // msgCore
@@ -93,25 +89,19 @@ func (l *matchLoop) step(m loopMsg) {
 		l.conns[m.iface] = m.conn
 	case msgDetach:
 		l.detach(m.iface)
-	case msgSubscribe:
-		l.subscribe(m)
-	case msgUnsubscribe:
-		l.unsubscribe(m)
 	case msgPublish:
 		l.publish(m)
 	case msgQuery:
 		m.query(l)
 	case msgLinkUp:
 		l.linkUp(m)
-	case msgLinkFrame:
-		l.linkFrame(m) // meshloop.go
 	case msgBloomPublish:
 		l.publishBloom(m)
 	case msgSubscribeBatch:
 		l.subscribeBatch(m)
 	case msgCore:
 		if _, ok := l.conns[m.iface]; ok {
-			l.stepCore(m.in) // a client frame: a bad one is refused by the core without effect
+			l.stepCore(m.in) // the core answers (or refuses) it through Ready
 		}
 	case msgTick:
 		l.tickCore()

@@ -13,9 +13,9 @@ import (
 // subscriptions: the logic (the engine's interfaces and subscriptions,
 // which connection is which link, the order of Bloom and mesh messages,
 // refusals) is router/core's (core/clients.go, core/links.go,
-// core/bloom.go); this file steps it with Subscribe, Unsubscribe, LinkUp
-// and LinkFrame, and keeps what is I/O: the link's verdict channel and
-// its metrics.
+// core/bloom.go). Readers hand the loop Subscribe, Unsubscribe and
+// LinkFrame as core inputs (coreMsg); this file steps LinkUp and keeps
+// what is I/O: the link's verdict channel and its metrics.
 
 // links is the matching loop's core and what its event path reads of it.
 type links struct {
@@ -84,16 +84,6 @@ func (l *matchLoop) linkConn(link mesh.Link) (*conn, bool) {
 	return c, ok
 }
 
-// subscribe and unsubscribe hand a client's request to the core, which
-// answers it (Ready's Replies, or the Ack when the mesh places it).
-func (l *matchLoop) subscribe(m loopMsg) {
-	l.stepCore(core.Subscribe{Conn: m.iface, Sub: m.sub, Filter: m.filter})
-}
-
-func (l *matchLoop) unsubscribe(m loopMsg) {
-	l.stepCore(core.Unsubscribe{Conn: m.iface, Sub: m.sub})
-}
-
 // linkUp hands a peer's hello to the core; it answers on m.linkErr
 // before the core's frames for the link (this router's hello if it
 // answers, the snapshots) are queued.
@@ -114,12 +104,6 @@ func (l *matchLoop) linkUp(m loopMsg) {
 	l.conns[m.iface] = m.conn
 	m.linkErr <- nil
 	l.carryCore()
-}
-
-// linkFrame hands a control message received on a link to the core; a
-// refusal closes the link (Ready's Close).
-func (l *matchLoop) linkFrame(m loopMsg) {
-	l.stepCore(core.LinkFrame{Conn: m.iface, Msg: m.frame})
 }
 
 // refuseLink closes a connection (a link, or a client that broke the

@@ -41,7 +41,7 @@ func readBatch(l *matchLoop, evs ...match.Event) loopMsg {
 
 func subscribe(t *testing.T, l *matchLoop, sub uint64, filter string) {
 	t.Helper()
-	l.step(loopMsg{kind: msgSubscribe, iface: 1, sub: sub, filter: filter})
+	l.step(coreMsg(1, core.Subscribe{Conn: 1, Sub: sub, Filter: filter}))
 	if _, ok := l.eng.Ifaces[1].Subs[sub]; !ok {
 		t.Fatalf("subscription %d (%s) not installed", sub, filter)
 	}
@@ -93,7 +93,7 @@ func TestWantedVersions(t *testing.T) {
 	if _, v := l.want.load(); v != v2 {
 		t.Fatalf("no new name: version %d, want %d", v, v2)
 	}
-	l.step(loopMsg{kind: msgUnsubscribe, iface: 1, sub: 1})
+	l.step(coreMsg(1, core.Unsubscribe{Conn: 1, Sub: 1}))
 	if set, _ := l.want.load(); !set.Has("a") {
 		t.Fatalf("unsubscribing removed a name: %v", set)
 	}
