@@ -253,6 +253,9 @@ func (s *SHB) Tick(now Tick) error {
 		s.lastReport = now
 		s.report()
 		s.sendClaims()
+		for _, p := range s.cfg.Pubends {
+			s.pruneFetches(s.pubs[p])
+		}
 	}
 	err := s.progress()
 	if err == nil {

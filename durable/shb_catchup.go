@@ -16,7 +16,6 @@ type catchup struct {
 	readUpto Tick    // the PFS was read up to here
 	pending  []Tick  // D ticks of the subscriber above pos, ascending
 	events   map[Tick]match.Event
-	nacks    map[Tick]*retry // per pending tick nacked
 	// nackedTo is the last tick of the window at the last full scan, and
 	// nextDue the earliest time a nack of the window is due again then
 	// (see nackCatchup).
@@ -25,7 +24,7 @@ type catchup struct {
 }
 
 func newCatchup(pos Tick) *catchup {
-	return &catchup{readUpto: pos, events: map[Tick]match.Event{}, nacks: map[Tick]*retry{}}
+	return &catchup{readUpto: pos, events: map[Tick]match.Event{}}
 }
 
 // newRemoteCatchup returns a catch-up stream that fetches the ticks in
@@ -87,7 +86,6 @@ func (s *SHB) gapToLost(c *conn, p string) {
 	i := 0
 	for i < len(cu.pending) && cu.pending[i] <= lost {
 		delete(cu.events, cu.pending[i])
-		delete(cu.nacks, cu.pending[i])
 		i++
 	}
 	cu.pending = cu.pending[i:]
@@ -116,19 +114,23 @@ func (s *SHB) deliverReady(c *conn, p string) {
 		}
 		cs.pos = t
 		delete(cu.events, t)
-		delete(cu.nacks, t)
 		cu.pending = cu.pending[1:]
 	}
 }
 
 // nackCatchup nacks the first CatchupWindow pending ticks whose event is
-// not at hand, each again with exponential backoff until it comes. It is
+// not at hand, each again with exponential backoff until it comes. The
+// retry state of a tick is the pubend's (shbPubend.fetch), shared by every
+// catch-up session: sessions that want the same tick (subscribers with
+// the same or overlapping filters, back at once) nack it once, and its
+// answer goes to all of them (offerCatchups). It is
 // called after every input, for every catch-up session: when every tick
 // of the window was nacked already (the window did not slide past
 // nackedTo) and no nack is due again before nextDue, there is nothing to
 // do and it returns at once, so work per input does not grow with the
 // sessions and windows that did not change.
 func (s *SHB) nackCatchup(cu *catchup, p string) {
+	pb := s.pubs[p]
 	window := cu.pending[:min(len(cu.pending), s.cfg.CatchupWindow)]
 	if len(window) == 0 || (s.now < cu.nextDue && window[len(window)-1] <= cu.nackedTo) {
 		return
@@ -139,10 +141,10 @@ func (s *SHB) nackCatchup(cu *catchup, p string) {
 		if _, ok := cu.events[t]; ok {
 			continue
 		}
-		r := cu.nacks[t]
+		r := pb.fetch[t]
 		if r == nil {
 			r = &retry{}
-			cu.nacks[t] = r
+			pb.fetch[t] = r
 		}
 		if r.due(s.now) {
 			r.sent(s.now, &s.cfg)
@@ -173,6 +175,7 @@ func (s *SHB) join(c *conn, p string) {
 // offerCatchups gives an event fetched by a nack to every catch-up stream
 // of pubend p waiting for it.
 func (s *SHB) offerCatchups(p string, t Tick, e match.Event) {
+	delete(s.pubs[p].fetch, t)
 	for _, c := range s.sortedConns() {
 		cu := c.streams[p].catchup
 		if cu == nil {
@@ -182,4 +185,24 @@ func (s *SHB) offerCatchups(p string, t Tick, e match.Event) {
 			cu.events[t] = e
 		}
 	}
+}
+
+// pruneFetches forgets the shared nack state of pubend p's catch-up ticks
+// at or below the L prefix (they are answered by the gap) and, when no
+// session is catching up on p any more, all of it.
+func (s *SHB) pruneFetches(pb *shbPubend) {
+	if len(pb.fetch) == 0 {
+		return
+	}
+	for _, c := range s.sortedConns() {
+		if c.streams[pb.id].catchup != nil {
+			for t := range pb.fetch {
+				if t <= pb.lost {
+					delete(pb.fetch, t)
+				}
+			}
+			return
+		}
+	}
+	clear(pb.fetch)
 }

@@ -21,11 +21,14 @@ type shbPubend struct {
 	// remotes holds the sessions whose catch-up stream on this pubend is
 	// in its remote phase (kept by setConn, dropConn and endRemote).
 	remotes map[*conn]struct{}
+	// fetch holds the nack retry state of every tick catch-up sessions
+	// asked for and did not get yet, shared by the sessions (nackCatchup).
+	fetch map[Tick]*retry
 }
 
 func newSHBPubend(id string, w *pendingWrites, tailSize int) *shbPubend {
 	return &shbPubend{id: id, in: NewStream(0), pfs: newPFS(id, w), tail: newTail(tailSize),
-		qSince: -1, w: w, remotes: map[*conn]struct{}{}}
+		qSince: -1, w: w, remotes: map[*conn]struct{}{}, fetch: map[Tick]*retry{}}
 }
 
 // flushMeta writes LD, the L prefix and the PFS counters if they changed.

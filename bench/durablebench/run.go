@@ -232,9 +232,13 @@ func (b *benchRun) catchup(ctx context.Context, res *Result) error {
 	// of the first SHB (the others got their events live).
 	affected := func(i int) bool { return !b.cfg.RestartSHB || b.shb[i] == 0 }
 	before := b.rec.deliveredTo(affected)
+	stopProfile, err := bench.StartCPUProfile(b.cfg.ProfileDir, fmt.Sprintf("%s-run%d-catchup.pprof", res.System, res.Run))
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
 	cpu0, _ := bench.ProcessCPU()
 	start := time.Now()
-	var err error
 	if b.cfg.RestartSHB {
 		err = restarter.StartSHB(ctx, 0)
 	} else {
