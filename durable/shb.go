@@ -44,7 +44,8 @@ type SHBConfig struct {
 	// resuming with an older CT).
 	SubQueue int
 	// TailSize is how many recent matched events the constream keeps in
-	// memory for catch-up streams (default 1024).
+	// memory for catch-up streams (default 8192): subscribers back from a
+	// shorter absence catch up from memory, with no nack round trip.
 	TailSize int
 	// ReportInterval is the period of release reports and idle silences
 	// (default 20 ms).
@@ -79,7 +80,7 @@ func (c *SHBConfig) populate() error {
 		c.SubQueue = 1024
 	}
 	if c.TailSize <= 0 {
-		c.TailSize = 1024
+		c.TailSize = 8192
 	}
 	c.Pubends = slices.Sorted(slices.Values(c.Pubends))
 	return nil
