@@ -37,7 +37,7 @@ logged once, events stored only at PHBs, and catch-up after the faults
 heal. Every violation prints its seed and a replay command; the last
 line is "seeds=K violations=V" and the exit status is 1 if V > 0.
 
-Faults (--faults, comma-separated, "all" (every one but block, wipe and full) or "none"):
+Faults (--faults, comma-separated, "all" (every one but block, wipe, full, outage and join) or "none"):
   ` + dsim.FaultNames(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

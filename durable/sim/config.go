@@ -37,16 +37,22 @@ const (
 	// driver does), its messages wait, and a PHB refuses publishes
 	// meanwhile (the publishers hold back and resend).
 	FaultFull Fault = "full"
+	// FaultOutage takes an SHB down early in the chaos phase until it
+	// ends, while most events are published (a long outage, or a router
+	// that left the mesh and came back); FaultJoin starts an SHB only
+	// partway through it, with an empty disk (a router joining the mesh).
+	FaultOutage Fault = "outage"
+	FaultJoin   Fault = "join"
 )
 
-// AllFaults lists the fault kinds "all" means. FaultBlock, FaultWipe and
-// FaultFull are named on their own (each draws from its own source, so adding them
+// AllFaults lists the fault kinds "all" means. FaultBlock, FaultWipe,
+// FaultFull, FaultOutage and FaultJoin are named on their own (each draws from its own source, so adding them
 // left every other fault's seeds as they were).
 var AllFaults = []Fault{FaultDrop, FaultDup, FaultReorder, FaultDelay, FaultPartition,
 	FaultCrash, FaultReconnect, FaultRoam, FaultRelease, FaultPublisher, FaultClock}
 
 // knownFaults lists every fault kind.
-var knownFaults = append(slices.Clone(AllFaults), FaultBlock, FaultWipe, FaultFull)
+var knownFaults = append(slices.Clone(AllFaults), FaultBlock, FaultWipe, FaultFull, FaultOutage, FaultJoin)
 
 // ParseFaults parses a comma-separated list of fault names; "all" means
 // every fault and "none" or "" none.

@@ -10,7 +10,10 @@
 // partitions, crashes, subscribers reconnecting with older CTs or at
 // another SHB, early release and dropping absent SHBs, publisher
 // reconnections, PHB clocks stepping back; and, named on their own, broker
-// links that block, SHBs restarting with an empty disk, and full disks).
+// links that block, SHBs restarting with an empty disk, full disks, an
+// SHB down for most of the run (a long outage, a router that left and
+// came back) and an SHB that starts partway through it (a router
+// joining)).
 // Every node's group commit and its handling of a store that refuses
 // writes (retry, reads through the refused batch, publishes refused) is
 // durable.Host, the router's own. An oracle checks exactly-once delivery

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/sift-pubsub/sift/durable"
+	"github.com/sift-pubsub/sift/durable/memstore"
 )
 
 // scheduleFaults plans the discrete faults of the chaos phase: crashes,
@@ -109,6 +110,34 @@ func (w *world) scheduleFaults(chaosEnd durable.Tick) {
 				n.fullUntil = max(n.fullUntil, w.now+d)
 			})
 		}
+	}
+	if w.cfg.has(FaultOutage) {
+		rng := rand.New(rand.NewPCG(w.cfg.Seed, 0x0a7a9e))
+		n := w.nodes[shbName(rng.IntN(w.cfg.SHBs))]
+		at := durable.Tick(rng.IntN(int(chaosEnd / 5)))
+		w.at(at, func() {
+			if !w.chaos || !n.up {
+				return
+			}
+			w.trace("outage of %s until the chaos ends", n.name)
+			w.stats.Outages++
+			w.takeDown(n)
+			w.restartAfter(n, chaosEnd-w.now)
+		})
+	}
+	if w.cfg.has(FaultJoin) {
+		rng := rand.New(rand.NewPCG(w.cfg.Seed, 0x301e))
+		n := w.nodes[shbName(rng.IntN(w.cfg.SHBs))]
+		at := durable.Tick(rng.IntN(int(chaosEnd)))
+		w.at(0, func() {
+			// Not started yet: down from the first instant, with an empty
+			// disk when it starts.
+			w.trace("%s joins at %d", n.name, at)
+			w.stats.Joins++
+			w.takeDown(n)
+			n.store = memstore.New()
+			w.restartAfter(n, at)
+		})
 	}
 	if w.cfg.has(FaultPublisher) {
 		for _, p := range w.pubs {

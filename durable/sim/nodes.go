@@ -161,6 +161,13 @@ func (w *world) crash(n *node) {
 	if !n.up {
 		return
 	}
+	w.takeDown(n)
+	w.restartAfter(n, durable.Tick(5_000+w.rng.IntN(100_000)))
+}
+
+// takeDown takes a node down as a crash does (crash restarts it soon;
+// FaultOutage and FaultJoin much later).
+func (w *world) takeDown(n *node) {
 	w.trace("crash %s", n.name)
 	w.stats.Crashes++
 	n.up = false
@@ -182,7 +189,10 @@ func (w *world) crash(n *node) {
 			}
 		}
 	}
-	down := durable.Tick(5_000 + w.rng.IntN(100_000))
+}
+
+// restartAfter restarts a crashed node after down.
+func (w *world) restartAfter(n *node, down durable.Tick) {
 	w.q.add(&item{at: w.now + down, fn: func() {
 		w.trace("restart %s", n.name)
 		if (n.kind == kindPHB || n.kind == kindReplica) && w.cfg.has(FaultClock) {

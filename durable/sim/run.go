@@ -27,6 +27,8 @@ type Stats struct {
 	Blocks         int          `json:"blocks"`     // links blocked (FaultBlock)
 	Wipes          int          `json:"wipes"`      // SHBs (FaultWipe) and PHB replicas (Config.Replicas) restarted with an empty disk
 	FullDisks      int          `json:"full_disks"` // disks filled for a while (FaultFull)
+	Outages        int          `json:"outages"`    // SHBs down for most of the chaos phase (FaultOutage)
+	Joins          int          `json:"joins"`      // SHBs started partway through it (FaultJoin)
 	Reconnects     int          `json:"reconnects"`
 	ClockSteps     int          `json:"clock_steps"` // PHB clocks set back
 	Roams          int          `json:"roams"`       // reconnections at another SHB

@@ -307,3 +307,46 @@ func TestSimulatorFullDisks(t *testing.T) {
 		})
 	}
 }
+
+// TestSimulatorMembershipAndOutages: an SHB that starts partway through
+// the run with an empty disk (a router joining; with learned members, the
+// pubends learn it then) and an SHB down for most of the run (a router
+// leaving and coming back, a long outage), alone, together and with every
+// other fault, with static and learned members; and a longer outage (400
+// events published while the SHB is down): exactly-once holds and every
+// subscriber catches up within the liveness bound. The test fails if no
+// SHB joined or went down.
+func TestSimulatorMembershipAndOutages(t *testing.T) {
+	every := append(slices.Clone(AllFaults), FaultOutage, FaultJoin)
+	type run struct {
+		fs     []Fault
+		learn  bool
+		events int
+		seeds  uint64
+	}
+	for _, r := range []run{
+		{[]Fault{FaultJoin}, false, 20, 100}, {[]Fault{FaultJoin}, true, 20, 100},
+		{[]Fault{FaultOutage, FaultJoin}, true, 20, 100}, {every, false, 20, 100}, {every, true, 20, 100},
+		{[]Fault{FaultOutage}, false, 400, 8},
+	} {
+		t.Run(fmt.Sprintf("%s/learn=%v/events=%d", FaultList(r.fs), r.learn, r.events), func(t *testing.T) {
+			var total Stats
+			for seed := uint64(1); seed <= r.seeds; seed++ {
+				res := Run(Config{Seed: seed, Events: r.events, Faults: r.fs, LearnSHBs: r.learn})
+				for _, v := range res.Violations {
+					learn := ""
+					if r.learn {
+						learn = " --learn-shbs"
+					}
+					t.Fatalf("seed %d at %d us: %s\n  replay: sift sim durable --seeds %d..%d --events %d --faults %s%s",
+						v.Seed, v.Time, v.What, seed, seed, r.events, FaultList(r.fs), learn)
+				}
+				total.Add(res.Stats)
+			}
+			if total.Joins+total.Outages == 0 {
+				t.Fatal("no SHB joined or went down")
+			}
+			t.Logf("%s", total.Summary())
+		})
+	}
+}
