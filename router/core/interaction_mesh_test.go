@@ -31,6 +31,7 @@ import (
 //	deliver [X Y] [n=N]    (deliver the frames queued from X to Y, or on every link in
 //	                        turn, until none is left, or N of them; each with its effects)
 //	subscribe router=X conn=N sub=N   (input: the filter; attaches the client first if needed)
+//	subscribe-batch router=X conn=N first=N  (input: the filters, one a line)
 //	unsubscribe router=X conn=N sub=N
 //	advertise router=X conn=N id=N    (input: the filter; advertise mode)
 //	unadvertise router=X conn=N id=N
@@ -92,7 +93,7 @@ func isMeshCmd(d *datadriven.TestData) bool {
 	switch d.Cmd {
 	case "router", "restart", "link", "unlink", "deliver", "dict", "mesh-routes", "frame", "route":
 		return true
-	case "subscribe", "unsubscribe", "detach", "advertise", "unadvertise":
+	case "subscribe", "subscribe-batch", "unsubscribe", "detach", "advertise", "unadvertise":
 		return d.HasArg("router")
 	}
 	return false
@@ -184,6 +185,21 @@ func (e *interactionEnv) handleMesh(t *testing.T, d *datadriven.TestData) {
 			e.meshStep(r, Attach{Conn: id})
 		}
 		e.meshStep(r, Subscribe{Conn: id, Sub: arg("sub"), Filter: strings.TrimSpace(d.Input)})
+	case "subscribe-batch":
+		r, id := pick("router"), ConnID(arg("conn"))
+		if !r.clients[id] {
+			r.clients[id] = true
+			e.meshStep(r, Attach{Conn: id})
+		}
+		var fs []match.Filter
+		for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+			f, err := match.Parse(line)
+			if err != nil {
+				d.Fatalf(t, "subscribe-batch: %v", err)
+			}
+			fs = append(fs, f)
+		}
+		e.meshStep(r, SubscribeBatch{Conn: id, First: arg("first"), Filters: fs})
 	case "unsubscribe":
 		e.meshStep(pick("router"), Unsubscribe{Conn: ConnID(arg("conn")), Sub: arg("sub")})
 	case "advertise":
