@@ -64,9 +64,12 @@ type Config struct {
 	// subscriptions are acknowledged at once. It defaults to
 	// mesh.DefaultMaxLinks when Peers is set.
 	MaxLinks int
-	// Table is the mesh routing structure, "poset" (default), "forest" or
-	// "shallow" (poset.Shallow: inserts stay cheap at 10^5-10^6
-	// subscriptions; no RTO or fixed filters); used only when MaxLinks > 0.
+	// Table is the mesh routing structure, "shallow", "poset" or "forest";
+	// used only when MaxLinks > 0. Empty: shallow (poset.Shallow: inserts
+	// stay cheap at 10^5-10^6 subscriptions), or poset when RTO or fixed
+	// filters are on (Assist), which shallow does not take. See
+	// docs/benchmarks.md, "The default routing table", for the
+	// measurements behind the choice.
 	Table string
 	// Merge turns on perfect merging of the filters forwarded to each
 	// neighbour (mesh.Config.Merge); off by default.
@@ -149,6 +152,9 @@ func (c Config) withDefaults() (Config, error) {
 	set, err := c.Assist.resolve()
 	if err != nil {
 		return c, err
+	}
+	if c.Table == "" {
+		c.Table = defaultTable(set.On || len(set.Fixed) > 0)
 	}
 	if c.Table == "shallow" && (set.On || len(set.Fixed) > 0) {
 		return c, errors.New("router config: the shallow table takes no RTO or fixed filters (use poset or forest)")

@@ -4,7 +4,7 @@
 // a subscription summary.
 //
 //	siftd --name NAME --listen HOST:PORT --certs DIR --data DIR
-//	      [--metrics HOST:PORT] [--peer HOST:PORT ...] [--table poset|forest]
+//	      [--metrics HOST:PORT] [--peer HOST:PORT ...] [--table shallow|poset|forest]
 //	      [--pubend NAME[=ROUTER] ...] [--member ROUTER ...] [--max-retain DURATION] [--drop-after DURATION]
 //	      [--gc-percent N] [--memory-limit SIZE|auto|off] [--config FILE]
 //	      [--http HOST:PORT [--http-tls] [--http-tokens FILE] [--http-insecure]]
@@ -14,7 +14,7 @@
 // dialled and kept linked (redialled with backoff); a link logs
 // `msg="link up"` with `link=PEERNAME` on both sides, or `msg="link
 // refused"` with the reason. Subscriptions travel over links pruned by
-// covering (--table poset|forest), events are filtered at every hop, and
+// covering (--table shallow|poset|forest), events are filtered at every hop, and
 // a client's subscribe is acknowledged once every router it must reach
 // installed it. --http serves the HTTP gateway and dashboard
 // (router/httpapi, docs/http.md); the line `msg="http ready"` carries its
@@ -54,7 +54,7 @@ func newCommand() *cobra.Command {
 	var flags options
 	var gc gcFlags
 	cmd := &cobra.Command{
-		Use:           "siftd --name NAME --listen HOST:PORT --certs DIR --data DIR [--metrics HOST:PORT] [--peer HOST:PORT ...] [--table poset|forest] [--forward exact|bloom] [--bloom-index sbstree|bftree] [--config FILE]",
+		Use:           "siftd --name NAME --listen HOST:PORT --certs DIR --data DIR [--metrics HOST:PORT] [--peer HOST:PORT ...] [--table shallow|poset|forest] [--forward exact|bloom] [--bloom-index sbstree|bftree] [--config FILE]",
 		Short:         "Run a Sift router",
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
@@ -126,7 +126,7 @@ func newCommand() *cobra.Command {
 	f.StringVar(&flags.Metrics, "metrics", "", "HTTP address for /metrics, /healthz and /debug/subscriptions")
 	f.StringArrayVar(&flags.Peers, "peer", nil, "a router to link with, HOST:PORT (repeatable); redialled with backoff")
 	f.IntVar(&flags.MaxSubscriptionsPerConn, "max-subscriptions-per-conn", 0, "bound on each client connection's subscriptions (0: the router's default, 100000); announced to clients, sift sub --filters spreads larger files over several connections")
-	f.StringVar(&flags.Table, "table", "poset", "routing table structure for links: poset, forest, or shallow (cheap inserts at 10^5-10^6 subscriptions; no --rto/--ff)")
+	f.StringVar(&flags.Table, "table", "", "routing table structure for links: shallow (cheap inserts at 10^5-10^6 subscriptions; no --rto/--ff), poset or forest (default: shallow, or poset with --rto or --ff)")
 	f.BoolVar(&flags.Merge, "merge", false, "perfect merging of the filters forwarded to each neighbour router: several filters go as their merge when it matches exactly their union (fewer filters upstream; linked routers need not agree)")
 	f.StringVar(&flags.Forward, "forward", "exact", "event forwarding between routers: exact, or bloom (summaries; linked routers must agree)")
 	f.StringVar(&flags.BloomIndex, "bloom-index", "sbstree", "Bloom forwarding index over each link's filters: sbstree or bftree")
