@@ -1,6 +1,7 @@
 package bloomsweep
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -149,8 +150,9 @@ func (rt *router) innerBloomWitness(bodies [][]byte) (int, error) {
 // timeRole runs f over bodies, one body (batchEvents events) at a time,
 // cycling, until it has used minCPU of this thread's CPU, and returns the
 // CPU nanoseconds per event (0 when there is nothing to handle). Stopping
-// between bodies bounds a slow point's timing to about minCPU.
-func timeRole(f role, bodies [][]byte, minCPU time.Duration) (float64, error) {
+// between bodies bounds a slow point's timing to about minCPU, and an
+// ended ctx stops it at the next body.
+func timeRole(ctx context.Context, f role, bodies [][]byte, minCPU time.Duration) (float64, error) {
 	if len(bodies) == 0 {
 		return 0, nil
 	}
@@ -158,6 +160,9 @@ func timeRole(f role, bodies [][]byte, minCPU time.Duration) (float64, error) {
 	defer unlock()
 	start, events := cpuclock.Thread(), 0
 	for i := 0; ; i = (i + 1) % len(bodies) {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
 		n, err := f(bodies[i : i+1])
 		if err != nil {
 			return 0, fmt.Errorf("timing: %w", err)

@@ -135,7 +135,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			if cfg.Progress != nil {
 				cfg.Progress(done, total, fmt.Sprintf("%d terms per event, %d filters per link", n, f))
 			}
-			p, err := runPoint(cfg, n, f, pointSeed(cfg.Seed, n, f))
+			p, err := runPoint(ctx, cfg, n, f, pointSeed(cfg.Seed, n, f))
 			if err != nil {
 				return nil, fmt.Errorf("bloom sweep: %d terms, %d filters: %w", n, f, err)
 			}
@@ -150,8 +150,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	return rep, nil
 }
 
-// runPoint builds and measures one point.
-func runPoint(cfg Config, terms, filters int, seed uint64) (Point, error) {
+// runPoint builds and measures one point. It stops soon after ctx ends
+// (between its phases, and between the bodies it times): a point at 10^6
+// filters runs for minutes on a loaded machine, longer than a benchmark
+// may hold a shared one.
+func runPoint(ctx context.Context, cfg Config, terms, filters int, seed uint64) (Point, error) {
 	r := rand.New(rand.NewPCG(seed, 23))
 	start := time.Now()
 	w := newWorkload(r, terms, filters, cfg.Events, cfg.Hit)
@@ -160,6 +163,9 @@ func runPoint(cfg Config, terms, filters int, seed uint64) (Point, error) {
 		return Point{}, err
 	}
 	p := Point{Terms: terms, Filters: filters, Values: w.values, Events: len(w.events), BuildSeconds: time.Since(start).Seconds()}
+	if err := ctx.Err(); err != nil {
+		return p, err
+	}
 	d, err := rt.decide(r, &w, cfg.Probes)
 	if err != nil {
 		return p, err
@@ -179,24 +185,24 @@ func runPoint(cfg Config, terms, filters int, seed uint64) (Point, error) {
 			} else {
 				f, fb, g, gb = rt.firstBloom, all, rt.innerBloom, bloomIn
 			}
-			ns, err := timeRole(f, fb, cfg.MinCPU)
+			ns, err := timeRole(ctx, f, fb, cfg.MinCPU)
 			if err != nil {
 				return p, err
 			}
 			first[mode] = append(first[mode], ns)
-			if ns, err = timeRole(g, gb, cfg.MinCPU); err != nil {
+			if ns, err = timeRole(ctx, g, gb, cfg.MinCPU); err != nil {
 				return p, err
 			}
 			inner[mode] = append(inner[mode], ns)
 			if mode == 0 {
 				rt.wpos = 0
-				if ns, err = timeRole(rt.innerWitness, exactIn, cfg.MinCPU); err != nil {
+				if ns, err = timeRole(ctx, rt.innerWitness, exactIn, cfg.MinCPU); err != nil {
 					return p, err
 				}
 				witness = append(witness, ns)
 			} else {
 				rt.wpos = 0
-				if ns, err = timeRole(rt.innerBloomWitness, bloomIn, cfg.MinCPU); err != nil {
+				if ns, err = timeRole(ctx, rt.innerBloomWitness, bloomIn, cfg.MinCPU); err != nil {
 					return p, err
 				}
 				bloomWitness = append(bloomWitness, ns)

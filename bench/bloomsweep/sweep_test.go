@@ -3,6 +3,7 @@ package bloomsweep
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -92,5 +93,25 @@ func TestConfigInvalid(t *testing.T) {
 		if c.Validate() == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// TestRunStopsMidPoint: a context that ends while a point is measured
+// stops the point at once (its timing asks for far more CPU than the test
+// waits), and Run returns the context's error.
+func TestRunStopsMidPoint(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := Config{Terms: []int{10}, Filters: []int{200}, Chains: []int{3}, Events: 200, Probes: 2,
+		MinCPU: time.Minute, Rounds: 3, Seed: 1, Command: "test", Index: "sbstree",
+		Progress: func(done, _ int, _ string) {
+			if done == 0 {
+				time.AfterFunc(100*time.Millisecond, cancel) // once the point is under way
+			}
+		}}
+	start := time.Now()
+	_, err := Run(ctx, cfg)
+	if !errors.Is(err, context.Canceled) || time.Since(start) > 20*time.Second {
+		t.Fatalf("after %v: %v, want the point stopped by the context", time.Since(start), err)
 	}
 }
