@@ -2,6 +2,7 @@ package bloomsweep
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -66,5 +67,18 @@ func TestMergePiecesIsWholeSweep(t *testing.T) {
 	}
 	if _, err := Merge("none", nil); err == nil {
 		t.Fatal("merged no reports")
+	}
+}
+
+func TestPlotTerms(t *testing.T) {
+	for _, tc := range []struct{ terms, want []int }{
+		{[]int{10, 50}, []int{10, 50}},
+		{[]int{10, 20, 50, 100, 200, 500, 1000}, []int{10, 50, 200, 1000}},
+		{[]int{1, 2, 3, 4, 5}, []int{1, 2, 3, 5}},
+	} {
+		rep := &Report{Config: Setup{Terms: tc.terms}}
+		if got := rep.plotTerms(); !slices.Equal(got, tc.want) {
+			t.Errorf("plotTerms(%v) = %v, want %v", tc.terms, got, tc.want)
+		}
 	}
 }

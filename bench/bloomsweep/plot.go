@@ -88,7 +88,7 @@ func addLines(p *plot.Plot, lines []line, logX, logY bool) error {
 func (rep *Report) innerPlot() (*plot.Plot, error) {
 	p := rep.newPlot("Inner-router CPU per arriving event", "filters per link", "CPU ns per event")
 	var lines []line
-	for _, n := range rep.Config.Terms {
+	for _, n := range rep.plotTerms() {
 		var ex, wi, bl, bw plotter.XYs
 		for _, pt := range rep.Points {
 			if pt.Terms == n && pt.InnerExactNs > 0 && pt.InnerBloomNs > 0 && pt.InnerWitnessNs > 0 {
@@ -114,7 +114,7 @@ func (rep *Report) speedupPlot() (*plot.Plot, error) {
 		if ci != 0 && ci != len(rep.Config.Chains)-1 {
 			continue // the shortest and the longest chain
 		}
-		for _, n := range rep.Config.Terms {
+		for _, n := range rep.plotTerms() {
 			var xys plotter.XYs
 			for _, pt := range rep.Points {
 				if pt.Terms != n {
@@ -135,7 +135,7 @@ func (rep *Report) speedupPlot() (*plot.Plot, error) {
 func (rep *Report) fpPlot() (*plot.Plot, error) {
 	p := rep.newPlot("False positives: one unmet constraint", "terms per event (summary size)", "rate")
 	var measured, formula plotter.XYs
-	for _, n := range rep.Config.Terms {
+	for _, n := range rep.plotTerms() {
 		var sum, w float64
 		f := 0.0
 		for _, pt := range rep.Points {
@@ -170,4 +170,25 @@ func (rep *Report) bytesPlot() (*plot.Plot, error) {
 		}
 	}
 	return p, addLines(p, []line{{"exact", ex, true}, {"bloom", bl, false}}, true, true)
+}
+
+// maxPlotTerms bounds the terms-per-event values a plot draws a series
+// for: the full sweep's seven, at four series each, make an unreadable
+// legend.
+const maxPlotTerms = 4
+
+// plotTerms returns the terms-per-event values the plots draw: all of
+// them, or maxPlotTerms spread evenly from the smallest to the largest
+// (10, 50, 200 and 1,000 of the full sweep). The table and files keep
+// every point.
+func (rep *Report) plotTerms() []int {
+	ts := rep.Config.Terms
+	if len(ts) <= maxPlotTerms {
+		return ts
+	}
+	out := make([]int, maxPlotTerms)
+	for i := range out {
+		out[i] = ts[i*(len(ts)-1)/(maxPlotTerms-1)]
+	}
+	return out
 }
