@@ -272,7 +272,13 @@ func filterSets(f Filter) (sets attrSets, empty bool) {
 			n++
 		}
 	}
-	sets = make(attrSets, 0, n)
+	return filterSetsInto(make(attrSets, 0, n), f)
+}
+
+// filterSetsInto is filterSets appending to sets, so that a caller that
+// keeps the result to itself can pass a buffer on its stack (Covers: one
+// allocation per covering test was a fifth of a router's insert).
+func filterSetsInto(sets attrSets, f Filter) (_ attrSets, empty bool) {
 	for i := 0; i < len(f.cs); {
 		attr := f.cs[i].Attr
 		j := i

@@ -10,7 +10,8 @@ func Covers(a, b Filter) bool {
 	if len(a.cs) == 0 {
 		return true
 	}
-	bsets, bEmpty := filterSets(b)
+	var buf [4]namedSet // most filters constrain at most four attributes
+	bsets, bEmpty := filterSetsInto(buf[:0], b)
 	if bEmpty {
 		return true
 	}
