@@ -96,9 +96,6 @@ type durableSub struct {
 	// roamed: registered by a reconnection from another SHB; this SHB
 	// claims it (see MsgClaim) once released(s,p) >= start for every p.
 	roamed bool
-	// judged and matched are the last deliver passes (SHB.pass) that
-	// matched filter against the pass's event and that found it matching.
-	judged, matched uint64
 }
 
 // pendingSub is a new subscription waiting for its install acknowledgement.
@@ -157,10 +154,19 @@ type SHB struct {
 	// rebuild); every change to conns or subs goes through setConn,
 	// dropConn, setSub or dropSub, which reset them (setConn and dropConn
 	// also keep each pubend's remotes).
-	connOrder  []*conn
-	subOrder   []*durableSub
+	connOrder []*conn
+	subOrder  []*durableSub
+	// index holds every registration's filter by sid (bySID), so a D tick
+	// on the constream costs a match of the index, not one per
+	// registration; catching holds the sessions with a catch-up stream on
+	// some pubend (catchOrder: sorted by subscription id, nil to rebuild),
+	// the only ones progress steps.
+	index      *match.Fast
+	bySID      map[uint64]*durableSub
+	matchBuf   []match.ID
+	catching   map[*conn]struct{}
+	catchOrder []*conn
 	out        []Envelope
-	pass       uint64 // deliver passes so far: one per D tick on a constream
 	now        Tick
 	lastReport Tick
 	// born is the time of this store's first report (Report.Born),
@@ -192,7 +198,8 @@ func NewSHB(cfg SHBConfig, store Store) (*SHB, error) {
 	}
 	s := &SHB{cfg: cfg, w: newPendingWrites(store), subs: map[string]*durableSub{},
 		pending: map[string]*pendingSub{}, pubs: map[string]*shbPubend{}, conns: map[string]*conn{},
-		stamps: map[string]Stamp{}, lastReport: -1 << 62}
+		stamps: map[string]Stamp{}, lastReport: -1 << 62,
+		index: match.NewFast(match.FastConfig{}), bySID: map[uint64]*durableSub{}, catching: map[*conn]struct{}{}}
 	if err := s.recover(); err != nil {
 		return nil, fmt.Errorf("shb %s: recover: %w", cfg.Node, err)
 	}
@@ -288,8 +295,20 @@ func (s *SHB) send(to string, m Msg) {
 	s.out = append(s.out, Envelope{From: s.cfg.Node, To: to, Msg: m})
 }
 
-func (s *SHB) setSub(d *durableSub) { s.subs[d.id], s.subOrder = d, nil }
-func (s *SHB) dropSub(id string)    { delete(s.subs, id); s.subOrder = nil }
+func (s *SHB) setSub(d *durableSub) {
+	s.dropSub(d.id)
+	s.subs[d.id], s.subOrder, s.bySID[d.sid] = d, nil, d
+	_ = s.index.Insert(match.ID(d.sid), d.filter) // sids are never reused
+}
+
+func (s *SHB) dropSub(id string) {
+	if d, ok := s.subs[id]; ok {
+		delete(s.bySID, d.sid)
+		_ = s.index.Delete(match.ID(d.sid))
+	}
+	delete(s.subs, id)
+	s.subOrder = nil
+}
 
 // sortedSubs returns the registered subscriptions in sid order.
 func (s *SHB) sortedSubs() []*durableSub {

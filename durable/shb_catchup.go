@@ -176,7 +176,7 @@ func (s *SHB) join(c *conn, p string) {
 // of pubend p waiting for it.
 func (s *SHB) offerCatchups(p string, t Tick, e match.Event) {
 	delete(s.pubs[p].fetch, t)
-	for _, c := range s.sortedConns() {
+	for _, c := range s.catchingConns() {
 		cu := c.streams[p].catchup
 		if cu == nil {
 			continue
@@ -194,7 +194,7 @@ func (s *SHB) pruneFetches(pb *shbPubend) {
 	if len(pb.fetch) == 0 {
 		return
 	}
-	for _, c := range s.sortedConns() {
+	for _, c := range s.catchingConns() {
 		if c.streams[pb.id].catchup != nil {
 			for t := range pb.fetch {
 				if t <= pb.lost {

@@ -3,6 +3,7 @@ package durable
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // The SHB's sessions (conns) change only through setConn and dropConn,
@@ -33,10 +34,47 @@ func (s *SHB) setConn(id string, c *conn) {
 	s.dropConn(id)
 	s.conns[id], s.connOrder = c, nil
 	for p, cs := range c.streams {
-		if cs.catchup != nil && cs.catchup.remote != nil {
-			s.pubs[p].remotes[c] = struct{}{}
+		if cs.catchup != nil {
+			s.catching[c], s.catchOrder = struct{}{}, nil
+			if cs.catchup.remote != nil {
+				s.pubs[p].remotes[c] = struct{}{}
+			}
 		}
 	}
+}
+
+// startCatchup moves c's stream cs to catch-up stream cu.
+func (s *SHB) startCatchup(c *conn, cs *connStream, cu *catchup) {
+	cs.catchup = cu
+	if _, ok := s.catching[c]; !ok {
+		s.catching[c], s.catchOrder = struct{}{}, nil
+	}
+}
+
+// caughtUp takes c out of catching once no stream of it catches up.
+func (s *SHB) caughtUp(c *conn) {
+	for _, cs := range c.streams {
+		if cs.catchup != nil {
+			return
+		}
+	}
+	if _, ok := s.catching[c]; ok {
+		delete(s.catching, c)
+		s.catchOrder = nil
+	}
+}
+
+// catchingConns returns the sessions in catching, sorted by subscription
+// id.
+func (s *SHB) catchingConns() []*conn {
+	if s.catchOrder == nil {
+		s.catchOrder = make([]*conn, 0, len(s.catching))
+		for c := range s.catching {
+			s.catchOrder = append(s.catchOrder, c)
+		}
+		slices.SortFunc(s.catchOrder, func(a, b *conn) int { return strings.Compare(a.sub.id, b.sub.id) })
+	}
+	return s.catchOrder
 }
 
 // dropConn ends the session of subscriber id, if any.
@@ -47,6 +85,10 @@ func (s *SHB) dropConn(id string) {
 	}
 	for p := range c.streams {
 		delete(s.pubs[p].remotes, c)
+	}
+	if _, ok := s.catching[c]; ok {
+		delete(s.catching, c)
+		s.catchOrder = nil
 	}
 	delete(s.conns, id)
 	s.connOrder = nil
@@ -66,6 +108,16 @@ func (s *SHB) checkInvariants() error {
 	}
 	if err := s.checkRemotes(); err != nil {
 		return fmt.Errorf("invariant broken: %w", err)
+	}
+	for _, c := range s.conns {
+		for p, cs := range c.streams {
+			if _, ok := s.catching[c]; cs.catchup != nil && !ok {
+				return fmt.Errorf("invariant broken: session of %s catches up on %s and is not in catching", c.sub.id, p)
+			}
+		}
+	}
+	if len(s.bySID) != len(s.subs) || s.index.Len() != len(s.subs) {
+		return fmt.Errorf("invariant broken: %d registrations, %d by sid, %d in the index", len(s.subs), len(s.bySID), s.index.Len())
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package durable
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/sift-pubsub/sift/match"
 )
@@ -56,12 +57,13 @@ func (s *SHB) progress() error {
 			return err
 		}
 	}
-	for _, c := range s.sortedConns() {
+	for _, c := range s.catchingConns() {
 		for _, p := range s.cfg.Pubends {
 			if err := s.stepCatchup(c, p); err != nil {
 				return err
 			}
 		}
+		s.caughtUp(c)
 	}
 	return nil
 }
@@ -87,19 +89,19 @@ func (s *SHB) advance(pb *shbPubend) error {
 	return nil
 }
 
-// deliver handles one D tick on the constream. Each registration's filter
-// is matched against e at most once: the sessions reuse the verdicts of
-// their registrations (matches).
+// deliver handles one D tick on the constream. The registrations' filters
+// are matched once, through the index: the cost is the index's and the
+// matching registrations', not one per registration or session.
 func (s *SHB) deliver(pb *shbPubend, t Tick, e match.Event) {
-	s.pass++
+	s.matchBuf = s.index.Match(e, s.matchBuf[:0])
+	if len(s.matchBuf) == 0 {
+		return
+	}
+	slices.Sort(s.matchBuf)
 	var sids []uint64
-	for _, d := range s.sortedSubs() {
-		if t > d.start[pb.id] {
-			d.judged = s.pass
-			if d.filter.Matches(e) {
-				d.matched = s.pass
-				sids = append(sids, d.sid)
-			}
+	for _, id := range s.matchBuf {
+		if d := s.bySID[uint64(id)]; t > d.start[pb.id] {
+			sids = append(sids, d.sid)
 		}
 	}
 	if len(sids) == 0 {
@@ -110,29 +112,27 @@ func (s *SHB) deliver(pb *shbPubend, t Tick, e match.Event) {
 		s.Stats.PFSRecords++
 	}
 	pb.tail.add(t, e)
-	for _, c := range s.sortedConns() {
+	// A session up to date (no catch-up) is at or above its registration's
+	// start (open), so every session to deliver to is one of sids'.
+	for _, sid := range sids {
+		d := s.bySID[sid]
+		c, ok := s.conns[d.id]
+		if !ok || c.sub != d {
+			continue
+		}
 		cs := c.streams[pb.id]
-		if cs.catchup == nil && t > cs.pos && s.matches(c.sub, e) {
+		if cs.catchup == nil && t > cs.pos {
 			if s.queueFull(cs) {
 				// Rule SHB 4: the subscriber is slow. The PFS holds t
 				// and everything after it, so catch-up serves it from
 				// pos at its own pace.
-				cs.catchup = newCatchup(cs.pos)
+				s.startCatchup(c, cs, newCatchup(cs.pos))
 				s.Stats.Overflows++
 				continue
 			}
 			s.sendEvent(c, pb.id, t, e)
 		}
 	}
-}
-
-// matches reports whether d's filter matches the event of the current
-// deliver pass, from the verdict of that pass if it judged d.
-func (s *SHB) matches(d *durableSub, e match.Event) bool {
-	if d.judged == s.pass {
-		return d.matched == s.pass
-	}
-	return d.filter.Matches(e)
 }
 
 // lost moves the L prefix of a pubend: the istream and the catch-up streams
@@ -149,7 +149,7 @@ func (s *SHB) lost(pb *shbPubend, upto Tick) error {
 	if upto > pb.ld {
 		for _, c := range s.sortedConns() {
 			if cs := c.streams[pb.id]; cs.catchup == nil {
-				cs.catchup = newCatchup(cs.pos)
+				s.startCatchup(c, cs, newCatchup(cs.pos))
 			}
 		}
 		pb.ld = upto

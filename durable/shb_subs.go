@@ -128,7 +128,7 @@ func (s *SHB) open(d *durableSub, node string, session uint64, start CT) {
 		}
 		c.streams[p] = cs
 	}
-	s.setConn(d.id, c)
+	s.setConn(d.id, c) // enters it in catching if a stream catches up
 	s.toSub(c, Msg{Kind: MsgStart, CT: start})
 }
 
