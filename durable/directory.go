@@ -41,7 +41,11 @@ type hostEntry struct {
 // stopped) still hosts its pubends and still hosts durable subscribers
 // that may come back, so its pubends stay known and it stays a member of
 // every pubend's release (see Pubend.AddSHB). A pubend announced by two
-// routers is taken as hosted by the one whose name sorts first.
+// routers is taken as hosted by the one whose announcement has the
+// higher version, and of equal versions by the one whose name sorts
+// first: a replicated pubend moves to its new leader's router, which
+// announces it with SetLocal, also while the old leader's router is down
+// and cannot withdraw it.
 //
 // Like the brokers, a Directory is a pure state machine: no I/O, no
 // clock, no goroutines.
@@ -142,13 +146,33 @@ func (d *Directory) Pubends() map[string]string {
 	out := map[string]string{}
 	for _, r := range d.Routers() {
 		for _, p := range d.hosts[r].pubends {
-			if _, ok := out[p]; !ok {
-				out[p] = r // routers in order: the first name wins
+			if old, ok := out[p]; !ok || d.hosts[r].version > d.hosts[old].version {
+				out[p] = r // routers in order: of equal versions, the first name wins
 			}
 		}
 	}
 	return out
 }
+
+// SetLocal replaces the pubends hosted at this router (a replicated
+// pubend whose leader moved here, or away), announced to every neighbour
+// under a version above any this router announced and at least minVersion
+// (a clock reading, so that the newest claim of a pubend wins).
+func (d *Directory) SetLocal(pubends []string, minVersion uint64) {
+	local := slices.Compact(slices.Sorted(slices.Values(pubends)))
+	e := d.hosts[d.cfg.Node]
+	if slices.Equal(local, e.pubends) {
+		return
+	}
+	d.hosts[d.cfg.Node] = hostEntry{version: max(e.version+1, minVersion), pubends: local}
+	d.changed = true
+	for _, l := range d.links {
+		d.send(l, d.cfg.Node)
+	}
+}
+
+// Local returns the pubends hosted at this router.
+func (d *Directory) Local() []string { return slices.Clone(d.hosts[d.cfg.Node].pubends) }
 
 func (d *Directory) sendAll(to string) {
 	for _, r := range d.Routers() {

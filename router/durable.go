@@ -68,6 +68,15 @@ type DurableConfig struct {
 	// OpenStore opens the durable store in dir; nil opens Pebble there. A
 	// test injects a failing store with it.
 	OpenStore func(dir string) (DurableStore, error)
+	// Replicas maps replicated pubends to the routers holding their
+	// replicas (docs/replication.md); this router runs a replica of each
+	// pubend whose list names it, and hosts it while that replica leads.
+	// A replicated pubend must not be in Pubends.
+	Replicas map[string][]string
+	// ReplicaJoin says this router's store was lost (wiped, or a new
+	// machine): its replicas join under fresh raft ids instead of
+	// starting a new pubend. It matters only with an empty store.
+	ReplicaJoin bool
 	// ReportInterval is the period of the SHB's release reports and of its
 	// silences to idle subscribers (default 100ms). Every idle subscriber
 	// gets a silence per period, so with many subscribers a short period
@@ -83,6 +92,14 @@ func (c *DurableConfig) validate(name string) error {
 		}
 		if strings.Contains(host, "/") || strings.Contains(name, "/") {
 			return fmt.Errorf("durable: router names must not contain '/' (%q, %q)", host, name)
+		}
+	}
+	for p, rs := range c.Replicas {
+		if _, ok := c.Pubends[p]; ok {
+			return fmt.Errorf("durable: pubend %q is both replicated and hosted by %s", p, c.Pubends[p])
+		}
+		if p == "" || len(p) > wire.MaxNameLen || len(rs) == 0 {
+			return fmt.Errorf("durable: replicated pubend %q: a name of 1-%d bytes and replicas are required", p, wire.MaxNameLen)
 		}
 	}
 	if c.MaxRetain < 0 || c.DropAfter < 0 || c.WipeGrace < 0 || c.SubQueue < 0 || c.NackRetry < 0 || c.ReportInterval < 0 {
@@ -153,9 +170,13 @@ type durableNode struct {
 	// node id: both fixed at boot, read per flush, tick and message.
 	pubendIDs []string
 	byNode    map[string]*durable.Pubend
-	router    *durable.Router
-	up        map[string]string // the router's upstreams, by pubend
-	down      []string          // the router's downstream links
+	// replicas are the replicated pubends with a replica here, by pubend
+	// and by the pubend's node id here (durable_replica.go).
+	replicas      map[string]*replicaHost
+	replicaByNode map[string]*replicaHost
+	router        *durable.Router
+	up            map[string]string // the router's upstreams, by pubend
+	down          []string          // the router's downstream links
 	// neighbours are the neighbours with durable delivery ever linked
 	// (persisted, see neighbourKey), driver goroutine only.
 	neighbours map[string]bool
@@ -263,6 +284,9 @@ func (d *durableNode) boot() error {
 		d.byNode[pubendNode(d.name, p)] = pe
 	}
 	d.pubendIDs = sortedNames(d.pubends)
+	if err := d.bootReplicas(shbs); err != nil {
+		return err
+	}
 	d.shb, err = durable.NewSHB(durable.SHBConfig{Node: shbID(d.name), Upstream: d.name,
 		Pubends: sortedNames(d.hosts), SubQueue: d.cfg.SubQueue, NackRetry: microsOf(d.cfg.NackRetry),
 		ReportInterval: microsOf(d.cfg.ReportInterval)}, d.host.Store(d.store))
@@ -284,6 +308,7 @@ func (d *durableNode) setHost() {
 	for _, p := range d.pubendIDs {
 		bs = append(bs, d.pubends[p])
 	}
+	bs = append(bs, d.replicaBrokers()...)
 	bs = append(bs, d.router, d.shb, d.dir)
 	if d.host == nil {
 		d.host = durable.NewHost(bs...)
@@ -424,11 +449,13 @@ func (d *durableNode) learn() {
 			}
 		}
 	}
+	d.learnReplicas()
 }
 
 // durableInput is one input to the driver: a message for a local
 // machine, or a client connection that went away.
 type durableInput struct {
-	env    durable.Envelope
-	detach ifaceID // non-zero: the client connection closed
+	env     durable.Envelope
+	detach  ifaceID       // non-zero: the client connection closed
+	replica *wire.Replica // non-nil: a replica frame from the link to env.From (durable_replica.go)
 }

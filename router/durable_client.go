@@ -18,6 +18,14 @@ func (d *durableNode) fromClient(c *conn, m durable.Msg, stop <-chan struct{}) b
 	var to string
 	switch m.Kind {
 	case durable.MsgHello, durable.MsgPublish:
+		if rto, refusal, ok := d.replicaTarget(m.Pubend); ok {
+			if refusal != "" {
+				d.refuse(c, m, refusal)
+				return true
+			}
+			to = rto
+			break
+		}
 		if _, ok := d.pubends[m.Pubend]; !ok {
 			d.refuse(c, m, fmt.Sprintf("pubend %q is not hosted by router %s", m.Pubend, d.name))
 			return true

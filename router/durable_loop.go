@@ -70,6 +70,7 @@ func (d *durableNode) run(stop <-chan struct{}) {
 			d.met.syncs.Inc()
 			d.met.syncSeconds.Observe(res.dur.Seconds())
 			local = d.send(d.host.Synced(), local)
+			d.sendReplicaPeers()
 		case <-stop:
 			if syncing != nil {
 				<-syncing
@@ -102,7 +103,9 @@ func now() durable.Tick { return durable.Tick(time.Now().UnixMicro()) }
 func (d *durableNode) flush(local []durable.Envelope) (chan syncResult, []durable.Envelope) {
 	b, msgs := d.host.Take()
 	if b == nil {
-		return nil, d.send(msgs, local)
+		local = d.send(msgs, local)
+		d.sendReplicaPeers()
+		return nil, local
 	}
 	if err := d.store.Apply(&b.Writes, false); err != nil {
 		before := d.storeFull()
@@ -138,6 +141,10 @@ func (d *durableNode) stepInput(in durableInput) {
 		d.clientGone(in.detach)
 		return
 	}
+	if in.replica != nil {
+		d.stepReplicaFrame(in.env.From, in.replica)
+		return
+	}
 	d.stepLocal(in.env)
 }
 
@@ -157,6 +164,8 @@ func (d *durableNode) stepLocal(env durable.Envelope) {
 	case env.To == shbID(d.name):
 		d.view.fromClient(env)
 		err = d.shb.Step(t, env)
+	case d.replicaByNode[env.To] != nil:
+		err = d.stepReplica(d.replicaByNode[env.To], t, env)
 	default:
 		pe := d.pubendOf(env.To)
 		if pe == nil {
@@ -188,6 +197,7 @@ func (d *durableNode) tick(t durable.Tick) {
 			d.log.Warn("durable pubend tick", "err", err)
 		}
 	}
+	d.tickReplicas(t)
 	d.router.Tick(t)
 	d.dir.Tick(t)
 	if err := d.shb.Tick(t); err != nil {

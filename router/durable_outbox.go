@@ -29,6 +29,12 @@ type outbox struct {
 
 // queueLink queues a message for the neighbour's lane (driver goroutine).
 func (d *durableNode) queueLink(l *durableLink, m durable.Msg) {
+	d.queueFrame(l, wire.AppendFrame(nil, &wire.Durable{Msg: m}))
+}
+
+// queueFrame queues an encoded frame for the neighbour's lane (driver
+// goroutine).
+func (d *durableNode) queueFrame(l *durableLink, frame []byte) {
 	ob := d.outboxes[l.peer]
 	if ob == nil || ob.c != l.c {
 		ob = &outbox{c: l.c} // a new connection: what was queued for the old one is moot
@@ -43,7 +49,7 @@ func (d *durableNode) queueLink(l *durableLink, m durable.Msg) {
 		return
 	}
 	d.met.linkOut.Inc()
-	ob.frames = append(ob.frames, wire.AppendFrame(nil, &wire.Durable{Msg: m}))
+	ob.frames = append(ob.frames, frame)
 }
 
 // flushLinks moves queued frames onto the links' lanes while they take

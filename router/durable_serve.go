@@ -1,6 +1,7 @@
 package router
 
 import (
+	"github.com/sift-pubsub/sift/durable"
 	"github.com/sift-pubsub/sift/internal/wire"
 )
 
@@ -78,6 +79,14 @@ func (r *Router) durableLinkFrame(peer string, c *conn, m wire.Message) (handled
 		if r.durable != nil {
 			r.durable.linkReach(peer, c, m.Names)
 		}
+	case *wire.Replica:
+		if r.durable == nil {
+			return true, true
+		}
+		if m.To != r.cfg.Name && r.durable.relayReplica(peer, m) {
+			return true, true
+		}
+		return true, r.durable.input(durableInput{env: durable.Envelope{From: peer}, replica: m}, r.stopInput)
 	}
 	return false, true
 }

@@ -46,6 +46,11 @@ type options struct {
 	Members   []string `json:"members"`
 	MaxRetain duration `json:"max_retain"`
 	DropAfter duration `json:"drop_after"`
+	// Replicas replicates the pubends named without a router on these
+	// routers (docs/replication.md); ReplicaJoin says this router's store
+	// was lost and its replicas must join anew.
+	Replicas    []string `json:"replicas"`
+	ReplicaJoin bool     `json:"replica_join"`
 	// Forward is exact or bloom; BloomIndex sbstree or bftree.
 	Forward    string `json:"forward"`
 	BloomIndex string `json:"bloom_index"`

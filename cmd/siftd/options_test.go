@@ -98,3 +98,30 @@ func TestResolveDurable(t *testing.T) {
 		t.Errorf("negative --drop-after: %v", err)
 	}
 }
+
+// TestDurableReplicas: --replicas replicates the pubends named without a
+// router on the routers listed (this one among them), leaves NAME=ROUTER
+// pubends alone, and refuses a list without this router, with duplicates,
+// or without --pubend.
+func TestDurableReplicas(t *testing.T) {
+	opts := options{Name: "r1", Pubends: []string{"trades", "quotes=r9"}, Replicas: []string{"r1", "r2", "r3"}, ReplicaJoin: true}
+	dc, err := opts.durableConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := dc.Replicas["trades"]; len(got) != 3 || got[0] != "r1" || got[2] != "r3" || !dc.ReplicaJoin {
+		t.Fatalf("replicas %v join %v", dc.Replicas, dc.ReplicaJoin)
+	}
+	if _, hosted := dc.Pubends["trades"]; hosted || dc.Pubends["quotes"] != "r9" {
+		t.Fatalf("pubends %v", dc.Pubends)
+	}
+	for _, bad := range []options{
+		{Name: "r1", Pubends: []string{"trades"}, Replicas: []string{"r2", "r3"}},
+		{Name: "r1", Pubends: []string{"trades"}, Replicas: []string{"r1", "r2", "r2"}},
+		{Name: "r1", Replicas: []string{"r1", "r2", "r3"}},
+	} {
+		if _, err := bad.durableConfig(); err == nil {
+			t.Errorf("%+v: accepted", bad)
+		}
+	}
+}

@@ -11,12 +11,12 @@ import (
 )
 
 // Config configures one replica of a pubend. Every replica of a pubend is
-// given the same Pubend and Replicas. Zero values of the tunables take
+// given the same Replicas and the same Pubend but for Pubend.Node and
+// Pubend.SHBs, which may name the replica's own router. Zero values of the tunables take
 // the defaults given on each field.
 type Config struct {
 	// Pubend configures the pubend the leader runs. Pubend.Node is the
-	// name the mesh knows the pubend's PHB by: the sender of everything
-	// the pubend sends, whichever replica leads.
+	// sender of everything the pubend sends while this replica leads.
 	Pubend durable.PubendConfig
 	// Name is this replica's name, one of Replicas.
 	Name string
@@ -47,6 +47,10 @@ type Config struct {
 	// (default 16 MiB); beyond it the leader stops serving until the log
 	// catches up (a leader cut off from the others stops growing).
 	MaxUncommitted uint64
+	// MaxMsgSize bounds the log entries of one raft message in bytes
+	// (default 1 MiB; a message carries at least one entry). A snapshot
+	// is one message whatever its size.
+	MaxMsgSize uint64
 }
 
 func (c *Config) populate() error {
@@ -85,6 +89,9 @@ func (c *Config) populate() error {
 		c.CompactKeep = 256
 	}
 	c.CompactKeep = min(c.CompactKeep, c.CompactEvery)
+	if c.MaxMsgSize == 0 {
+		c.MaxMsgSize = 1 << 20
+	}
 	if c.MaxUncommitted == 0 {
 		c.MaxUncommitted = 16 << 20
 	}

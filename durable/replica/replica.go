@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"strings"
 
 	"github.com/sift-pubsub/sift/durable"
 	"go.etcd.io/raft/v3"
@@ -28,8 +29,10 @@ type Replica struct {
 
 	lastTick  durable.Tick // time of the last raft tick
 	ticking   bool
-	elapsed   int // raft ticks since the leader was last heard (followers)
-	timeout   int // election timeout drawn for this round
+	elapsed   int    // raft ticks since the leader was last heard (followers)
+	timeout   int    // election timeout drawn for this round
+	seenTerm  uint64 // the term and vote the timer last restarted at (followTerm)
+	seenVote  uint64
 	sinceJoin int
 
 	lead leader // the pubend, while leading
@@ -111,7 +114,7 @@ func New(cfg Config, store durable.Store) (*Replica, error) {
 	rn, err := raft.NewRawNode(&raft.Config{
 		ID: r.id, ElectionTick: cfg.ElectionTicks, HeartbeatTick: cfg.HeartbeatTicks,
 		Storage: r.log, Applied: r.applied.index,
-		MaxSizePerMsg: 1 << 20, MaxInflightMsgs: 256, MaxUncommittedEntriesSize: cfg.MaxUncommitted,
+		MaxSizePerMsg: cfg.MaxMsgSize, MaxInflightMsgs: 256, MaxUncommittedEntriesSize: cfg.MaxUncommitted,
 		PreVote: true, Logger: quietLogger,
 	})
 	if err != nil {
@@ -230,3 +233,12 @@ func (r *Replica) Voters() []string {
 	}
 	return out
 }
+
+// NotLeader starts the reason of a refusal sent to a publisher by a
+// router whose replica does not lead the pubend: the publisher should try
+// the next replica's router (IsNotLeader), not give up.
+const NotLeader = "not leader: "
+
+// IsNotLeader reports whether a refusal's reason says the router does not
+// lead the pubend.
+func IsNotLeader(reason string) bool { return strings.HasPrefix(reason, NotLeader) }

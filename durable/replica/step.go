@@ -75,6 +75,7 @@ func (r *Replica) stepRaft(m *pb.Message) error {
 	if errors.Is(err, raft.ErrStepPeerNotFound) {
 		return nil // a response from a replica no longer a member
 	}
+	r.followTerm()
 	r.checkLeadership()
 	return err
 }
@@ -123,6 +124,20 @@ func (r *Replica) raftTick() {
 		r.elapsed = 0
 		r.newTimeout()
 		_ = r.rn.Campaign() // refused only when not promotable
+		r.followTerm()
+	}
+}
+
+// followTerm restarts the election timer, with a new random timeout, when
+// the term or the vote changed (raft restarts its own timer then: on
+// becoming follower or candidate, and on granting a vote), so that two
+// replicas that campaigned together, and split the vote, time out apart.
+func (r *Replica) followTerm() {
+	st := r.rn.BasicStatus()
+	if st.GetTerm() != r.seenTerm || st.GetVote() != r.seenVote {
+		r.seenTerm, r.seenVote = st.GetTerm(), st.GetVote()
+		r.elapsed = 0
+		r.newTimeout()
 	}
 }
 

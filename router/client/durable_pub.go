@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sift-pubsub/sift/durable"
+	"github.com/sift-pubsub/sift/durable/replica"
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
 )
@@ -59,9 +60,15 @@ func newDurablePublisher(ctx context.Context, opts DurablePublisherOptions) (*Du
 }
 
 // A connection the router closed as forbidden (siftd --permissions) is a
-// refusal too: retrying cannot help.
+// refusal too: retrying cannot help. A router that holds a replica of a
+// replicated pubend but does not lead it refuses too, but then the next
+// router of DurableOptions.Routers may lead it: that one is tried.
 func isRefusal(err error) bool {
 	var pe *wire.ProtocolError
+	var re *RefusedError
+	if errors.As(err, &re) && replica.IsNotLeader(re.Reason) {
+		return false
+	}
 	return errors.Is(err, ErrRefused) || errors.As(err, &pe) && pe.Code == wire.CodeForbidden
 }
 
