@@ -143,11 +143,17 @@ func cutOffsets[K cmp.Ordered](b *boundList[K], p *probe[K]) boundCut {
 	}
 	off := b.off[start:end]
 	q := uint16(fl - b.runs[r].base)
-	above := start + int32(firstAbove16(off, q))
 	if fl != f {
+		above := start + int32(firstAbove16(off, q))
 		return boundCut{above, above}
 	}
-	return boundCut{start + int32(firstAtLeast16(off, q)), above}
+	// One search, then the (short) run of equal keys, as probe.cut does.
+	i := firstAtLeast16(off, q)
+	j := i
+	for j < len(off) && off[j] == q {
+		j++
+	}
+	return boundCut{start + int32(i), start + int32(j)}
 }
 
 // firstAtLeast16 returns the index of the first offset >= q (ascending).

@@ -9,7 +9,7 @@ import (
 func init() {
 	RegisterIndex(IndexInfo{
 		Name:        "fast-parallel",
-		Description: "fast, its subscriptions split into one shard per core (GOMAXPROCS), each event matched on every shard at once",
+		Description: "fast, its subscriptions split into one shard per core (GOMAXPROCS) from 2^18 on, each event (or batch) matched on every shard at once",
 		New:         func() Index { return NewParallel(0, FastConfig{}) },
 	})
 }
