@@ -1,6 +1,7 @@
 package poset
 
 import (
+	"math"
 	"math/bits"
 	"slices"
 )
@@ -11,7 +12,8 @@ const maxEnumBits = 12
 
 // candIndex finds covering candidates among a set of nodes without testing
 // each. Nodes are grouped by attribute mask, and within a group bucketed by
-// their first string equality (attribute and value, "" when none). A
+// their first equality (attribute and value, "" when none): a string
+// equality, or a numeric span that is one point (k == 5). A
 // covering query enumerates the masks that can be subsets (or supersets) of
 // the query's mask, skips the buckets whose equality contradicts the
 // query's, and prunes the rest with a box containment test. Every node that
@@ -46,8 +48,8 @@ func (g *group) eachBucket(u *node, visit func([]*node)) {
 		visit(b)
 	}
 	for attr := range g.eqAttrs {
-		if v, ok := uEq(u, attr); ok {
-			if b := g.buckets[eqKey{attr, v}]; len(b) > 0 {
+		if k, ok := spanEq(u, attr); ok {
+			if b := g.buckets[k]; len(b) > 0 {
 				visit(b)
 			}
 			continue
@@ -60,18 +62,51 @@ func (g *group) eachBucket(u *node, visit func([]*node)) {
 	}
 }
 
-// eqKey is a node's first string equality constraint, if any.
+// eqKey is a node's first equality, if any: a string equality, or (num)
+// a numeric span that is a single point, val then holding the point's
+// float64 bits. Why points too: filters such as k == 12345 (ids) share one
+// mask and no string equality, so without them every insert's candidates
+// were every member of the group. Sound for both directions of covering:
+// if a (satisfiable) filter's span on attr is the point p, every filter
+// covering it or covered by it whose span there is a point has the point
+// p too (their values lie in both spans), and a string and a number are
+// never both required of one attribute by satisfiable filters.
 type eqKey struct {
 	attr, val string
+	num       bool
+}
+
+// spanKey is s's equality key, if s requires one value.
+func spanKey(s *span) (eqKey, bool) {
+	switch {
+	case s.hasEq:
+		return eqKey{attr: s.attr, val: s.eq}, true
+	case s.lo == s.hi && !math.IsInf(s.lo, 0):
+		v := s.lo
+		if v == 0 {
+			v = 0 // -0 and 0 are one point
+		}
+		b := math.Float64bits(v)
+		return eqKey{attr: s.attr, val: string([]byte{byte(b >> 56), byte(b >> 48), byte(b >> 40), byte(b >> 32), byte(b >> 24), byte(b >> 16), byte(b >> 8), byte(b)}), num: true}, true
+	}
+	return eqKey{}, false
 }
 
 func eqKeyOf(k *key) eqKey {
 	for i := range k.box {
-		if s := &k.box[i]; s.hasEq {
-			return eqKey{s.attr, s.eq}
+		if ek, ok := spanKey(&k.box[i]); ok {
+			return ek
 		}
 	}
 	return eqKey{}
+}
+
+// spanEq is u's equality key on attr, if its box requires one value there.
+func spanEq(u *node, attr string) (eqKey, bool) {
+	if s, ok := spanOf(u, attr); ok {
+		return spanKey(s)
+	}
+	return eqKey{}, false
 }
 
 func newCandIndex() *candIndex {
