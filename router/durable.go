@@ -174,6 +174,8 @@ type durableNode struct {
 	// and by the pubend's node id here (durable_replica.go).
 	replicas      map[string]*replicaHost
 	replicaByNode map[string]*replicaHost
+	replicaIn     chan durableInput // replica frames, served before other input
+	replicaTicked time.Time         // when the replicas last ticked
 	router        *durable.Router
 	up            map[string]string // the router's upstreams, by pubend
 	down          []string          // the router's downstream links

@@ -41,6 +41,8 @@ func (d *durableNode) run(stop <-chan struct{}) {
 	var local []durable.Envelope // messages between this router's machines
 	for {
 		select {
+		case in := <-d.replicaIn:
+			d.stepInput(in)
 		case in := <-d.in:
 			d.stepInput(in)
 			d.drain()
@@ -77,6 +79,7 @@ func (d *durableNode) run(stop <-chan struct{}) {
 			}
 			return
 		}
+		d.serveReplicas()
 		for {
 			for _, env := range local {
 				d.stepLocal(env)
@@ -123,9 +126,13 @@ func (d *durableNode) flush(local []durable.Envelope) (chan syncResult, []durabl
 	return ch, local
 }
 
-// drain steps the inputs already queued, up to maxDrain of them.
+// drain steps the inputs already queued, up to maxDrain of them, and
+// stops early when replicas need the driver (durable_replica.go).
 func (d *durableNode) drain() {
 	for range maxDrain {
+		if d.replicasUrgent() {
+			return
+		}
 		select {
 		case in := <-d.in:
 			d.stepInput(in)

@@ -61,6 +61,7 @@ func (h *replicaHost) Ready() durable.Ready {
 // bootReplicas creates the replicas of the replicated pubends naming this
 // router.
 func (d *durableNode) bootReplicas(shbs []string) error {
+	d.replicaIn = make(chan durableInput, 4096)
 	d.replicas = map[string]*replicaHost{}
 	d.replicaByNode = map[string]*replicaHost{}
 	for _, p := range sortedNames(d.cfg.Replicas) {
@@ -250,8 +251,52 @@ func (d *durableNode) stepReplica(h *replicaHost, t durable.Tick, env durable.En
 	return h.Step(t, env)
 }
 
+// The replicas come first in the driver: their frames have an input of
+// their own (replicaIn), served before the rest, and they tick on time,
+// so that a driver saturated by other input (the intermediate broker's
+// work after a route change) still elects and heartbeats. drain stops
+// when they need it (replicasUrgent); the loop then serves them and
+// flushes.
+
+// inputReplica queues a replica frame for the driver (link readers).
+func (d *durableNode) inputReplica(in durableInput, stop <-chan struct{}) bool {
+	select {
+	case d.replicaIn <- in:
+		return true
+	case <-stop:
+		return false
+	}
+}
+
+// replicasUrgent reports whether replica frames wait or the replicas'
+// tick is due.
+func (d *durableNode) replicasUrgent() bool {
+	return len(d.replicas) > 0 && (len(d.replicaIn) > 0 || time.Since(d.replicaTicked) >= tickPeriod)
+}
+
+// serveReplicas steps the waiting replica frames and ticks the replicas
+// when due.
+func (d *durableNode) serveReplicas() {
+	if len(d.replicas) == 0 {
+		return
+	}
+	for range maxDrain {
+		select {
+		case in := <-d.replicaIn:
+			d.stepInput(in)
+			continue
+		default:
+		}
+		break
+	}
+	if time.Since(d.replicaTicked) >= tickPeriod {
+		d.tickReplicas(now())
+	}
+}
+
 // tickReplicas fires the replicas' timers.
 func (d *durableNode) tickReplicas(t durable.Tick) {
+	d.replicaTicked = time.Now()
 	for _, p := range sortedNames(d.replicas) {
 		if err := d.replicas[p].r.Tick(t); err != nil {
 			d.log.Warn("durable replica tick", "pubend", p, "err", err)

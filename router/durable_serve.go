@@ -86,7 +86,7 @@ func (r *Router) durableLinkFrame(peer string, c *conn, m wire.Message) (handled
 		if m.To != r.cfg.Name && r.durable.relayReplica(peer, m) {
 			return true, true
 		}
-		return true, r.durable.input(durableInput{env: durable.Envelope{From: peer}, replica: m}, r.stopInput)
+		return true, r.durable.inputReplica(durableInput{env: durable.Envelope{From: peer}, replica: m}, r.stopInput)
 	}
 	return false, true
 }
