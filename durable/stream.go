@@ -117,7 +117,13 @@ func (s *Stream) dropThrough(t Tick) {
 	for i < len(s.runs) && s.runs[i].to <= t {
 		i++
 	}
-	s.runs = slices.Delete(s.runs, 0, i)
+	// Reslice rather than copy the rest down: streams drop from the front
+	// at every step (a router's cache trims its oldest run per message),
+	// and copying thousands of runs each time was most of a message's
+	// cost. The dropped runs are zeroed so their events are not kept; the
+	// array is compacted when append grows it.
+	clear(s.runs[:i])
+	s.runs = s.runs[i:]
 	if len(s.runs) > 0 && s.runs[0].from <= t {
 		s.runs[0].from = t + 1
 	}
