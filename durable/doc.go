@@ -78,11 +78,13 @@
 //     as if reconnecting from elsewhere (rule SHB 9), are registered again
 //     and fetch what they miss from upstream: within the grace they miss
 //     nothing; later ones get a gap for what was released after it. Its
-//     own pubends lose their log (events logged and not delivered are
-//     gone) and start over with the clock's ticks: a subscriber anywhere
-//     gets a gap on such a pubend from its CT up to where the new pubend
-//     released when it is back, never a silent loss of a pubend that kept
-//     its disk. Nothing else is affected.
+//     own pubends lose their log and start over with the clock's ticks:
+//     events they had logged and not yet delivered everywhere are gone,
+//     and the new pubend cannot tell which ticks its old log held, so a
+//     subscriber gets a gap for them where the new pubend's release is
+//     ahead of its SHB, and nothing at all (the new silences cover them)
+//     where it is not: the one silent loss left, confined to pubends
+//     whose disk was lost. Pubends that kept their disk are unaffected.
 //
 // # Caveats
 //
