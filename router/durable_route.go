@@ -129,8 +129,15 @@ func (d *durableNode) toLink(env durable.Envelope) {
 	d.mu.Lock()
 	l := d.links[env.To]
 	if l != nil && isKnowledge(m.Kind) {
-		if host := d.hosts[m.Pubend]; host != d.name && d.linkToward(host) == l {
-			l = nil
+		// Not toward the pubend's router, nor anywhere while no link
+		// leads there (its router is gone, or a replicated pubend's
+		// leader moved and the directory has not caught up): knowledge
+		// flows only outward from its router, and with no way back to
+		// it, two neighbours would pass it back and forth for ever.
+		if host := d.hosts[m.Pubend]; host != d.name {
+			if toward := d.linkToward(host); toward == l || toward == nil {
+				l = nil
+			}
 		}
 	}
 	d.mu.Unlock()
