@@ -28,7 +28,9 @@
 //     every router reachable over the links that stayed up.
 //   - When a link comes up each side sends a Snapshot of the filters it
 //     forwards to the other; the receiver replaces what it held from that
-//     neighbour by it and propagates only the difference.
+//     neighbour by it and propagates only the difference. The snapshot is
+//     streamed in parts under a window (snapstream.go), and any Routes
+//     larger than a part is split, additions first (sendParts).
 //   - Cycle refusal never touches an existing link (epoch.go): every link
 //     has an epoch, given by the accepting router (Accept) and sent in its
 //     answer so both ends hold it, newer than every link either end knew
