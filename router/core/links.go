@@ -216,8 +216,3 @@ func (c *Core) apply(out mesh.Output) {
 		}
 	}
 }
-
-// Apply carries out a mesh output the driver got from the shared mesh
-// itself (advertisements, until they move into the core): as the core's
-// own, in the next Ready.
-func (c *Core) Apply(out mesh.Output) { c.apply(out) }
