@@ -35,7 +35,7 @@ func (s *SHB) setConn(id string, c *conn) {
 	s.conns[id], s.connOrder = c, nil
 	for p, cs := range c.streams {
 		if cs.catchup != nil {
-			s.catching[c], s.catchOrder = struct{}{}, nil
+			s.addCatching(c)
 			if cs.catchup.remote != nil {
 				s.pubs[p].remotes[c] = struct{}{}
 			}
@@ -46,36 +46,46 @@ func (s *SHB) setConn(id string, c *conn) {
 // startCatchup moves c's stream cs to catch-up stream cu.
 func (s *SHB) startCatchup(c *conn, cs *connStream, cu *catchup) {
 	cs.catchup = cu
-	if _, ok := s.catching[c]; !ok {
-		s.catching[c], s.catchOrder = struct{}{}, nil
-	}
+	s.addCatching(c)
 }
 
-// caughtUp takes c out of catching once no stream of it catches up.
-func (s *SHB) caughtUp(c *conn) {
+// caughtUp reports whether no stream of c catches up any more.
+func (s *SHB) caughtUp(c *conn) bool {
 	for _, cs := range c.streams {
 		if cs.catchup != nil {
-			return
+			return false
 		}
 	}
+	return true
+}
+
+// addCatching and removeCatching keep catching and catchOrder (sorted by
+// subscription id) in step: one binary search and one insertion or
+// deletion per change, never a sort.
+func (s *SHB) addCatching(c *conn) {
 	if _, ok := s.catching[c]; ok {
-		delete(s.catching, c)
-		s.catchOrder = nil
+		return
+	}
+	s.catching[c] = struct{}{}
+	i, _ := slices.BinarySearchFunc(s.catchOrder, c.sub.id, func(x *conn, id string) int { return strings.Compare(x.sub.id, id) })
+	s.catchOrder = slices.Insert(s.catchOrder, i, c)
+}
+
+func (s *SHB) removeCatching(c *conn) {
+	if _, ok := s.catching[c]; !ok {
+		return
+	}
+	delete(s.catching, c)
+	i, _ := slices.BinarySearchFunc(s.catchOrder, c.sub.id, func(x *conn, id string) int { return strings.Compare(x.sub.id, id) })
+	if i < len(s.catchOrder) && s.catchOrder[i] == c {
+		s.catchOrder = slices.Delete(s.catchOrder, i, i+1)
 	}
 }
 
 // catchingConns returns the sessions in catching, sorted by subscription
-// id.
-func (s *SHB) catchingConns() []*conn {
-	if s.catchOrder == nil {
-		s.catchOrder = make([]*conn, 0, len(s.catching))
-		for c := range s.catching {
-			s.catchOrder = append(s.catchOrder, c)
-		}
-		slices.SortFunc(s.catchOrder, func(a, b *conn) int { return strings.Compare(a.sub.id, b.sub.id) })
-	}
-	return s.catchOrder
-}
+// id. It is the live slice: a caller that ranges over it must not add or
+// remove sessions meanwhile (progress defers its removals).
+func (s *SHB) catchingConns() []*conn { return s.catchOrder }
 
 // dropConn ends the session of subscriber id, if any.
 func (s *SHB) dropConn(id string) {
@@ -86,10 +96,7 @@ func (s *SHB) dropConn(id string) {
 	for p := range c.streams {
 		delete(s.pubs[p].remotes, c)
 	}
-	if _, ok := s.catching[c]; ok {
-		delete(s.catching, c)
-		s.catchOrder = nil
-	}
+	s.removeCatching(c)
 	delete(s.conns, id)
 	s.connOrder = nil
 }
@@ -115,6 +122,10 @@ func (s *SHB) checkInvariants() error {
 				return fmt.Errorf("invariant broken: session of %s catches up on %s and is not in catching", c.sub.id, p)
 			}
 		}
+	}
+	if len(s.catchOrder) != len(s.catching) || !slices.IsSortedFunc(s.catchOrder, func(a, b *conn) int { return strings.Compare(a.sub.id, b.sub.id) }) {
+		return fmt.Errorf("invariant broken: catchOrder holds %d sessions (sorted: %v), catching %d", len(s.catchOrder),
+			slices.IsSortedFunc(s.catchOrder, func(a, b *conn) int { return strings.Compare(a.sub.id, b.sub.id) }), len(s.catching))
 	}
 	if len(s.bySID) != len(s.subs) || s.index.Len() != len(s.subs) {
 		return fmt.Errorf("invariant broken: %d registrations, %d by sid, %d in the index", len(s.subs), len(s.bySID), s.index.Len())

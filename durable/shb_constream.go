@@ -57,13 +57,19 @@ func (s *SHB) progress() error {
 			return err
 		}
 	}
+	var done []*conn
 	for _, c := range s.catchingConns() {
 		for _, p := range s.cfg.Pubends {
 			if err := s.stepCatchup(c, p); err != nil {
 				return err
 			}
 		}
-		s.caughtUp(c)
+		if s.caughtUp(c) {
+			done = append(done, c)
+		}
+	}
+	for _, c := range done {
+		s.removeCatching(c)
 	}
 	return nil
 }
