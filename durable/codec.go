@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/sift-pubsub/sift/internal/recbuf"
 	"github.com/sift-pubsub/sift/match"
 )
 
@@ -23,33 +24,33 @@ const (
 // byte and the value (length-prefixed string, zigzag varint, IEEE 754 bits
 // big-endian, or one byte).
 func AppendEvent(b []byte, e match.Event) []byte {
-	enc := encoder{b: b}
-	enc.byte1(eventCodecV1)
+	enc := encoder{recbuf.Encoder{B: b}}
+	enc.Byte(eventCodecV1)
 	enc.appendEventBody(e)
-	return enc.b
+	return enc.B
 }
 
 func (enc *encoder) appendEventBody(e match.Event) {
-	enc.uvarint(uint64(e.Len()))
+	enc.Uvarint(uint64(e.Len()))
 	for i := range e.Len() {
 		a := e.At(i)
-		enc.str(a.Name)
+		enc.Str(a.Name)
 		switch v := a.Value; v.Kind() {
 		case match.KindString:
-			enc.byte1(wireString)
-			enc.str(v.AsString())
+			enc.Byte(wireString)
+			enc.Str(v.AsString())
 		case match.KindInt:
-			enc.byte1(wireInt)
-			enc.varint(v.AsInt())
+			enc.Byte(wireInt)
+			enc.Varint(v.AsInt())
 		case match.KindFloat:
-			enc.byte1(wireFloat)
-			enc.u64(f64bits(v.AsFloat()))
+			enc.Byte(wireFloat)
+			enc.U64(f64bits(v.AsFloat()))
 		case match.KindBool:
-			enc.byte1(wireBool)
+			enc.Byte(wireBool)
 			if v.AsBool() {
-				enc.byte1(1)
+				enc.Byte(1)
 			} else {
-				enc.byte1(0)
+				enc.Byte(0)
 			}
 		}
 	}
@@ -59,10 +60,10 @@ func (enc *encoder) appendEventBody(e match.Event) {
 // an unknown version or kind, invalid names, names out of order (so every
 // event has one encoding) and non-finite floats are errors.
 func DecodeEvent(b []byte) (match.Event, error) {
-	d := decoder{b: b}
+	d := newDecoder(b)
 	e, err := d.event()
 	if err == nil {
-		err = d.done()
+		err = d.Done()
 	}
 	if err != nil {
 		return match.Event{}, fmt.Errorf("decode event: %w", err)
@@ -71,17 +72,17 @@ func DecodeEvent(b []byte) (match.Event, error) {
 }
 
 func (d *decoder) event() (match.Event, error) {
-	if v := d.byte1(); d.err == nil && v != eventCodecV1 {
+	if v := d.Byte(); d.Err == nil && v != eventCodecV1 {
 		return match.Event{}, fmt.Errorf("unknown event encoding version %d", v)
 	}
 	return d.eventBody()
 }
 
 func (d *decoder) eventBody() (match.Event, error) {
-	n := d.count(3)
+	n := d.Count(3)
 	attrs := make([]match.Attr, 0, n)
 	for range n {
-		name := d.str()
+		name := d.Str()
 		if len(attrs) > 0 && name <= attrs[len(attrs)-1].Name {
 			return match.Event{}, fmt.Errorf("attribute %q out of order", name)
 		}
@@ -91,35 +92,35 @@ func (d *decoder) eventBody() (match.Event, error) {
 		}
 		attrs = append(attrs, match.Attr{Name: name, Value: v})
 	}
-	if d.err != nil {
-		return match.Event{}, d.err
+	if d.Err != nil {
+		return match.Event{}, d.Err
 	}
 	return match.NewEvent(attrs...)
 }
 
 func (d *decoder) value() (match.Value, error) {
-	switch k := d.byte1(); k {
+	switch k := d.Byte(); k {
 	case wireString:
-		return match.Str(d.str()), d.err
+		return match.Str(d.Str()), d.Err
 	case wireInt:
-		return match.Int(d.varint()), d.err
+		return match.Int(d.Varint()), d.Err
 	case wireFloat:
-		f := math.Float64frombits(d.u64())
-		if d.err != nil {
-			return match.Value{}, d.err
+		f := math.Float64frombits(d.U64())
+		if d.Err != nil {
+			return match.Value{}, d.Err
 		}
 		return match.Float(f)
 	case wireBool:
-		switch d.byte1() {
+		switch d.Byte() {
 		case 0:
-			return match.Bool(false), d.err
+			return match.Bool(false), d.Err
 		case 1:
-			return match.Bool(true), d.err
+			return match.Bool(true), d.Err
 		}
 		return match.Value{}, fmt.Errorf("bad bool byte")
 	default:
-		if d.err != nil {
-			return match.Value{}, d.err
+		if d.Err != nil {
+			return match.Value{}, d.Err
 		}
 		return match.Value{}, fmt.Errorf("unknown value kind %d", k)
 	}

@@ -20,27 +20,27 @@ type pfsRecord struct {
 
 func (r pfsRecord) encode() []byte {
 	e := encoder{}
-	e.byte1(recordV1)
+	e.Byte(recordV1)
 	e.tick(r.tick)
-	e.uvarint(uint64(len(r.entries)))
+	e.Uvarint(uint64(len(r.entries)))
 	for _, en := range r.entries {
-		e.uvarint(en.sid)
-		e.uvarint(en.prev)
+		e.Uvarint(en.sid)
+		e.Uvarint(en.prev)
 	}
-	return e.b
+	return e.B
 }
 
 func decodePFSRecord(b []byte) (pfsRecord, error) {
-	d := decoder{b: b}
-	if v := d.byte1(); d.err == nil && v != recordV1 {
+	d := newDecoder(b)
+	if v := d.Byte(); d.Err == nil && v != recordV1 {
 		return pfsRecord{}, fmt.Errorf("pfs record: unknown version %d", v)
 	}
 	r := pfsRecord{tick: d.tick()}
-	n := d.count(2)
+	n := d.Count(2)
 	for range n {
-		r.entries = append(r.entries, pfsEntry{sid: d.uvarint(), prev: d.uvarint()})
+		r.entries = append(r.entries, pfsEntry{sid: d.Uvarint(), prev: d.Uvarint()})
 	}
-	if err := d.done(); err != nil {
+	if err := d.Done(); err != nil {
 		return pfsRecord{}, fmt.Errorf("pfs record: %w", err)
 	}
 	return r, nil

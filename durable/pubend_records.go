@@ -17,22 +17,22 @@ const recordV1 = 1
 
 func (r logRecord) encode() []byte {
 	e := encoder{}
-	e.byte1(recordV1)
-	e.str(r.Publisher)
-	e.uvarint(r.Seq)
+	e.Byte(recordV1)
+	e.Str(r.Publisher)
+	e.Uvarint(r.Seq)
 	e.appendEventBody(r.Event)
-	return e.b
+	return e.B
 }
 
 func decodeLogRecord(b []byte) (logRecord, error) {
-	d := decoder{b: b}
-	if v := d.byte1(); d.err == nil && v != recordV1 {
+	d := newDecoder(b)
+	if v := d.Byte(); d.Err == nil && v != recordV1 {
 		return logRecord{}, fmt.Errorf("log record: unknown version %d", v)
 	}
-	r := logRecord{Publisher: d.str(), Seq: d.uvarint()}
+	r := logRecord{Publisher: d.Str(), Seq: d.Uvarint()}
 	ev, err := d.eventBody()
 	if err == nil {
-		err = d.done()
+		err = d.Done()
 	}
 	if err != nil {
 		return logRecord{}, fmt.Errorf("log record: %w", err)
@@ -51,24 +51,24 @@ func DecodeLogRecord(b []byte) (publisher string, seq uint64, e match.Event, err
 // encodeTicks encodes a short list of ticks or counters.
 func encodeTicks(ts ...Tick) []byte {
 	e := encoder{}
-	e.byte1(recordV1)
+	e.Byte(recordV1)
 	for _, t := range ts {
 		e.tick(t)
 	}
-	return e.b
+	return e.B
 }
 
 // decodeTicks decodes exactly n values written by encodeTicks.
 func decodeTicks(b []byte, n int) ([]Tick, error) {
-	d := decoder{b: b}
-	if v := d.byte1(); d.err == nil && v != recordV1 {
+	d := newDecoder(b)
+	if v := d.Byte(); d.Err == nil && v != recordV1 {
 		return nil, fmt.Errorf("unknown record version %d", v)
 	}
 	ts := make([]Tick, n)
 	for i := range ts {
 		ts[i] = d.tick()
 	}
-	if err := d.done(); err != nil {
+	if err := d.Done(); err != nil {
 		return nil, err
 	}
 	return ts, nil

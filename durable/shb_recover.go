@@ -10,39 +10,39 @@ import (
 // registryRecord is a durable subscription as the registry stores it.
 func encodeRegistry(d *durableSub) []byte {
 	e := encoder{}
-	e.byte1(recordV1)
-	e.str(d.id)
-	e.str(d.filter.String())
+	e.Byte(recordV1)
+	e.Str(d.id)
+	e.Str(d.filter.String())
 	ps := d.start.Pubends()
-	e.uvarint(uint64(len(ps)))
+	e.Uvarint(uint64(len(ps)))
 	for _, p := range ps {
-		e.str(p)
+		e.Str(p)
 		e.tick(d.start[p])
 	}
 	var flags uint64
 	if d.roamed {
 		flags |= regRoamed
 	}
-	e.uvarint(flags)
-	return e.b
+	e.Uvarint(flags)
+	return e.B
 }
 
 // Registry record flags.
 const regRoamed = 1
 
 func decodeRegistry(sid uint64, b []byte) (*durableSub, error) {
-	d := decoder{b: b}
-	if v := d.byte1(); d.err == nil && v != recordV1 {
+	d := newDecoder(b)
+	if v := d.Byte(); d.Err == nil && v != recordV1 {
 		return nil, fmt.Errorf("registry record: unknown version %d", v)
 	}
-	sub := &durableSub{sid: sid, id: d.str(), start: CT{}, released: CT{}}
-	text := d.str()
-	for range d.count(2) {
-		p := d.str()
+	sub := &durableSub{sid: sid, id: d.Str(), start: CT{}, released: CT{}}
+	text := d.Str()
+	for range d.Count(2) {
+		p := d.Str()
 		sub.start[p] = d.tick()
 	}
-	sub.roamed = d.uvarint()&regRoamed != 0
-	if err := d.done(); err != nil {
+	sub.roamed = d.Uvarint()&regRoamed != 0
+	if err := d.Done(); err != nil {
 		return nil, fmt.Errorf("registry record %d: %w", sid, err)
 	}
 	f, err := match.Parse(text)

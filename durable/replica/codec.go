@@ -1,11 +1,11 @@
 package replica
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 
 	"github.com/sift-pubsub/sift/durable"
+	"github.com/sift-pubsub/sift/internal/recbuf"
 	pb "go.etcd.io/raft/v3/raftpb"
 	"google.golang.org/protobuf/proto"
 )
@@ -13,20 +13,15 @@ import (
 // codecV1 is the version byte of every record and message of this package.
 const codecV1 = 1
 
-var errShort = errors.New("truncated")
+// enc appends the fields of this package's records and messages.
+type enc struct{ recbuf.Encoder }
 
-type enc struct{ b []byte }
-
-func (e *enc) byte1(v byte)     { e.b = append(e.b, v) }
-func (e *enc) uvarint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
-func (e *enc) bytes(v []byte)   { e.uvarint(uint64(len(v))); e.b = append(e.b, v...) }
-func (e *enc) str(v string)     { e.uvarint(uint64(len(v))); e.b = append(e.b, v...) }
-func (e *enc) version(v byte)   { e.byte1(v) }
+func (e *enc) version(v byte) { e.Byte(v) }
 func (e *enc) flag(v bool) {
 	if v {
-		e.byte1(1)
+		e.Byte(1)
 	} else {
-		e.byte1(0)
+		e.Byte(0)
 	}
 }
 func (e *enc) msg(m proto.Message) error {
@@ -34,88 +29,39 @@ func (e *enc) msg(m proto.Message) error {
 	if err != nil {
 		return err
 	}
-	e.bytes(v)
+	e.Bytes(v)
 	return nil
 }
 
-type dec struct {
-	b   []byte
-	err error
-}
+// dec reads what enc wrote; the first error sticks.
+type dec struct{ recbuf.Decoder }
 
-func (d *dec) fail(err error) {
-	if d.err == nil {
-		d.err = err
-	}
-}
-
-func (d *dec) byte1() byte {
-	if d.err != nil || len(d.b) < 1 {
-		d.fail(errShort)
-		return 0
-	}
-	v := d.b[0]
-	d.b = d.b[1:]
-	return v
-}
-
-func (d *dec) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail(errShort)
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *dec) bytes() []byte {
-	n := d.uvarint()
-	if d.err != nil || n > uint64(len(d.b)) {
-		d.fail(errShort)
-		return nil
-	}
-	v := append([]byte(nil), d.b[:n]...)
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *dec) str() string { return string(d.bytes()) }
+func newDec(b []byte) dec { return dec{recbuf.Decoder{B: b}} }
 
 func (d *dec) flag() bool {
-	switch d.byte1() {
+	switch d.Byte() {
 	case 0:
 		return false
 	case 1:
 		return true
 	}
-	d.fail(errors.New("bad flag"))
+	d.Fail(errors.New("bad flag"))
 	return false
 }
 
 func (d *dec) version() {
-	if v := d.byte1(); d.err == nil && v != codecV1 {
-		d.fail(fmt.Errorf("unknown version %d", v))
+	if v := d.Byte(); d.Err == nil && v != codecV1 {
+		d.Fail(fmt.Errorf("unknown version %d", v))
 	}
 }
 
 func (d *dec) msg(m proto.Message) {
-	v := d.bytes()
-	if d.err == nil {
+	v := d.Bytes()
+	if d.Err == nil {
 		if err := proto.Unmarshal(v, m); err != nil {
-			d.fail(err)
+			d.Fail(err)
 		}
 	}
-}
-
-func (d *dec) done() error {
-	if d.err == nil && len(d.b) > 0 {
-		d.fail(fmt.Errorf("%d trailing bytes", len(d.b)))
-	}
-	return d.err
 }
 
 // point is a log position with the configuration as of it: the
@@ -128,8 +74,8 @@ type point struct {
 func (p point) encode() []byte {
 	e := enc{}
 	e.version(codecV1)
-	e.uvarint(p.index)
-	e.uvarint(p.term)
+	e.Uvarint(p.index)
+	e.Uvarint(p.term)
 	conf := p.conf
 	if conf == nil {
 		conf = &pb.ConfState{}
@@ -137,15 +83,15 @@ func (p point) encode() []byte {
 	if err := e.msg(conf); err != nil {
 		panic(fmt.Sprintf("replica: marshal conf state: %v", err)) // a ConfState always marshals
 	}
-	return e.b
+	return e.B
 }
 
 func decodePoint(b []byte) (point, error) {
-	d := dec{b: b}
+	d := newDec(b)
 	d.version()
-	p := point{index: d.uvarint(), term: d.uvarint(), conf: &pb.ConfState{}}
+	p := point{index: d.Uvarint(), term: d.Uvarint(), conf: &pb.ConfState{}}
 	d.msg(p.conf)
-	return p, d.done()
+	return p, d.Done()
 }
 
 // proposal is the data of one raft entry: a batch of the pubend's writes
@@ -162,22 +108,22 @@ type proposal struct {
 func (p proposal) encode() []byte {
 	e := enc{}
 	e.version(codecV1)
-	e.uvarint(p.Proposer)
-	e.uvarint(p.Activation)
-	e.uvarint(p.Seq)
+	e.Uvarint(p.Proposer)
+	e.Uvarint(p.Activation)
+	e.Uvarint(p.Seq)
 	e.flag(p.Fence)
-	e.uvarint(uint64(len(p.Ops)))
+	e.Uvarint(uint64(len(p.Ops)))
 	for _, op := range p.Ops {
-		e.byte1(byte(op.Kind))
-		e.bytes(op.Key)
+		e.Byte(byte(op.Kind))
+		e.Bytes(op.Key)
 		switch op.Kind {
 		case durable.OpSet:
-			e.bytes(op.Value)
+			e.Bytes(op.Value)
 		case durable.OpDeleteRange:
-			e.bytes(op.End)
+			e.Bytes(op.End)
 		}
 	}
-	return e.b
+	return e.B
 }
 
 // maxOps bounds the ops a decoded proposal or snapshot may announce, so
@@ -185,27 +131,27 @@ func (p proposal) encode() []byte {
 const maxOps = 1 << 24
 
 func decodeProposal(b []byte) (proposal, error) {
-	d := dec{b: b}
+	d := newDec(b)
 	d.version()
-	p := proposal{Proposer: d.uvarint(), Activation: d.uvarint(), Seq: d.uvarint(), Fence: d.flag()}
-	n := d.uvarint()
-	if n > maxOps || n > uint64(len(d.b)) {
-		d.fail(fmt.Errorf("%d ops in %d bytes", n, len(d.b)))
+	p := proposal{Proposer: d.Uvarint(), Activation: d.Uvarint(), Seq: d.Uvarint(), Fence: d.flag()}
+	n := d.Uvarint()
+	if n > maxOps || n > uint64(len(d.B)) {
+		d.Fail(fmt.Errorf("%d ops in %d bytes", n, len(d.B)))
 	}
-	for i := uint64(0); i < n && d.err == nil; i++ {
-		op := durable.Op{Kind: durable.OpKind(d.byte1()), Key: d.bytes()}
+	for i := uint64(0); i < n && d.Err == nil; i++ {
+		op := durable.Op{Kind: durable.OpKind(d.Byte()), Key: d.Bytes()}
 		switch op.Kind {
 		case durable.OpSet:
-			op.Value = d.bytes()
+			op.Value = d.Bytes()
 		case durable.OpDelete:
 		case durable.OpDeleteRange:
-			op.End = d.bytes()
+			op.End = d.Bytes()
 		default:
-			d.fail(fmt.Errorf("unknown op kind %d", op.Kind))
+			d.Fail(fmt.Errorf("unknown op kind %d", op.Kind))
 		}
 		p.Ops = append(p.Ops, op)
 	}
-	if err := d.done(); err != nil {
+	if err := d.Done(); err != nil {
 		return proposal{}, fmt.Errorf("proposal: %w", err)
 	}
 	return p, nil
@@ -217,26 +163,26 @@ type kv struct{ k, v []byte }
 func encodeSnapshot(kvs []kv) []byte {
 	e := enc{}
 	e.version(codecV1)
-	e.uvarint(uint64(len(kvs)))
+	e.Uvarint(uint64(len(kvs)))
 	for _, x := range kvs {
-		e.bytes(x.k)
-		e.bytes(x.v)
+		e.Bytes(x.k)
+		e.Bytes(x.v)
 	}
-	return e.b
+	return e.B
 }
 
 func decodeSnapshot(b []byte) ([]kv, error) {
-	d := dec{b: b}
+	d := newDec(b)
 	d.version()
-	n := d.uvarint()
-	if n > maxOps || n > uint64(len(d.b)) {
-		d.fail(fmt.Errorf("%d keys in %d bytes", n, len(d.b)))
+	n := d.Uvarint()
+	if n > maxOps || n > uint64(len(d.B)) {
+		d.Fail(fmt.Errorf("%d keys in %d bytes", n, len(d.B)))
 	}
 	var kvs []kv
-	for i := uint64(0); i < n && d.err == nil; i++ {
-		kvs = append(kvs, kv{k: d.bytes(), v: d.bytes()})
+	for i := uint64(0); i < n && d.Err == nil; i++ {
+		kvs = append(kvs, kv{k: d.Bytes(), v: d.Bytes()})
 	}
-	if err := d.done(); err != nil {
+	if err := d.Done(); err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
 	return kvs, nil

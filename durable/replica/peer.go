@@ -43,16 +43,16 @@ const maxPeerName = 255
 func (m peerMsg) encode() ([]byte, error) {
 	e := enc{}
 	e.version(codecV1)
-	e.byte1(byte(m.Kind))
-	e.str(m.Pubend)
-	e.str(m.From)
-	e.uvarint(m.FromID)
+	e.Byte(byte(m.Kind))
+	e.Str(m.Pubend)
+	e.Str(m.From)
+	e.Uvarint(m.FromID)
 	if m.Kind == PeerRaft {
 		if err := e.msg(m.Raft); err != nil {
 			return nil, fmt.Errorf("peer message: %w", err)
 		}
 	}
-	return e.b, nil
+	return e.B, nil
 }
 
 // DecodePeer decodes a peer message's data, for drivers that route it by
@@ -63,23 +63,23 @@ func DecodePeer(b []byte) (pubend, from string, err error) {
 }
 
 func decodePeer(b []byte) (peerMsg, error) {
-	d := dec{b: b}
+	d := newDec(b)
 	d.version()
-	m := peerMsg{Kind: PeerKind(d.byte1()), Pubend: d.str(), From: d.str(), FromID: d.uvarint()}
+	m := peerMsg{Kind: PeerKind(d.Byte()), Pubend: d.Str(), From: d.Str(), FromID: d.Uvarint()}
 	switch {
-	case d.err != nil:
+	case d.Err != nil:
 	case len(m.Pubend) == 0 || len(m.Pubend) > maxPeerName || len(m.From) == 0 || len(m.From) > maxPeerName:
-		d.fail(errors.New("empty or long name"))
+		d.Fail(errors.New("empty or long name"))
 	case m.FromID == 0:
-		d.fail(errors.New("zero sender id"))
+		d.Fail(errors.New("zero sender id"))
 	case m.Kind == PeerRaft:
 		m.Raft = &pb.Message{}
 		d.msg(m.Raft)
 	case m.Kind == PeerJoin:
 	default:
-		d.fail(fmt.Errorf("unknown kind %d", m.Kind))
+		d.Fail(fmt.Errorf("unknown kind %d", m.Kind))
 	}
-	if err := d.done(); err != nil {
+	if err := d.Done(); err != nil {
 		return peerMsg{}, fmt.Errorf("peer message: %w", err)
 	}
 	return m, nil

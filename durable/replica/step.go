@@ -214,14 +214,14 @@ func (r *Replica) sendPeer(to string, m peerMsg) {
 func encodeMember(id uint64, name string) []byte {
 	e := enc{}
 	e.version(codecV1)
-	e.uvarint(id)
-	e.str(name)
-	return e.b
+	e.Uvarint(id)
+	e.Str(name)
+	return e.B
 }
 
 func decodeMember(b []byte) (uint64, string, error) {
-	d := dec{b: b}
+	d := newDec(b)
 	d.version()
-	id, name := d.uvarint(), d.str()
-	return id, name, d.done()
+	id, name := d.Uvarint(), d.Str()
+	return id, name, d.Done()
 }
