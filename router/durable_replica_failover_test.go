@@ -21,17 +21,7 @@ func TestReplicatedPubendFailover(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	all := []string{ch.addrs["a"], ch.addrs["b"], ch.addrs["c"]}
-	filters := map[string]string{"h": `*`, "a": `symbol prefix "S"`, "b": `price < 50`, "c": `*`}
-	readers := map[string]*durableReader{}
-	for n, f := range filters {
-		s, err := client.DurableSubscribe(ctx, client.DurableSubscribeOptions{
-			DurableOptions: durableOpts(ch.envs[n], ch.addrs[n]), ID: "sub-" + n, Filter: f})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		readers[n] = newDurableReader(t, s)
-	}
+	filters, readers := rc.subscribeEverywhere(ctx, t)
 	popts := durableOpts(ch.envs["a"], all...)
 	popts.IdleTimeout = time.Second // a stopped router's address is given up on after 1 s
 	pub, err := client.NewDurablePublisher(ctx, client.DurablePublisherOptions{DurableOptions: popts, Pubend: "p"})

@@ -84,25 +84,15 @@ func (rc *replicaChain) leader() string {
 // TestReplicatedPubend: pubend p replicated on routers a, b and c (linked
 // through h); a durable publisher that knows the three routers finds the
 // leader (the others refuse it as not leading), and durable subscribers
-// at every router get every matching event exactly once. Stopping the
-// leader's router is not tested here yet: see docs/replication.md.
+// at every router get every matching event exactly once (stopping the
+// leader's router: TestReplicatedPubendFailover).
 func TestReplicatedPubend(t *testing.T) {
 	rc := newReplicaChain(t)
 	ch := rc.durableChain
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	all := []string{ch.addrs["a"], ch.addrs["b"], ch.addrs["c"]}
-	filters := map[string]string{"h": `*`, "a": `symbol prefix "S"`, "b": `price < 50`, "c": `*`}
-	readers := map[string]*durableReader{}
-	for n, f := range filters {
-		s, err := client.DurableSubscribe(ctx, client.DurableSubscribeOptions{
-			DurableOptions: durableOpts(ch.envs[n], ch.addrs[n]), ID: "sub-" + n, Filter: f})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		readers[n] = newDurableReader(t, s)
-	}
+	filters, readers := rc.subscribeEverywhere(ctx, t)
 	pub, err := client.NewDurablePublisher(ctx, client.DurablePublisherOptions{
 		DurableOptions: durableOpts(ch.envs["a"], all...), Pubend: "p"})
 	if err != nil {
@@ -128,4 +118,24 @@ func TestReplicatedPubend(t *testing.T) {
 		}
 		t.Logf("subscriber at %s: %d events, exactly once (leader %s)", n, len(r.events), leader)
 	}
+}
+
+// subscribeEverywhere starts one durable subscriber at each router of the
+// chain (ids sub-NAME), each with its own filter, closed when the test
+// ends; it returns the filters and the subscribers' readers by router.
+func (rc *replicaChain) subscribeEverywhere(ctx context.Context, t *testing.T) (map[string]string, map[string]*durableReader) {
+	t.Helper()
+	ch := rc.durableChain
+	filters := map[string]string{"h": `*`, "a": `symbol prefix "S"`, "b": `price < 50`, "c": `*`}
+	readers := map[string]*durableReader{}
+	for n, f := range filters {
+		s, err := client.DurableSubscribe(ctx, client.DurableSubscribeOptions{
+			DurableOptions: durableOpts(ch.envs[n], ch.addrs[n]), ID: "sub-" + n, Filter: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		readers[n] = newDurableReader(t, s)
+	}
+	return filters, readers
 }
