@@ -27,6 +27,28 @@ func runSeeds(t *testing.T, from, n, events int, faults []Fault) {
 	}
 }
 
+// runConfig runs seeds 1..n of cfg (its Seed set per run), fails the test
+// at the first violation with the command that replays it, and returns the
+// runs' summed statistics.
+func runConfig(t *testing.T, n uint64, cfg Config) Stats {
+	t.Helper()
+	var total Stats
+	for seed := uint64(1); seed <= n; seed++ {
+		cfg.Seed = seed
+		res := Run(cfg)
+		for _, v := range res.Violations {
+			learn := ""
+			if cfg.LearnSHBs {
+				learn = " --learn-shbs"
+			}
+			t.Fatalf("seed %d at %d us: %s\n  replay: sift sim durable --seeds %d..%d --events %d --faults %s%s",
+				v.Seed, v.Time, v.What, seed, seed, cfg.Events, FaultList(cfg.Faults), learn)
+		}
+		total.Add(res.Stats)
+	}
+	return total
+}
+
 // TestSimulatorNoFaults runs seeds without faults: the baseline.
 func TestSimulatorNoFaults(t *testing.T) {
 	runSeeds(t, 1, 20, 30, nil)
@@ -242,15 +264,7 @@ func TestSimulatorLearnedMembers(t *testing.T) {
 	noRelease := slices.DeleteFunc(slices.Clone(AllFaults), func(f Fault) bool { return f == FaultRelease })
 	for _, fs := range [][]Fault{AllFaults, noRelease} {
 		t.Run(FaultList(fs), func(t *testing.T) {
-			var total Stats
-			for seed := uint64(1); seed <= 150; seed++ {
-				res := Run(Config{Seed: seed, Events: 20, Faults: fs, LearnSHBs: true})
-				for _, v := range res.Violations {
-					t.Fatalf("seed %d at %d us: %s\n  replay: sift sim durable --seeds %d..%d --events 20 --learn-shbs --faults %s",
-						v.Seed, v.Time, v.What, seed, seed, FaultList(fs))
-				}
-				total.Add(res.Stats)
-			}
+			total := runConfig(t, 150, Config{Events: 20, Faults: fs, LearnSHBs: true})
 			t.Logf("%s", total.Summary())
 		})
 	}
@@ -265,15 +279,7 @@ func TestSimulatorWipes(t *testing.T) {
 	noRelease := slices.DeleteFunc(slices.Clone(AllFaults), func(f Fault) bool { return f == FaultRelease })
 	for _, fs := range [][]Fault{{FaultWipe}, append(noRelease, FaultWipe), append(slices.Clone(AllFaults), FaultWipe)} {
 		t.Run(FaultList(fs), func(t *testing.T) {
-			var total Stats
-			for seed := uint64(1); seed <= 150; seed++ {
-				res := Run(Config{Seed: seed, Events: 20, Faults: fs})
-				for _, v := range res.Violations {
-					t.Fatalf("seed %d at %d us: %s\n  replay: sift sim durable --seeds %d..%d --events 20 --faults %s",
-						v.Seed, v.Time, v.What, seed, seed, FaultList(fs))
-				}
-				total.Add(res.Stats)
-			}
+			total := runConfig(t, 150, Config{Events: 20, Faults: fs})
 			if total.Wipes == 0 {
 				t.Fatal("no SHB was wiped")
 			}
@@ -291,15 +297,7 @@ func TestSimulatorWipes(t *testing.T) {
 func TestSimulatorFullDisks(t *testing.T) {
 	for _, fs := range [][]Fault{{FaultFull}, append(slices.Clone(AllFaults), FaultFull, FaultWipe, FaultBlock)} {
 		t.Run(FaultList(fs), func(t *testing.T) {
-			var total Stats
-			for seed := uint64(1); seed <= 150; seed++ {
-				res := Run(Config{Seed: seed, Events: 20, Faults: fs})
-				for _, v := range res.Violations {
-					t.Fatalf("seed %d at %d us: %s\n  replay: sift sim durable --seeds %d..%d --events 20 --faults %s",
-						v.Seed, v.Time, v.What, seed, seed, FaultList(fs))
-				}
-				total.Add(res.Stats)
-			}
+			total := runConfig(t, 150, Config{Events: 20, Faults: fs})
 			if total.FullDisks == 0 {
 				t.Fatal("no disk filled")
 			}
@@ -330,19 +328,7 @@ func TestSimulatorMembershipAndOutages(t *testing.T) {
 		{[]Fault{FaultOutage}, false, 400, 8},
 	} {
 		t.Run(fmt.Sprintf("%s/learn=%v/events=%d", FaultList(r.fs), r.learn, r.events), func(t *testing.T) {
-			var total Stats
-			for seed := uint64(1); seed <= r.seeds; seed++ {
-				res := Run(Config{Seed: seed, Events: r.events, Faults: r.fs, LearnSHBs: r.learn})
-				for _, v := range res.Violations {
-					learn := ""
-					if r.learn {
-						learn = " --learn-shbs"
-					}
-					t.Fatalf("seed %d at %d us: %s\n  replay: sift sim durable --seeds %d..%d --events %d --faults %s%s",
-						v.Seed, v.Time, v.What, seed, seed, r.events, FaultList(r.fs), learn)
-				}
-				total.Add(res.Stats)
-			}
+			total := runConfig(t, r.seeds, Config{Events: r.events, Faults: r.fs, LearnSHBs: r.learn})
 			if total.Joins+total.Outages == 0 {
 				t.Fatal("no SHB joined or went down")
 			}
