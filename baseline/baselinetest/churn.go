@@ -37,3 +37,6 @@ func (c *Churn) Delete(t *rapid.T, x match.Index) {
 	}
 	c.live = slices.Delete(c.live, i, i+1)
 }
+
+// Live returns the ids inserted and not yet deleted.
+func (c *Churn) Live() []match.ID { return slices.Clone(c.live) }

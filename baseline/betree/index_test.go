@@ -10,21 +10,103 @@ import (
 
 // TestAgreesWithScan runs the differential suite (every operator and
 // type) with the default tree, and with tiny leaves and small domains
-// that force many bucket splits and partitions.
+// that force many bucket splits, partitions and trims; the tree left at
+// the end must keep its invariants.
 func TestAgreesWithScan(t *testing.T) {
 	for _, cfg := range []Config{{}, {Lo: 0, Hi: 10, Capacity: 1, MaxDepth: 4}, {Lo: -1, Hi: 3, Capacity: 2}, {Lo: 0, Hi: 8, Capacity: 3, MaxDepth: 1}} {
 		t.Run(fmt.Sprintf("%+v", cfg), func(t *testing.T) {
-			for seed := uint64(1); seed <= 3; seed++ {
+			for seed := uint64(1); seed <= 4; seed++ {
+				var x *Index
 				baselinetest.Check(t, seed, 2000, baselinetest.All, func() match.Index {
-					x, err := New(cfg)
-					if err != nil {
+					var err error
+					if x, err = New(cfg); err != nil {
 						t.Fatal(err)
 					}
 					return x
 				})
+				if err := x.check(); err != nil {
+					t.Fatalf("seed %d: %v", seed, err)
+				}
 			}
 		})
 	}
+}
+
+// between is lo <= attr < hi.
+func between(attr string, lo, hi int64) []match.Constraint {
+	return []match.Constraint{{Attr: attr, Op: match.OpGe, Val: match.Int(lo)}, {Attr: attr, Op: match.OpLt, Val: match.Int(hi)}}
+}
+
+func insertAll(t *testing.T, x *Index, fs ...[]match.Constraint) {
+	t.Helper()
+	for i, cs := range fs {
+		if err := x.Insert(match.ID(i+1), match.MustFilter(cs...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestPartitionsOnTheCheapestAttribute: four subscriptions constrain a
+// with ranges straddling the domain's middle (a p-node on a spares
+// nothing), three constrain b narrowly; the cost model partitions on b,
+// where counting subscriptions per attribute would pick a.
+func TestPartitionsOnTheCheapestAttribute(t *testing.T) {
+	x, _ := New(Config{Lo: 0, Hi: 64, Capacity: 2})
+	wide := between("a", 10, 50)
+	insertAll(t, x, wide, wide, append(between("b", 1, 2), wide...), append(between("b", 40, 41), wide...), between("b", 20, 22))
+	if len(x.root.pdir) != 1 || x.root.pdir[0].attr != "b" {
+		t.Fatalf("root partitions %v, want one p-node on b", attrs(x.root.pdir))
+	}
+	if err := x.check(); err != nil {
+		t.Fatal(err)
+	}
+	if got := x.root.pdir[0].root; got.left == nil {
+		t.Fatal("b's clustering directory was not split")
+	}
+}
+
+// TestCapacityGrows: subscriptions no directory can spare (no numeric
+// range) overflow the root; with nothing to partition on, its capacity
+// grows to the next multiple of Capacity instead of retrying each time.
+func TestCapacityGrows(t *testing.T) {
+	x, _ := New(Config{Capacity: 4})
+	var fs [][]match.Constraint
+	for range 9 {
+		fs = append(fs, []match.Constraint{{Attr: "s", Op: match.OpEq, Val: match.Str("x")}})
+	}
+	insertAll(t, x, fs...)
+	if len(x.root.pdir) != 0 || len(x.root.leaf) != 9 || x.root.capacity != 12 {
+		t.Fatalf("root: %d p-nodes, %d subscriptions, capacity %d; want 0, 9, 12", len(x.root.pdir), len(x.root.leaf), x.root.capacity)
+	}
+}
+
+// TestDeleteTrims: deleting the subscriptions of a partition removes its
+// p-node and merges the halves they emptied.
+func TestDeleteTrims(t *testing.T) {
+	x, _ := New(Config{Lo: 0, Hi: 64, Capacity: 1})
+	insertAll(t, x, between("a", 1, 2), between("a", 40, 41), between("b", 3, 4))
+	if len(x.root.pdir) == 0 {
+		t.Fatal("no partition")
+	}
+	for id := match.ID(1); id <= 3; id++ {
+		if err := x.Delete(id); err != nil {
+			t.Fatal(err)
+		}
+		if err := x.check(); err != nil {
+			t.Fatalf("after deleting %d: %v", id, err)
+		}
+	}
+	if len(x.root.pdir) != 0 {
+		t.Fatalf("empty tree keeps p-nodes %v", attrs(x.root.pdir))
+	}
+}
+
+func attrs(ps []*pnode) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.attr)
+	}
+	return out
 }
 
 func TestConfigRefused(t *testing.T) {
