@@ -66,7 +66,7 @@ func TestCertsReloadRotation(t *testing.T) {
 				select {
 				case <-ch:
 				case <-ctx.Done():
-					t.Fatalf("sub %s: %d of %d events", name, i, k)
+					t.Fatalf("sub %s: %d of %d events\nr1:\n%s\nr2:\n%s", name, i, k, r1.log(), r2.log())
 				}
 			}
 		}
