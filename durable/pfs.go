@@ -56,10 +56,30 @@ type pfs struct {
 	next      uint64 // index of the next record
 	first     uint64 // lowest index not chopped
 	lastIndex map[uint64]uint64
+	// recent holds the newest records appended, decoded, at slot index
+	// mod pfsRecent: catch-up streams read what the constream just
+	// recorded (a subscriber whose queue filled, an SHB filling a long
+	// outage), and a read from memory spares a store lookup and a decode
+	// per record. Records never change once written, so a slot is valid
+	// while it holds its index and the index is not chopped.
+	recent []recentRecord
 }
 
-func newPFS(pubend string, w *pendingWrites) *pfs {
-	return &pfs{pubend: pubend, w: w, next: 1, first: 1, lastIndex: map[uint64]uint64{}}
+// recentRecord is a slot of pfs.recent: record rec at index idx (0: empty).
+type recentRecord struct {
+	idx uint64
+	rec pfsRecord
+}
+
+// pfsRecent is how many of the newest PFS records are kept decoded in
+// memory.
+const pfsRecent = 8192
+
+// newPFS returns an empty PFS log stream keeping the newest recent
+// records in memory (0: none; every read goes to the store).
+func newPFS(pubend string, w *pendingWrites, recent int) *pfs {
+	return &pfs{pubend: pubend, w: w, next: 1, first: 1, lastIndex: map[uint64]uint64{},
+		recent: make([]recentRecord, recent)}
 }
 
 // append writes the record of tick t for the matched sids (sorted), and
@@ -77,6 +97,9 @@ func (f *pfs) append(t Tick, sids []uint64) {
 		f.w.set(pfsLastKey(f.pubend, sid), encodeTicks(Tick(i)))
 	}
 	f.w.set(pfsRecordKey(f.pubend, i), rec.encode())
+	if len(f.recent) > 0 {
+		f.recent[i%uint64(len(f.recent))] = recentRecord{idx: i, rec: rec}
+	}
 	f.next++
 	f.lastTS = t
 }
@@ -117,7 +140,13 @@ func (r pfsRecord) prevOf(sid uint64) (uint64, bool) {
 	return 0, false
 }
 
+// get returns record i, from memory when it is one of the newest.
 func (f *pfs) get(i uint64) (pfsRecord, error) {
+	if len(f.recent) > 0 {
+		if r := f.recent[i%uint64(len(f.recent))]; r.idx == i && i >= f.first {
+			return r.rec, nil
+		}
+	}
 	v, ok, err := f.w.get(pfsRecordKey(f.pubend, i))
 	if err != nil {
 		return pfsRecord{}, fmt.Errorf("pfs %s: read record %d: %w", f.pubend, i, err)

@@ -9,10 +9,11 @@ type PFSLog struct {
 	f *pfs
 }
 
-// NewPFSLog returns an empty PFS log stream for pubend over st.
+// NewPFSLog returns an empty PFS log stream for pubend over st. It keeps
+// no records in memory, so every Read measures the layout on disk.
 func NewPFSLog(pubend string, st Store) *PFSLog {
 	w := newPendingWrites(st)
-	return &PFSLog{w: w, f: newPFS(pubend, w)}
+	return &PFSLog{w: w, f: newPFS(pubend, w, 0)}
 }
 
 // Append stages the record of tick t for the matched subscriber ids

@@ -19,15 +19,24 @@ type pfsEnv struct {
 
 // TestPFSScript runs testdata/pfs.txt, which starts with the seed's
 // Figure 2 example: records for ticks 1, 3, 4 and 5 over three
-// subscribers, and s3 reading its knowledge for [1,10].
+// subscribers, and s3 reading its knowledge for [1,10]. It runs with every
+// read from the store, with a memory of the two newest records (reads mix
+// memory and store, and slots are overwritten) and with one larger than
+// the script: the answers must not differ.
 func TestPFSScript(t *testing.T) {
+	for _, recent := range []int{0, 2, pfsRecent} {
+		t.Run(fmt.Sprintf("recent=%d", recent), func(t *testing.T) { runPFSScript(t, recent) })
+	}
+}
+
+func runPFSScript(t *testing.T, recent int) {
 	var env *pfsEnv
 	datadriven.RunTest(t, "testdata/pfs.txt", func(t *testing.T, d *datadriven.TestData) string {
 		switch d.Cmd {
 		case "new":
 			st := newMapStore()
 			w := newPendingWrites(st)
-			env = &pfsEnv{w: w, pfs: newPFS("p", w), st: st}
+			env = &pfsEnv{w: w, pfs: newPFS("p", w, recent), st: st}
 			return ""
 		case "record":
 			var tick int64

@@ -27,7 +27,7 @@ type shbPubend struct {
 }
 
 func newSHBPubend(id string, w *pendingWrites, tailSize int) *shbPubend {
-	return &shbPubend{id: id, in: NewStream(0), pfs: newPFS(id, w), tail: newTail(tailSize),
+	return &shbPubend{id: id, in: NewStream(0), pfs: newPFS(id, w, pfsRecent), tail: newTail(tailSize),
 		qSince: -1, w: w, remotes: map[*conn]struct{}{}, fetch: map[Tick]*retry{}}
 }
 

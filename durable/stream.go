@@ -18,6 +18,16 @@ type Stream struct {
 	base Tick
 	lost Tick
 	runs []run // sorted, disjoint, all above floor(); adjacent S runs merged
+	// arr is the whole array runs lies in, from runs[0]'s slot head
+	// onward: runs == arr[head:head+len(runs)]. The slots before head,
+	// freed by runs dropped from the front, let a run inserted near the
+	// front move the runs before it down instead of every run after it
+	// up. A stream that fills a hole below many known runs (an SHB
+	// fetching a long outage while the newest knowledge is already in)
+	// inserts just above its front at every message: each insert then
+	// costs the few runs before it, not the thousands after it.
+	arr  []run
+	head int
 }
 
 // run is a maximal range of one known state: S over [from, to], or D at a
@@ -124,26 +134,67 @@ func (s *Stream) dropThrough(t Tick) {
 	// array is compacted when append grows it.
 	clear(s.runs[:i])
 	s.runs = s.runs[i:]
+	s.head += i
 	if len(s.runs) > 0 && s.runs[0].from <= t {
 		s.runs[0].from = t + 1
 	}
 }
 
 // insert adds a run over ticks known to be Q and merges adjacent S runs.
+// An S run that touches an S neighbour extends it instead of being
+// inserted, so only a run that fills the gap between two S runs removes
+// one.
 func (s *Stream) insert(r run) {
 	i := s.search(r.from)
-	s.runs = slices.Insert(s.runs, i, r)
-	if r.state != S {
+	if r.state == S {
+		joinsNext := i < len(s.runs) && s.runs[i].state == S && s.runs[i].from == r.to+1
+		joinsPrev := i > 0 && s.runs[i-1].state == S && s.runs[i-1].to+1 == r.from
+		switch {
+		case joinsPrev && joinsNext:
+			s.runs[i-1].to = s.runs[i].to
+			s.removeAt(i)
+			return
+		case joinsPrev:
+			s.runs[i-1].to = r.to
+			return
+		case joinsNext:
+			s.runs[i].from = r.from
+			return
+		}
+	}
+	s.insertAt(i, r)
+}
+
+// insertAt puts r at index i, moving whichever side of i is shorter and
+// has room: the runs before i down into the free slots at the front, or
+// the runs from i up.
+func (s *Stream) insertAt(i int, r run) {
+	n := len(s.runs)
+	if s.head > 0 && i <= n/2 {
+		copy(s.arr[s.head-1:], s.arr[s.head:s.head+i])
+		s.head--
+		s.arr[s.head+i] = r
+		s.runs = s.arr[s.head : s.head+n+1]
 		return
 	}
-	if i+1 < len(s.runs) && s.runs[i+1].state == S && s.runs[i+1].from == r.to+1 {
-		s.runs[i].to = s.runs[i+1].to
-		s.runs = slices.Delete(s.runs, i+1, i+2)
+	before := cap(s.runs)
+	s.runs = slices.Insert(s.runs, i, r)
+	if cap(s.runs) != before || s.arr == nil {
+		s.arr, s.head = s.runs[:cap(s.runs)], 0 // a new array
 	}
-	if i > 0 && s.runs[i-1].state == S && s.runs[i-1].to+1 == r.from {
-		s.runs[i-1].to = s.runs[i].to
-		s.runs = slices.Delete(s.runs, i, i+1)
+}
+
+// removeAt removes the run at index i, moving whichever side is shorter.
+func (s *Stream) removeAt(i int) {
+	n := len(s.runs)
+	if i < n/2 {
+		copy(s.runs[1:i+1], s.runs[:i])
+		s.runs[0] = run{}
+		s.runs = s.runs[1:]
+		s.head++
+		return
 	}
+	s.runs = slices.Delete(s.runs, i, i+1)
 }
 
 // qRanges returns the Q sub-ranges of r, in order.

@@ -39,7 +39,7 @@ func TestStreamMatchesReference(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := NewStream(0)
 		ref := &refStream{st: make([]State, n+2)}
-		for range rapid.IntRange(1, 30).Draw(t, "ops") {
+		for range rapid.IntRange(1, 60).Draw(t, "ops") {
 			a := Tick(rapid.IntRange(1, n).Draw(t, "a"))
 			switch rapid.IntRange(0, 3).Draw(t, "op") {
 			case 0:
@@ -61,8 +61,29 @@ func TestStreamMatchesReference(t *testing.T) {
 				ref.base = max(ref.base, a)
 			}
 			checkAgainstRef(t, s, ref, n)
+			checkRuns(t, s)
 		}
 	})
+}
+
+// checkRuns checks the runs' layout: sorted, disjoint, above the floor,
+// no two S runs adjacent, D runs one tick wide, and runs lying at slot
+// head of arr (the free slots the front inserts use).
+func checkRuns(t *rapid.T, s *Stream) {
+	for i, r := range s.runs {
+		if r.from > r.to || r.from <= s.floor() || (r.state == D && r.from != r.to) {
+			t.Fatalf("run %d %+v malformed; stream %v", i, r, s)
+		}
+		if i > 0 {
+			p := s.runs[i-1]
+			if p.to >= r.from || (p.state == S && r.state == S && p.to+1 == r.from) {
+				t.Fatalf("runs %d and %d overlap or are unmerged S; stream %v", i-1, i, s)
+			}
+		}
+	}
+	if len(s.runs) > 0 && &s.arr[s.head] != &s.runs[0] {
+		t.Fatalf("runs do not start at slot head %d of arr", s.head)
+	}
 }
 
 func checkAgainstRef(t *rapid.T, s *Stream, ref *refStream, n Tick) {
