@@ -81,10 +81,23 @@
 //     own pubends lose their log and start over with the clock's ticks:
 //     events they had logged and not yet delivered everywhere are gone,
 //     and the new pubend cannot tell which ticks its old log held, so a
-//     subscriber gets a gap for them where the new pubend's release is
-//     ahead of its SHB, and nothing at all (the new silences cover them)
-//     where it is not: the one silent loss left, confined to pubends
-//     whose disk was lost. Pubends that kept their disk are unaffected.
+//     subscriber gets a gap for them where the new pubend released one
+//     of its own events ahead of the subscriber's SHB, and nothing at all
+//     (the new silences, or a release the new pubend knows to be silent,
+//     cover them) where it did not: the one silent loss left, confined
+//     to pubends whose disk was lost. Pubends that kept their disk are
+//     unaffected.
+//
+// # Releases of silence
+//
+// A lost message says where the L prefix's silent end starts
+// (MsgLost.From: nothing was logged from there up to the prefix), and
+// routers pass it on. A subscriber whose position is at or above the
+// tick before it lost nothing to the release and gets a silence; only
+// one that missed a tick that held an event gets a gap (which therefore
+// always covers a logged tick). A store written before MsgLost.From
+// existed, or a message without it, says nothing of the ticks, and a
+// gap covers them as before.
 //
 // # Caveats
 //

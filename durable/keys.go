@@ -17,11 +17,13 @@ import (
 //	'P' 'n' p shb      PHB: an SHB learned as a member (PubendConfig.LearnSHBs)
 //	'P' 'b' p shb      PHB: the Born of an SHB's store, from its reports
 //	'P' 'g' p shb      PHB: the last report of a wiped SHB's previous store, held
+//	'P' 's' p          PHB: LostFrom, the start of the L prefix's silent end
 //	'S' 'b'            SHB: Born, the time of this store's first report
 //	'S' 'e'            SHB epoch and filter-set version
 //	'S' 't' node       SHB: a filtering router's stamp
 //	'S' 'g' sid        SHB registry: subscriber id, filter, start CT
 //	'S' 'm' p          SHB meta: LD, L prefix, PFS lastTimestamp/next index
+//	'S' 's' p          SHB: LostFrom of the L prefix heard of (MsgLost.From)
 //	'S' 'x' p index    PFS record
 //	'S' 'i' p sid      PFS lastIndex(s)
 //	'S' 'r' p sid      released(s,p)
@@ -73,7 +75,9 @@ func phbDropKey(p, shb string) []byte         { return keyStr(rolePHB, 'x', p, s
 func phbMemberKey(p, shb string) []byte       { return keyStr(rolePHB, 'n', p, shb) }
 func phbBornKey(p, shb string) []byte         { return keyStr(rolePHB, 'b', p, shb) }
 func phbWipedKey(p, shb string) []byte        { return keyStr(rolePHB, 'g', p, shb) }
+func phbLostFromKey(p string) []byte          { return keyPrefix(rolePHB, 's', p) }
 func shbBornKey() []byte                      { return []byte{roleSHB, 'b'} }
+func shbLostFromKey(p string) []byte          { return keyPrefix(roleSHB, 's', p) }
 func shbPubendKey(p string) []byte            { return keyStr(roleSHB, 'p', "", p) }
 func shbEpochKey() []byte                     { return []byte{roleSHB, 'e'} }
 func shbStampPrefix() []byte                  { return []byte{roleSHB, 't'} }

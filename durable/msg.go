@@ -21,7 +21,11 @@ const (
 	// Origin (its node id) and stamps the message with its incarnation
 	// (Epoch) and the generation of the link's filter set (Version).
 	MsgSilence
-	// MsgLost (knowledge): Pubend, Tick: every tick <= Tick is L.
+	// MsgLost (knowledge): Pubend, Tick, From: every tick <= Tick is L.
+	// From > 0 says that nothing was logged in [From, Tick] (those ticks
+	// were S when released: no event of them is lost, so a subscriber
+	// that has everything below From gets a silence, not a gap); 0 says
+	// nothing about them.
 	MsgLost
 	// MsgNack (curiosity, upstream): Pubend, Ranges.
 	MsgNack
@@ -245,6 +249,9 @@ func (m Msg) String() string {
 		}
 	case MsgLost, MsgSubSilence:
 		fmt.Fprintf(&b, " %s t=%d", m.Pubend, m.Tick)
+		if m.Kind == MsgLost && m.From > 0 {
+			fmt.Fprintf(&b, " silent-from=%d", m.From)
+		}
 	case MsgEvent:
 		fmt.Fprintf(&b, " %s t=%d %s", m.Pubend, m.Tick, m.Event)
 	case MsgNack:

@@ -115,6 +115,15 @@ type Pubend struct {
 	answers      map[string][]Range   // nacked ranges not answered yet, per asker (see answerNacks)
 	born         map[string]Tick      // per SHB, the Born of its store (persisted)
 	wiped        map[string]wipedHold // per wiped SHB, its previous store's hold (persisted)
+	// lostFrom starts the silent end of the L prefix: nothing was logged
+	// in [lostFrom, lost] (MsgLost.From). logged holds the ticks this
+	// incarnation logged above lost, ascending, and recovered the ticker's
+	// mark at recovery (every tick logged before it is at or below it),
+	// so release finds the last logged tick it passes without reading the
+	// log, except over what an earlier incarnation logged.
+	lostFrom  Tick
+	logged    []Tick
+	recovered Tick
 	// Stats counts what the pubend did.
 	Stats PubendStats
 }
@@ -145,7 +154,10 @@ func (p *Pubend) recover(store Store) error {
 		return err
 	}
 	p.ticker = NewTicker(meta[0], p.cfg.Lease)
-	p.lost = meta[1]
+	p.lost, p.recovered = meta[1], meta[0]
+	if err := p.recoverLostFrom(store); err != nil {
+		return err
+	}
 	if err := p.scanTable('d', 3, func(k string, v []Tick) {
 		p.dedup[k] = dedupEntry{seq: uint64(v[0]), tick: v[1], last: v[2]}
 	}); err != nil {
@@ -262,7 +274,7 @@ func (p *Pubend) Tick(now Tick) error {
 		// have been lost with the connection, or with a crash after the
 		// prefix was persisted but before it was sent.
 		p.lastLost = now
-		p.broadcast(Msg{Kind: MsgLost, Tick: p.lost})
+		p.broadcast(p.lostMsg())
 	}
 	return err
 }
@@ -281,6 +293,7 @@ func (p *Pubend) Ready() Ready {
 	p.announceBatch()
 	if p.metaDirty {
 		p.w.set(phbMetaKey(p.cfg.ID), encodeTicks(p.ticker.Mark(), p.lost))
+		p.w.set(phbLostFromKey(p.cfg.ID), encodeTicks(p.lostFrom))
 		p.metaDirty = false
 	}
 	for _, shb := range slices.Sorted(mapKeys(p.reportsDirty)) {

@@ -24,7 +24,7 @@ func (p *Pubend) nack(from string, m Msg) error {
 			continue
 		}
 		if r.From <= p.lost {
-			p.send(from, Msg{Kind: MsgLost, Tick: p.lost})
+			p.send(from, p.lostMsg())
 			r.From = p.lost + 1
 			if r.Empty() {
 				continue
@@ -48,7 +48,7 @@ func (p *Pubend) answerNacks() error {
 		for len(rs) > 0 && budget > 0 {
 			r := rs[0]
 			if r.From <= p.lost {
-				p.send(to, Msg{Kind: MsgLost, Tick: p.lost})
+				p.send(to, p.lostMsg())
 				if r.From = p.lost + 1; r.Empty() {
 					rs = rs[1:]
 					continue

@@ -25,6 +25,7 @@ func (p *Pubend) publish(now Tick, from string, m Msg) {
 		p.w.set(phbLogKey(p.cfg.ID, t), rec.encode())
 		p.w.set(phbDedupKey(p.cfg.ID, m.Publisher), encodeTicks(Tick(m.Seq), t, now))
 		p.batch = append(p.batch, logged{tick: t, event: m.Event})
+		p.logged = append(p.logged, t)
 		p.send(from, Msg{Kind: MsgPubAck, Publisher: m.Publisher, Seq: m.Seq, Tick: t})
 	}
 }

@@ -1,5 +1,10 @@
 package durable
 
+import (
+	"fmt"
+	"slices"
+)
+
 // report records SHB release reports (rule PHB 6). An SHB's persisted
 // values only grow, so the larger of two reports is the newer; a delayed
 // or duplicated report changes nothing. Reports from SHBs not configured
@@ -63,10 +68,78 @@ func (p *Pubend) release(now Tick) {
 	if upto <= p.lost {
 		return
 	}
+	last, err := p.lastLogged(upto)
+	if err != nil {
+		// The log could not be read: say nothing of the ticks' content.
+		last = upto
+	}
+	switch {
+	case last > p.lost:
+		p.lostFrom = last + 1
+	case p.lostFrom == 0:
+		p.lostFrom = p.lost + 1
+	}
 	p.lost = upto
 	p.metaDirty = true
 	p.w.deleteRange(phbLogKey(p.cfg.ID, 0), phbLogKey(p.cfg.ID, upto+1))
-	p.broadcast(Msg{Kind: MsgLost, Tick: upto})
+	p.broadcast(p.lostMsg())
+}
+
+// lostMsg announces the L prefix with the start of its silent end.
+func (p *Pubend) lostMsg() Msg {
+	return Msg{Kind: MsgLost, Tick: p.lost, From: p.lostFrom}
+}
+
+// lastLogged returns the highest tick in (lost, upto] that holds an
+// event (0: none), and forgets the ticks of logged it passes. Only ticks
+// an earlier incarnation logged (at or below recovered) are looked up in
+// the log.
+func (p *Pubend) lastLogged(upto Tick) (Tick, error) {
+	i, _ := slices.BinarySearch(p.logged, upto+1)
+	if i > 0 {
+		last := p.logged[i-1]
+		p.logged = p.logged[i:]
+		return last, nil
+	}
+	if p.lost >= p.recovered {
+		return 0, nil
+	}
+	var last Tick
+	var derr error
+	err := p.w.store.Scan(phbLogKey(p.cfg.ID, p.lost+1), phbLogKey(p.cfg.ID, min(upto, p.recovered)+1), func(k, _ []byte) bool {
+		t, err := keyNumOf(k)
+		last, derr = Tick(t), err
+		return err == nil
+	})
+	if err == nil {
+		err = derr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("pubend %s: read log: %w", p.cfg.ID, err)
+	}
+	return last, nil
+}
+
+// recoverLostFrom reads lostFrom. A store without it (written before
+// lostFrom existed) knows nothing of the ticks at or below lost; a new
+// store logged nothing yet, so its L prefix is silent from tick 1.
+func (p *Pubend) recoverLostFrom(store Store) error {
+	v, ok, err := store.Get(phbLostFromKey(p.cfg.ID))
+	switch {
+	case err != nil:
+		return err
+	case ok:
+		ts, err := decodeTicks(v, 1)
+		if err != nil {
+			return fmt.Errorf("lost-from: %w", err)
+		}
+		p.lostFrom = ts[0]
+	case p.lost > 0:
+		p.lostFrom = p.lost + 1
+	default:
+		p.lostFrom = 1
+	}
+	return nil
 }
 
 func contains(xs []string, x string) bool {

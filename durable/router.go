@@ -74,6 +74,7 @@ type upInstall struct {
 // routerPubend is a router's soft state for one pubend.
 type routerPubend struct {
 	stream     *Stream
+	lostFrom   Tick                // MsgLost.From of the stream's L prefix
 	waiters    map[string][]waiter // per link (see router_waiters.go)
 	nextExpiry Tick                // no waiter expires before
 	asked      []outstanding

@@ -45,7 +45,11 @@ func (r *Router) learn(p *routerPubend, m Msg) (Range, bool) {
 		}
 		return Range{m.From, m.To}, len(p.stream.AddSilence(m.From, m.To)) > 0
 	default: // MsgLost
-		return Range{0, m.Tick}, p.stream.AddLost(m.Tick)
+		grew := p.stream.AddLost(m.Tick)
+		if grew {
+			p.lostFrom = m.From
+		}
+		return Range{0, m.Tick}, grew
 	}
 }
 

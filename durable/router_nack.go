@@ -58,7 +58,7 @@ func (r *Router) answerKnown(to, pubend string, p *routerPubend, rg Range, unkno
 		answered = true
 		switch seg.State {
 		case L:
-			r.forward(to, Msg{Kind: MsgLost, Pubend: pubend, Tick: p.stream.Lost()})
+			r.forward(to, Msg{Kind: MsgLost, Pubend: pubend, Tick: p.stream.Lost(), From: p.lostFrom})
 		case S:
 			r.forward(to, Msg{Kind: MsgSilence, Pubend: pubend, From: seg.From, To: seg.To})
 		case D:

@@ -70,16 +70,23 @@ func (s *SHB) stepCatchup(c *conn, p string) error {
 	}
 }
 
-// gapToLost sends a gap for ticks up to the L prefix the session has not
-// been told about (only ticks that are L).
+// gapToLost tells the session about the L prefix above its position: a
+// gap (only ticks that are L), or a silence when the pubend logged nothing
+// between the position and the prefix (a release of pure silence loses
+// nothing, so it must not read as a gap).
 func (s *SHB) gapToLost(c *conn, p string) {
-	cs, lost := c.streams[p], s.pubs[p].lost
+	cs, pb := c.streams[p], s.pubs[p]
+	lost := pb.lost
 	if cs.pos >= lost {
 		return
 	}
-	// From the subscriber's CT: ticks conveyed without a message since
-	// then are at or below the L prefix too.
-	s.toSub(c, Msg{Kind: MsgGap, Pubend: p, From: cs.sent + 1, To: lost})
+	if pb.lostFrom > 0 && cs.pos >= pb.lostFrom-1 {
+		s.toSub(c, Msg{Kind: MsgSubSilence, Pubend: p, Tick: lost})
+	} else {
+		// From the subscriber's CT: ticks conveyed without a message
+		// since then are at or below the L prefix too.
+		s.toSub(c, Msg{Kind: MsgGap, Pubend: p, From: cs.sent + 1, To: lost})
+	}
 	cs.pos = lost
 	cu := cs.catchup
 	cu.readUpto = max(cu.readUpto, lost)

@@ -33,7 +33,7 @@ func (s *SHB) knowledge(m Msg) error {
 		}
 		pb.in.AddSilence(m.From, m.To)
 	case MsgLost:
-		return s.lost(pb, m.Tick)
+		return s.lost(pb, m.Tick, m.From)
 	}
 	return nil
 }
@@ -144,12 +144,13 @@ func (s *SHB) deliver(pb *shbPubend, t Tick, e match.Event) {
 // lost moves the L prefix of a pubend: the istream and the catch-up streams
 // learn it, the PFS is chopped and every released(s,p) is raised to it. A
 // constream that meets L (the prefix passed LD) moves its subscribers to
-// catch-up, where they get a gap (rule SHB 3).
-func (s *SHB) lost(pb *shbPubend, upto Tick) error {
+// catch-up, where they get a gap (rule SHB 3) unless the ticks they miss
+// held no event (silentFrom, MsgLost.From).
+func (s *SHB) lost(pb *shbPubend, upto, silentFrom Tick) error {
 	if upto <= pb.lost {
 		return nil
 	}
-	pb.lost = upto
+	pb.lost, pb.lostFrom = upto, silentFrom
 	pb.metaDirty = true
 	pb.in.AddLost(upto)
 	if upto > pb.ld {

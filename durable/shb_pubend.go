@@ -11,6 +11,7 @@ type shbPubend struct {
 	in        *Stream
 	ld        Tick
 	lost      Tick
+	lostFrom  Tick // MsgLost.From of the L prefix (0: not known; see gapToLost)
 	pfs       *pfs
 	tail      *tail
 	qSince    Tick // when the istream's curiosity became non-empty (-1: empty)
@@ -37,6 +38,7 @@ func (p *shbPubend) flushMeta() {
 		return
 	}
 	p.w.set(shbMetaKey(p.id), encodeTicks(p.ld, p.lost, p.pfs.lastTS, Tick(p.pfs.next), Tick(p.pfs.first)))
+	p.w.set(shbLostFromKey(p.id), encodeTicks(p.lostFrom))
 	p.metaDirty = false
 }
 

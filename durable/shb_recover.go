@@ -115,6 +115,11 @@ func (s *SHB) recoverPubend(id string, bySID map[uint64]*durableSub) error {
 	}
 	pb.ld, pb.lost, pb.pfs.lastTS = m[0], m[1], m[2]
 	pb.pfs.next, pb.pfs.first = max(uint64(m[3]), 1), max(uint64(m[4]), 1)
+	lf, err := getTicks(st.Get, shbLostFromKey(id), 1)
+	if err != nil {
+		return err
+	}
+	pb.lostFrom = lf[0] // 0 (not known) in a store written before it existed
 	pb.in = NewStream(pb.ld)
 	pb.in.AddLost(pb.lost)
 	if err := scanNum(st, keyPrefix(roleSHB, 'i', id), func(sid uint64, v []byte) error {

@@ -133,9 +133,9 @@ func (o *oracle) checkNoneMatching(w *world, s *subscriber, p string, from, to d
 	}
 }
 
-// checkGap verifies that a gap starts right after the CT and covers only
-// released ticks, and, without early release, only ticks the subscriber
-// had acknowledged.
+// checkGap verifies that a gap starts right after the CT, covers only
+// released ticks and at least one that held an event, and, without early
+// release, only ticks the subscriber had acknowledged.
 func (o *oracle) checkGap(w *world, s *subscriber, m durable.Msg, last durable.Tick) {
 	w.stats.Gaps++
 	if m.From != last+1 {
@@ -144,10 +144,21 @@ func (o *oracle) checkGap(w *world, s *subscriber, m durable.Msg, last durable.T
 	if m.To > o.lost[m.Pubend] {
 		w.violate("subscriber %s: %v covers ticks above the released prefix %d", s.id, m, o.lost[m.Pubend])
 	}
+	if ts := o.ticks[m.Pubend]; !anyIn(ts, m.From, m.To) {
+		// Nothing was logged there: every tick was S, so nothing was
+		// lost and a silence would have said so.
+		w.violate("subscriber %s: %v over ticks that held only silence", s.id, m)
+	}
 	if !o.early && m.To > s.maxAcked[m.Pubend] {
 		w.violate("subscriber %s: %v without early release reaches above its acknowledged CT %d",
 			s.id, m, s.maxAcked[m.Pubend])
 	}
+}
+
+// anyIn reports whether the ascending ticks ts hold one in [from, to].
+func anyIn(ts []durable.Tick, from, to durable.Tick) bool {
+	i, _ := slices.BinarySearch(ts, from)
+	return i < len(ts) && ts[i] <= to
 }
 
 // lastTick returns the highest logged tick of pubend p.
