@@ -204,6 +204,17 @@ func (t *Table) Forwarded(n Iface) []match.Filter {
 	return out
 }
 
+// ForwardedLen returns len(t.Forwarded(n)).
+func (t *Table) ForwardedLen(n Iface) int {
+	if t.cfg.Merge {
+		if m := t.merged[n]; m != nil {
+			return len(m.filtersSorted())
+		}
+		return 0
+	}
+	return len(t.fwd[n])
+}
+
 // Len returns the number of distinct subscriptions (interface and filter).
 func (t *Table) Len() int { return len(t.subs) }
 

@@ -86,22 +86,38 @@ func startChain(t *testing.T, mod func(*router.Config)) (a, b, c *local.Env) {
 	return a, b, c
 }
 
-// debugRoutes returns env's /debug/routes, per link peer.
+// debugRoutes returns env's /debug/routes, per link peer, having checked
+// that /debug/routes?counts=1 gives the same links with the lists'
+// lengths and no lists.
 func debugRoutes(t *testing.T, env *local.Env) (router string, links map[string]mesh.LinkRoutes) {
 	t.Helper()
 	srv := httptest.NewServer(env.Router.Handler())
 	defer srv.Close()
-	resp, err := http.Get(srv.URL + "/debug/routes")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var got struct {
+	type routes struct {
 		Router string            `json:"router"`
 		Links  []mesh.LinkRoutes `json:"links"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
-		t.Fatal(err)
+	get := func(path string) routes {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var got routes
+		if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	got, counts := get("/debug/routes"), get("/debug/routes?counts=1")
+	if len(counts.Links) != len(got.Links) {
+		t.Fatalf("/debug/routes?counts=1 of %s: %d links, /debug/routes %d", got.Router, len(counts.Links), len(got.Links))
+	}
+	for i, l := range got.Links {
+		c := counts.Links[i]
+		if c.Peer != l.Peer || c.ForwardedCount != len(l.Forwarded) || c.ReceivedCount != len(l.Received) || len(c.Forwarded)+len(c.Received) != 0 {
+			t.Fatalf("/debug/routes?counts=1 of %s: %+v, want the counts of %+v", got.Router, c, l)
+		}
 	}
 	links = map[string]mesh.LinkRoutes{}
 	for _, l := range got.Links {

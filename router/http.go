@@ -14,7 +14,8 @@ import (
 // starts and once it drains, so a load balancer stops sending new
 // clients), /debug/subscriptions (a JSON summary; ?filters=1 lists every
 // filter) and /debug/routes (per router link: peer, routers behind it,
-// filters forwarded and received, unacknowledged Routes; JSON) and
+// filters forwarded and received, unacknowledged Routes; JSON; ?counts=1
+// gives the numbers of filters instead of the lists) and
 // /debug/durable (per pubend and per durable subscriber positions; JSON,
 // 404 when durable delivery is off).
 func (r *Router) Handler() http.Handler {
@@ -49,7 +50,7 @@ func (r *Router) Handler() http.Handler {
 		writeJSON(w, s)
 	})
 	mux.HandleFunc("GET /debug/routes", func(w http.ResponseWriter, req *http.Request) {
-		routes, err := r.Routes(req.Context())
+		routes, err := r.routes(req.Context(), req.URL.Query().Get("counts") != "")
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return

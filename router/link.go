@@ -304,9 +304,23 @@ func readFirst(ctx context.Context, sr *streamReader) (wire.Message, error) {
 // peer, the routers behind it and the filters forwarded and received. It
 // is empty when the router takes no links.
 func (r *Router) Routes(ctx context.Context) ([]mesh.LinkRoutes, error) {
+	return r.routes(ctx, false)
+}
+
+// RouteCounts is Routes with the filter lists left out (their lengths
+// only; see mesh.Mesh.RouteCounts).
+func (r *Router) RouteCounts(ctx context.Context) ([]mesh.LinkRoutes, error) {
+	return r.routes(ctx, true)
+}
+
+func (r *Router) routes(ctx context.Context, counts bool) ([]mesh.LinkRoutes, error) {
 	var out []mesh.LinkRoutes
 	err := r.query(ctx, func(l *matchLoop) {
-		if l.mesh != nil {
+		switch {
+		case l.mesh == nil:
+		case counts:
+			out = l.mesh.RouteCounts()
+		default:
 			out = l.mesh.Routes()
 		}
 	})

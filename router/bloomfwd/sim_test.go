@@ -203,7 +203,7 @@ func (s *sim) subscribe(i int, f match.Filter) {
 
 func (s *sim) unsubscribe(ref uint64) {
 	r := s.routers[s.owner[ref]]
-	out, err := r.mesh.Unsubscribe(1, ref)
+	out, err := r.mesh.Unsubscribe(1, ref, r.subs[ref])
 	if err != nil {
 		s.t.Fatal(err)
 	}

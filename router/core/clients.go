@@ -1,8 +1,9 @@
 package core
 
 import (
+	"fmt"
+
 	"github.com/sift-pubsub/sift/internal/wire"
-	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router/mesh"
 )
 
@@ -25,23 +26,25 @@ func (c *Core) subscribe(in Subscribe) {
 		return
 	}
 	c.metric(Subscriptions, uint64(c.eng.Subscriptions()))
-	f, err := match.Parse(in.Filter)
-	if err == nil {
-		c.bloomSubscribe(in.Conn, in.Sub, f) // terms travel ahead of the mesh's messages
-		if err = c.place(in.Conn, in.Sub, f); err == nil {
-			return
-		}
-		c.bloomUnsubscribe(in.Conn, in.Sub)
+	f, _ := c.eng.Filter(in.Conn, in.Sub) // the engine's copy, held once for the router
+	c.bloomSubscribe(in.Conn, in.Sub, f)  // terms travel ahead of the mesh's messages
+	if err = c.place(in.Conn, in.Sub, f); err == nil {
+		return
 	}
+	c.bloomUnsubscribe(in.Conn, in.Sub)
 	c.eng.Unsubscribe(in.Conn, in.Sub) // the engine accepted it: cannot fail
 	c.reply(in.Conn, wire.TypeSubscribe, in.Sub, wire.Errorf(wire.CodeInternal, "mesh refused subscription %d: %v", in.Sub, err))
 }
 
 // unsubscribe removes a client subscription (see Unsubscribe).
 func (c *Core) unsubscribe(in Unsubscribe) {
+	f, held := c.eng.Filter(in.Conn, in.Sub) // before the engine forgets it
 	err := c.eng.Unsubscribe(in.Conn, in.Sub)
-	if err == nil && c.mesh != nil {
-		out, _ := c.mesh.Unsubscribe(mesh.Client(in.Conn), in.Sub) // mirrors the engine
+	if err == nil && held && c.mesh != nil {
+		out, merr := c.mesh.Unsubscribe(mesh.Client(in.Conn), in.Sub, f) // mirrors the engine
+		if merr != nil {
+			panic(fmt.Sprintf("router core: the mesh does not hold subscription %d of connection %d: %v", in.Sub, in.Conn, merr)) // core invariant
+		}
 		c.assistUnsubscribed(in.Conn, in.Sub)
 		c.apply(out)
 		c.bloomUnsubscribe(in.Conn, in.Sub)

@@ -3,6 +3,8 @@ package core
 import (
 	"cmp"
 	"fmt"
+	"iter"
+	"maps"
 	"slices"
 
 	"github.com/sift-pubsub/sift/internal/wire"
@@ -40,11 +42,14 @@ func (k IfaceKind) String() string {
 type Engine struct {
 	idx     match.Index
 	maxSubs int // per interface; 0 means unlimited
-	// owner[id] locates index entry id. Ids are dense: freed ids are
-	// reused (free), so owner is a slice, not a map (route looks up every
-	// match).
-	owner  []subRef
+	// owner holds, per index entry id, its interface, subscription id and
+	// filter: the one place the engine keeps a subscription's filter. Ids
+	// are dense (freed ids are reused, free), so owner is a paged slice,
+	// not a map: route looks up every match, and at 10^6 subscriptions a
+	// map entry per subscription costs several times its payload.
+	owner  ownerPages
 	free   []match.ID
+	pool   filterPool // the subscriptions' filters, one copy per distinct filter
 	Ifaces map[ifaceID]*ifaceState
 	// routed counts the events routed since the subscriptions last
 	// changed, while a compaction is pending (see maybeCompact).
@@ -76,23 +81,45 @@ const (
 
 func compactAfter(n int) int { return max(compactMinEvents, n/4) }
 
-// subRef locates an index entry: which interface, which subscription.
+// subRef is what the engine holds of index entry id: which interface,
+// which subscription, which filter.
 type subRef struct {
-	iface *ifaceState
-	sub   uint64
+	iface  *ifaceState
+	sub    uint64
+	filter match.Filter
 }
 
-// ifaceState is one interface's subscriptions.
+// ownerPages is a slice of subRefs indexed by match.ID in pages of a
+// fixed size: growing it never copies what it holds (an append-grown
+// slice of 10^6 entries copies tens of megabytes and holds old and new at
+// once while it does).
+type ownerPages struct {
+	pages [][]subRef
+	n     int // entries in use: ids 0..n-1
+}
+
+const ownerPageBits = 12
+
+func (o *ownerPages) at(id match.ID) *subRef {
+	return &o.pages[id>>ownerPageBits][id&(1<<ownerPageBits-1)]
+}
+
+// grow adds one zero entry and returns its id.
+func (o *ownerPages) grow() match.ID {
+	if o.n == len(o.pages)<<ownerPageBits {
+		o.pages = append(o.pages, make([]subRef, 1<<ownerPageBits))
+	}
+	o.n++
+	return match.ID(o.n - 1)
+}
+
+// ifaceState is one interface's subscriptions: subscription id to index
+// entry id (the entry's subRef holds the filter).
 type ifaceState struct {
 	id     ifaceID
 	kind   IfaceKind
-	Subs   map[uint64]subEntry
+	Subs   map[uint64]match.ID
 	hitIdx int // index into engine.hits during route, -1 otherwise
-}
-
-type subEntry struct {
-	idx    match.ID
-	filter match.Filter
 }
 
 // Hit is one interface's share of an event: the subscriptions it matched,
@@ -106,11 +133,43 @@ type Hit struct {
 
 // NewEngine returns an empty engine over idx.
 func NewEngine(idx match.Index, maxSubsPerIface int) *Engine {
-	return &Engine{
+	e := &Engine{
 		idx:     idx,
 		maxSubs: maxSubsPerIface,
-		owner:   make([]subRef, 1), // id 0 is never used
 		Ifaces:  make(map[ifaceID]*ifaceState),
+		pool:    newFilterPool(),
+	}
+	e.owner.grow() // id 0 is never used
+	return e
+}
+
+// Filter returns the filter of subscription sub of interface id.
+func (e *Engine) Filter(id ifaceID, sub uint64) (match.Filter, bool) {
+	st, ok := e.Ifaces[id]
+	if !ok {
+		return match.Filter{}, false
+	}
+	x, ok := st.Subs[sub]
+	if !ok {
+		return match.Filter{}, false
+	}
+	return e.owner.at(x).filter, true
+}
+
+// Subs yields every subscription of interface id and its filter, in
+// subscription id order (none for an unknown interface). The engine must
+// not change while it is iterated.
+func (e *Engine) Subs(id ifaceID) iter.Seq2[uint64, match.Filter] {
+	return func(yield func(uint64, match.Filter) bool) {
+		st, ok := e.Ifaces[id]
+		if !ok {
+			return
+		}
+		for _, sub := range slices.Sorted(maps.Keys(st.Subs)) {
+			if !yield(sub, e.owner.at(st.Subs[sub]).filter) {
+				return
+			}
+		}
 	}
 }
 
@@ -119,7 +178,7 @@ func (e *Engine) Attach(id ifaceID, kind IfaceKind) error {
 	if _, dup := e.Ifaces[id]; dup {
 		return fmt.Errorf("interface %d attached twice", id)
 	}
-	e.Ifaces[id] = &ifaceState{id: id, kind: kind, Subs: make(map[uint64]subEntry), hitIdx: -1}
+	e.Ifaces[id] = &ifaceState{id: id, kind: kind, Subs: make(map[uint64]match.ID), hitIdx: -1}
 	return nil
 }
 
@@ -130,8 +189,8 @@ func (e *Engine) Detach(id ifaceID) int {
 	if !ok {
 		return 0
 	}
-	for _, s := range st.Subs {
-		e.mustDelete(s.idx)
+	for _, x := range st.Subs {
+		e.mustDelete(x)
 	}
 	delete(e.Ifaces, id)
 	e.touch()
@@ -157,12 +216,14 @@ func (e *Engine) Subscribe(id ifaceID, sub uint64, text string) error {
 		return wire.Errorf(wire.CodeTooManySubscriptions, "connection already has %d subscriptions, the limit", e.maxSubs)
 	}
 	x := e.newID()
+	f = e.pool.intern(f)
 	if err := e.idx.Insert(x, f); err != nil {
+		e.pool.release(f)
 		e.free = append(e.free, x)
 		return fmt.Errorf("index insert: %w", err)
 	}
-	st.Subs[sub] = subEntry{idx: x, filter: f}
-	e.owner[x] = subRef{iface: st, sub: sub}
+	st.Subs[sub] = x
+	*e.owner.at(x) = subRef{iface: st, sub: sub, filter: f}
 	e.touch()
 	if e.OnFilter != nil {
 		e.OnFilter(f)
@@ -176,11 +237,11 @@ func (e *Engine) Unsubscribe(id ifaceID, sub uint64) error {
 	if !ok {
 		return fmt.Errorf("unsubscribe on unknown interface %d", id)
 	}
-	s, ok := st.Subs[sub]
+	x, ok := st.Subs[sub]
 	if !ok {
 		return wire.Errorf(wire.CodeUnknownSubscription, "no subscription %d on this connection", sub)
 	}
-	e.mustDelete(s.idx)
+	e.mustDelete(x)
 	delete(st.Subs, sub)
 	e.touch()
 	return nil
@@ -190,7 +251,8 @@ func (e *Engine) mustDelete(idx match.ID) {
 	if err := e.idx.Delete(idx); err != nil {
 		panic(fmt.Sprintf("router: index lost subscription %d: %v", idx, err)) // engine invariant
 	}
-	e.owner[idx] = subRef{}
+	e.pool.release(e.owner.at(idx).filter)
+	*e.owner.at(idx) = subRef{}
 	e.free = append(e.free, idx)
 }
 
@@ -201,8 +263,7 @@ func (e *Engine) newID() match.ID {
 		e.free = e.free[:n-1]
 		return id
 	}
-	e.owner = append(e.owner, subRef{})
-	return match.ID(len(e.owner) - 1)
+	return e.owner.grow()
 }
 
 // touch notes that the subscriptions changed.
@@ -234,7 +295,7 @@ func (e *Engine) Route(from ifaceID, ev match.Event) []Hit {
 	e.hits, e.hitSt = e.hits[:0], e.hitSt[:0]
 	e.matched = e.idx.Match(ev, e.matched[:0])
 	for _, m := range e.matched {
-		ref := e.owner[m]
+		ref := e.owner.at(m)
 		st := ref.iface
 		if st.id == from && st.kind == KindNeighbour {
 			continue
@@ -334,7 +395,7 @@ func (e *Engine) Summary(withFilters bool) []InterfaceSummary {
 			}
 			slices.Sort(ids)
 			for _, id := range ids {
-				s.Filters = append(s.Filters, fmt.Sprintf("%d: %s", id, st.Subs[id].filter))
+				s.Filters = append(s.Filters, fmt.Sprintf("%d: %s", id, e.owner.at(st.Subs[id]).filter))
 			}
 		}
 		out = append(out, s)
@@ -342,6 +403,10 @@ func (e *Engine) Summary(withFilters bool) []InterfaceSummary {
 	slices.SortFunc(out, func(a, b InterfaceSummary) int { return cmp.Compare(ifaceID(a.ID), ifaceID(b.ID)) })
 	return out
 }
+
+// Filters returns the number of distinct filters the subscriptions hold
+// (each held once, however many subscriptions use it).
+func (e *Engine) Filters() int { return e.pool.len() }
 
 // Subscriptions returns the total number of installed Subscriptions.
 func (e *Engine) Subscriptions() int { return e.idx.Len() }

@@ -11,7 +11,9 @@ import (
 // ... all or none: an id already in use or more subscriptions than the
 // interface's limit is a *wire.ProtocolError (the message names the id)
 // and installs nothing. The filters are parsed already (the connection's
-// reader parses a batch, off the matching loop).
+// reader parses a batch, off the matching loop). Each fs[i] installed is
+// replaced by the engine's copy of that filter (one per distinct filter,
+// shared with its other subscriptions), which the caller passes on.
 func (e *Engine) SubscribeBatch(id ifaceID, first uint64, fs []match.Filter) error {
 	st, ok := e.Ifaces[id]
 	if !ok {
@@ -25,18 +27,21 @@ func (e *Engine) SubscribeBatch(id ifaceID, first uint64, fs []match.Filter) err
 	if e.maxSubs > 0 && len(st.Subs)+len(fs) > e.maxSubs {
 		return wire.Errorf(wire.CodeTooManySubscriptions, "connection has %d subscriptions; %d more exceed the limit of %d", len(st.Subs), len(fs), e.maxSubs)
 	}
-	for i, f := range fs {
+	for i := range fs {
 		x := e.newID()
+		f := e.pool.intern(fs[i])
 		if err := e.idx.Insert(x, f); err != nil {
+			e.pool.release(f)
 			e.free = append(e.free, x)
 			for j := range i { // undo: all or none
-				e.mustDelete(st.Subs[first+uint64(j)].idx)
+				e.mustDelete(st.Subs[first+uint64(j)])
 				delete(st.Subs, first+uint64(j))
 			}
 			return fmt.Errorf("index insert: %w", err)
 		}
-		st.Subs[first+uint64(i)] = subEntry{idx: x, filter: f}
-		e.owner[x] = subRef{iface: st, sub: first + uint64(i)}
+		st.Subs[first+uint64(i)] = x
+		*e.owner.at(x) = subRef{iface: st, sub: first + uint64(i), filter: f}
+		fs[i] = f
 		if e.OnFilter != nil {
 			e.OnFilter(f)
 		}

@@ -2,6 +2,8 @@ package core
 
 import (
 	"fmt"
+	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -102,7 +104,8 @@ func pubLines(t *testing.T, e *Engine, from ifaceID, input string) string {
 // TestEngineAgainstBruteForce checks route against evaluating every filter
 // of every interface, through random subscribe, unsubscribe, detach and
 // publish steps, with 1 to 40 interfaces (route sorts up to 16 hits by
-// insertion, more with slices.SortFunc).
+// insertion, more with slices.SortFunc), and after every step what the
+// engine holds (checkHeld).
 func TestEngineAgainstBruteForce(t *testing.T) {
 	filters := []string{`a == 1`, `a > 0`, `b prefix "x"`, `a exists && b == "xy"`, `*`, `a < 3 && a != 2`}
 	rapid.Check(t, func(t *rapid.T) {
@@ -144,8 +147,43 @@ func TestEngineAgainstBruteForce(t *testing.T) {
 					ref[iface] = map[uint64]match.Filter{}
 				}
 			}
+			checkHeld(t, e, ref)
 		}
 	})
+}
+
+// checkHeld checks the engine's subscriptions against ref: Filter and
+// Subs give each interface's filters (Subs in id order), Filters counts
+// the distinct filters held, and equal filters share one copy (the filter
+// pool).
+func checkHeld(t *rapid.T, e *Engine, ref map[ifaceID]map[uint64]match.Filter) {
+	copies := map[string]uintptr{}
+	for iface, subs := range ref {
+		var ids []uint64
+		for sub, f := range e.Subs(iface) {
+			ids = append(ids, sub)
+			if !f.Equal(subs[sub]) {
+				t.Fatalf("interface %d subscription %d: Subs gives %v, want %v", iface, sub, f, subs[sub])
+			}
+			if g, ok := e.Filter(iface, sub); !ok || !g.Equal(f) {
+				t.Fatalf("interface %d subscription %d: Filter gives %v %v, want %v", iface, sub, g, ok, f)
+			}
+			p := reflect.ValueOf(f).Field(0).Pointer() // the constraints' backing array
+			if q, seen := copies[f.String()]; seen && q != p {
+				t.Fatalf("interface %d subscription %d: a second copy of %v", iface, sub, f)
+			}
+			copies[f.String()] = p
+		}
+		if want := slices.Sorted(maps.Keys(subs)); !slices.Equal(ids, want) {
+			t.Fatalf("interface %d: Subs yields %v, want %v", iface, ids, want)
+		}
+	}
+	if _, ok := e.Filter(ifaceID(len(ref)), 0); ok {
+		t.Fatal("Filter found a subscription of an unknown interface")
+	}
+	if e.Filters() != len(copies) {
+		t.Fatalf("engine holds %d distinct filters, want %d", e.Filters(), len(copies))
+	}
 }
 
 func checkRoute(t *rapid.T, e *Engine, ref map[ifaceID]map[uint64]match.Filter, kinds map[ifaceID]IfaceKind, from ifaceID, ev match.Event) {

@@ -152,15 +152,17 @@ func (c *Core) detach(in Detach) {
 		c.dropLink(in.Conn, link)
 		return
 	}
-	if c.eng.Detach(in.Conn) > 0 {
-		c.metric(Subscriptions, uint64(c.eng.Subscriptions()))
+	if st := c.eng.Ifaces[in.Conn]; st != nil && len(st.Subs) > 0 {
+		c.metric(Subscriptions, uint64(c.eng.Subscriptions()-len(st.Subs)))
 	}
-	if c.mesh == nil {
-		return
+	if c.mesh != nil {
+		c.bloomDropClient(in.Conn)
+		c.assistDetached(in.Conn)
+		// The engine holds the client's filters: the mesh is told them
+		// before the engine forgets them.
+		c.apply(c.mesh.DropClient(mesh.Client(in.Conn), c.eng.Subs(in.Conn)))
 	}
-	c.bloomDropClient(in.Conn)
-	c.assistDetached(in.Conn)
-	c.apply(c.mesh.DropClient(mesh.Client(in.Conn)))
+	c.eng.Detach(in.Conn)
 }
 
 // dropLink forgets a link that is down or closed: the maps, its engine

@@ -43,7 +43,7 @@ func TestDropClientForgetsReady(t *testing.T) {
 	for ref := range uint64(3) {
 		s.subscribe(subKey{0, 3, ref}, match.MustParse("price > 10"))
 	}
-	out := s.routers[0].DropClient(3)
+	out := s.routers[0].DropClient(3, s.clientSubs(0, 3))
 	for ref := range uint64(3) {
 		delete(s.subs, subKey{0, 3, ref})
 	}

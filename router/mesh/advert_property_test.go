@@ -139,7 +139,7 @@ func TestAdvertConforms(t *testing.T) {
 	if _, err := on.Unadvertise(1, 8); err != nil || on.Conforms(1, e) {
 		t.Fatalf("after withdrawing x < 5, x=3 still conforms (err %v)", err)
 	}
-	on.DropClient(1)
+	on.DropClient(1, func(func(uint64, match.Filter) bool) {})
 	if got := slices.Collect(maps.Keys(on.adv.total)); len(got) != 0 {
 		t.Fatalf("a dropped client's advertisements stay: %q", got)
 	}

@@ -167,6 +167,20 @@ func (m *Mesh) forwardedTo(l *link) []string {
 	return out
 }
 
+// forwardedCount is len(m.forwardedTo(l)) without building the list.
+func (m *Mesh) forwardedCount(l *link) int {
+	if m.adv == nil {
+		return m.table.ForwardedLen(l.slot)
+	}
+	n := 0
+	for _, ff := range m.adv.links[l.id].fwd {
+		if ff.sent {
+			n++
+		}
+	}
+	return n
+}
+
 func overlapsAny(f match.Filter, ads []match.Filter) bool {
 	for _, a := range ads {
 		if match.Overlaps(f, a) {

@@ -10,8 +10,9 @@ import (
 // (one per filter of fs) as one input: every filter goes into the routing
 // table, each link with a net change gets one Routes message holding all
 // of it (and the others a barrier), and one Ready (Batch set, Ref first)
-// comes once every link has acknowledged. A ref the client already uses,
-// or an empty batch, is an error and changes nothing.
+// comes once every link has acknowledged. An empty batch is an error and
+// changes nothing. As for Subscribe, the caller keeps the subscriptions
+// and never reuses a ref the client holds.
 //
 // Unsubscribing a member before the Ready does not hold it back (the
 // batch's Ready then covers the members still subscribed).
@@ -20,20 +21,9 @@ func (m *Mesh) SubscribeBatch(c Client, first uint64, fs []match.Filter) (Output
 	if len(fs) == 0 {
 		return out, fmt.Errorf("client %d: empty subscription batch", c)
 	}
-	subs := m.clients[c]
-	for i := range fs {
-		if _, dup := subs[first+uint64(i)]; dup {
-			return out, fmt.Errorf("client %d: subscription %d exists", c, first+uint64(i))
-		}
-	}
-	if subs == nil {
-		subs = make(map[uint64]match.Filter, len(fs))
-		m.clients[c] = subs
-	}
 	d := delta{}
 	from := m.clientIface(c)
-	for i, f := range fs {
-		subs[first+uint64(i)] = f
+	for _, f := range fs {
 		m.subscribe(d, from, f)
 	}
 	m.flush(d, &out)

@@ -95,8 +95,9 @@ func TestSubscribeBatchLikeSingles(t *testing.T) {
 	}
 }
 
-// TestSubscribeBatchRefusals: an empty batch, or one reusing a ref, is an
-// error that installs nothing and sends nothing.
+// TestSubscribeBatchRefusals: an empty batch is an error that installs
+// nothing and sends nothing. (Refs in use are the caller's to refuse: the
+// Mesh keeps no map of its clients' subscriptions.)
 func TestSubscribeBatchRefusals(t *testing.T) {
 	s := newSim(t, []string{"a", "b"}, "poset")
 	if s.connect(0, 1) != nil {
@@ -107,20 +108,46 @@ func TestSubscribeBatchRefusals(t *testing.T) {
 	s.quiesce()
 	m := s.routers[1]
 	before := m.Len()
+	out, err := m.SubscribeBatch(1, 1, nil)
+	if err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Errorf("empty batch: %v, want an error containing %q", err, "empty")
+	}
+	if len(out.Sends)+len(out.Ready) != 0 || m.Len() != before {
+		t.Error("empty batch: refused but changed something")
+	}
+}
+
+// TestUnsubscribeUnheldFilter: unsubscribing with a filter the client's
+// interface does not hold (a caller's mistake) is an error that changes
+// nothing and sends nothing; the subscription it named is still there
+// and still removable with its own filter.
+func TestUnsubscribeUnheldFilter(t *testing.T) {
+	s := newSim(t, []string{"a", "b"}, "shallow")
+	if s.connect(0, 1) != nil {
+		t.Fatal("link refused")
+	}
+	s.quiesce()
+	k := subKey{1, 1, 5}
+	s.subscribe(k, match.MustParse(`x > 1`))
+	s.quiesce()
+	m := s.routers[1]
+	before, beforePeer := m.Len(), s.routers[0].Len()
 	for _, c := range []struct {
-		first uint64
-		fs    []match.Filter
-		want  string
-	}{
-		{1, nil, "empty"},
-		{3, []match.Filter{match.MustParse(`y > 1`), match.MustParse(`y > 2`), match.MustParse(`y > 3`)}, "subscription 5 exists"},
-	} {
-		out, err := m.SubscribeBatch(1, c.first, c.fs)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("batch from %d: %v, want an error containing %q", c.first, err, c.want)
+		client Client
+		f      string
+	}{{1, `x > 2`}, {2, `x > 1`}} {
+		out, err := m.Unsubscribe(c.client, k.ref, match.MustParse(c.f))
+		if err == nil {
+			t.Errorf("client %d unsubscribing %q: accepted", c.client, c.f)
 		}
-		if len(out.Sends)+len(out.Ready) != 0 || m.Len() != before || len(m.clients[1]) != 1 {
-			t.Errorf("batch from %d: refused but changed something", c.first)
+		if len(out.Sends)+len(out.Ready)+len(out.Close) != 0 || m.Len() != before {
+			t.Errorf("client %d unsubscribing %q: refused but changed something", c.client, c.f)
 		}
 	}
+	s.unsubscribe(k)
+	s.quiesce()
+	if m.Len() != before-1 || s.routers[0].Len() != beforePeer-1 {
+		t.Fatalf("after the real unsubscribe: b holds %d (was %d), a %d (was %d)", m.Len(), before, s.routers[0].Len(), beforePeer)
+	}
+	s.checkQuiet()
 }

@@ -95,7 +95,6 @@ type Mesh struct {
 	nextLink Link
 	links    map[Link]*link
 	bySlot   map[poset.Iface]*link
-	clients  map[Client]map[uint64]match.Filter
 	acks     acks
 	placing  map[clientRef]*placing // RTO placements in progress
 	adv      *adverts               // nil: advertisements off
@@ -131,7 +130,6 @@ func New(cfg Config) (*Mesh, error) {
 		name: cfg.Name, incarn: cfg.Incarnation, maxLinks: cfg.MaxLinks, table: t,
 		links:    make(map[Link]*link),
 		bySlot:   make(map[poset.Iface]*link),
-		clients:  make(map[Client]map[uint64]match.Filter),
 		acks:     newAcks(),
 		snapPart: cfg.SnapshotPart, snapWindow: cfg.SnapshotWindow,
 	}

@@ -2,6 +2,7 @@ package mesh
 
 import (
 	"fmt"
+	"iter"
 	"maps"
 	"slices"
 
@@ -179,19 +180,17 @@ func (l *link) hold(f match.Filter, n int) {
 
 // Subscribe installs a local client's subscription ref to f. The output's
 // Ready names it once every link it was propagated on (directly or behind
-// a covering filter still being installed) has acknowledged. A ref the
-// client already uses is an error.
+// a covering filter still being installed) has acknowledged.
+//
+// The Mesh keeps no map of the clients' subscriptions: the caller does
+// (the router's engine holds every subscription's filter once), so it
+// never subscribes a ref the client already uses, and it hands
+// Unsubscribe and DropClient the filters it subscribed.
 func (m *Mesh) Subscribe(c Client, ref uint64, f match.Filter) (Output, error) {
+	if m.placing[clientRef{c, ref}] != nil {
+		return Output{}, fmt.Errorf("client %d: subscription %d is being placed", c, ref)
+	}
 	var out Output
-	subs := m.clients[c]
-	if _, dup := subs[ref]; dup {
-		return out, fmt.Errorf("client %d: subscription %d exists", c, ref)
-	}
-	if subs == nil {
-		subs = make(map[uint64]match.Filter)
-		m.clients[c] = subs
-	}
-	subs[ref] = f
 	d := delta{}
 	m.subscribe(d, m.clientIface(c), f)
 	m.flush(d, &out)
@@ -200,45 +199,42 @@ func (m *Mesh) Subscribe(c Client, ref uint64, f match.Filter) (Output, error) {
 	return out, nil
 }
 
-// Unsubscribe removes a local client's subscription ref; unknown refs are
-// an error and change nothing. A subscription not Ready yet never will be:
-// its Ready is forgotten (the ref may be used again).
-func (m *Mesh) Unsubscribe(c Client, ref uint64) (Output, error) {
+// Unsubscribe removes a local client's subscription ref, whose filter is
+// f (what the caller subscribed). A filter the client's interface does
+// not hold is an error and changes nothing. A subscription not Ready yet
+// never will be: its Ready is forgotten (the ref may be used again).
+func (m *Mesh) Unsubscribe(c Client, ref uint64, f match.Filter) (Output, error) {
 	var out Output
-	f, ok := m.clients[c][ref]
-	if !ok {
-		return out, fmt.Errorf("client %d: no subscription %d", c, ref)
-	}
-	delete(m.clients[c], ref)
-	m.cancelReady(c, readyKey{ref: ref})
-	if len(m.clients[c]) == 0 {
-		delete(m.clients, c)
-	}
 	if m.abortPlacing(c, ref) {
+		m.cancelReady(c, readyKey{ref: ref})
 		return out, nil // never reached the table
 	}
+	us, err := m.table.Unsubscribe(m.clientIface(c), f)
+	if err != nil {
+		return out, fmt.Errorf("client %d subscription %d: %w", c, ref, err)
+	}
+	m.cancelReady(c, readyKey{ref: ref})
 	d := delta{}
-	m.unsubscribe(d, m.clientIface(c), f)
+	d.apply(us)
 	m.flush(d, &out)
 	return out, nil
 }
 
 // DropClient removes every subscription of a client that went away, as
-// one input: each link gets the net change once (in parts when large, see
+// one input: subs yields each of them (ref and filter, as subscribed), and
+// each link gets the net change once (in parts when large, see
 // sendParts), not one message per subscription.
-func (m *Mesh) DropClient(c Client) Output {
+func (m *Mesh) DropClient(c Client, subs iter.Seq2[uint64, match.Filter]) Output {
 	var out Output
 	d := delta{}
 	from := m.clientIface(c)
-	for _, ref := range sortedKeys(m.clients[c]) {
-		f := m.clients[c][ref]
+	for ref, f := range subs {
 		m.cancelReady(c, readyKey{ref: ref})
 		if m.abortPlacing(c, ref) {
 			continue // never reached the table
 		}
 		m.unsubscribe(d, from, f)
 	}
-	delete(m.clients, c)
 	m.flush(d, &out)
 	m.dropAdverts(c, &out)
 	m.dropWaits(c)

@@ -41,16 +41,16 @@ const (
 // Otherwise the caller sends the placement's Queries to Clients() assisting
 // clients each and hands their answers to AnswerRTO; the subscription is
 // not in the table (not forwarded, not routed to) until then, and Ready
-// comes after. A ref the client already uses is an error.
+// comes after. A ref being placed already is an error (the caller keeps
+// the subscriptions, as for Subscribe).
 func (m *Mesh) StartSubscribeRTO(c Client, ref uint64, f match.Filter, cfg poset.RTOConfig) (*poset.Placement, Output, error) {
-	if _, dup := m.clients[c][ref]; dup {
-		return nil, Output{}, fmt.Errorf("client %d: subscription %d exists", c, ref)
+	if m.placing[clientRef{c, ref}] != nil {
+		return nil, Output{}, fmt.Errorf("client %d: subscription %d is being placed", c, ref)
 	}
 	p, err := m.table.StartSubscribeRTO(m.clientIface(c), f, cfg)
 	if err != nil {
 		return nil, Output{}, fmt.Errorf("client %d subscription %d: %w", c, ref, err)
 	}
-	m.addClientSub(c, ref, f)
 	if p == nil { // counted again: nothing to place
 		return nil, m.installed(c, ref, nil), nil
 	}
@@ -115,14 +115,13 @@ func (m *Mesh) Placing(c Client, ref uint64) bool { return m.placing[clientRef{c
 // SubscribeFF is Subscribe with the insertion started below the fixed
 // filters the claims say cover f (FF; see poset.Table.SubscribeFF).
 func (m *Mesh) SubscribeFF(c Client, ref uint64, f match.Filter, claims []poset.Bits, policy poset.Policy) (Output, poset.FFStats, error) {
-	if _, dup := m.clients[c][ref]; dup {
-		return Output{}, poset.FFStats{}, fmt.Errorf("client %d: subscription %d exists", c, ref)
+	if m.placing[clientRef{c, ref}] != nil {
+		return Output{}, poset.FFStats{}, fmt.Errorf("client %d: subscription %d is being placed", c, ref)
 	}
 	us, st, err := m.table.SubscribeFF(m.clientIface(c), f, claims, policy)
 	if err != nil {
 		return Output{}, st, fmt.Errorf("client %d subscription %d: %w", c, ref, err)
 	}
-	m.addClientSub(c, ref, f)
 	return m.installed(c, ref, us), st, nil
 }
 
@@ -159,13 +158,6 @@ func (m *Mesh) abortPlacing(c Client, ref uint64) bool {
 	delete(m.placing, clientRef{c, ref})
 	m.table.AbortSubscribeRTO(pl.p)
 	return true
-}
-
-func (m *Mesh) addClientSub(c Client, ref uint64, f match.Filter) {
-	if m.clients[c] == nil {
-		m.clients[c] = make(map[uint64]match.Filter)
-	}
-	m.clients[c][ref] = f
 }
 
 // installed finishes a client subscription whose table updates are us:

@@ -201,7 +201,7 @@ func TestRTOUnsubscribeWhilePlacing(t *testing.T) {
 		t.Fatalf("placement not started: %v", err)
 	}
 	before := m.Len()
-	out, err := m.Unsubscribe(1, 1)
+	out, err := m.Unsubscribe(1, 1, match.MustParse("x > 7"))
 	if err != nil {
 		t.Fatal(err)
 	}

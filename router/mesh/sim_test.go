@@ -2,6 +2,8 @@ package mesh
 
 import (
 	"fmt"
+	"iter"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -277,13 +279,51 @@ func (s *sim) subscribe(k subKey, f match.Filter) {
 }
 
 func (s *sim) unsubscribe(k subKey) {
-	out, err := s.routers[k.router].Unsubscribe(k.client, k.ref)
+	out, err := s.routers[k.router].Unsubscribe(k.client, k.ref, s.subs[k])
 	if err != nil {
 		s.t.Fatal(err)
 	}
 	delete(s.subs, k)
 	delete(s.ready, k)
 	s.dispatch(k.router, out)
+}
+
+// checkRouteCounts checks that router i's RouteCounts gives the lengths
+// of its Routes lists and nothing else differs.
+func (s *sim) checkRouteCounts(i int) {
+	full, counts := s.routers[i].Routes(), s.routers[i].RouteCounts()
+	if len(full) != len(counts) {
+		s.t.Fatalf("%s: %d links in Routes, %d in RouteCounts", s.name(i), len(full), len(counts))
+	}
+	for j, lr := range full {
+		c := counts[j]
+		if c.ForwardedCount != len(lr.Forwarded) || c.ReceivedCount != len(lr.Received) || c.Forwarded != nil || c.Received != nil {
+			s.t.Fatalf("%s link %d: counts %d/%d (lists %v/%v), Routes has %d/%d", s.name(i), lr.Link, c.ForwardedCount, c.ReceivedCount, c.Forwarded, c.Received, len(lr.Forwarded), len(lr.Received))
+		}
+		lr.Forwarded, lr.Received = nil, nil
+		if !reflect.DeepEqual(lr, c) {
+			s.t.Fatalf("%s link %d: RouteCounts %+v, Routes %+v", s.name(i), lr.Link, c, lr)
+		}
+	}
+}
+
+// clientSubs yields the subscriptions of client c at router r, in ref
+// order: what a caller hands DropClient.
+func (s *sim) clientSubs(r int, c Client) iter.Seq2[uint64, match.Filter] {
+	var refs []uint64
+	for k := range s.subs {
+		if k.router == r && k.client == c {
+			refs = append(refs, k.ref)
+		}
+	}
+	slices.Sort(refs)
+	return func(yield func(uint64, match.Filter) bool) {
+		for _, ref := range refs {
+			if !yield(ref, s.subs[subKey{r, c, ref}]) {
+				return
+			}
+		}
+	}
 }
 
 // publish routes e hop by hop from router p over the routers' current
@@ -396,6 +436,7 @@ func (s *sim) checkQuiet() {
 		if n := m.pendingCount(); n != 0 {
 			s.t.Fatalf("%s: %d acknowledgements still owed when quiet", s.name(i), n)
 		}
+		s.checkRouteCounts(i)
 	}
 	for p := range s.routers {
 		for _, e := range gridEvents {

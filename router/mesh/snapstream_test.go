@@ -192,7 +192,7 @@ func TestDropClientOneChange(t *testing.T) {
 			t.Fatalf("part %d: b holds %d, want %d", part, got, n)
 		}
 		s.subscribe(subKey{0, 1, n}, keyFilter(n)) // not Ready when the client leaves
-		out := s.routers[0].DropClient(1)
+		out := s.routers[0].DropClient(1, s.clientSubs(0, 1))
 		for k := range s.subs {
 			delete(s.subs, k)
 		}

@@ -12,6 +12,10 @@ type LinkRoutes struct {
 	Reach     []string `json:"reach"`
 	Forwarded []string `json:"forwarded"`
 	Received  []string `json:"received"`
+	// ForwardedCount and ReceivedCount are the lengths of Forwarded and
+	// Received; RouteCounts sets them and leaves the lists empty.
+	ForwardedCount int `json:"forwarded_count"`
+	ReceivedCount  int `json:"received_count"`
 	// Unacked counts Routes messages sent on the link and not yet
 	// acknowledged.
 	Unacked uint64 `json:"unacked"`
@@ -31,9 +35,34 @@ func (m *Mesh) Routes() []LinkRoutes {
 				recv = append(recv, text)
 			}
 		}
+		fwd := m.forwardedTo(l)
 		out = append(out, LinkRoutes{
 			Link: l.id, Peer: l.peer, Epoch: l.epoch, Reach: append([]string(nil), l.reach...),
-			Forwarded: m.forwardedTo(l), Received: recv,
+			Forwarded: fwd, Received: recv, ForwardedCount: len(fwd), ReceivedCount: len(recv),
+			Unacked: l.sentSeq - l.ackedSeq,
+		})
+		if m.adv != nil {
+			la := m.adv.links[l.id]
+			out[len(out)-1].AdvertsForwarded = sortedKeys(la.sent)
+			out[len(out)-1].AdvertsReceived = sortedKeys(la.held)
+		}
+	}
+	return out
+}
+
+// RouteCounts is Routes with the filter lists left out (their lengths
+// only; advertisements are listed, they are few): what a link carrying 10^6 filters can be watched with, where
+// Routes builds tens of megabytes.
+func (m *Mesh) RouteCounts() []LinkRoutes {
+	var out []LinkRoutes
+	for _, l := range m.sortedLinks() {
+		recv := 0
+		for _, h := range l.held {
+			recv += h.n
+		}
+		out = append(out, LinkRoutes{
+			Link: l.id, Peer: l.peer, Epoch: l.epoch, Reach: append([]string(nil), l.reach...),
+			ForwardedCount: m.forwardedCount(l), ReceivedCount: recv,
 			Unacked: l.sentSeq - l.ackedSeq,
 		})
 		if m.adv != nil {
