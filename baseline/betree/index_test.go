@@ -46,14 +46,16 @@ func insertAll(t *testing.T, x *Index, fs ...[]match.Constraint) {
 	}
 }
 
-// TestPartitionsOnTheCheapestAttribute: four subscriptions constrain a
-// with ranges straddling the domain's middle (a p-node on a spares
-// nothing), three constrain b narrowly; the cost model partitions on b,
-// where counting subscriptions per attribute would pick a.
+// TestPartitionsOnTheCheapestAttribute: when the root overflows, its four
+// subscriptions constrain a with ranges straddling the domain's middle (a
+// p-node on a spares nothing) and two constrain b narrowly; the cost
+// model partitions on b, where counting subscriptions per attribute would
+// pick a. Two more on b overflow b's root bucket, which splits.
 func TestPartitionsOnTheCheapestAttribute(t *testing.T) {
-	x, _ := New(Config{Lo: 0, Hi: 64, Capacity: 2})
+	x, _ := New(Config{Lo: 0, Hi: 64, Capacity: 3})
 	wide := between("a", 10, 50)
-	insertAll(t, x, wide, wide, append(between("b", 1, 2), wide...), append(between("b", 40, 41), wide...), between("b", 20, 22))
+	insertAll(t, x, wide, wide, append(between("b", 1, 2), wide...), append(between("b", 40, 41), wide...),
+		between("b", 20, 22), between("b", 50, 51))
 	if len(x.root.pdir) != 1 || x.root.pdir[0].attr != "b" {
 		t.Fatalf("root partitions %v, want one p-node on b", attrs(x.root.pdir))
 	}
@@ -67,16 +69,17 @@ func TestPartitionsOnTheCheapestAttribute(t *testing.T) {
 
 // TestCapacityGrows: subscriptions no directory can spare (no numeric
 // range) overflow the root; with nothing to partition on, its capacity
-// grows to the next multiple of Capacity instead of retrying each time.
+// grows to twice its size (a multiple of Capacity), so the attempts are
+// made at 5 and 13 subscriptions, not at every insertion.
 func TestCapacityGrows(t *testing.T) {
 	x, _ := New(Config{Capacity: 4})
 	var fs [][]match.Constraint
-	for range 9 {
+	for range 13 {
 		fs = append(fs, []match.Constraint{{Attr: "s", Op: match.OpEq, Val: match.Str("x")}})
 	}
 	insertAll(t, x, fs...)
-	if len(x.root.pdir) != 0 || len(x.root.leaf) != 9 || x.root.capacity != 12 {
-		t.Fatalf("root: %d p-nodes, %d subscriptions, capacity %d; want 0, 9, 12", len(x.root.pdir), len(x.root.leaf), x.root.capacity)
+	if len(x.root.pdir) != 0 || len(x.root.leaf) != 13 || x.root.capacity != 28 {
+		t.Fatalf("root: %d p-nodes, %d subscriptions, capacity %d; want 0, 13, 28", len(x.root.pdir), len(x.root.leaf), x.root.capacity)
 	}
 }
 

@@ -163,9 +163,8 @@ func (x *Index) cluster(b *cdir) {
 // cost model ranks best (none used on the path here, none already in the
 // directory), every subscription constraining it moves into the p-node's
 // clustering directory, and that directory is clustered. When no
-// attribute is worth a p-node, the l-node's capacity grows to the next
-// multiple of Capacity, so the next attempt waits for that many more
-// subscriptions (the paper's cluster-capacity update).
+// attribute is worth a p-node, the l-node's capacity grows (the paper's
+// cluster-capacity update; see capacityFor).
 func (x *Index) partition(n *cnode) {
 	for len(n.leaf) > n.capacity {
 		attr, ok := x.bestAttr(n)
@@ -188,8 +187,19 @@ func (x *Index) partition(n *cnode) {
 		n.leaf = kept
 		x.cluster(p.root)
 	}
+	n.capacity = x.capacityFor(len(n.leaf))
+}
+
+// capacityFor is the capacity of an l-node of size subscriptions after a
+// partitioning attempt: Capacity when that relieved it, else the multiple
+// of Capacity at or above twice its size, so that the attempts an l-node
+// nothing relieves costs are paid once per doubling of its size.
+func (x *Index) capacityFor(size int) int {
 	a := x.cfg.Capacity
-	n.capacity = max(a, (len(n.leaf)+a-1)/a*a)
+	if size <= a {
+		return a
+	}
+	return (2*size + a - 1) / a * a
 }
 
 // pathAttrs returns the attributes partitioned on the way from the root
