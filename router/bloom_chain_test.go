@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/match/bloom"
 	"github.com/sift-pubsub/sift/router"
@@ -46,21 +47,23 @@ type chainRun struct {
 	bFalse    float64                    // b's false forwards from a
 	summaries float64                    // at a
 	saturated float64                    // at a
+	bWalks    float64                    // b's links decided by a tree walk
+	bWitness  float64                    // b's links decided by the witness
 	dictTerms [3]float64                 // a, b, c
 	wantTerms int
 	published int
 }
 
 // runBloomChain links a - b - c (c dials b, b dials a) with mod applied to
-// every router, subscribes bloomChainFilters (each Subscribe returns once
+// every router (given its name), subscribes bloomChainFilters (each Subscribe returns once
 // installed on every router), publishes stock events and a marker at a,
 // and collects what every subscriber got.
-func runBloomChain(t *testing.T, mod func(*router.Config)) chainRun {
+func runBloomChain(t *testing.T, mod func(name string, c *router.Config)) chainRun {
 	t.Helper()
 	certDir := deploymentCerts(t)
 	both := func(name string, w *linkWatch, peers ...string) func(*router.Config) {
 		base := linkedRouter(t, name, certDir, "", w, peers...)
-		return func(c *router.Config) { base(c); mod(c) }
+		return func(c *router.Config) { base(c); mod(name, c) }
 	}
 	wa, wb, wc := newLinkWatch(), newLinkWatch(), newLinkWatch()
 	envs := map[string]*local.Env{}
@@ -136,6 +139,8 @@ func runBloomChain(t *testing.T, mod func(*router.Config)) chainRun {
 	run.cFalse = metricValue(lc.Bloom.FalseForwards.WithLabelValues("b"))
 	run.summaries = metricValue(la.Bloom.Summaries)
 	run.saturated = metricValue(la.Bloom.Saturated)
+	run.bWalks = metricValue(lb.Bloom.TreeWalks)
+	run.bWitness = metricValue(lb.Bloom.WitnessDecisions)
 	return run
 }
 
@@ -181,16 +186,33 @@ func checkExact(t *testing.T, mode string, run chainRun) {
 // what exact mode does, and each extra event is counted as a false
 // forward where it stopped.
 func TestBloomChain(t *testing.T) {
-	exact := runBloomChain(t, func(c *router.Config) { c.Forward = router.ForwardExact })
+	exact := runBloomChain(t, func(_ string, c *router.Config) { c.Forward = router.ForwardExact })
 	checkExact(t, "exact", exact)
 	for _, tc := range []struct {
 		name   string
 		index  string
 		params bloom.Params
+		v1     string // the router that links as version 1 (no witnesses)
 		check  func(t *testing.T, run chainRun)
 	}{
-		{name: "sbstree", index: "sbstree", check: noSaturation},
-		{name: "bftree", index: "bftree", check: noSaturation},
+		{name: "sbstree", index: "sbstree", check: witnessed},
+		{name: "bftree", index: "bftree", check: witnessed},
+		// A router of version 1 among them: a's entries reach b
+		// without witnesses, so b walks its tree for every link.
+		{name: "b of version 1", v1: "b", check: func(t *testing.T, run chainRun) {
+			noSaturation(t, run)
+			if run.bWitness != 0 || run.bWalks < run.bIn {
+				t.Fatalf("b decided %v links by witness and walked %v trees for %v events, from a version-1 link", run.bWitness, run.bWalks, run.bIn)
+			}
+		}},
+		// c of version 1: b still decides by a's witnesses, and sends c
+		// its entries without them (c would refuse them).
+		{name: "c of version 1", v1: "c", check: witnessed},
+		{name: "a of version 1", v1: "a", check: func(t *testing.T, run chainRun) {
+			if run.bWitness != 0 {
+				t.Fatalf("b decided %v links by witness from a version-1 router", run.bWitness)
+			}
+		}},
 		// 64 bits and k = 24: an event satisfying two terms fills more
 		// than half the summary and travels marked exact.
 		{name: "saturated", params: bloom.Params{M: 64, K: 24}, check: func(t *testing.T, run chainRun) {
@@ -207,8 +229,11 @@ func TestBloomChain(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			run := runBloomChain(t, func(c *router.Config) {
+			run := runBloomChain(t, func(name string, c *router.Config) {
 				c.Forward, c.BloomIndex, c.Bloom = router.ForwardBloom, tc.index, tc.params
+				if name == tc.v1 {
+					c.LinkVersion = wire.Version
+				}
 			})
 			checkExact(t, tc.name, run)
 			for i, n := range run.dictTerms {
@@ -227,9 +252,20 @@ func TestBloomChain(t *testing.T) {
 				t.Fatalf("c got %v events from b (exact mode %v) and counted %v false forwards", run.cIn, exact.cIn, run.cFalse)
 			}
 			tc.check(t, run)
-			t.Logf("%s: %v of %v summaries saturated; b got %v events from a (exact %v, %v false), c got %v from b (exact %v, %v false)",
-				tc.name, run.saturated, run.summaries, run.bIn, exact.bIn, run.bFalse, run.cIn, exact.cIn, run.cFalse)
+			t.Logf("%s: %v of %v summaries saturated; b got %v events from a (exact %v, %v false), c got %v from b (exact %v, %v false); b decided %v links by witness, %v by a walk",
+				tc.name, run.saturated, run.summaries, run.bIn, exact.bIn, run.bFalse, run.cIn, exact.cIn, run.cFalse, run.bWitness, run.bWalks)
 		})
+	}
+}
+
+// witnessed: no saturation, and b decided some of its links by the
+// witnesses a sent (the filters of c's that b forwarded to a uncovered),
+// walking its tree for the others; every event b got had one link to
+// decide (c's).
+func witnessed(t *testing.T, run chainRun) {
+	noSaturation(t, run)
+	if run.bWitness == 0 || run.bWalks == 0 || run.bWitness+run.bWalks != run.bIn {
+		t.Fatalf("b decided %v links by witness and %v by a walk for %v events received", run.bWitness, run.bWalks, run.bIn)
 	}
 }
 

@@ -19,6 +19,11 @@ type BloomMetrics struct {
 	// summary and that matched nothing here: no local subscription and no
 	// link onward (label link = the peer that sent it).
 	FalseForwards *prometheus.CounterVec
+	// TreeWalks counts links an inner router decided for an event by
+	// walking the link's tree; WitnessDecisions those it decided by the
+	// witness the event came with (one lookup), which is what a chain
+	// should mostly see.
+	TreeWalks, WitnessDecisions prometheus.Counter
 	// DictionaryTerms is the number of dictionary terms in use in this
 	// router's component.
 	DictionaryTerms prometheus.Gauge
@@ -41,11 +46,15 @@ func newBloomMetrics(reg *prometheus.Registry) *BloomMetrics {
 		FalseForwards: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sift_router_bloom_false_forwards_total", Help: "Events a neighbour forwarded on their summary that matched nothing here (no local subscription, no link onward), per neighbour."},
 			[]string{"link"}),
+		TreeWalks: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "sift_router_bloom_tree_walks_total", Help: "Links decided for an event forwarded on its summary by walking the link's tree."}),
+		WitnessDecisions: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "sift_router_bloom_witness_decisions_total", Help: "Links decided for an event forwarded on its summary by the witness it came with, without a tree walk."}),
 		DictionaryTerms: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "sift_router_bloom_dictionary_terms", Help: "Dictionary terms in use in this router's component."}),
 		TreeFilters: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "sift_router_bloom_tree_filters", Help: "Filters held from neighbours in the Bloom trees."}),
 	}
-	reg.MustRegister(m.Summaries, m.Saturated, m.Fill, m.ExactIn, m.FalseForwards, m.DictionaryTerms, m.TreeFilters)
+	reg.MustRegister(m.Summaries, m.Saturated, m.Fill, m.ExactIn, m.FalseForwards, m.TreeWalks, m.WitnessDecisions, m.DictionaryTerms, m.TreeFilters)
 	return m
 }

@@ -88,6 +88,12 @@ type Config struct {
 	// Bloom are the Bloom parameters in Bloom mode (default bloom.Params{}:
 	// m=1024, k=3, seed 0, qualified terms).
 	Bloom bloom.Params
+	// LinkVersion is the newest link protocol version this router
+	// announces (0: wire.LinkVersion). wire.Version makes it link as
+	// routers did before BloomPublish entries carried witnesses, so inner
+	// routers walk their trees for every event; tests stand in for such
+	// routers with it, and benchmarks measure what witnesses buy.
+	LinkVersion uint64
 	// PeerTLS is the client TLS configuration used to dial Peers, normally
 	// certs.Loaded's ClientConfig with the node certificate; required
 	// when Peers is set.

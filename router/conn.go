@@ -41,6 +41,11 @@ type conn struct {
 	// in the current step (client deliveries go into Deliver frames
 	// instead, deliver.go); only the loop touches it (deliver.go, stage).
 	staged []delivery
+	// witness: a Bloom link whose ends agreed on
+	// wire.VersionBloomWitness, so its BloomPublish entries carry
+	// witnesses (set by the loop before the link's readers and writers
+	// start).
+	witness bool
 }
 
 // fail closes the connection with a protocol error code and message, once,

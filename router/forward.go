@@ -7,6 +7,7 @@ import (
 
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
+	"github.com/sift-pubsub/sift/router/core"
 	"github.com/sift-pubsub/sift/router/mesh"
 )
 
@@ -23,16 +24,18 @@ import (
 // too), so that no false positive leaves the first router and events that
 // go nowhere (most, on selective workloads) cost what they cost in exact
 // mode; the summary is built only for the events forwarded, for the
-// routers downstream.
-func (l *matchLoop) bloomForward(ev match.Event, raw []byte) {
-	b := l.bloom
-	if l.core.Links() == 0 || b.trees.Len() == 0 {
-		return // no link forwarded a filter
+// routers downstream. Each link gets, where it speaks
+// wire.VersionBloomWitness, the witness the link table found: a filter of
+// that link's the event matches, which the next router checks first. It
+// returns what decided the link table's answer.
+func (l *matchLoop) bloomForward(ev match.Event, raw []byte) core.RouteDecision {
+	b, lt := l.bloom, l.core.LinkTable()
+	if b.trees.Len() == 0 || lt == nil {
+		return core.DecidedNoLinks // no link forwarded a filter
 	}
-	to := l.exactLinks(0, ev, b.to[:0])
-	b.to = to
-	if len(to) == 0 {
-		return
+	hits, decision := lt.Route(0, ev, 0)
+	if len(hits) == 0 {
+		return decision
 	}
 	sum := b.dict.Summarize(ev)
 	l.metrics.Bloom.Summaries.Inc()
@@ -40,17 +43,26 @@ func (l *matchLoop) bloomForward(ev match.Event, raw []byte) {
 	if sum.Exact {
 		l.metrics.Bloom.Saturated.Inc()
 	}
-	l.forwardEntry(to, wire.AppendBloomEvent(nil, sum.Exact, sum.Words, raw))
+	l.queueEntry(hits, wire.AppendBloomEvent(nil, sum.Exact, sum.Words, raw))
+	return decision
 }
 
-// forwardEntry queues a BloomPublish entry for links; a full queue closes
-// the link as a slow consumer.
-func (l *matchLoop) forwardEntry(to []mesh.Link, entry []byte) {
-	for _, id := range to {
-		if c, ok := l.linkConn(id); ok {
-			l.queueLink(c, entry, 0)
+// queueEntry queues a BloomPublish entry for the links of hits, each with
+// its witness; a full queue closes the link as a slow consumer.
+func (l *matchLoop) queueEntry(hits []core.LinkHit, entry []byte) {
+	for _, h := range hits {
+		if c, ok := l.conns[h.Link]; ok {
+			l.queueLink(c, entry, c.entryWitness(h.Witness))
 		}
 	}
+}
+
+// bloomCounts are what one BloomPublish batch did, for the metrics.
+type bloomCounts struct {
+	matches   int            // local subscriptions matched
+	walks     int            // links decided by walking their tree
+	witnessed int            // links decided by the entry's witness
+	decisions decisionCounts // exact entries: what decided the link table
 }
 
 // publishBloom handles a BloomPublish batch from a link: exact delivery
@@ -66,57 +78,69 @@ func (l *matchLoop) publishBloom(m loopMsg) {
 	}
 	lm := l.bloom.links[m.iface]
 	local := l.eng.Subscriptions() > 0
-	matches := 0
+	var n bloomCounts
 	for _, be := range m.bpub.Events {
-		n, err := l.routeBloomEvent(m.iface, from, lm, be, local, m.at)
-		if err != nil {
+		if err := l.routeBloomEvent(m.iface, from, lm, be, local, m.at, &n); err != nil {
 			l.refuseLink(m.iface, fmt.Errorf("bloom-publish: %w", err))
 			return
 		}
-		matches += n
 	}
-	l.metrics.Matches.Add(float64(matches))
+	l.metrics.Matches.Add(float64(n.matches))
+	l.metrics.Bloom.TreeWalks.Add(float64(n.walks))
+	l.metrics.Bloom.WitnessDecisions.Add(float64(n.witnessed))
+	l.metrics.LinkTable.add(&n.decisions)
 	l.metrics.EventsIn.Add(float64(len(m.bpub.Events)))
 	c.linkIn.Add(float64(len(m.bpub.Events)))
 }
 
 // routeBloomEvent delivers one entry to local clients (decoding it only
 // when local says the router has subscriptions, or it is marked exact)
-// and forwards it; it returns the local matches.
-func (l *matchLoop) routeBloomEvent(iface ifaceID, from mesh.Link, lm bloomLinkMetrics, be wire.BloomEvent, local bool, at time.Time) (int, error) {
+// and forwards it, adding what it did to n. The entry goes on with the
+// witness it came with: along a chain the filter it names is held by the
+// next link too.
+func (l *matchLoop) routeBloomEvent(iface ifaceID, from mesh.Link, lm bloomLinkMetrics, be wire.BloomEvent, local bool, at time.Time, n *bloomCounts) error {
 	b := l.bloom
 	var ev match.Event
-	delivered, matches := false, 0
+	delivered := false
 	if be.Exact || local {
 		var err error
 		b.dec.Wanted, _ = l.want.load() // the loop's current set: what its filters name
 		if ev, err = b.dec.DecodeEvent(be.Event); err != nil {
-			return 0, err
+			return err
 		}
 		for _, h := range l.eng.Route(iface, ev) {
-			matches += len(h.Subs)
+			n.matches += len(h.Subs)
 			if c, ok := l.conns[h.Iface]; ok {
 				l.deliver(c, h.Subs, be.Event, at)
 				delivered = true
 			}
 		}
 	}
-	to := b.to[:0]
 	if be.Exact {
 		lm.exactIn.Inc()
-		to = l.exactLinks(iface, ev, to)
-	} else {
-		var err error
-		if to, err = b.trees.Route(be.Summary, from, to); err != nil {
-			return 0, err
+		if lt := l.core.LinkTable(); lt != nil {
+			hits, decision := lt.Route(iface, ev, be.Witness)
+			n.decisions[decision]++
+			l.queueEntry(hits, be.Entry)
 		}
-		if !delivered && len(to) == 0 {
-			lm.falseForwards.Inc()
-		}
+		return nil
+	}
+	to, d, err := b.trees.RouteWitness(be.Summary, from, be.Witness, b.to[:0])
+	if err != nil {
+		return err
 	}
 	b.to = to
-	l.forwardEntry(to, be.Entry)
-	return matches, nil
+	n.walks += d.Walks
+	n.witnessed += d.Witness
+	if !delivered && len(to) == 0 {
+		lm.falseForwards.Inc()
+	}
+	for _, id := range to {
+		if c, ok := l.linkConn(id); ok {
+			l.queueLink(c, be.Entry, c.entryWitness(be.Witness))
+		}
+	}
+	return nil
 }
 
 // readLinkData reads a link's data stream: LinkPublish batches in exact
@@ -147,8 +171,35 @@ func (r *Router) readLinkData(ctx context.Context, c *conn, sr *streamReader) er
 		if err != nil {
 			return err
 		}
-		if !r.send(ctx, loopMsg{kind: msgBloomPublish, iface: c.id, bpub: m.(*wire.BloomPublish), at: at}) {
+		bp := m.(*wire.BloomPublish)
+		if err := c.checkWitnesses(bp); err != nil {
+			return err
+		}
+		if !r.send(ctx, loopMsg{kind: msgBloomPublish, iface: c.id, bpub: bp, at: at}) {
 			return errStopped
 		}
 	}
+}
+
+// entryWitness is the witness a BloomPublish entry carries on this link:
+// w where the link speaks wire.VersionBloomWitness, none where it does not.
+func (c *conn) entryWitness(w uint64) uint64 {
+	if c.witness {
+		return w
+	}
+	return 0
+}
+
+// checkWitnesses refuses a batch whose entries carry witnesses on a link
+// that did not agree on wire.VersionBloomWitness.
+func (c *conn) checkWitnesses(bp *wire.BloomPublish) error {
+	if c.witness {
+		return nil
+	}
+	for i, e := range bp.Events {
+		if e.Witness != 0 {
+			return wire.Errorf(wire.CodeUnexpected, "bloom-publish entry %d carries a witness on a link of protocol version %d (witnesses need version %d)", i, wire.Version, wire.VersionBloomWitness)
+		}
+	}
+	return nil
 }

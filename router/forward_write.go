@@ -18,7 +18,8 @@ func (r *Router) linkWriter(w *connWriter) func(io.WriteCloser) error {
 }
 
 // runBloomForward writes the entries queued for a neighbour router (each
-// delivery's raw is a BloomPublish entry) as BloomPublish frames.
+// delivery's raw is a BloomPublish entry, its witness the one to carry, 0
+// for none) as BloomPublish frames.
 func (w *connWriter) runBloomForward(s io.WriteCloser) error {
 	return w.runLink(s, &bloomFrame{})
 }
@@ -53,7 +54,7 @@ type bloomFrame struct {
 	buf []byte
 }
 
-func (f *bloomFrame) add(d *delivery) { f.AddEntry(d.raw) }
+func (f *bloomFrame) add(d *delivery) { f.AddEntry(d.raw, d.witness) }
 
 func (f *bloomFrame) frame(seq uint64) []byte {
 	f.buf = f.AppendFrame(f.buf[:0], seq)

@@ -7,7 +7,6 @@ import (
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router/core"
-	"github.com/sift-pubsub/sift/router/mesh"
 )
 
 // msgKind is the kind of an input to the matching loop.
@@ -200,8 +199,7 @@ func (l *matchLoop) forwardLinks(ev match.Event, iface ifaceID, raw []byte, witn
 		return core.DecidedNoLinks
 	}
 	if l.bloom != nil {
-		l.bloomForward(ev, raw) // bloom links carry only bloom-publish: from is a client
-		return core.DecidedNoLinks
+		return l.bloomForward(ev, raw) // bloom links carry only bloom-publish: from is a client
 	}
 	lt := l.core.LinkTable()
 	if lt == nil {
@@ -220,22 +218,6 @@ func (l *matchLoop) forwardLinks(ev match.Event, iface ifaceID, raw []byte, witn
 // BloomPublish entry) for link c's data lane.
 func (l *matchLoop) queueLink(c *conn, raw []byte, witness uint64) {
 	l.stage(c, delivery{raw: raw, witness: witness})
-}
-
-// exactLinks appends to dst the links whose filters match ev by the link
-// table, never the link iface (the event's origin).
-func (l *matchLoop) exactLinks(iface ifaceID, ev match.Event, dst []mesh.Link) []mesh.Link {
-	lt := l.core.LinkTable()
-	if lt == nil {
-		return dst
-	}
-	hits, _ := lt.Route(iface, ev, 0)
-	for _, h := range hits {
-		if id, ok := l.core.LinkOf(h.Link); ok {
-			dst = append(dst, id)
-		}
-	}
-	return dst
 }
 
 func (l *matchLoop) pushControl(c *conn, frame []byte) {

@@ -41,7 +41,7 @@ func newLinks(cfg Config, eng *core.Engine) (links, error) {
 		c, err := core.New(core.Config{Engine: eng})
 		return links{core: c}, err
 	}
-	m, err := mesh.New(mesh.Config{Name: cfg.Name, Table: cfg.Table, Merge: cfg.Merge, MaxLinks: cfg.MaxLinks, Incarnation: newIncarnation(), Advertise: cfg.Advertise})
+	m, err := mesh.New(mesh.Config{Name: cfg.Name, Table: cfg.Table, Merge: cfg.Merge, MaxLinks: cfg.MaxLinks, Incarnation: newIncarnation(), Advertise: cfg.Advertise, LinkVersion: cfg.LinkVersion})
 	if err != nil {
 		return links{}, err
 	}
@@ -96,6 +96,8 @@ func (l *matchLoop) linkUp(m loopMsg) {
 	m.conn.linkIn = l.metrics.LinkEvents.WithLabelValues(name, "in")
 	m.conn.linkOut = l.metrics.LinkEvents.WithLabelValues(name, "out")
 	if l.bloom != nil {
+		id, _ := l.core.LinkOf(m.iface)
+		m.conn.witness = l.mesh.LinkVersion(id) >= wire.VersionBloomWitness
 		l.bloom.links[m.iface] = bloomLinkMetrics{
 			exactIn:       l.metrics.Bloom.ExactIn.WithLabelValues(name),
 			falseForwards: l.metrics.Bloom.FalseForwards.WithLabelValues(name),

@@ -1,7 +1,6 @@
 package bloomsweep
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 
@@ -36,12 +35,9 @@ type router struct {
 	// its bodies in order; wpos is the next one (timeRole visits the
 	// bodies in order, from the first).
 	witnesses []match.Filter
-	// witnessHashes are the same filters' witnesses (wire.FilterHash),
-	// for innerBloomWitness.
-	witnessHashes []uint64
-	wpos          int
-	to            []mesh.Link
-	sink          []byte
+	wpos      int
+	to        []mesh.Link
+	sink      []byte
 }
 
 // newRouter builds the state for w: every filter in the exact index and
@@ -84,7 +80,7 @@ type decisions struct {
 	exact, bloom      []bool
 	entries           [][]byte
 	witnesses         []match.Filter // per event a filter matches, in order: the first it matches
-	witnessHashes     []uint64       // their wire.FilterHash
+	witnessHashes     []uint64       // their wire.FilterHash, which Bloom entries carry
 	saturated         int
 	fill, probeHits   float64
 	probes            int
@@ -156,23 +152,29 @@ func publishBodies(w *pointWorkload, keep []bool) [][]byte {
 
 // bloomBodies encodes the entries the first router sends downstream in
 // Bloom mode (those of the events a filter matches) as BloomPublish bodies
-// of batchEvents each.
-func bloomBodies(d decisions) [][]byte {
+// of batchEvents each; with witnessed, each entry carries its witness, as
+// on a link of wire.VersionBloomWitness.
+func bloomBodies(d decisions, witnessed bool) [][]byte {
 	var bodies [][]byte
-	var body []byte
-	n := 0
+	var batch wire.BloomBatch
 	flush := func() {
-		if n > 0 {
-			bodies = append(bodies, append(binary.AppendUvarint(binary.AppendUvarint(nil, 1), uint64(n)), body...))
+		if batch.Len() > 0 {
+			_, body, _, _ := wire.SplitFrame(batch.AppendFrame(nil, 1), wire.HardMaxFrame) // our own frame
+			bodies = append(bodies, body)
 		}
-		body, n = nil, 0
+		batch.Reset()
 	}
+	j := 0 // the next witness: one per event a filter matches
 	for i, e := range d.entries {
 		if !d.exact[i] {
 			continue
 		}
-		body = append(body, e...)
-		if n++; n == batchEvents {
+		var w uint64
+		if witnessed {
+			w = d.witnessHashes[j]
+		}
+		j++
+		if batch.AddEntry(e, w); batch.Len() == batchEvents {
 			flush()
 		}
 	}

@@ -110,13 +110,11 @@ func (rt *router) innerBloom(bodies [][]byte) (int, error) {
 	return n, nil
 }
 
-// innerBloomWitness is innerBloom with the witness a Bloom entry would
-// carry, as link-publish does in exact mode (the hash of the filter the
+// innerBloomWitness is innerBloom for entries that carry their witness,
+// as on a link of wire.VersionBloomWitness (the hash of the filter the
 // first router matched, which the link in front holds too): the router
 // checks that filter against the summary (bloomfwd.Trees.RouteWitness)
-// and walks the tree only when it fails. Bloom-publish has no witness
-// field yet, so the witnesses come from the workload, in the entries'
-// order (wpos, as innerWitness).
+// and walks the tree only when it fails, as the routers do.
 func (rt *router) innerBloomWitness(bodies [][]byte) (int, error) {
 	n := 0
 	for _, b := range bodies {
@@ -124,9 +122,7 @@ func (rt *router) innerBloomWitness(bodies [][]byte) (int, error) {
 		if err != nil {
 			return n, err
 		}
-		for _, be := range m.(*wire.BloomPublish).Events {
-			w := rt.witnessHashes[rt.wpos]
-			rt.wpos = (rt.wpos + 1) % len(rt.witnessHashes)
+		for i, be := range m.(*wire.BloomPublish).Events {
 			if be.Exact {
 				e, err := rt.dec.DecodeEvent(be.Event)
 				if err != nil {
@@ -135,11 +131,14 @@ func (rt *router) innerBloomWitness(bodies [][]byte) (int, error) {
 				rt.ids = rt.fast.Match(e, rt.ids[:0])
 				continue
 			}
-			if rt.to, err = rt.trees.RouteWitness(be.Summary, upLink, w, rt.to[:0]); err != nil {
+			if be.Witness == 0 {
+				return n, fmt.Errorf("entry %d of a body: no witness", i)
+			}
+			if rt.to, _, err = rt.trees.RouteWitness(be.Summary, upLink, be.Witness, rt.to[:0]); err != nil {
 				return n, err
 			}
 			if len(rt.to) == 0 {
-				return n, fmt.Errorf("entry %d: not forwarded, though its witness matches (a false negative)", rt.wpos)
+				return n, fmt.Errorf("entry %d of a body: not forwarded, though its witness matches (a false negative)", i)
 			}
 		}
 		n += len(m.(*wire.BloomPublish).Events)

@@ -54,10 +54,10 @@ type Point struct {
 	InnerWitnessNs float64 `json:"inner_witness_ns"`
 	InnerBloomNs   float64 `json:"inner_bloom_ns"`
 	// InnerBloomWitnessNs is an inner router in Bloom mode deciding by
-	// the witness a Bloom entry would carry (bloomfwd.Trees.RouteWitness:
-	// the first router's matched filter checked against the summary, the
-	// tree walked only when that fails). The routers do not send it:
-	// bloom-publish has no witness field yet.
+	// the witness its entries carry (bloomfwd.Trees.RouteWitness: the
+	// first router's matched filter checked against the summary, the tree
+	// walked only when that fails), as routers do on links of
+	// wire.VersionBloomWitness.
 	InnerBloomWitnessNs float64 `json:"inner_bloom_witness_ns"`
 	// InnerSpeedup is InnerExactNs / InnerBloomNs and WitnessSpeedup
 	// InnerWitnessNs / InnerBloomNs: above 1, Bloom forwarding costs an
@@ -171,8 +171,9 @@ func runPoint(ctx context.Context, cfg Config, terms, filters int, seed uint64) 
 		return p, err
 	}
 	p.fill(&w, d)
-	all, exactIn, bloomIn := publishBodies(&w, nil), publishBodies(&w, d.exact), bloomBodies(d)
-	rt.witnesses, rt.witnessHashes = d.witnesses, d.witnessHashes
+	all, exactIn, bloomIn := publishBodies(&w, nil), publishBodies(&w, d.exact), bloomBodies(d, false)
+	bloomWitnessIn := bloomBodies(d, true)
+	rt.witnesses = d.witnesses
 	var first, inner [2][]float64 // [exact, bloom] per round
 	var witness, bloomWitness []float64
 	for round := range cfg.Rounds {
@@ -201,8 +202,7 @@ func runPoint(ctx context.Context, cfg Config, terms, filters int, seed uint64) 
 				}
 				witness = append(witness, ns)
 			} else {
-				rt.wpos = 0
-				if ns, err = timeRole(ctx, rt.innerBloomWitness, bloomIn, cfg.MinCPU); err != nil {
+				if ns, err = timeRole(ctx, rt.innerBloomWitness, bloomWitnessIn, cfg.MinCPU); err != nil {
 					return p, err
 				}
 				bloomWitness = append(bloomWitness, ns)

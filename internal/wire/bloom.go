@@ -157,6 +157,11 @@ const (
 	summarySparse byte = 2 // word count, bit count, then positions as varint gaps
 )
 
+// entryWitness, set in an entry's encoding byte, says a witness (8 bytes,
+// little endian, not zero) follows that byte. Only links that negotiated
+// VersionBloomWitness carry it.
+const entryWitness byte = 0x80
+
 // MaxSummaryWords bounds the 64-bit words of a summary.
 const MaxSummaryWords = MaxBloomM / 64
 
@@ -165,13 +170,21 @@ const MaxSummaryWords = MaxBloomM / 64
 // only forward never parse events) and either its summary or Exact, which
 // says the first router found the summary too full to be useful and
 // routers must match the event exactly.
+//
+// Witness, when not zero, is the hash (FilterHash) of a filter the sender
+// found the event to match among those the receiver forwarded to it, as
+// in LinkPublish: the receiver checks that filter first, on the summary
+// or (Exact) on the event, and searches only when that fails. A witness
+// is a hint that saves the search, never a reason to forward: a wrong one
+// costs a lookup.
 type BloomEvent struct {
 	Exact   bool
 	Summary []uint64 // the summary's words; empty when Exact
 	Event   []byte   // the encoded event
+	Witness uint64   // 0: none
 	// Entry is the entry's whole encoding as received (aliasing the frame
-	// body), so routers forward it without encoding it again. AppendBody
-	// ignores it.
+	// body), so routers forward it without encoding it again (BloomBatch
+	// sets or drops its witness). AppendBody ignores it.
 	Entry []byte
 }
 
@@ -247,14 +260,32 @@ type BloomPublish struct {
 // Type returns TypeBloomPublish.
 func (*BloomPublish) Type() Type { return TypeBloomPublish }
 
-// AppendBody appends seq, the entry count and the entries.
+// AppendBody appends seq, the entry count and the entries, each with its
+// witness when it has one.
 func (m *BloomPublish) AppendBody(b []byte) []byte {
 	b = binary.AppendUvarint(b, m.Seq)
 	b = binary.AppendUvarint(b, uint64(len(m.Events)))
+	var entry []byte
 	for _, e := range m.Events {
-		b = AppendBloomEvent(b, e.Exact, e.Summary, e.Event)
+		entry = AppendBloomEvent(entry[:0], e.Exact, e.Summary, e.Event)
+		b = appendEntryWitness(b, entry, e.Witness)
 	}
 	return b
+}
+
+// appendEntryWitness appends entry (an encoded entry, with or without a
+// witness) with witness in place of the one it carries: none when witness
+// is zero.
+func appendEntryWitness(b, entry []byte, witness uint64) []byte {
+	enc, rest := entry[0]&^entryWitness, entry[1:]
+	if entry[0]&entryWitness != 0 {
+		rest = rest[8:]
+	}
+	if witness == 0 {
+		return append(append(b, enc), rest...)
+	}
+	b = binary.LittleEndian.AppendUint64(append(b, enc|entryWitness), witness)
+	return append(b, rest...)
 }
 
 func decodeBloomPublish(r *reader) *BloomPublish {
@@ -282,7 +313,17 @@ func decodeBloomPublish(r *reader) *BloomPublish {
 // it refills with room for ahead summaries of the same size.
 func readBloomEvent(r *reader, slab *[]uint64, ahead int) BloomEvent {
 	var e BloomEvent
-	switch enc := r.byte("bloom event summary encoding"); enc {
+	enc := r.byte("bloom event summary encoding")
+	if enc&entryWitness != 0 && r.err == nil {
+		enc &^= entryWitness
+		if e.Witness = r.fixed64("bloom event witness"); r.err == nil && e.Witness == 0 {
+			r.fail("bloom event: witness 0 (an entry without a witness does not set the flag)")
+		}
+	}
+	if r.err != nil {
+		return e
+	}
+	switch enc {
 	case summaryExact:
 		e.Exact = true
 	case summaryDense, summarySparse:
@@ -360,9 +401,11 @@ type BloomBatch struct {
 	n   int
 }
 
-// AddEntry adds one encoded entry.
-func (p *BloomBatch) AddEntry(entry []byte) {
-	p.buf = append(p.buf, entry...)
+// AddEntry adds one encoded entry with witness in place of the one it
+// carries (0: none, as a link that did not negotiate VersionBloomWitness
+// must get).
+func (p *BloomBatch) AddEntry(entry []byte, witness uint64) {
+	p.buf = appendEntryWitness(p.buf, entry, witness)
 	p.n++
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,14 +59,18 @@ func genBloomMessage(t *rapid.T) Message {
 		if e.Exact = rapid.Bool().Draw(t, "exact"); !e.Exact {
 			e.Summary = genSummary(t)
 		}
+		if rapid.Bool().Draw(t, "witnessed") {
+			e.Witness = rapid.Uint64Min(1).Draw(t, "witness")
+		}
 		m.Events = append(m.Events, e)
 	}
 	return m
 }
 
 // TestBloomRoundTrip: every Bloom message decodes to what was encoded, and
-// a BloomPublish entry's Entry is exactly its encoding, so forwarding it
-// unchanged is forwarding the same event and summary.
+// a BloomPublish entry's Entry is exactly its encoding, witness included,
+// so forwarding it unchanged (a batch given the witness it came with) is
+// forwarding the same event, summary and witness.
 func TestBloomRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		m := genBloomMessage(t)
@@ -81,11 +86,13 @@ func TestBloomRoundTrip(t *testing.T) {
 		if p, ok := got.(*BloomPublish); ok {
 			var batch BloomBatch
 			for i := range p.Events {
-				if want := AppendBloomEvent(nil, p.Events[i].Exact, p.Events[i].Summary, p.Events[i].Event); !bytes.Equal(p.Events[i].Entry, want) {
-					t.Fatalf("entry %d: %x, want %x", i, p.Events[i].Entry, want)
+				e := &p.Events[i]
+				want := refBloomEntry(e.Exact, e.Summary, e.Event, e.Witness)
+				if !bytes.Equal(e.Entry, want) {
+					t.Fatalf("entry %d: %x, want %x", i, e.Entry, want)
 				}
-				batch.AddEntry(p.Events[i].Entry)
-				p.Events[i].Entry = nil
+				batch.AddEntry(e.Entry, e.Witness)
+				e.Entry = nil
 			}
 			if again := batch.AppendFrame(nil, p.Seq); !bytes.Equal(again, frame) {
 				t.Fatalf("batch of received entries:\n%x\nwant\n%x", again, frame)
@@ -187,6 +194,10 @@ func TestBloomBadInput(t *testing.T) {
 		{"publish sparse second beyond", TypeBloomPublish, entry(2, 1, 2, 60, 3), "beyond 64"},
 		{"publish empty event", TypeBloomPublish, []byte{1, 1, 0, 0}, "empty event"},
 		{"publish trailing", TypeBloomPublish, append(entry(0), 7), "trailing"},
+		{"publish witness zero", TypeBloomPublish, entry(0x80, 0, 0, 0, 0, 0, 0, 0, 0), "witness 0"},
+		{"publish witness truncated", TypeBloomPublish, []byte{1, 1, 0x81, 1, 2, 3}, "witness: truncated"},
+		{"publish witness unknown encoding", TypeBloomPublish, entry(0x83, 1, 0, 0, 0, 0, 0, 0, 0), "unknown summary encoding 3"},
+		{"publish witness other flag", TypeBloomPublish, entry(0xc0, 1, 0, 0, 0, 0, 0, 0, 0), "unknown summary encoding 64"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Decode(tc.typ, tc.body)
@@ -211,6 +222,8 @@ func bloomSeedFrames() [][]byte {
 			{Summary: []uint64{5, 0, 1 << 40, 0}, Event: ev},
 			{Exact: true, Event: ev},
 			{Summary: []uint64{^uint64(0), 3}, Event: ev},
+			{Summary: []uint64{5, 0, 1 << 40, 0}, Event: ev, Witness: 0x1122334455667788},
+			{Exact: true, Event: ev, Witness: 1},
 		}},
 	}
 	var out [][]byte
@@ -329,4 +342,92 @@ func BenchmarkDecodeBloomPublish(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// refBloomEntry is refBloomEvent with a witness spelled out: the flag in
+// the encoding byte, then the witness, 8 bytes little endian.
+func refBloomEntry(exact bool, summary []uint64, event []byte, witness uint64) []byte {
+	b := refBloomEvent(exact, summary, event)
+	if witness == 0 {
+		return b
+	}
+	out := binary.LittleEndian.AppendUint64([]byte{b[0] | 0x80}, witness)
+	return append(out, b[1:]...)
+}
+
+// TestBloomBatchSetsWitness: a batch re-encodes any entry, with or
+// without a witness, with the witness it is given (none for 0), and the
+// frame decodes to the same events and summaries with those witnesses:
+// what an inner router does when it passes an entry on to a link that
+// speaks witnesses, or strips it for one that does not.
+func TestBloomBatchSetsWitness(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		m := genBloomMessage(t)
+		p, ok := m.(*BloomPublish)
+		if !ok {
+			t.Skip("not a bloom-publish")
+		}
+		typ, body, _, err := SplitFrame(AppendFrame(nil, p), HardMaxFrame)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Decode(typ, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var batch BloomBatch
+		want := &BloomPublish{Seq: p.Seq}
+		for _, e := range got.(*BloomPublish).Events {
+			w := rapid.OneOf(rapid.Just(uint64(0)), rapid.Just(e.Witness), rapid.Uint64()).Draw(t, "new witness")
+			batch.AddEntry(e.Entry, w)
+			want.Events = append(want.Events, BloomEvent{Exact: e.Exact, Summary: e.Summary, Event: e.Event, Witness: w})
+		}
+		frame := batch.AppendFrame(nil, p.Seq)
+		if wantFrame := AppendFrame(nil, want); !bytes.Equal(frame, wantFrame) {
+			t.Fatalf("batch\n%x\nwant\n%x", frame, wantFrame)
+		}
+	})
+}
+
+// FuzzBloomEntry feeds arbitrary bytes to the entry decoder as the one
+// entry of a bloom-publish: never a panic; an accepted entry's Entry is
+// exactly the bytes it took, and a batch re-encoding it with its own
+// witness, with another or with none decodes to the same event and
+// summary with that witness.
+func FuzzBloomEntry(f *testing.F) {
+	ev := AppendEvent(nil, match.MustEvent(match.Attr{Name: "a", Value: match.Int(1)}))
+	f.Add(AppendBloomEvent(nil, true, nil, ev), uint64(0))
+	f.Add(AppendBloomEvent(nil, false, []uint64{5, 0, 1 << 40, 0}, ev), uint64(9))
+	f.Add(refBloomEntry(false, []uint64{^uint64(0), 3}, ev, 0x1122334455667788), uint64(1))
+	f.Add(refBloomEntry(true, nil, ev, 1), uint64(0))
+	f.Fuzz(func(t *testing.T, entry []byte, other uint64) {
+		body := append([]byte{1, 1}, entry...)
+		m, err := Decode(TypeBloomPublish, body)
+		if err != nil {
+			if CodeOf(err) != CodeMalformed {
+				t.Fatalf("refused without the malformed code: %v", err)
+			}
+			return
+		}
+		e := m.(*BloomPublish).Events[0]
+		if !bytes.Equal(e.Entry, entry) {
+			t.Fatalf("Entry %x, took %x", e.Entry, entry)
+		}
+		for _, w := range []uint64{e.Witness, other, 0} {
+			var b BloomBatch
+			b.AddEntry(e.Entry, w)
+			typ, body2, _, err := SplitFrame(b.AppendFrame(nil, 1), HardMaxFrame)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m2, err := Decode(typ, body2)
+			if err != nil {
+				t.Fatalf("witness %x: the re-encoded entry is refused: %v", w, err)
+			}
+			got := m2.(*BloomPublish).Events[0]
+			if got.Witness != w || got.Exact != e.Exact || !slices.Equal(got.Summary, e.Summary) || !bytes.Equal(got.Event, e.Event) {
+				t.Fatalf("witness %x: decoded %+v, want %+v with that witness", w, got, e)
+			}
+		}
+	})
 }

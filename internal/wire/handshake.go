@@ -73,6 +73,13 @@ func Negotiate(h *Hello, lo, hi uint64) (uint64, error) {
 	return v, nil
 }
 
+// NegotiateLink picks the link version of a peer's LinkHello against this
+// side's range [Version, hi] (hi is LinkVersion unless the router was
+// told to announce less), or returns a CodeVersion error naming both.
+func NegotiateLink(h *LinkHello, hi uint64) (uint64, error) {
+	return Negotiate(&Hello{MinVersion: h.MinVersion, MaxVersion: h.MaxVersion}, Version, hi)
+}
+
 // Welcome answers a Hello: the chosen version, the router's name and the
 // limits it enforces on this connection.
 type Welcome struct {

@@ -1,8 +1,20 @@
 package wire
 
-// Version is the protocol version this package speaks. Hello carries a
-// range, so later versions can negotiate down to it.
+// Version is the protocol version clients speak, and the oldest a router
+// link speaks. Hello carries a range, so later versions can negotiate
+// down to it.
 const Version uint64 = 1
+
+// LinkVersion is the newest protocol version of router links, which
+// announce the range Version-LinkVersion in their LinkHello and use the
+// highest version both ends speak (NegotiateLink).
+const LinkVersion = VersionBloomWitness
+
+// VersionBloomWitness is the link version from which BloomPublish entries
+// may carry a witness (BloomEvent.Witness). It changes nothing else, so a
+// router of this version links with one of version 1 and sends it entries
+// without witnesses.
+const VersionBloomWitness uint64 = 2
 
 // Message is one protocol message.
 type Message interface {

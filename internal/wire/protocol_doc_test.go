@@ -60,6 +60,10 @@ func protocolVectors(t testing.TB) map[string]Message {
 		"advert-ack":   &AdvertAck{About: TypeAdvertise, ID: 4},
 		"adverts":      &Adverts{Gen: 1, Seq: 3, Snapshot: true, Add: []string{`symbol == "IBM"`}},
 		"bloom-terms":  &BloomTerms{Snapshot: true, Add: []BloomTerm{{Qual: `symbol == "IBM"`, C: `price > 10`}}},
+		"bloom-publish": &BloomPublish{Seq: 4, Events: []BloomEvent{
+			{Summary: []uint64{1<<3 | 1<<40}, Event: AppendEvent(nil, ev), Witness: 0x1122334455667788},
+			{Exact: true, Event: AppendEvent(nil, ev)},
+		}},
 	}
 }
 

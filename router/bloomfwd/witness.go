@@ -23,14 +23,13 @@ import (
 
 // RouteWitness is Route for an event that came with witness (0: none):
 // the same links, deciding each link that holds the witnessed filter,
-// when the summary contains it, without walking its tree.
-func (t *Trees) RouteWitness(summary []uint64, from mesh.Link, witness uint64, dst []mesh.Link) ([]mesh.Link, error) {
-	if witness == 0 {
-		return t.Route(summary, from, dst)
-	}
+// when the summary contains it, without walking its tree. It also says
+// how it decided.
+func (t *Trees) RouteWitness(summary []uint64, from mesh.Link, witness uint64, dst []mesh.Link) ([]mesh.Link, Decided, error) {
+	var d Decided
 	w := t.e.Words()
 	if len(summary) != len(w) {
-		return dst, fmt.Errorf("bloom summary of %d bits, want %d", 64*len(summary), 64*len(w))
+		return dst, d, fmt.Errorf("bloom summary of %d bits, want %d", 64*len(summary), 64*len(w))
 	}
 	copied := false
 	for _, l := range t.order {
@@ -38,19 +37,27 @@ func (t *Trees) RouteWitness(summary []uint64, from mesh.Link, witness uint64, d
 			continue
 		}
 		lt := t.links[l]
-		if lt.witnessed(summary, witness) {
+		if witness != 0 && lt.witnessed(summary, witness) {
 			dst = append(dst, l)
+			d.Witness++
 			continue
 		}
 		if !copied {
 			copy(w, summary)
 			copied = true
 		}
+		d.Walks++
 		if lt.matchAny(t.e) {
 			dst = append(dst, l)
 		}
 	}
-	return dst, nil
+	return dst, d, nil
+}
+
+// Decided says how RouteWitness decided an event's links: Witness links by
+// the witness, Walks by walking their tree.
+type Decided struct {
+	Witness, Walks int
 }
 
 // witnessed reports whether the link holds a filter with witness w that

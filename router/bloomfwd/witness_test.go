@@ -81,18 +81,27 @@ func TestRouteWitnessIsRoute(t *testing.T) {
 					}
 					witnesses = append(witnesses, 0, rng.Uint64(), wire.FilterHash(pool[rng.IntN(len(pool))].String()))
 					for _, w := range witnesses {
-						got, err := tr.RouteWitness(sum.Words, from, w, nil)
+						got, d, err := tr.RouteWitness(sum.Words, from, w, nil)
 						if err != nil {
 							t.Fatal(err)
 						}
 						if !slices.Equal(got, want) {
 							t.Fatalf("%s: event %v from %d, witness %x: %v, Route %v", index, e, from, w, got, want)
 						}
+						byWitness := 0
 						for _, l := range got {
 							if w != 0 && tr.links[l].witnessed(sum.Words, w) {
-								decided++
+								byWitness++
 							}
 						}
+						others := len(tr.order)
+						if slices.Contains(tr.order, from) {
+							others--
+						}
+						if d != (Decided{Witness: byWitness, Walks: others - byWitness}) {
+							t.Fatalf("%s: decided %+v, want %d by witness and %d walks (%d links but the origin)", index, d, byWitness, others-byWitness, others)
+						}
+						decided += byWitness
 					}
 				}
 			}
@@ -122,7 +131,7 @@ func TestRouteWitnessBadSummary(t *testing.T) {
 	}
 	tr.LinkUp(1)
 	_, want := tr.Route(make([]uint64, 3), 0, nil)
-	_, got := tr.RouteWitness(make([]uint64, 3), 0, 42, nil)
+	_, _, got := tr.RouteWitness(make([]uint64, 3), 0, 42, nil)
 	if want == nil || got == nil || got.Error() != want.Error() {
 		t.Fatalf("RouteWitness %v, Route %v", got, want)
 	}

@@ -71,7 +71,7 @@ func TestLinkUpRefusals(t *testing.T) {
 		h    *wire.LinkHello
 		want string
 	}{
-		{&wire.LinkHello{MinVersion: 2, MaxVersion: 3, Name: "b", Reach: []string{"b"}}, "versions 2-3"},
+		{&wire.LinkHello{MinVersion: 3, MaxVersion: 4, Name: "b", Reach: []string{"b"}}, "versions 3-4"},
 		{hello("a"), "cycle: a reaches this router"},
 		{hello("c", "a"), "cycle"},
 	} {
@@ -177,5 +177,57 @@ func TestRoutesCanonicalText(t *testing.T) {
 	}
 	if a.Len() != 1 {
 		t.Fatalf("table holds %d subscriptions, want 1", a.Len())
+	}
+}
+
+// TestLinkVersions: a router announces link versions 1 to wire.LinkVersion
+// (or to its configured LinkVersion), links with a peer of any version in
+// that range at the highest both announce, and refuses a peer whose range
+// does not meet its own; a configured version out of range is refused.
+func TestLinkVersions(t *testing.T) {
+	for _, c := range []struct {
+		own, peerMin, peerMax uint64
+		want                  uint64 // 0: refused
+	}{
+		{0, 1, 1, 1},
+		{0, 1, 2, 2},
+		{0, 2, 2, 2},
+		{0, 1, 7, wire.LinkVersion},
+		{0, 3, 7, 0},
+		{1, 1, 2, 1},
+		{1, 2, 2, 0},
+		{2, 1, 1, 1},
+	} {
+		m, err := New(Config{Name: "a", LinkVersion: c.own})
+		if err != nil {
+			t.Fatal(err)
+		}
+		announced := c.own
+		if announced == 0 {
+			announced = wire.LinkVersion
+		}
+		if h := m.Hello(); h.MinVersion != wire.Version || h.MaxVersion != announced {
+			t.Errorf("own %d: hello announces %d-%d, want %d-%d", c.own, h.MinVersion, h.MaxVersion, wire.Version, announced)
+		}
+		id, _, err := m.LinkUp(&wire.LinkHello{MinVersion: c.peerMin, MaxVersion: c.peerMax, Name: "b", Reach: []string{"b"}})
+		switch {
+		case c.want == 0 && (err == nil || !strings.Contains(err.Error(), "protocol versions")):
+			t.Errorf("own %d, peer %d-%d: %v, want a version refusal", c.own, c.peerMin, c.peerMax, err)
+		case c.want != 0 && err != nil:
+			t.Errorf("own %d, peer %d-%d: %v", c.own, c.peerMin, c.peerMax, err)
+		case c.want != 0 && m.LinkVersion(id) != c.want:
+			t.Errorf("own %d, peer %d-%d: link version %d, want %d", c.own, c.peerMin, c.peerMax, m.LinkVersion(id), c.want)
+		}
+		if c.want == 0 && len(m.links) != 0 {
+			t.Errorf("own %d, peer %d-%d: a refused link is up", c.own, c.peerMin, c.peerMax)
+		}
+	}
+	if got := (&Mesh{}).LinkVersion(5); got != 0 {
+		t.Errorf("version of a link that is not up: %d", got)
+	}
+	for _, v := range []uint64{wire.LinkVersion + 1, 1 << 40} {
+		if _, err := New(Config{Name: "a", LinkVersion: v}); err == nil || !strings.Contains(err.Error(), "link version") {
+			t.Errorf("link version %d: %v, want a refusal", v, err)
+		}
 	}
 }

@@ -15,6 +15,7 @@ type link struct {
 	id          Link
 	slot        poset.Iface
 	peer        string
+	version     uint64   // the link protocol version both ends speak
 	incarn      uint64   // the peer's incarnation, from its hello
 	epoch       uint64   // the link's epoch, the same at both ends (epoch.go)
 	reach       []string // names reachable through the peer without this link
@@ -53,7 +54,7 @@ func (m *Mesh) HelloTo(peer string) *wire.LinkHello {
 		}
 	}
 	names, epochs := m.reachExcept(except)
-	return &wire.LinkHello{MinVersion: wire.Version, MaxVersion: wire.Version, Name: m.name, Reach: names, ReachEpochs: epochs,
+	return &wire.LinkHello{MinVersion: wire.Version, MaxVersion: m.version, Name: m.name, Reach: names, ReachEpochs: epochs,
 		Incarnation: m.incarn, Advertise: m.adv != nil, Clock: m.clock}
 }
 
@@ -113,7 +114,8 @@ func (m *Mesh) LinkUp(h *wire.LinkHello) (Link, Output, error) {
 
 // linkUp is LinkUp and Accept once the link's epoch is known.
 func (m *Mesh) linkUp(h *wire.LinkHello, epoch uint64) (Link, Output, error) {
-	if _, err := wire.Negotiate(&wire.Hello{MinVersion: h.MinVersion, MaxVersion: h.MaxVersion}, wire.Version, wire.Version); err != nil {
+	version, err := wire.NegotiateLink(h, m.version)
+	if err != nil {
 		return 0, Output{}, fmt.Errorf("link to %s refused: %w", h.Name, err)
 	}
 	if err := m.checkAdvertMode(h); err != nil { // advert.go
@@ -123,7 +125,7 @@ func (m *Mesh) linkUp(h *wire.LinkHello, epoch uint64) (Link, Output, error) {
 	if err := m.checkPeer(h, stale); err != nil {
 		return 0, Output{}, fmt.Errorf("link to %s refused: %w", h.Name, err)
 	}
-	l := &link{peer: h.Name, incarn: h.Incarnation, epoch: epoch, reach: slices.Clone(h.Reach), reachEp: epochsFor(h.ReachEpochs, len(h.Reach)), held: make(map[string]*heldFilter)}
+	l := &link{peer: h.Name, version: version, incarn: h.Incarnation, epoch: epoch, reach: slices.Clone(h.Reach), reachEp: epochsFor(h.ReachEpochs, len(h.Reach)), held: make(map[string]*heldFilter)}
 	others := []*link{}
 	for _, o := range m.sortedLinks() {
 		if o.id != stale {
@@ -316,4 +318,13 @@ func (m *Mesh) sortedLinks() []*link {
 	}
 	slices.SortFunc(ls, func(a, b *link) int { return cmp.Compare(a.id, b.id) })
 	return ls
+}
+
+// LinkVersion returns the link protocol version a link's ends agreed on
+// (the highest both announced), 0 when the link is not up.
+func (m *Mesh) LinkVersion(id Link) uint64 {
+	if l, ok := m.links[id]; ok {
+		return l.version
+	}
+	return 0
 }

@@ -44,6 +44,11 @@ type Config struct {
 	// See snapstream.go.
 	SnapshotPart   int
 	SnapshotWindow int
+	// LinkVersion is the newest link protocol version this router
+	// announces and accepts (wire.LinkVersion when zero, at least
+	// wire.Version): a router given wire.Version links as routers did
+	// before later versions existed, which is how tests stand in for one.
+	LinkVersion uint64
 }
 
 // Link identifies one session of a router link: a new value every time a
@@ -98,6 +103,7 @@ type Mesh struct {
 	acks     acks
 	placing  map[clientRef]*placing // RTO placements in progress
 	adv      *adverts               // nil: advertisements off
+	version  uint64                 // the newest link version announced
 	// snapshot streaming (snapstream.go)
 	snapPart, snapWindow int
 }
@@ -119,6 +125,12 @@ func New(cfg Config) (*Mesh, error) {
 	if cfg.SnapshotPart < 0 || cfg.SnapshotPart > maxSnapshotPart || cfg.SnapshotWindow < 0 {
 		return nil, fmt.Errorf("mesh: snapshot part %d bytes (want 1-%d), window %d (want 1 or more)", cfg.SnapshotPart, maxSnapshotPart, cfg.SnapshotWindow)
 	}
+	if cfg.LinkVersion == 0 {
+		cfg.LinkVersion = wire.LinkVersion
+	}
+	if cfg.LinkVersion < wire.Version || cfg.LinkVersion > wire.LinkVersion {
+		return nil, fmt.Errorf("mesh: link version %d out of range %d-%d", cfg.LinkVersion, wire.Version, wire.LinkVersion)
+	}
 	if cfg.MaxLinks < 0 || cfg.MaxLinks > 1<<16 {
 		return nil, fmt.Errorf("mesh: max links %d out of range 1-%d", cfg.MaxLinks, 1<<16)
 	}
@@ -127,7 +139,7 @@ func New(cfg Config) (*Mesh, error) {
 		return nil, fmt.Errorf("mesh: %w", err)
 	}
 	m := &Mesh{
-		name: cfg.Name, incarn: cfg.Incarnation, maxLinks: cfg.MaxLinks, table: t,
+		name: cfg.Name, incarn: cfg.Incarnation, maxLinks: cfg.MaxLinks, table: t, version: cfg.LinkVersion,
 		links:    make(map[Link]*link),
 		bySlot:   make(map[poset.Iface]*link),
 		acks:     newAcks(),
