@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/sift-pubsub/sift/bench/workload"
 	"github.com/sift-pubsub/sift/internal/cpuclock"
+	"github.com/sift-pubsub/sift/internal/loadgc"
 	"github.com/sift-pubsub/sift/match"
 )
 
@@ -60,6 +60,22 @@ const hugeCells = 20
 // segment adds its searches of every attribute to every event.
 var hugeSegment = flag.Int("huge.segment", 1<<20, "BenchmarkHugeHEM: subscriptions per segment")
 
+// hugeTrace (-huge.trace) logs the resident memory (now and peak) and the
+// heap every tenth of the load and after Finish, to show where the load's
+// peak lies.
+var hugeTrace = flag.Bool("huge.trace", false, "BenchmarkHugeHEM: log memory during the load")
+
+// traceMemory logs the process's resident memory and heap (see hugeTrace).
+func traceMemory(b *testing.B, what string) {
+	if !*hugeTrace {
+		return
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.Logf("%s: rss %d MB, peak rss %d MB, heap in use %d MB, next GC %d MB", what,
+		procStatus(b, "VmRSS:")>>10, procStatus(b, "VmHWM:")>>10, ms.HeapInuse>>20, ms.NextGC>>20)
+}
+
 // huge caches the last index hugeIndex built, as the benchmark function
 // runs more than once per sub-benchmark.
 var huge struct {
@@ -83,7 +99,8 @@ func hugeIndex(b *testing.B, kind string, subs, chunk int) (match.Index, uint64,
 		idx = match.NewParallel(0, cfg)
 	}
 	start := time.Now()
-	defer debug.SetGCPercent(debug.SetGCPercent(25))
+	pacer := loadgc.Start()
+	defer pacer.Stop()
 	l := match.NewLoader(idx)
 	for c := 0; c < subs/chunk; c++ {
 		w, err := workload.HEM(workload.HEMConfig{Subscriptions: chunk, Events: 1}, uint64(100+c))
@@ -91,15 +108,20 @@ func hugeIndex(b *testing.B, kind string, subs, chunk int) (match.Index, uint64,
 			b.Fatal(err)
 		}
 		for i, f := range w.Filters {
+			pacer.Step()
 			if err := l.Add(match.ID(c*chunk+i), f); err != nil {
 				b.Fatal(err)
 			}
+		}
+		if (c+1)%(subs/chunk/10) == 0 {
+			traceMemory(b, fmt.Sprintf("%d added", (c+1)*chunk))
 		}
 	}
 	if err := l.Finish(); err != nil {
 		b.Fatal(err)
 	}
 	load := time.Since(start)
+	traceMemory(b, "finished")
 	runtime.GC()
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
@@ -108,13 +130,16 @@ func hugeIndex(b *testing.B, kind string, subs, chunk int) (match.Index, uint64,
 }
 
 // peakRSS returns the process's peak resident set size in KB (VmHWM).
-func peakRSS(b *testing.B) int64 {
+func peakRSS(b *testing.B) int64 { return procStatus(b, "VmHWM:") }
+
+// procStatus returns a field of /proc/self/status in KB.
+func procStatus(b *testing.B, field string) int64 {
 	data, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(line, field); ok {
 			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 			if err != nil {
 				b.Fatal(err)
@@ -122,6 +147,6 @@ func peakRSS(b *testing.B) int64 {
 			return kb
 		}
 	}
-	b.Fatal("no VmHWM in /proc/self/status")
+	b.Fatalf("no %s in /proc/self/status", field)
 	return 0
 }

@@ -6,20 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/sift-pubsub/sift/internal/loadgc"
 	"github.com/sift-pubsub/sift/match"
 )
-
-// loadGCPercent is the GC target while `sift match` loads its
-// subscriptions, unless GOGC is set: the build's lists are most of the
-// heap and short-lived garbage (parsed filters) the rest, so a tighter
-// target keeps the peak resident memory near the index's own heap for a
-// little more collection work.
-const loadGCPercent = 25
 
 // loadSubscriptionsFile streams the subscriptions file into idx through its
 // loader: a line is parsed, handed over and dropped. It reports progress
@@ -37,9 +30,11 @@ func loadSubscriptionsFile(ctx context.Context, idx match.Index, opts matchOptio
 	if st, err := f.Stat(); err == nil {
 		size = st.Size()
 	}
-	if os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(loadGCPercent))
-	}
+	// The build's lists are most of the heap and parsed filters short-lived
+	// garbage beside them: a bounded headroom over the live heap keeps the
+	// peak resident memory near the index's own (unless GOGC is set).
+	pacer := loadgc.Start()
+	defer pacer.Stop()
 	prog := newLoadProgress(stderr, opts, size)
 	r := match.NewSubscriptionReader(f)
 	l := match.NewLoader(idx)
@@ -56,6 +51,7 @@ func loadSubscriptionsFile(ctx context.Context, idx match.Index, opts matchOptio
 			return fileError(opts.subs, err)
 		}
 		n := r.Count()
+		pacer.Step()
 		if err := l.Add(match.ID(n-1), fl); err != nil {
 			prog.finish()
 			return fmt.Errorf("match: load %s: %w", opts.subs, err)
