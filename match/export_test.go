@@ -18,12 +18,5 @@ func (t *TestGen) Event() Event { return t.g.event() }
 // each shard alone.
 func (p *Parallel) ShardIndexes() []*Fast { return p.shards }
 
-// SetSplitAt sets the number of subscriptions from which p spreads them
-// over its shards (ParallelSplitAt by default), for tests at small sizes.
-func (p *Parallel) SetSplitAt(n int) *Parallel {
-	p.splitAt = n
-	return p
-}
-
 // Spread reports whether p's subscriptions are spread over its shards.
 func (p *Parallel) Spread() bool { return p.split }

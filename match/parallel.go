@@ -64,6 +64,17 @@ func NewParallel(n int, cfg FastConfig) *Parallel {
 	return p
 }
 
+// SetSplitAt sets the number of subscriptions from which p spreads them
+// over its shards (ParallelSplitAt by default; 0 spreads from the first).
+// It must be called before the first Insert or Load. Below the default,
+// every event costs one goroutine handoff per shard, which pays only for
+// large enough sets of subscriptions; tests of parallel matching at small
+// sizes use it.
+func (p *Parallel) SetSplitAt(n int) *Parallel {
+	p.splitAt = n
+	return p
+}
+
 // Shards returns the number of shards.
 func (p *Parallel) Shards() int { return len(p.shards) }
 

@@ -165,8 +165,10 @@ func (l *matchLoop) publish(m loopMsg) {
 	fromLink := l.isLink(m.iface)
 	matches := 0
 	var decisions decisionCounts
-	for i, ev := range m.pub.Events {
-		for _, h := range l.eng.Route(m.iface, ev) {
+	// The engine matches the batch's events at once (on every core with a
+	// parallel index) and hands them back in order.
+	l.eng.RouteBatch(m.iface, m.pub.Events, func(i int, hits []core.Hit) {
+		for _, h := range hits {
 			matches += len(h.Subs)
 			if c, ok := l.conns[h.Iface]; ok {
 				l.deliver(c, h.Subs, m.pub.Raw[i], m.at)
@@ -176,8 +178,8 @@ func (l *matchLoop) publish(m loopMsg) {
 		if m.witness != nil {
 			w = m.witness[i]
 		}
-		decisions[l.forwardLinks(ev, m.iface, m.pub.Raw[i], w)]++
-	}
+		decisions[l.forwardLinks(m.pub.Events[i], m.iface, m.pub.Raw[i], w)]++
+	})
 	l.flush()
 	l.metrics.LinkTable.add(&decisions)
 	l.metrics.Matches.Add(float64(matches))

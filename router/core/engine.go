@@ -62,7 +62,11 @@ type Engine struct {
 	// loop's wanted attribute names, wanted.go).
 	OnFilter func(match.Filter)
 
+	// version counts the changes of the subscriptions (see RouteBatch).
+	version uint64
+
 	matched []match.ID
+	batch   [][]match.ID // RouteBatch's matches, per event
 	hits    []Hit
 	hitSt   []*ifaceState // the interfaces of hits, in the same order
 }
@@ -269,6 +273,7 @@ func (e *Engine) newID() match.ID {
 // touch notes that the subscriptions changed.
 func (e *Engine) touch() {
 	e.changed, e.routed = true, 0
+	e.version++
 }
 
 // maybeCompact compacts the index once the subscriptions have been
@@ -292,9 +297,14 @@ func (e *Engine) maybeCompact() {
 // the engine's scratch space: it is valid until the next call.
 func (e *Engine) Route(from ifaceID, ev match.Event) []Hit {
 	e.maybeCompact()
-	e.hits, e.hitSt = e.hits[:0], e.hitSt[:0]
 	e.matched = e.idx.Match(ev, e.matched[:0])
-	for _, m := range e.matched {
+	return e.routeMatched(from, e.matched)
+}
+
+// routeMatched is Route of an event whose index matches are matched.
+func (e *Engine) routeMatched(from ifaceID, matched []match.ID) []Hit {
+	e.hits, e.hitSt = e.hits[:0], e.hitSt[:0]
+	for _, m := range matched {
 		ref := e.owner.at(m)
 		st := ref.iface
 		if st.id == from && st.kind == KindNeighbour {
