@@ -121,7 +121,12 @@
 // subscriber that moves must present its CT: without one, an SHB that does
 // not know it starts a new subscription and the old registration holds
 // release until it is unsubscribed or its SHB dropped. A roaming
-// registration keeps sending its claim every report interval.
+// registration keeps sending its claim every report interval. Such a
+// registration lowers its SHB's Tr (from the moment its resume arrives,
+// before the install is acknowledged), so release reports are stamped
+// (the SHB's epoch and a count) and a pubend takes the newest as it is
+// rather than the largest: that is what makes a subscriber back within a
+// wiped SHB's grace miss nothing once the grace ends.
 //
 // Nacks back off exponentially (NackRetry doubling to NackRetryMax) with
 // jitter from a seeded source; the PHB announces silence every 10 ms while

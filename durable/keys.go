@@ -18,6 +18,7 @@ import (
 //	'P' 'b' p shb      PHB: the Born of an SHB's store, from its reports
 //	'P' 'g' p shb      PHB: the last report of a wiped SHB's previous store, held
 //	'P' 's' p          PHB: LostFrom, the start of the L prefix's silent end
+//	'P' 'q' p shb      PHB: the stamp of an SHB's newest release report
 //	'S' 'b'            SHB: Born, the time of this store's first report
 //	'S' 'e'            SHB epoch and filter-set version
 //	'S' 't' node       SHB: a filtering router's stamp
@@ -76,6 +77,7 @@ func phbMemberKey(p, shb string) []byte       { return keyStr(rolePHB, 'n', p, s
 func phbBornKey(p, shb string) []byte         { return keyStr(rolePHB, 'b', p, shb) }
 func phbWipedKey(p, shb string) []byte        { return keyStr(rolePHB, 'g', p, shb) }
 func phbLostFromKey(p string) []byte          { return keyPrefix(rolePHB, 's', p) }
+func phbStampKey(p, shb string) []byte        { return keyStr(rolePHB, 'q', p, shb) }
 func shbBornKey() []byte                      { return []byte{roleSHB, 'b'} }
 func shbLostFromKey(p string) []byte          { return keyPrefix(roleSHB, 's', p) }
 func shbPubendKey(p string) []byte            { return keyStr(roleSHB, 'p', "", p) }

@@ -30,7 +30,9 @@ const (
 	// MsgNack (curiosity, upstream): Pubend, Ranges.
 	MsgNack
 	// MsgRelease (upstream): Pubend, Reports; Born, the reporting SHB's
-	// store.
+	// store; Epoch and Version, the report's stamp (the SHB's incarnation
+	// and its count of reports; zero: unstamped), ordering one store's
+	// reports.
 	MsgRelease
 	// MsgInstall (SHB to hop): Sub, Filter, Epoch, Version; Origin, the
 	// SHB it was made for (routers pass it up, so a pubend learns the SHB),

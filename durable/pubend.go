@@ -124,6 +124,9 @@ type Pubend struct {
 	lostFrom  Tick
 	logged    []Tick
 	recovered Tick
+	// stamps holds each member's newest report stamp (MsgRelease Epoch
+	// and Version; persisted), so the newest report is taken as it is.
+	stamps map[string]reportStamp
 	// Stats counts what the pubend did.
 	Stats PubendStats
 }
@@ -141,7 +144,8 @@ func NewPubend(cfg PubendConfig, store Store) (*Pubend, error) {
 	}
 	p := &Pubend{cfg: cfg, w: newPendingWrites(store), dedup: map[string]dedupEntry{}, lastEvent: -1 << 62,
 		reports: map[string]Report{}, reportsDirty: map[string]bool{},
-		heard: map[string]Tick{}, dropped: map[string]bool{}, born: map[string]Tick{}, wiped: map[string]wipedHold{}}
+		heard: map[string]Tick{}, dropped: map[string]bool{}, born: map[string]Tick{}, wiped: map[string]wipedHold{},
+		stamps: map[string]reportStamp{}}
 	if err := p.recover(store); err != nil {
 		return nil, fmt.Errorf("pubend %s: recover: %w", cfg.ID, err)
 	}
@@ -177,6 +181,11 @@ func (p *Pubend) recover(store Store) error {
 	}
 	slices.Sort(p.cfg.SHBs)
 	if err := p.recoverWiped(); err != nil {
+		return err
+	}
+	if err := p.scanTable('q', 2, func(k string, v []Tick) {
+		p.stamps[k] = reportStamp{epoch: uint64(v[0]), version: uint64(v[1])}
+	}); err != nil {
 		return err
 	}
 	return p.scanTable('x', 1, func(k string, _ []Tick) { p.dropped[k] = true })
@@ -240,7 +249,7 @@ func (p *Pubend) Step(now Tick, env Envelope) error {
 	case MsgNack:
 		return p.nack(env.From, m)
 	case MsgRelease:
-		p.report(now, m.Reports, m.Born)
+		p.report(now, m, m.Born)
 		p.release(now)
 	case MsgFilters, MsgUninstall, MsgClaim, MsgInstallAck:
 		// A PHB does not filter and hosts no subscriber: nothing to do.

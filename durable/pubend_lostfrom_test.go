@@ -102,3 +102,57 @@ func TestPubendLostFrom(t *testing.T) {
 		t.Fatalf("recovered lost %v, want silent from %d", m, more[1]+1)
 	}
 }
+
+// TestPubendReportStamps: a stamped release report newer than the SHB's
+// last is taken as it is, also when its Tr is lower (a subscriber
+// registered there with a lower CT); an older or repeated stamp changes
+// nothing; unstamped reports merge by their maximum; a new store of the
+// SHB (a larger Born) counts its stamps afresh; the stamp survives a
+// restart of the pubend.
+func TestPubendReportStamps(t *testing.T) {
+	st := newMapStore()
+	cfg := PubendConfig{ID: "p", Node: "phb", Downstream: []string{"r"}, SHBs: []string{"s"}}
+	p, err := NewPubend(cfg, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := Tick(1_000_000)
+	report := func(tr Tick, epoch, version uint64, born Tick) {
+		t.Helper()
+		now += 10
+		if err := p.Step(now, Envelope{From: "r", Msg: Msg{Kind: MsgRelease, Pubend: "p", Born: born,
+			Epoch: epoch, Version: version, Reports: []Report{{SHB: "s", Tr: tr, Td: tr}}}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Apply(p.Ready().Writes, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := func(tr Tick, what string) {
+		t.Helper()
+		if got := p.Reports()["s"].Tr; got != tr {
+			t.Fatalf("%s: Tr %d, want %d", what, got, tr)
+		}
+	}
+	report(500, 0, 0, 0)
+	report(400, 0, 0, 0)
+	want(500, "unstamped reports merge by their maximum")
+	report(300, 1, 1, 0)
+	want(300, "a first stamped report is taken as it is")
+	report(900, 1, 1, 0)
+	want(300, "a repeated stamp")
+	report(200, 1, 3, 0)
+	report(800, 1, 2, 0)
+	want(200, "a delayed older report")
+	report(250, 2, 1, 0)
+	want(250, "a new incarnation's first report")
+	p, err = NewPubend(cfg, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report(900, 1, 9, 0)
+	want(250, "after a pubend restart, an older incarnation's report")
+	report(100, 1, 1, 10)
+	report(50, 1, 1, 20)
+	want(50, "a new store (larger Born) with a stamp its old store had used")
+}

@@ -5,13 +5,18 @@ import (
 	"slices"
 )
 
-// report records SHB release reports (rule PHB 6). An SHB's persisted
-// values only grow, so the larger of two reports is the newer; a delayed
-// or duplicated report changes nothing. Reports from SHBs not configured
-// are ignored (with LearnSHBs, such an SHB becomes a member); a dropped
-// SHB that reports is taken back.
-func (p *Pubend) report(now Tick, rs []Report, born Tick) {
-	for _, r := range rs {
+// report records SHB release reports (rule PHB 6). A stamped report
+// (MsgRelease Epoch and Version) newer than the SHB's last is taken as it
+// is, and an older or repeated one changes nothing: an SHB's Tr goes down
+// when a subscriber registers there with a lower CT (reconnect anywhere,
+// or back at an SHB that lost its disk), and that registration must hold
+// release from then on. Unstamped reports (an older SHB) are merged by
+// their maximum, as its persisted values only grow. Reports from SHBs not
+// configured are ignored (with LearnSHBs, such an SHB becomes a member); a
+// dropped SHB that reports is taken back.
+func (p *Pubend) report(now Tick, m Msg, born Tick) {
+	st := reportStamp{epoch: m.Epoch, version: m.Version}
+	for _, r := range m.Reports {
 		if p.cfg.LearnSHBs && r.SHB != "" {
 			p.AddSHB(r.SHB)
 		}
@@ -25,6 +30,14 @@ func (p *Pubend) report(now Tick, rs []Report, born Tick) {
 		}
 		old, ok := p.reports[r.SHB]
 		nr := Report{SHB: r.SHB, Tr: max(old.Tr, r.Tr), Td: max(old.Td, r.Td)}
+		if st.epoch != 0 {
+			if last, seen := p.stamps[r.SHB]; ok && seen && !last.before(st) {
+				continue // delayed or repeated
+			}
+			p.stamps[r.SHB] = st
+			p.w.set(phbStampKey(p.cfg.ID, r.SHB), encodeTicks(Tick(st.epoch), Tick(st.version)))
+			nr = Report{SHB: r.SHB, Tr: r.Tr, Td: max(old.Td, r.Td)}
+		}
 		if !ok || nr != old {
 			p.reports[r.SHB] = nr
 			p.reportsDirty[r.SHB] = true
@@ -140,6 +153,16 @@ func (p *Pubend) recoverLostFrom(store Store) error {
 		p.lostFrom = 1
 	}
 	return nil
+}
+
+// reportStamp orders the release reports of one SHB store: its
+// incarnation, then its count of reports.
+type reportStamp struct {
+	epoch, version uint64
+}
+
+func (a reportStamp) before(b reportStamp) bool {
+	return a.epoch < b.epoch || (a.epoch == b.epoch && a.version < b.version)
 }
 
 func contains(xs []string, x string) bool {

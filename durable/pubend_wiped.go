@@ -17,7 +17,11 @@ import "slices"
 // tick above the hold is still in the log, and its CT is at or above
 // the hold); one back later gets a gap for what was released after the
 // grace. A report of an older store (delayed in the network) is ignored:
-// the hold has its values.
+// the hold has its values. The new store's reports made before its old
+// subscribers are back are above their CTs; each one back is registered
+// from its CT, which lowers the store's Tr, and the pubend takes the
+// newest stamped report as it is (not the maximum), so when the grace ends
+// release stops at the CTs of the subscribers that came back.
 
 // wipedHold is the last report of a member SHB's previous store, held
 // until since + WipeGrace.
@@ -60,6 +64,8 @@ func (p *Pubend) bornOf(now Tick, shb string, born Tick) bool {
 	p.w.set(phbWipedKey(p.cfg.ID, shb), encodeTicks(h.Tr, h.Td, h.since))
 	delete(p.reports, shb)
 	p.w.del(phbReportKey(p.cfg.ID, shb))
+	delete(p.stamps, shb) // the new store counts its own
+	p.w.del(phbStampKey(p.cfg.ID, shb))
 	p.Stats.Wipes++
 	return true
 }

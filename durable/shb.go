@@ -142,6 +142,7 @@ type SHB struct {
 	version    uint64
 	nextSID    uint64
 	epochDirty bool
+	reports    uint64 // release reports sent by this incarnation (their stamp)
 	// stamps: per filtering router, filtered silences stamped before its
 	// stamp here were produced without some registered filter and are
 	// ignored.

@@ -195,8 +195,17 @@ func (s *SHB) nackIstream(pb *shbPubend) {
 }
 
 // report sends each pubend's release report (rule SHB 7): Tr = min(LD,
-// released(s,p) of every durable subscriber), Td = LD. Messages leave after
-// the batch that persists these values, so reports use persisted values.
+// released(s,p) of every durable subscriber, and the CT of every
+// registration from a presented CT still waiting for its install
+// acknowledgement), Td = LD. Messages leave after the batch that persists
+// these values, so reports use persisted values.
+//
+// Tr only grows, except when a subscriber registers here with a CT below
+// it (reconnect anywhere, or back at this SHB after it lost its disk):
+// its registration holds release from that CT. Each report is stamped
+// (Epoch: this incarnation's epoch, Version: a count of its reports) so
+// that a pubend takes the newest report as it is, lower or not, and
+// ignores a delayed older one (Pubend.report).
 func (s *SHB) report() {
 	born := s.stampBorn()
 	for _, p := range s.cfg.Pubends {
@@ -205,7 +214,13 @@ func (s *SHB) report() {
 		for _, d := range s.sortedSubs() {
 			tr = min(tr, d.released[p])
 		}
-		s.send(s.cfg.Upstream, Msg{Kind: MsgRelease, Pubend: p,
+		for _, ps := range s.pending {
+			if ps.ct != nil {
+				tr = min(tr, ps.ct[p])
+			}
+		}
+		s.reports++
+		s.send(s.cfg.Upstream, Msg{Kind: MsgRelease, Pubend: p, Epoch: s.epoch, Version: s.reports,
 			Reports: []Report{{SHB: s.cfg.Node, Tr: tr, Td: pb.ld}}, Born: born})
 	}
 }

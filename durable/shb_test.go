@@ -68,3 +68,50 @@ func TestStaleFilteredSilenceIgnored(t *testing.T) {
 		t.Fatalf("stamps after restart: %v", s2.stamps)
 	}
 }
+
+// TestSHBReportHoldsPendingCT: a subscriber back with its CT at an SHB
+// that does not know it (reconnect anywhere, or back at an SHB that lost
+// its disk) will hold release from that CT once registered; while its
+// install waits for the acknowledgement, the SHB's release reports
+// already stop at the CT, and they are stamped in order (a pubend takes
+// the newest as it is, so the lower Tr counts).
+func TestSHBReportHoldsPendingCT(t *testing.T) {
+	st := newMapStore()
+	s, err := NewSHB(SHBConfig{Node: "shb", Upstream: "r", Pubends: []string{"p"}}, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Ready()
+	stepSHB(t, s, st, Envelope{From: "r", To: "shb", Msg: Msg{Kind: MsgSilence, Pubend: "p", From: 1, To: 500}})
+	reports := func(now Tick) []Msg {
+		t.Helper()
+		if err := s.Tick(now); err != nil {
+			t.Fatal(err)
+		}
+		rd := s.Ready()
+		if err := st.Apply(rd.Writes, rd.Sync); err != nil {
+			t.Fatal(err)
+		}
+		var out []Msg
+		for _, e := range rd.Msgs {
+			if e.Msg.Kind == MsgRelease {
+				out = append(out, e.Msg)
+			}
+		}
+		return out
+	}
+	first := reports(100_000)
+	if len(first) != 1 || first[0].Reports[0].Tr != 500 || first[0].Epoch == 0 {
+		t.Fatalf("no subscriber: reports %v, want Tr 500, stamped", first)
+	}
+	stepSHB(t, s, st, Envelope{From: "s1", To: "shb", Msg: Msg{Kind: MsgResume, Sub: "s1", Session: 1,
+		HasCT: true, CT: CT{"p": 120}}})
+	next := reports(200_000)
+	if len(next) != 1 || next[0].Reports[0].Tr != 120 {
+		t.Fatalf("a registration from CT 120 waiting for its install: reports %v, want Tr 120", next)
+	}
+	a, b := first[0], next[0]
+	if a.Epoch != b.Epoch || a.Version >= b.Version {
+		t.Fatalf("stamps not in order: %d.%d then %d.%d", a.Epoch, a.Version, b.Epoch, b.Version)
+	}
+}

@@ -135,6 +135,22 @@ func TestSimulatorRegressions(t *testing.T) {
 	if res.Stats.Gaps == 0 && res.Stats.SHBDrops == 0 {
 		t.Errorf("seed 99 release: no SHB dropped: the seed no longer exercises early release")
 	}
+	// Seed 209, 200 events, crash, partition, wipe, drop: shb1 lost its
+	// disk; its new store reported Tr = LD (no registration yet) while
+	// s1's resume with its CT waited for its install acknowledgement, and
+	// s1's registration then lowered shb1's Tr, which the pubend, taking
+	// the maximum of reports, ignored: when the wipe's grace ended, p2
+	// released past s1's CT (gap [1020837,1020854] above CT 1020835,
+	// without early release). Reports are now stamped and the newest taken
+	// as it is, and a registration waiting for its acknowledgement bounds
+	// Tr by its CT.
+	res = Run(Config{Seed: 209, Events: 200, Faults: []Fault{FaultCrash, FaultPartition, FaultWipe, FaultDrop}})
+	for _, v := range res.Violations {
+		t.Errorf("seed 209 wipe: at %d us: %s", v.Time, v.What)
+	}
+	if res.Stats.Wipes == 0 {
+		t.Errorf("seed 209 wipe: no SHB wiped: the seed no longer exercises the case")
+	}
 }
 
 // TestSimulatorTopologies runs each broker tree with every fault, so both
