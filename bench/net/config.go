@@ -48,7 +48,9 @@ type Config struct {
 	// Runs is the number of alternating runs (default 3).
 	Runs int
 	// Stall fails a run when no delivery arrives for this long while
-	// some are expected (default 30s).
+	// some are expected (default 30s), and any step of a run (starting,
+	// subscribing, publishing, closing) that makes no progress for a
+	// quarter longer (watchdog.go).
 	Stall time.Duration
 	// Dir holds the clusters' certificates and data (default: a
 	// temporary folder, removed at the end).

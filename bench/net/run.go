@@ -51,21 +51,35 @@ func runOnce(ctx context.Context, sys System, run int, w workload.NetWorkload, c
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return res, err
 	}
+	rec := newRecorder(w, cfg.Events, cfg.LatencyEvents)
+	dumpDir := dir
+	if cfg.Dir == "" {
+		dumpDir = "" // dir goes when the benchmark ends
+	}
+	ctx, wd := startWatchdog(ctx, cfg.Stall, dumpDir, rec.got.Load)
+	defer wd.stop()
+	defer func() { err = wd.err(ctx, err) }()
+	wd.begin("starting the cluster")
 	cl, err := sys.Start(ctx, cfg.Routers, dir)
 	if err != nil {
 		return res, err
 	}
-	defer func() { err = errors.Join(err, cl.Close()) }()
-	rec := newRecorder(w, cfg.Events, cfg.LatencyEvents)
+	defer func() {
+		wd.begin("closing the cluster")
+		err = errors.Join(err, closeWithin(ctx, cl))
+	}()
 	for i, s := range w.Subs {
+		wd.begin(fmt.Sprintf("subscribing subscriber %d", i))
 		if err := cl.Subscribe(ctx, cfg.Routers-1, s, rec.subs[i].deliver); err != nil {
 			return res, fmt.Errorf("subscriber %d: %w", i, err)
 		}
 	}
 	res = Result{RunID: bench.StartRun(sys.Name(), run)}
+	wd.begin("in the throughput phase")
 	if err := throughputPhase(ctx, cl, rec, cfg, &res); err != nil {
 		return res, fmt.Errorf("throughput phase: %w", err)
 	}
+	wd.begin("in the latency phase")
 	if err := latencyPhase(ctx, cl, rec, cfg, int64(res.Events)); err != nil {
 		return res, fmt.Errorf("latency phase: %w", err)
 	}

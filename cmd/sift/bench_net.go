@@ -73,7 +73,7 @@ results.csv and PNG plots go to --out/WORKLOAD.`,
 	f.IntVar(&o.runs, "runs", 3, "alternating runs of every system")
 	f.Uint64Var(&o.seed, "seed", 1, "workload seed")
 	f.Float64Var(&o.selectivity, "selectivity", workload.DefaultNetSelectivity, "share of events each subscriber matches")
-	f.DurationVar(&o.stall, "stall", 30*time.Second, "fail a run when no delivery arrives for this long")
+	f.DurationVar(&o.stall, "stall", 30*time.Second, "fail a run when no delivery arrives for this long, or when any step of it makes no progress for a quarter longer (the goroutines go to a file the error names)")
 	f.StringVar(&o.out, "out", "bench-net-out", "directory for results and plots (one folder per workload)")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress bar or messages on stderr")
 	benchParentCmd().AddCommand(cmd)
