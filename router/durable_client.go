@@ -83,6 +83,9 @@ func (d *durableNode) clientGone(id ifaceID) {
 	if cl == nil {
 		return
 	}
+	for _, h := range d.replicas {
+		delete(h.publishers, clientNode(id))
+	}
 	for _, sub := range sortedNames(cl.sessions) {
 		d.stepLocal(durable.Envelope{From: clientNode(id), To: shbID(d.name),
 			Msg: durable.Msg{Kind: durable.MsgDisconnect, Sub: sub, Session: cl.sessions[sub]}})

@@ -36,6 +36,11 @@ type replicaHost struct {
 	// goroutines (fromClient); the driver sets them in followLeaders.
 	leading atomic.Bool
 	leader  atomic.Pointer[string]
+	// publishers are the clients that published here while this replica
+	// led (driver goroutine): when it stops leading they are refused as
+	// not leading, so they move on to the new leader instead of waiting
+	// on acknowledgements that will not come.
+	publishers map[string]bool
 }
 
 func (h *replicaHost) Step(now durable.Tick, env durable.Envelope) error { return h.r.Step(now, env) }
@@ -138,7 +143,9 @@ func (d *durableNode) followLeaders() {
 			d.log.Info("durable replica leader", "pubend", p, "leader", leader, "term", st.GetTerm(), "state", st.RaftState.String())
 		}
 		h.leader.Store(&leader)
-		h.leading.Store(h.r.Leading())
+		if h.leading.Swap(h.r.Leading()) && !h.r.Leading() {
+			d.refusePublishers(h)
+		}
 		if h.r.Leading() {
 			local = append(local, p)
 		}
@@ -148,6 +155,21 @@ func (d *durableNode) followLeaders() {
 		d.dir.SetLocal(local, uint64(now()))
 		d.log.Info("durable replicated pubends led here", "pubends", fmt.Sprint(local))
 		signal(d.topo)
+	}
+}
+
+// refusePublishers tells the clients that published to h's pubend here
+// that this router no longer leads it.
+func (d *durableNode) refusePublishers(h *replicaHost) {
+	_, reason, _ := d.replicaTarget(h.pubend)
+	var out []durable.Envelope
+	for _, c := range sortedNames(h.publishers) {
+		out = append(out, durable.Envelope{From: h.node, To: c, Msg: durable.Msg{Kind: durable.MsgRefused, Pubend: h.pubend, Reason: reason}})
+	}
+	h.publishers = nil
+	if len(out) > 0 {
+		d.log.Info("durable replica stopped leading: publishers refused", "pubend", h.pubend, "publishers", len(out))
+		d.send(out, nil)
 	}
 }
 
@@ -248,6 +270,12 @@ func (d *durableNode) stepReplica(h *replicaHost, t durable.Tick, env durable.En
 			Publisher: env.Msg.Publisher, Pubend: h.pubend, Reason: reason}}}, nil)
 		return nil
 	}
+	if isClientNode(env.From) && env.Msg.Kind == durable.MsgHello {
+		if h.publishers == nil {
+			h.publishers = map[string]bool{}
+		}
+		h.publishers[env.From] = true
+	}
 	return h.Step(t, env)
 }
 
@@ -317,4 +345,18 @@ func (d *durableNode) learnReplicas() {
 			}
 		}
 	}
+}
+
+// replicaStatus describes the replicas for /debug/durable (driver
+// goroutine).
+func (d *durableNode) replicaStatus() []DurableReplicaStatus {
+	var out []DurableReplicaStatus
+	for _, p := range sortedNames(d.replicas) {
+		r := d.replicas[p].r
+		st := r.Status()
+		out = append(out, DurableReplicaStatus{Pubend: p, Name: r.Name(), ID: r.ID(), State: st.RaftState.String(),
+			Leader: r.Leader(), Leading: r.Leading(), Voter: r.Voter(), Term: st.GetTerm(), Commit: st.GetCommit(), Applied: st.Applied,
+			Voters: r.Voters()})
+	}
+	return out
 }

@@ -28,6 +28,28 @@ type DurableStatus struct {
 	NacksFromBelow int `json:"nacks_from_below"`
 	NacksUpstream  int `json:"nacks_upstream"`
 	NacksAnswered  int `json:"nacks_answered"`
+	// Replicas lists this router's replicas of replicated pubends.
+	Replicas []DurableReplicaStatus `json:"replicas,omitempty"`
+}
+
+// DurableReplicaStatus is this router's replica of one replicated
+// pubend, as raft sees it: who leads (as far as this replica knows), the
+// term, the voters as applied here, and how far its log is committed and
+// applied. Leading is set while the pubend runs here; Voter while this
+// replica's id is a voter (a replica that rejoined after losing its store
+// is not, until the leader's membership change is applied).
+type DurableReplicaStatus struct {
+	Pubend  string   `json:"pubend"`
+	Name    string   `json:"name"`
+	ID      uint64   `json:"id"`
+	State   string   `json:"state"`
+	Leader  string   `json:"leader"`
+	Leading bool     `json:"leading"`
+	Voter   bool     `json:"voter"`
+	Term    uint64   `json:"term"`
+	Commit  uint64   `json:"commit"`
+	Applied uint64   `json:"applied"`
+	Voters  []string `json:"voters"`
 }
 
 // DurablePubendStatus is one pubend's positions at this router. Local
@@ -192,6 +214,7 @@ func (d *durableNode) publishView() {
 	st.LinkDropped = metricCount(d.met.linkDropped)
 	rs := d.router.Stats
 	st.NacksFromBelow, st.NacksUpstream, st.NacksAnswered = rs.NacksFromBelow, rs.NacksUpstream, rs.NacksAnswered
+	st.Replicas = d.replicaStatus()
 	d.viewMu.Lock()
 	d.snap = st
 	d.viewMu.Unlock()

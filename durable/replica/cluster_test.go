@@ -367,3 +367,59 @@ func TestWipedReplicaRejoinsUnderFreshID(t *testing.T) {
 		t.Fatalf("no acknowledgement after the leader crash with the rejoined replica as one of two")
 	}
 }
+
+// TestCutOffLeaderStopsServing: a leader cut off from both others stops
+// being the PHB within two election timeouts (quorum.go) while the others
+// elect a leader of their own; once the cut heals exactly one replica
+// leads. A leader with one follower down keeps a majority and keeps
+// leading.
+func TestCutOffLeaderStopsServing(t *testing.T) {
+	const timeout = 10 * 10_000 // ElectionTicks × TickPeriod (the defaults)
+	for seed := range uint64(4) {
+		c := newCluster(t, 3, seed+10)
+		l := c.waitLeader()
+		others := slices.DeleteFunc(slices.Clone(c.names), func(n string) bool { return n == l })
+		c.crash(others[0])
+		c.run(3 * timeout)
+		if !c.reps[l].Leading() || c.reps[l].Stats.QuorumLost != 0 {
+			t.Fatalf("seed %d: %s stopped leading with one follower of two up (quorum lost %d times)", seed, l, c.reps[l].Stats.QuorumLost)
+		}
+		c.boot(others[0], false)
+		c.run(timeout)
+		c.cut[l] = true
+		c.run(2*timeout + 10_000)
+		if c.reps[l].Leading() {
+			t.Fatalf("seed %d: %s, cut off, still the PHB two election timeouts later", seed, l)
+		}
+		if c.reps[l].Stats.QuorumLost == 0 {
+			t.Fatalf("seed %d: %s stopped leading, but not by the quorum check", seed, l)
+		}
+		var leading []string
+		for range 20 {
+			leading = nil
+			for _, n := range others {
+				if c.reps[n].Leading() {
+					leading = append(leading, n)
+				}
+			}
+			if len(leading) == 1 {
+				break
+			}
+			c.run(timeout)
+		}
+		if len(leading) != 1 {
+			t.Fatalf("seed %d: with %s cut off, %v lead", seed, l, leading)
+		}
+		c.cut[l] = false
+		c.run(3 * timeout)
+		n := 0
+		for _, name := range c.names {
+			if c.reps[name].Leading() {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Fatalf("seed %d: after the cut healed %d replicas lead", seed, n)
+		}
+	}
+}

@@ -52,10 +52,10 @@
 // in one joint-consensus change (ConfChangeV2), and the new member
 // catches up from a snapshot.
 //
-// # Caveats
+// # Quorum check
 //
-// CheckQuorum is off (it needs followers to tick raft): a leader cut off
-// from the others keeps believing it leads until it hears a higher term,
-// but it can commit nothing, so it acknowledges and announces nothing a
-// majority does not hold.
+// Raft's CheckQuorum is off (it needs followers to tick raft). The leader
+// runs the same check itself (quorum.go): a leader that has not heard
+// from a majority for an election timeout stops being the PHB, and runs
+// the pubend again only once a new fence commits.
 package replica

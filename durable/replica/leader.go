@@ -25,6 +25,10 @@ type leader struct {
 	ov           *overlay
 	held         []heldMsgs
 	confWait     bool // a membership change is proposed, not yet applied
+	// heard holds the voters heard from in this term since the last
+	// quorum check, quorumTicks the raft ticks since it (quorum.go).
+	heard       map[uint64]bool
+	quorumTicks int
 }
 
 // heldMsgs are the messages of one pubend Ready: they leave once the
@@ -45,7 +49,7 @@ func (r *Replica) checkLeadership() {
 	}
 	if isLeader && r.lead.term == 0 {
 		r.Stats.Activations++
-		r.lead = leader{term: st.GetTerm(), activation: st.GetTerm()<<16 | uint64(r.Stats.Activations&0xffff)}
+		r.lead = leader{term: st.GetTerm(), activation: st.GetTerm()<<16 | uint64(r.Stats.Activations&0xffff), heard: map[uint64]bool{}}
 	}
 	if isLeader && !r.lead.fenced {
 		r.proposeFence()
@@ -114,7 +118,7 @@ func (r *Replica) proposePubend() {
 			r.Stats.Activations++
 			term := r.lead.term
 			r.stopLeading()
-			r.lead = leader{term: term, activation: term<<16 | uint64(r.Stats.Activations&0xffff)}
+			r.lead = leader{term: term, activation: term<<16 | uint64(r.Stats.Activations&0xffff), heard: map[uint64]bool{}}
 			return
 		}
 		r.Stats.Proposals++

@@ -56,6 +56,7 @@ type Stats struct {
 	Dropped     int // proposals raft refused (the replica stopped serving until re-fenced)
 	Snapshots   int // snapshots applied
 	Joins       int // membership changes proposed for a joining replica
+	QuorumLost  int // times the leader stopped being the PHB, a majority silent (quorum.go)
 }
 
 // Ready is what a replica asks its driver to do, in this order: apply
@@ -224,6 +225,9 @@ func (r *Replica) Leader() string { return r.peers[r.rn.BasicStatus().Lead] }
 
 // Status returns raft's view of the replica.
 func (r *Replica) Status() raft.BasicStatus { return r.rn.BasicStatus() }
+
+// Voter reports whether this replica's id is a voter, as applied here.
+func (r *Replica) Voter() bool { return r.isVoter(r.id) }
 
 // Voters returns the names of the voters as applied here, sorted by id.
 func (r *Replica) Voters() []string {

@@ -71,6 +71,9 @@ func (r *Replica) stepRaft(m *pb.Message) error {
 	if raft.IsLocalMsg(m.GetType()) {
 		return fmt.Errorf("replica %s: a peer sent the local message %v", r.cfg.Name, m.GetType())
 	}
+	if r.lead.term != 0 && m.GetTerm() == r.lead.term {
+		r.lead.heard[m.GetFrom()] = true // a follower answers (quorum.go)
+	}
 	err := r.rn.Step(m)
 	if errors.Is(err, raft.ErrStepPeerNotFound) {
 		return nil // a response from a replica no longer a member
@@ -109,6 +112,7 @@ func (r *Replica) raftTick() {
 	st := r.rn.BasicStatus()
 	if st.RaftState == raft.StateLeader {
 		r.rn.Tick()
+		r.checkQuorum()
 		return
 	}
 	if !r.isVoter(r.id) {
