@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -96,6 +97,13 @@ type meshNode struct {
 	peers      []string // names
 	proc       *bgProc
 	starts     int
+	// Set by tests that need them: the network namespace the router
+	// runs in, its --listen address when it is not addr, the addresses it
+	// dials instead of its peers' addr, the host its metrics are fetched
+	// on (its --metrics listens on every address then), and flags of its
+	// own.
+	ns, listen, metricsHost string
+	peerAddrs, flags        []string
 }
 
 // durableMesh runs siftd processes with durable delivery: every router is
@@ -111,14 +119,34 @@ type durableMesh struct {
 	// noFlags starts the routers with no durable flags at all: each hosts
 	// a pubend named after itself, and they learn the rest by their links.
 	noFlags bool
+	// clientNS is the network namespace the clients (sift pub, sift sub
+	// and the test's HTTP requests) run in ("": the test's own).
+	clientNS string
 }
 
-// newDurableMesh makes certificates and reserves an address per router.
-func newDurableMesh(t *testing.T, ctx context.Context, extra []string, topology map[string][]string) *durableMesh {
+// http returns the client of the routers' HTTP endpoints: in clientNS,
+// with a timeout, so that a router cut off by a test answers with an
+// error instead of hanging the test.
+func (m *durableMesh) http() *http.Client {
+	c := &http.Client{}
+	if m.clientNS != "" {
+		c = netnsHTTPClient(m.clientNS)
+	}
+	c.Timeout = 5 * time.Second
+	return c
+}
+
+// newDurableMesh makes certificates (valid for hosts too) and reserves an
+// address per router.
+func newDurableMesh(t *testing.T, ctx context.Context, extra []string, topology map[string][]string, hosts ...string) *durableMesh {
 	t.Helper()
 	dir := t.TempDir()
 	m := &durableMesh{t: t, ctx: ctx, dir: dir, certDir: filepath.Join(dir, "certs"), nodes: map[string]*meshNode{}, extra: extra}
-	if out, err := runBin(t, ctx, nil, "sift", "certs", "init", m.certDir); err != nil {
+	certArgs := []string{"certs", "init", m.certDir}
+	for _, h := range hosts {
+		certArgs = append(certArgs, "--host", h)
+	}
+	if out, err := runBin(t, ctx, nil, "sift", certArgs...); err != nil {
 		t.Fatalf("certs init: %v\n%s", err, out)
 	}
 	for _, name := range slices.Sorted(func(yield func(string) bool) {
@@ -136,11 +164,22 @@ func newDurableMesh(t *testing.T, ctx context.Context, extra []string, topology 
 
 // args are the siftd flags of router n.
 func (m *durableMesh) args(n *meshNode) []string {
-	args := []string{"--name", n.name, "--listen", n.addr, "--certs", m.certDir,
-		"--data", filepath.Join(m.dir, n.name), "--metrics", "127.0.0.1:0"}
+	listen, metrics := n.addr, "127.0.0.1:0"
+	if n.listen != "" {
+		listen = n.listen
+	}
+	if n.metricsHost != "" {
+		metrics = "0.0.0.0:0"
+	}
+	args := []string{"--name", n.name, "--listen", listen, "--certs", m.certDir,
+		"--data", filepath.Join(m.dir, n.name), "--metrics", metrics}
 	for _, p := range n.peers {
 		args = append(args, "--peer", m.nodes[p].addr)
 	}
+	for _, a := range n.peerAddrs {
+		args = append(args, "--peer", a)
+	}
+	args = append(args, n.flags...)
 	if !m.noFlags {
 		args = append(args, "--pubend", "phb=phb")
 		for _, name := range m.order {
@@ -155,8 +194,8 @@ func (m *durableMesh) args(n *meshNode) []string {
 func (m *durableMesh) start(name string, links int) {
 	m.t.Helper()
 	n := m.nodes[name]
-	p := startProc(m.t, m.ctx, "siftd", m.args(n)...)
-	n.metrics = p.waitLine(m.t, m.ctx, metricsRE)[1]
+	p := startProcIn(m.t, m.ctx, n.ns, "siftd", m.args(n)...)
+	n.metrics = n.metricsAddr(p.waitLine(m.t, m.ctx, metricsRE)[1])
 	p.waitLine(m.t, m.ctx, readyRE)
 	for range links {
 		p.waitLine(m.t, m.ctx, linkUpRE)
@@ -180,8 +219,8 @@ func (m *durableMesh) startAll() {
 	procs := map[string]*proc{}
 	for _, name := range m.order {
 		n := m.nodes[name]
-		p := startProc(m.t, m.ctx, "siftd", m.args(n)...)
-		n.metrics = p.waitLine(m.t, m.ctx, metricsRE)[1]
+		p := startProcIn(m.t, m.ctx, n.ns, "siftd", m.args(n)...)
+		n.metrics = n.metricsAddr(p.waitLine(m.t, m.ctx, metricsRE)[1])
 		p.waitLine(m.t, m.ctx, readyRE)
 		procs[name] = p
 	}
@@ -192,6 +231,19 @@ func (m *durableMesh) startAll() {
 		m.nodes[name].proc = background(name, procs[name])
 		m.nodes[name].starts++
 	}
+}
+
+// metricsAddr is where the metrics a router logged it listens on are
+// fetched: on metricsHost when it is set.
+func (n *meshNode) metricsAddr(logged string) string {
+	if n.metricsHost == "" {
+		return logged
+	}
+	_, port, err := net.SplitHostPort(logged)
+	if err != nil {
+		return logged
+	}
+	return net.JoinHostPort(n.metricsHost, port)
 }
 
 // crash SIGKILLs router name and restarts it on the same address and data
@@ -256,7 +308,7 @@ func (m *durableMesh) durableMetrics(name string) string {
 
 // fetch returns path from router name's metrics address.
 func (m *durableMesh) fetch(name, path string) (string, error) {
-	resp, err := http.Get("http://" + m.nodes[name].metrics + path)
+	resp, err := m.http().Get("http://" + m.nodes[name].metrics + path)
 	if err != nil {
 		return "", err
 	}
@@ -275,7 +327,7 @@ func (m *durableMesh) waitAcked(ctx context.Context, name, id, pubend string, ti
 	end := time.Now().Add(deadline)
 	for {
 		var got durable.Tick
-		if resp, err := http.Get("http://" + m.nodes[name].metrics + "/debug/durable"); err == nil {
+		if resp, err := m.http().Get("http://" + m.nodes[name].metrics + "/debug/durable"); err == nil {
 			var st struct {
 				Subscribers []struct {
 					ID    string     `json:"id"`
@@ -301,7 +353,7 @@ func (m *durableMesh) waitAcked(ctx context.Context, name, id, pubend string, ti
 // released returns the L prefix of pubend at its host router name, from
 // /debug/durable: every tick up to it is released.
 func (m *durableMesh) released(name, pubend string) (durable.Tick, error) {
-	resp, err := http.Get("http://" + m.nodes[name].metrics + "/debug/durable")
+	resp, err := m.http().Get("http://" + m.nodes[name].metrics + "/debug/durable")
 	if err != nil {
 		return 0, err
 	}
@@ -338,7 +390,7 @@ type durableSub struct {
 // "ready".
 func (m *durableMesh) startSub(s *durableSub) {
 	m.t.Helper()
-	p := startProc(m.t, m.ctx, "sift", "sub", "--durable", s.id, "--out", s.file,
+	p := startProcIn(m.t, m.ctx, m.clientNS, "sift", "sub", "--durable", s.id, "--out", s.file,
 		"--router", m.nodes[s.at].addr, "--certs", m.certDir, "--dial-timeout", "60s", s.filter)
 	p.waitLine(m.t, m.ctx, subReady)
 	s.proc = background("sub "+s.id, p)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -25,7 +24,7 @@ type durablePubendView struct {
 
 // pubendViews returns router name's pubends from /debug/durable.
 func (m *durableMesh) pubendViews(name string) ([]durablePubendView, error) {
-	resp, err := http.Get("http://" + m.nodes[name].metrics + "/debug/durable")
+	resp, err := m.http().Get("http://" + m.nodes[name].metrics + "/debug/durable")
 	if err != nil {
 		return nil, err
 	}

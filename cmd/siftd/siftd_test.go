@@ -57,7 +57,23 @@ type proc struct {
 
 func startProc(t *testing.T, ctx context.Context, name string, args ...string) *proc {
 	t.Helper()
-	p := &proc{cmd: exec.CommandContext(ctx, filepath.Join(bin, name), args...), lines: make(chan string, 1024)}
+	return startCommand(t, ctx, filepath.Join(bin, name), args...)
+}
+
+// startProcIn is startProc inside network namespace ns ("": the test's
+// own). ip netns exec execs the binary, so the process is the binary's.
+func startProcIn(t *testing.T, ctx context.Context, ns, name string, args ...string) *proc {
+	t.Helper()
+	if ns == "" {
+		return startProc(t, ctx, name, args...)
+	}
+	return startCommand(t, ctx, ipPath, append([]string{"netns", "exec", ns, filepath.Join(bin, name)}, args...)...)
+}
+
+// startCommand starts path with args; its stderr lines arrive on lines.
+func startCommand(t *testing.T, ctx context.Context, path string, args ...string) *proc {
+	t.Helper()
+	p := &proc{cmd: exec.CommandContext(ctx, path, args...), lines: make(chan string, 1024)}
 	p.cmd.Stdout = &p.stdout
 	errPipe, err := p.cmd.StderrPipe()
 	if err != nil {
