@@ -460,4 +460,5 @@ type durableInput struct {
 	env     durable.Envelope
 	detach  ifaceID       // non-zero: the client connection closed
 	replica *wire.Replica // non-nil: a replica frame from the link to env.From (durable_replica.go)
+	admin   *adminReq     // non-nil: a membership change (durable_admin.go)
 }

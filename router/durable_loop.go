@@ -152,6 +152,10 @@ func (d *durableNode) stepInput(in durableInput) {
 		d.stepReplicaFrame(in.env.From, in.replica)
 		return
 	}
+	if in.admin != nil {
+		d.serveAdmin(in.admin)
+		return
+	}
 	d.stepLocal(in.env)
 }
 

@@ -352,11 +352,16 @@ func (d *durableNode) learnReplicas() {
 func (d *durableNode) replicaStatus() []DurableReplicaStatus {
 	var out []DurableReplicaStatus
 	for _, p := range sortedNames(d.replicas) {
-		r := d.replicas[p].r
-		st := r.Status()
-		out = append(out, DurableReplicaStatus{Pubend: p, Name: r.Name(), ID: r.ID(), State: st.RaftState.String(),
-			Leader: r.Leader(), Leading: r.Leading(), Voter: r.Voter(), Term: st.GetTerm(), Commit: st.GetCommit(), Applied: st.Applied,
-			Voters: r.Voters()})
+		out = append(out, d.statusOf(d.replicas[p]))
 	}
 	return out
+}
+
+// statusOf describes one replica (driver goroutine).
+func (d *durableNode) statusOf(h *replicaHost) DurableReplicaStatus {
+	r := h.r
+	st := r.Status()
+	return DurableReplicaStatus{Pubend: h.pubend, Name: r.Name(), ID: r.ID(), State: st.RaftState.String(),
+		Leader: r.Leader(), Leading: r.Leading(), Voter: r.Voter(), Term: st.GetTerm(), Commit: st.GetCommit(), Applied: st.Applied,
+		Voters: r.Voters(), Roster: r.Roster()}
 }

@@ -50,6 +50,9 @@ type DurableReplicaStatus struct {
 	Commit  uint64   `json:"commit"`
 	Applied uint64   `json:"applied"`
 	Voters  []string `json:"voters"`
+	// Roster lists the routers that may hold a replica, as committed
+	// here: the pubend's --replicas until a membership change.
+	Roster []string `json:"roster"`
 }
 
 // DurablePubendStatus is one pubend's positions at this router. Local

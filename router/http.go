@@ -17,7 +17,9 @@ import (
 // filters forwarded and received, unacknowledged Routes; JSON; ?counts=1
 // gives the numbers of filters instead of the lists) and
 // /debug/durable (per pubend and per durable subscriber positions; JSON,
-// 404 when durable delivery is off).
+// 404 when durable delivery is off); and POST /admin/pubend/{pubend}, the
+// membership changes of a replicated pubend (durable_admin.go; from
+// loopback addresses only).
 func (r *Router) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(r.metrics.Registry, promhttp.HandlerOpts{}))
@@ -68,6 +70,7 @@ func (r *Router) Handler() http.Handler {
 		}
 		writeJSON(w, st)
 	})
+	mux.HandleFunc("POST /admin/pubend/{pubend}", r.serveAdminHTTP)
 	return mux
 }
 

@@ -33,6 +33,7 @@ type replicaStatusView struct {
 	Commit  uint64   `json:"commit"`
 	Applied uint64   `json:"applied"`
 	Voters  []string `json:"voters"`
+	Roster  []string `json:"roster"`
 }
 
 // replicaStatus returns router name's replica of pubend p.

@@ -1,9 +1,11 @@
 package replica
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sift-pubsub/sift/durable"
@@ -421,5 +423,156 @@ func TestCutOffLeaderStopsServing(t *testing.T) {
 		if n != 1 {
 			t.Fatalf("seed %d: after the cut healed %d replicas lead", seed, n)
 		}
+	}
+}
+
+// addReplica makes name a replica of the test cluster (its store empty);
+// it is booted only with boot.
+func (c *cluster) addReplica(name string) {
+	c.names = append(c.names, name)
+	c.store[name] = memstore.New()
+	c.down[name] = true
+}
+
+func (c *cluster) voters(name string) []string {
+	v := c.reps[name].Voters()
+	slices.Sort(v)
+	return v
+}
+
+// TestMembershipChanges: an operator adds a replica, replaces one by
+// another and removes one, each a joint-consensus change at the leader;
+// the cluster keeps acknowledging across them, the replaced and removed
+// replicas stay out although they keep asking to join, and every refused
+// change (not the leader, unknown or existing names, the leader itself, a
+// change under way) says why and changes nothing.
+func TestMembershipChanges(t *testing.T) {
+	for seed := range uint64(6) {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { testMembershipChanges(t, seed) })
+	}
+}
+
+func testMembershipChanges(t *testing.T, seed uint64) {
+	const timeout = 10 * 10_000
+	c := newCluster(t, 3, seed+20)
+	l := c.waitLeader()
+	var follower string
+	for _, n := range c.names {
+		if n != l {
+			follower = n
+			break
+		}
+	}
+	seq := uint64(0)
+	publish := func(k int) {
+		for range k {
+			seq++
+			c.publish("pub", seq)
+			c.run(2_000)
+		}
+		c.run(timeout)
+		for s := uint64(1); s <= seq; s++ {
+			if _, ok := c.acks()[s]; !ok {
+				// Resend what a leader change dropped (the publisher's
+				// idempotent resend).
+				c.publish("pub", s)
+			}
+		}
+		c.run(timeout)
+	}
+	publish(20)
+
+	// Refusals change nothing.
+	var nl *NotLeaderError
+	if err := c.reps[follower].ChangeMembers(MemberChange{Op: MemberAdd, Name: "r4"}); !errors.As(err, &nl) || nl.Leader != l {
+		t.Fatalf("a change at follower %s: %v, want a NotLeaderError naming %s", follower, err, l)
+	}
+	for _, tc := range []struct {
+		ch   MemberChange
+		want string
+	}{
+		{MemberChange{Op: MemberRemove, Name: "r9"}, `unknown replica "r9" (replicas: r1, r2, r3)`},
+		{MemberChange{Op: MemberAdd, Name: follower}, "is already a replica"},
+		{MemberChange{Op: MemberRemove, Name: l}, "is the leader"},
+		{MemberChange{Op: MemberReplace, Name: follower, With: l}, "is already a replica"},
+		{MemberChange{Op: MemberAdd, Name: ""}, "a replica name of 1-"},
+		{MemberChange{Op: "grow", Name: "r4"}, "unknown membership change"},
+	} {
+		err := c.reps[l].ChangeMembers(tc.ch)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Fatalf("%+v: %v, want an error containing %q", tc.ch, err, tc.want)
+		}
+	}
+	if got := c.reps[l].Roster(); !slices.Equal(got, []string{"r1", "r2", "r3"}) || c.reps[l].Stats.MemberChanges != 0 {
+		t.Fatalf("refused changes changed the roster: %v (%d changes)", got, c.reps[l].Stats.MemberChanges)
+	}
+
+	// Add r4: proposed at the leader, r4 joins.
+	if err := c.reps[l].ChangeMembers(MemberChange{Op: MemberAdd, Name: "r4"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.reps[l].ChangeMembers(MemberChange{Op: MemberAdd, Name: "r5"}); !errors.Is(err, ErrChangePending) {
+		t.Fatalf("a second change at once: %v, want ErrChangePending", err)
+	}
+	c.addReplica("r4")
+	c.run(timeout)
+	c.boot("r4", true)
+	c.run(5 * timeout)
+	l = c.waitLeader()
+	if !c.reps["r4"].Voter() || !slices.Equal(c.voters(l), []string{"r1", "r2", "r3", "r4"}) {
+		t.Fatalf("after add r4: r4 voter %v, voters %v", c.reps["r4"].Voter(), c.voters(l))
+	}
+	publish(20)
+
+	// Replace a follower by r5.
+	old := ""
+	for _, n := range []string{"r1", "r2", "r3"} {
+		if n != l {
+			old = n
+			break
+		}
+	}
+	if err := c.reps[l].ChangeMembers(MemberChange{Op: MemberReplace, Name: old, With: "r5"}); err != nil {
+		t.Fatal(err)
+	}
+	c.addReplica("r5")
+	c.run(timeout)
+	c.boot("r5", true)
+	c.run(8 * timeout)
+	l = c.waitLeader()
+	want := slices.Sorted(slices.Values(slices.DeleteFunc([]string{"r1", "r2", "r3", "r4", "r5"}, func(n string) bool { return n == old })))
+	if got := c.voters(l); !slices.Equal(got, want) || c.reps[old].Voter() && c.reps[old].Leading() {
+		t.Fatalf("after replace %s by r5: voters %v, want %v", old, got, want)
+	}
+	publish(20)
+
+	// Remove r4, or, if it leads, another follower.
+	gone := "r4"
+	if l == gone {
+		gone = want[0]
+	}
+	if err := c.reps[l].ChangeMembers(MemberChange{Op: MemberRemove, Name: gone}); err != nil {
+		t.Fatal(err)
+	}
+	c.run(8 * timeout)
+	l = c.waitLeader()
+	want = slices.DeleteFunc(want, func(n string) bool { return n == gone })
+	if got := c.voters(l); !slices.Equal(got, want) {
+		t.Fatalf("after remove %s: voters %v, want %v", gone, got, want)
+	}
+	publish(20)
+	// The replaced and the removed replica keep running and asking to
+	// join: they stay out.
+	c.run(10 * timeout)
+	if got := c.voters(l); !slices.Equal(got, want) {
+		t.Fatalf("%s and %s got back in: voters %v", old, gone, got)
+	}
+	for s := uint64(1); s <= seq; s++ {
+		if _, ok := c.acks()[s]; !ok {
+			t.Fatalf("seq %d never acknowledged", s)
+		}
+	}
+	if got := c.reps[l].Roster(); !slices.Equal(slices.Sorted(slices.Values(got)), want) {
+		t.Fatalf("roster %v, want %v", got, want)
 	}
 }

@@ -25,6 +25,7 @@ type leader struct {
 	ov           *overlay
 	held         []heldMsgs
 	confWait     bool // a membership change is proposed, not yet applied
+	rosterWait   bool // a roster change is proposed, not yet applied (members.go)
 	// heard holds the voters heard from in this term since the last
 	// quorum check, quorumTicks the raft ticks since it (quorum.go).
 	heard       map[uint64]bool

@@ -3,6 +3,7 @@ package replica
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/sift-pubsub/sift/durable"
 	"go.etcd.io/raft/v3"
@@ -118,6 +119,9 @@ func (r *Replica) apply(e *pb.Entry, b *durable.Batch, out *Ready) error {
 			}
 			b.Ops = append(b.Ops, r.state.prefixed(&durable.Batch{Ops: p.Ops}).Ops...)
 			a.Ops = p.Ops
+			if err := r.appliedRoster(p.Ops); err != nil {
+				return err
+			}
 			if p.Proposer == r.id && p.Activation == r.lead.activation && r.lead.term != 0 {
 				r.appliedOwn(p)
 			}
@@ -197,12 +201,18 @@ func (r *Replica) restore(s *pb.Snapshot, b *durable.Batch) error {
 		b.DeleteRange(pre, prefixEnd(pre))
 	}
 	clear(r.members)
+	r.roster = roster{names: slices.Clone(r.cfg.Replicas), replaces: map[string]string{}}
 	for _, x := range kvs {
 		if len(x.k) == 0 || (x.k[0] != tableState && x.k[0] != tableMember) {
 			return fmt.Errorf("snapshot: key %x outside the state", x.k)
 		}
 		k := append(bytes.Clone(base), x.k...)
 		b.Set(k, x.v)
+		if x.k[0] == tableState && string(x.k[1:]) == string(rosterKey) {
+			if r.roster, err = decodeRoster(x.v); err != nil {
+				return fmt.Errorf("snapshot: %w", err)
+			}
+		}
 		if x.k[0] == tableMember && len(x.k) == 9 {
 			id := beUint64(x.k[1:])
 			r.members[id], r.peers[id] = string(x.v), string(x.v)

@@ -25,6 +25,7 @@ type Replica struct {
 	applied point             // the last applied entry and the configuration as of it
 	members map[uint64]string // replicated: voters' names by id
 	peers   map[uint64]string // soft: every id heard from, by name
+	roster  roster            // who may be a replica (members.go)
 	boot    *durable.Batch    // writes of a new replica, for the first Ready
 
 	lastTick  durable.Tick // time of the last raft tick
@@ -57,6 +58,9 @@ type Stats struct {
 	Snapshots   int // snapshots applied
 	Joins       int // membership changes proposed for a joining replica
 	QuorumLost  int // times the leader stopped being the PHB, a majority silent (quorum.go)
+	// MemberChanges counts operators' membership changes proposed
+	// (members.go).
+	MemberChanges int
 }
 
 // Ready is what a replica asks its driver to do, in this order: apply
@@ -103,6 +107,9 @@ func New(cfg Config, store durable.Store) (*Replica, error) {
 	r := &Replica{cfg: cfg, store: store, state: prefixStore{base: store, pre: prefix(p, tableState)},
 		members: map[uint64]string{}, peers: map[uint64]string{}}
 	if err := r.recover(); err != nil {
+		return nil, fmt.Errorf("replica %s of %s: %w", cfg.Name, p, err)
+	}
+	if err := r.loadRoster(); err != nil {
 		return nil, fmt.Errorf("replica %s of %s: %w", cfg.Name, p, err)
 	}
 	for _, name := range cfg.Replicas {

@@ -3,6 +3,7 @@ package replica
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/sift-pubsub/sift/durable"
 	"go.etcd.io/raft/v3"
@@ -175,26 +176,25 @@ func (r *Replica) askToJoin() {
 	}
 }
 
-// join makes a joining replica a voter in place of the id its name had
-// (one joint-consensus change: remove the old id, add the new one), or
-// adds it if its name had none. Only the leader acts, once no other
+// join makes a joining replica of the roster a voter in place of the id
+// its name had, and of the replica it replaces (members.go), in one
+// joint-consensus change (remove the old ids, add the new one), or adds
+// it if there are none. Only the leader acts, once no other
 // change is under way; the joiner asks again until it is a voter.
 func (r *Replica) join(name string, id uint64) {
 	if r.lead.pubend == nil || name == r.cfg.Name || r.isVoter(id) || len(r.applied.conf.GetVotersOutgoing()) > 0 {
 		return
 	}
-	known := false
-	for _, n := range r.cfg.Replicas {
-		known = known || n == name
-	}
-	if !known || r.lead.confWait {
+	if !slices.Contains(r.roster.names, name) || r.lead.confWait || r.lead.rosterWait {
 		return
 	}
-	cc := &pb.ConfChangeV2{Context: encodeMember(id, name)}
-	for old, n := range r.members {
-		if n == name && r.isVoter(old) {
-			cc.Changes = append(cc.Changes, &pb.ConfChangeSingle{Type: pb.ConfChangeRemoveNode.Enum(), NodeId: &old})
-		}
+	cc := &pb.ConfChangeV2{Context: encodeMember(id, name), Transition: pb.ConfChangeTransitionJointImplicit.Enum()}
+	olds := r.voterIDs(name)
+	if replaced, ok := r.roster.replaces[name]; ok {
+		olds = append(olds, r.voterIDs(replaced)...)
+	}
+	for _, old := range olds {
+		cc.Changes = append(cc.Changes, &pb.ConfChangeSingle{Type: pb.ConfChangeRemoveNode.Enum(), NodeId: &old})
 	}
 	cc.Changes = append(cc.Changes, &pb.ConfChangeSingle{Type: pb.ConfChangeAddNode.Enum(), NodeId: &id})
 	if err := r.rn.ProposeConfChange(cc); err != nil {
