@@ -56,8 +56,9 @@ type Config struct {
 	// Dir holds the clusters' certificates and stores (default: a temporary
 	// folder, removed at the end).
 	Dir string
-	// ProfileDir, if set, receives a CPU profile of each run's throughput
-	// phase: SYSTEM-runN.pprof.
+	// ProfileDir, if set, receives CPU profiles of each run's phases:
+	// SYSTEM-runN.pprof (throughput), SYSTEM-runN-latency.pprof and
+	// SYSTEM-runN-catchup.pprof.
 	ProfileDir string
 	// Command is recorded in the report.
 	Command string

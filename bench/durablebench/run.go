@@ -75,7 +75,7 @@ func runOnce(ctx context.Context, sys System, run int, cfg Config, dir string) (
 	if err := b.throughput(ctx, &res); err != nil {
 		return res, fmt.Errorf("throughput phase: %w", err)
 	}
-	if err := b.latency(ctx); err != nil {
+	if err := b.latency(ctx, &res); err != nil {
 		return res, fmt.Errorf("latency phase: %w", err)
 	}
 	if cfg.CatchupEvents > 0 {
@@ -191,8 +191,13 @@ func (b *benchRun) throughput(ctx context.Context, res *Result) error {
 
 // latency publishes the latency phase's events one at a time at
 // cfg.Rate from the first publisher and waits for every delivery.
-func (b *benchRun) latency(ctx context.Context) error {
+func (b *benchRun) latency(ctx context.Context, res *Result) error {
 	from, to := b.rec.bounds[phaseLatency], b.rec.bounds[phaseLatency+1]
+	stopProfile, err := bench.StartCPUProfile(b.cfg.ProfileDir, fmt.Sprintf("%s-run%d-latency.pprof", res.System, res.Run))
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
 	interval := time.Duration(float64(time.Second) / b.cfg.Rate)
 	start := time.Now()
 	for s := from; s < to; s++ {

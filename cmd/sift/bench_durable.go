@@ -83,7 +83,7 @@ results.csv and PNG plots go to --out.`,
 	f.IntVar(&o.runs, "runs", 3, "alternating runs of every system")
 	f.Uint64Var(&o.seed, "seed", 1, "payload seed")
 	f.DurationVar(&o.stall, "stall", time.Minute, "fail a run when no delivery arrives for this long")
-	f.StringVar(&o.profile, "cpuprofile", "", "write CPU profiles of each run's throughput and catch-up phases into DIR")
+	f.StringVar(&o.profile, "cpuprofile", "", "write CPU profiles of each run's throughput, latency and catch-up phases into DIR")
 	f.StringVar(&o.out, "out", "bench-durable-out", "directory for results and plots")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress bar or messages on stderr")
 	benchParentCmd().AddCommand(cmd)
