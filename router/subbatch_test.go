@@ -60,6 +60,7 @@ func (d *batchDeliveries) wait(t *testing.T, n int) {
 // SubscribeBatch returns: events published at a reach exactly the
 // matching filters, by Scan, in publish order, each event once with all
 // its matching positions; the shallow table and the poset agree.
+// SubscribeBatchProgress reports the frames acknowledged, growing to all.
 func TestSubscribeBatchThroughChain(t *testing.T) {
 	w, err := workload.Stock(workload.StockConfig{Subscriptions: 5000, Events: 2000}, 11)
 	if err != nil {
@@ -76,8 +77,16 @@ func TestSubscribeBatchThroughChain(t *testing.T) {
 			a, _, c := startChain(t, func(cfg *router.Config) { cfg.Table = table })
 			d := &batchDeliveries{more: make(chan struct{}, 1)}
 			sub := dial(t, c, "batch", client.Options{})
-			if _, err := sub.SubscribeBatch(testCtx(t), texts, d.on); err != nil {
+			var acked []int // SubscribeBatchProgress's calls, serialised
+			if _, err := sub.SubscribeBatchProgress(testCtx(t), texts, d.on, func(n int) { acked = append(acked, n) }); err != nil {
 				t.Fatal(err)
+			}
+			grows := len(acked) >= 2 // 5,000 filters take two frames
+			for i := 1; i < len(acked); i++ {
+				grows = grows && acked[i] > acked[i-1]
+			}
+			if !grows || acked[len(acked)-1] != len(texts) {
+				t.Fatalf("progress %v: want counts growing frame by frame up to %d", acked, len(texts))
 			}
 			var want [][]int
 			var wantEvs []match.Event

@@ -78,16 +78,19 @@ func subscribeFile(ctx context.Context, conn routerFlags, opts subOptions, path 
 	}
 	filters = nil
 	errs := make([]error, len(clients))
+	prog := newInstallProgress(stderr, len(texts), len(clients))
 	var wg sync.WaitGroup
 	for k, c := range clients {
 		lo, hi := k*per, min((k+1)*per, len(texts))
 		wg.Go(func() {
-			if _, err := c.SubscribeBatch(ctx, texts[lo:hi], func(subs []int, e match.Event) { out.deliver(k, lo, subs, e) }); err != nil {
+			deliver := func(subs []int, e match.Event) { out.deliver(k, lo, subs, e) }
+			if _, err := c.SubscribeBatchProgress(ctx, texts[lo:hi], deliver, prog.conn(k)); err != nil {
 				errs[k] = fmt.Errorf("filters %d-%d: %w", lo, hi-1, err)
 			}
 		})
 	}
 	wg.Wait()
+	prog.finish()
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
@@ -218,3 +221,36 @@ func (p *filterPrinter) run(ctx context.Context, count int, clients []*client.Cl
 	}
 	return p.w.Flush()
 }
+
+// installProgress shows, on a terminal's stderr, how many of the file's
+// filters the routers have acknowledged so far (a nil bar, off a
+// terminal, shows nothing: scripts read only "ready N").
+type installProgress struct {
+	bar   *benchBar
+	total int
+	mu    sync.Mutex
+	acked []int // per connection
+}
+
+func newInstallProgress(stderr io.Writer, total, conns int) *installProgress {
+	return &installProgress{bar: newBenchBar(stderr, false, "subscribing"), total: total, acked: make([]int, conns)}
+}
+
+// conn returns connection k's progress callback (nil without a bar).
+func (p *installProgress) conn(k int) func(int) {
+	if p.bar == nil {
+		return nil
+	}
+	return func(acked int) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.acked[k] = acked
+		sum := 0
+		for _, a := range p.acked {
+			sum += a
+		}
+		p.bar.update(sum, p.total, "")
+	}
+}
+
+func (p *installProgress) finish() { p.bar.finish() }

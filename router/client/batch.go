@@ -48,6 +48,14 @@ const (
 // SubscribeBatch return an error naming its position; the frames already
 // acknowledged stay installed (close the connection to drop them).
 func (c *Client) SubscribeBatch(ctx context.Context, filters []string, on func(subs []int, e match.Event)) (*Batch, error) {
+	return c.SubscribeBatchProgress(ctx, filters, on, nil)
+}
+
+// SubscribeBatchProgress is SubscribeBatch that also calls progress, if
+// not nil, each time the router acknowledges a frame, with the number of
+// filters acknowledged so far (concurrent calls are serialised; the
+// counts only grow): for showing a long install's progress.
+func (c *Client) SubscribeBatchProgress(ctx context.Context, filters []string, on func(subs []int, e match.Event), progress func(acked int)) (*Batch, error) {
 	if len(filters) == 0 {
 		return nil, errors.New("client: subscribe batch: no filters")
 	}
@@ -66,6 +74,7 @@ func (c *Client) SubscribeBatch(ctx context.Context, filters []string, on func(s
 		mu    sync.Mutex
 		first error // the refusal of the lowest frame refused
 		at    = len(filters)
+		acked int // guarded by mu, as progress's calls
 	)
 	for start := 0; start < len(filters); {
 		end, size := start, 0
@@ -84,12 +93,17 @@ func (c *Client) SubscribeBatch(ctx context.Context, filters []string, on func(s
 		go func(start int, m *wire.SubscribeBatch) {
 			defer wg.Done()
 			defer func() { <-slots }()
-			if err := c.request(ctx, reqKey{wire.TypeSubscribeBatch, id}, m); err != nil {
-				mu.Lock()
+			err := c.request(ctx, reqKey{wire.TypeSubscribeBatch, id}, m)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
 				if start < at {
 					at, first = start, err
 				}
-				mu.Unlock()
+				return
+			}
+			if acked += len(m.Filters); progress != nil {
+				progress(acked)
 			}
 		}(start, &wire.SubscribeBatch{First: id, Filters: filters[start:end]})
 		start = end
