@@ -43,7 +43,7 @@ type Engine struct {
 	idx     match.Index
 	maxSubs int // per interface; 0 means unlimited
 	// owner holds, per index entry id, its interface, subscription id and
-	// filter: the one place the engine keeps a subscription's filter. Ids
+	// filter (a pool slot: the one place the engine keeps filters). Ids
 	// are dense (freed ids are reused, free), so owner is a paged slice,
 	// not a map: route looks up every match, and at 10^6 subscriptions a
 	// map entry per subscription costs several times its payload.
@@ -86,11 +86,11 @@ const (
 func compactAfter(n int) int { return max(compactMinEvents, n/4) }
 
 // subRef is what the engine holds of index entry id: which interface,
-// which subscription, which filter.
+// which subscription, and the pool slot of its filter.
 type subRef struct {
 	iface  *ifaceState
 	sub    uint64
-	filter match.Filter
+	filter uint32 // filterPool slot
 }
 
 // ownerPages is a slice of subRefs indexed by match.ID in pages of a
@@ -157,7 +157,7 @@ func (e *Engine) Filter(id ifaceID, sub uint64) (match.Filter, bool) {
 	if !ok {
 		return match.Filter{}, false
 	}
-	return e.owner.at(x).filter, true
+	return e.pool.filter(e.owner.at(x).filter), true
 }
 
 // Subs yields every subscription of interface id and its filter, in
@@ -170,7 +170,7 @@ func (e *Engine) Subs(id ifaceID) iter.Seq2[uint64, match.Filter] {
 			return
 		}
 		for _, sub := range slices.Sorted(maps.Keys(st.Subs)) {
-			if !yield(sub, e.owner.at(st.Subs[sub]).filter) {
+			if !yield(sub, e.filterOf(st.Subs[sub])) {
 				return
 			}
 		}
@@ -220,14 +220,15 @@ func (e *Engine) Subscribe(id ifaceID, sub uint64, text string) error {
 		return wire.Errorf(wire.CodeTooManySubscriptions, "connection already has %d subscriptions, the limit", e.maxSubs)
 	}
 	x := e.newID()
-	f = e.pool.intern(f)
+	slot := e.pool.intern(f)
+	f = e.pool.filter(slot)
 	if err := e.idx.Insert(x, f); err != nil {
-		e.pool.release(f)
+		e.pool.release(slot)
 		e.free = append(e.free, x)
 		return fmt.Errorf("index insert: %w", err)
 	}
 	st.Subs[sub] = x
-	*e.owner.at(x) = subRef{iface: st, sub: sub, filter: f}
+	*e.owner.at(x) = subRef{iface: st, sub: sub, filter: slot}
 	e.touch()
 	if e.OnFilter != nil {
 		e.OnFilter(f)
@@ -405,7 +406,7 @@ func (e *Engine) Summary(withFilters bool) []InterfaceSummary {
 			}
 			slices.Sort(ids)
 			for _, id := range ids {
-				s.Filters = append(s.Filters, fmt.Sprintf("%d: %s", id, e.owner.at(st.Subs[id]).filter))
+				s.Filters = append(s.Filters, fmt.Sprintf("%d: %s", id, e.filterOf(st.Subs[id])))
 			}
 		}
 		out = append(out, s)
@@ -417,6 +418,9 @@ func (e *Engine) Summary(withFilters bool) []InterfaceSummary {
 // Filters returns the number of distinct filters the subscriptions hold
 // (each held once, however many subscriptions use it).
 func (e *Engine) Filters() int { return e.pool.len() }
+
+// filterOf returns index entry x's filter.
+func (e *Engine) filterOf(x match.ID) match.Filter { return e.pool.filter(e.owner.at(x).filter) }
 
 // Subscriptions returns the total number of installed Subscriptions.
 func (e *Engine) Subscriptions() int { return e.idx.Len() }

@@ -29,9 +29,10 @@ func (e *Engine) SubscribeBatch(id ifaceID, first uint64, fs []match.Filter) err
 	}
 	for i := range fs {
 		x := e.newID()
-		f := e.pool.intern(fs[i])
+		slot := e.pool.intern(fs[i])
+		f := e.pool.filter(slot)
 		if err := e.idx.Insert(x, f); err != nil {
-			e.pool.release(f)
+			e.pool.release(slot)
 			e.free = append(e.free, x)
 			for j := range i { // undo: all or none
 				e.mustDelete(st.Subs[first+uint64(j)])
@@ -40,7 +41,7 @@ func (e *Engine) SubscribeBatch(id ifaceID, first uint64, fs []match.Filter) err
 			return fmt.Errorf("index insert: %w", err)
 		}
 		st.Subs[first+uint64(i)] = x
-		*e.owner.at(x) = subRef{iface: st, sub: first + uint64(i), filter: f}
+		*e.owner.at(x) = subRef{iface: st, sub: first + uint64(i), filter: slot}
 		fs[i] = f
 		if e.OnFilter != nil {
 			e.OnFilter(f)
