@@ -35,6 +35,9 @@ type router struct {
 	// its bodies in order; wpos is the next one (timeRole visits the
 	// bodies in order, from the first).
 	witnesses []match.Filter
+	// byWitness finds those filters by witness (wire.FilterHash), as the
+	// link table's holders do, for innerBloomWitness's exact entries.
+	byWitness map[uint64]match.Filter
 	wpos      int
 	to        []mesh.Link
 	sink      []byte

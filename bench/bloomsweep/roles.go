@@ -114,7 +114,10 @@ func (rt *router) innerBloom(bodies [][]byte) (int, error) {
 // as on a link of wire.VersionBloomWitness (the hash of the filter the
 // first router matched, which the link in front holds too): the router
 // checks that filter against the summary (bloomfwd.Trees.RouteWitness)
-// and walks the tree only when it fails, as the routers do.
+// and walks the tree only when it fails, as the routers do; an entry
+// marked exact is decoded and checked against the witnessed filter (the
+// link table's witness path), matched against the index only when that
+// fails.
 func (rt *router) innerBloomWitness(bodies [][]byte) (int, error) {
 	n := 0
 	for _, b := range bodies {
@@ -123,16 +126,18 @@ func (rt *router) innerBloomWitness(bodies [][]byte) (int, error) {
 			return n, err
 		}
 		for i, be := range m.(*wire.BloomPublish).Events {
-			if be.Exact {
+			if be.Witness == 0 {
+				return n, fmt.Errorf("entry %d of a body: no witness", i)
+			}
+			if be.Exact { // decoded and checked against the witnessed filter, as the link table does
 				e, err := rt.dec.DecodeEvent(be.Event)
 				if err != nil {
 					return n, err
 				}
-				rt.ids = rt.fast.Match(e, rt.ids[:0])
+				if f, ok := rt.byWitness[be.Witness]; !ok || !f.Matches(e) {
+					rt.ids = rt.fast.Match(e, rt.ids[:0])
+				}
 				continue
-			}
-			if be.Witness == 0 {
-				return n, fmt.Errorf("entry %d of a body: no witness", i)
 			}
 			if rt.to, _, err = rt.trees.RouteWitness(be.Summary, upLink, be.Witness, rt.to[:0]); err != nil {
 				return n, err

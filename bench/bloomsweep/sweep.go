@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sift-pubsub/sift/bench"
+	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/match/bloom"
 )
 
@@ -173,7 +174,10 @@ func runPoint(ctx context.Context, cfg Config, terms, filters int, seed uint64) 
 	p.fill(&w, d)
 	all, exactIn, bloomIn := publishBodies(&w, nil), publishBodies(&w, d.exact), bloomBodies(d, false)
 	bloomWitnessIn := bloomBodies(d, true)
-	rt.witnesses = d.witnesses
+	rt.witnesses, rt.byWitness = d.witnesses, make(map[uint64]match.Filter, len(d.witnesses))
+	for i, f := range d.witnesses {
+		rt.byWitness[d.witnessHashes[i]] = f
+	}
 	var first, inner [2][]float64 // [exact, bloom] per round
 	var witness, bloomWitness []float64
 	for round := range cfg.Rounds {
