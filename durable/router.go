@@ -3,6 +3,8 @@ package durable
 import (
 	"fmt"
 	"slices"
+
+	"github.com/sift-pubsub/sift/match"
 )
 
 // RouterConfig configures an intermediate broker. Zero tunables take the
@@ -49,7 +51,15 @@ func (c *RouterConfig) populate() error {
 // link is a downstream neighbour: its durable filters and how far
 // knowledge has gone down it.
 type link struct {
-	filters    map[string]linkFilter
+	filters map[string]linkFilter
+	// index holds the filters (ids: each subscription's id in it), so a
+	// D tick costs one index match, not one per filter of the link.
+	// Every change to filters goes through setFilter, dropFilter or
+	// replaceFilters, which keep it.
+	index      *match.Fast
+	ids        map[string]match.ID
+	nextID     match.ID
+	matchBuf   []match.ID
 	complete   bool            // the filter set is known; until then D goes unfiltered
 	epoch, ver uint64          // of the last full set applied
 	lastFwd    map[string]Tick // per pubend, the highest tick forwarded
@@ -119,7 +129,7 @@ func NewRouter(cfg RouterConfig) (*Router, error) {
 	r := &Router{cfg: cfg, links: map[string]*link{}, pubends: map[string]*routerPubend{},
 		pending: map[string]*upInstall{}}
 	for _, d := range cfg.Downstream {
-		r.links[d] = &link{filters: map[string]linkFilter{}, lastFwd: map[string]Tick{}, lastResync: -1 << 62}
+		r.links[d] = newLink()
 	}
 	for p, up := range cfg.Upstream {
 		r.pubends[p] = &routerPubend{stream: NewStream(0), waiters: map[string][]waiter{}, nextExpiry: MaxTick}

@@ -29,13 +29,13 @@ func (r *Router) filters(env Envelope) error {
 	switch m.Kind {
 	case MsgInstall:
 		if old, ok := l.filters[m.Sub]; !ok || older(old.epoch, old.ver, m.Epoch, m.Version) {
-			l.filters[m.Sub] = linkFilter{filter: m.Filter, epoch: m.Epoch, ver: m.Version}
+			l.setFilter(m.Sub, linkFilter{filter: m.Filter, epoch: m.Epoch, ver: m.Version})
 			l.gen++
 		}
 		r.installUp(env.From, m.Sub, m)
 	case MsgUninstall:
 		if old, ok := l.filters[m.Sub]; ok && older(old.epoch, old.ver, m.Epoch, m.Version) {
-			delete(l.filters, m.Sub)
+			l.dropFilter(m.Sub)
 			l.gen++
 			r.uninstallUp(env.From, m.Sub)
 		}
@@ -60,8 +60,45 @@ func (r *Router) fullSet(l *link, m Msg) {
 			fs[sub] = f // installed after this set was taken
 		}
 	}
-	l.filters, l.epoch, l.ver, l.complete = fs, m.Epoch, m.Version, true
+	l.replaceFilters(fs)
+	l.epoch, l.ver, l.complete = m.Epoch, m.Version, true
 	l.gen++
+}
+
+func newLink() *link {
+	return &link{filters: map[string]linkFilter{}, index: match.NewFast(match.FastConfig{}),
+		ids: map[string]match.ID{}, lastFwd: map[string]Tick{}, lastResync: -1 << 62}
+}
+
+// setFilter installs (or replaces) sub's filter on the link.
+func (l *link) setFilter(sub string, f linkFilter) {
+	l.dropFilter(sub)
+	l.nextID++
+	l.filters[sub], l.ids[sub] = f, l.nextID
+	_ = l.index.Insert(l.nextID, f.filter) // ids are never reused
+}
+
+// dropFilter removes sub's filter from the link, if it has one.
+func (l *link) dropFilter(sub string) {
+	if id, ok := l.ids[sub]; ok {
+		_ = l.index.Delete(id)
+		delete(l.ids, sub)
+	}
+	delete(l.filters, sub)
+}
+
+// replaceFilters makes fs the link's whole filter set, in a new index.
+func (l *link) replaceFilters(fs map[string]linkFilter) {
+	l.filters, l.ids, l.index = map[string]linkFilter{}, map[string]match.ID{}, match.NewFast(match.FastConfig{})
+	for sub, f := range fs {
+		l.setFilter(sub, f)
+	}
+}
+
+// matches reports whether any filter of the link matches m's event.
+func (l *link) matches(m Msg) bool {
+	l.matchBuf = l.index.Match(m.Event, l.matchBuf[:0])
+	return len(l.matchBuf) > 0
 }
 
 // older reports whether (e1, v1) comes before (e2, v2).

@@ -70,12 +70,3 @@ func (r *Router) forward(name string, m Msg) {
 	}
 	r.send(name, m)
 }
-
-func (l *link) matches(m Msg) bool {
-	for _, f := range l.filters {
-		if f.filter.Matches(m.Event) {
-			return true
-		}
-	}
-	return false
-}
