@@ -2,13 +2,11 @@ package router
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router/core"
-	"github.com/sift-pubsub/sift/router/mesh"
 )
 
 // Advertisements (Config.Advertise; mesh.Config.Advertise has the
@@ -105,40 +103,4 @@ func (l *matchLoop) advertReply(id ifaceID, about wire.Type, ref uint64, err err
 	if c, ok := l.conns[id]; ok {
 		l.pushControl(c, wire.AppendFrame(nil, &wire.AdvertAck{About: about, ID: ref}))
 	}
-}
-
-// refuseUnadvertised checks a client's Publish batch against the client's
-// advertisements and, if an event matches none, refuses the whole batch:
-// nothing of it is routed, the refused events are counted, and the
-// connection is closed with an error naming the first such event. It
-// reports whether the batch was refused. Batches from links, and every
-// batch without advertisements, pass. The matching loop's publish
-// (loop.go) calls it first:
-//
-//	if l.refuseUnadvertised(m) {
-//		return
-//	}
-func (l *matchLoop) refuseUnadvertised(m loopMsg) bool {
-	if l.adverts == nil || l.mesh == nil {
-		return false
-	}
-	if l.isLink(m.iface) {
-		return false
-	}
-	first, n := -1, 0
-	for i, ev := range m.pub.Events {
-		if !l.mesh.Conforms(mesh.Client(m.iface), ev) {
-			if first < 0 {
-				first = i
-			}
-			n++
-		}
-	}
-	if n == 0 {
-		return false
-	}
-	l.adverts.refused.Add(float64(n))
-	l.refuseLink(m.iface, fmt.Errorf("publish batch %d refused: event %d %s matches none of this connection's advertisements (%d of %d events do not; this router runs advertisements)",
-		m.pub.Seq, first, m.pub.Events[first], n, len(m.pub.Events))) // linkloop.go: any connection
-	return true
 }

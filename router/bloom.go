@@ -4,9 +4,8 @@ import (
 	"fmt"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/router/bloomfwd"
-	"github.com/sift-pubsub/sift/router/mesh"
+	"github.com/sift-pubsub/sift/router/core"
 )
 
 // Forwarding modes, for Config.Forward.
@@ -38,18 +37,36 @@ func (c *Config) checkForward() error {
 	return nil
 }
 
-// bloomPath is what Bloom forwarding's event path (forward.go) reads:
-// the core's dictionary and trees (until publish routing moves into the
-// core), per-link counters, and scratch space.
-type bloomPath struct {
-	dict  *bloomfwd.Dict
-	trees *bloomfwd.Trees
-	links map[ifaceID]bloomLinkMetrics
-	dec   wire.EventDecoder
-	to    []mesh.Link // scratch
-}
+// bloomLinks are the per-link counters of Bloom forwarding's event path
+// (router/core's bloom_publish.go), by link connection; nil: exact.
+type bloomLinks map[ifaceID]bloomLinkMetrics
 
 // bloomLinkMetrics are one link's Bloom counters, labelled with its peer.
 type bloomLinkMetrics struct {
 	exactIn, falseForwards prometheus.Counter
+}
+
+// countBloom applies one of the core's Bloom event path metric updates.
+func (l *matchLoop) countBloom(m core.Metric) {
+	bm := l.metrics.Bloom
+	switch m.Kind {
+	case core.BloomSummaries:
+		bm.Summaries.Add(float64(m.N))
+	case core.BloomFill:
+		bm.Fill.Observe(m.Value)
+	case core.BloomSaturated:
+		bm.Saturated.Add(float64(m.N))
+	case core.BloomTreeWalks:
+		bm.TreeWalks.Add(float64(m.N))
+	case core.BloomWitnessDecisions:
+		bm.WitnessDecisions.Add(float64(m.N))
+	case core.BloomExactIn:
+		if lm, ok := l.bloom[m.Conn]; ok {
+			lm.exactIn.Add(float64(m.N))
+		}
+	case core.BloomFalseForwards:
+		if lm, ok := l.bloom[m.Conn]; ok {
+			lm.falseForwards.Add(float64(m.N))
+		}
+	}
 }

@@ -60,6 +60,7 @@ func (l *matchLoop) carryCore() {
 		for _, m := range rd.Metrics {
 			l.countCore(m)
 		}
+		l.carryEvents(&rd)
 		for _, f := range rd.Frames {
 			if c, ok := l.conns[f.Conn]; ok {
 				l.pushControl(c, f.Data)
@@ -79,6 +80,26 @@ func (l *matchLoop) carryCore() {
 	l.armCore()
 }
 
+// carryEvents encodes the Ready's deliveries into their clients' Deliver
+// frames and stages its forwards for their links' data lanes, then
+// queues everything staged (deliver.go), ahead of the Ready's frames.
+func (l *matchLoop) carryEvents(rd *core.Ready) {
+	if len(rd.Deliveries) == 0 && len(rd.Forwards) == 0 {
+		return
+	}
+	for _, d := range rd.Deliveries {
+		if c, ok := l.conns[d.Conn]; ok {
+			l.deliver(c, d.Subs, d.Event, l.at)
+		}
+	}
+	for _, f := range rd.Forwards {
+		if c, ok := l.conns[f.Conn]; ok {
+			l.stage(c, delivery{raw: f.Data, witness: f.Witness})
+		}
+	}
+	l.flush()
+}
+
 // countCore applies one of the core's metric updates.
 func (l *matchLoop) countCore(m core.Metric) {
 	switch m.Kind {
@@ -90,6 +111,17 @@ func (l *matchLoop) countCore(m core.Metric) {
 		l.metrics.Bloom.TreeFilters.Set(float64(m.N))
 	case core.Subscriptions:
 		l.metrics.Subscriptions.Set(float64(m.N))
+	case core.Matches:
+		l.metrics.Matches.Add(float64(m.N))
+	case core.EventsIn:
+		l.metrics.EventsIn.Add(float64(m.N))
+	case core.ByIndex, core.ByWitness, core.ByCache:
+		l.metrics.LinkTable.count(m.Kind, m.N)
+	case core.AdvertRefused:
+		l.adverts.refused.Add(float64(m.N))
+	case core.BloomSummaries, core.BloomFill, core.BloomSaturated, core.BloomExactIn, core.BloomFalseForwards,
+		core.BloomTreeWalks, core.BloomWitnessDecisions:
+		l.countBloom(m) // bloom.go
 	default:
 		l.countAssist(m) // rto.go
 	}

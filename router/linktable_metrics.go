@@ -29,13 +29,14 @@ func newLinkTableMetrics(reg *prometheus.Registry) *LinkTableMetrics {
 	return m
 }
 
-// decisionCounts counts a batch's decisions, added to the metrics at once.
-type decisionCounts [core.NumDecisions]int
-
-func (m *LinkTableMetrics) add(c *decisionCounts) {
-	for d, n := range c[:core.DecidedNoLinks] {
-		if n > 0 {
-			m.byOutcome[d].Add(float64(n))
-		}
+// count adds n events to the decision the core's metric k counts.
+func (m *LinkTableMetrics) count(k core.MetricKind, n uint64) {
+	d := core.DecidedByIndex
+	switch k {
+	case core.ByWitness:
+		d = core.DecidedByWitness
+	case core.ByCache:
+		d = core.DecidedByCache
 	}
+	m.byOutcome[d].Add(float64(n))
 }

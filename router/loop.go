@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/sift-pubsub/sift/internal/wire"
-	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router/core"
 )
 
@@ -67,6 +66,9 @@ type matchLoop struct {
 	want  wantedNames
 	redec wire.EventDecoder
 	timer coreTimer // on the core's deadline (coreloop.go)
+	// at is when the batch whose Ready the loop carries out was read,
+	// stamped on its deliveries (latency measurements).
+	at time.Time
 }
 
 // run processes inputs until in is closed.
@@ -122,7 +124,7 @@ func (l *matchLoop) detach(id ifaceID) {
 func (l *matchLoop) dropConn(id ifaceID) {
 	delete(l.conns, id)
 	if l.bloom != nil {
-		delete(l.bloom.links, id)
+		delete(l.bloom, id)
 	}
 }
 
@@ -150,76 +152,30 @@ func (l *matchLoop) reply(id ifaceID, about wire.Type, sub uint64, err error) {
 	l.pushControl(c, frame)
 }
 
-// publish routes a batch: to local clients by the engine, to links by the
-// link table (never back to the link it came from). It acknowledges a client's
-// batch; links do not acknowledge events.
+// publish hands a batch to the core, which routes it: to local clients
+// by the engine, to links by the link table (never back to the link it
+// came from); a client's batch is acknowledged after its deliveries.
 func (l *matchLoop) publish(m loopMsg) {
 	if l.want.stale(m.wantVer) { // before anything reads the events (wanted.go)
 		if err := l.want.refresh(&l.redec, m.pub); err != nil {
 			panic("router: a validated batch no longer decodes: " + err.Error())
 		}
 	}
-	if l.refuseUnadvertised(m) { // advert.go
-		return
-	}
-	fromLink := l.isLink(m.iface)
-	matches := 0
-	var decisions decisionCounts
-	// The engine matches the batch's events at once (on every core with a
-	// parallel index) and hands them back in order.
-	l.eng.RouteBatch(m.iface, m.pub.Events, func(i int, hits []core.Hit) {
-		for _, h := range hits {
-			matches += len(h.Subs)
-			if c, ok := l.conns[h.Iface]; ok {
-				l.deliver(c, h.Subs, m.pub.Raw[i], m.at)
-			}
-		}
-		var w uint64
-		if m.witness != nil {
-			w = m.witness[i]
-		}
-		decisions[l.forwardLinks(m.pub.Events[i], m.iface, m.pub.Raw[i], w)]++
-	})
-	l.flush()
-	l.metrics.LinkTable.add(&decisions)
-	l.metrics.Matches.Add(float64(matches))
-	l.metrics.EventsIn.Add(float64(len(m.pub.Events)))
-	if c, ok := l.conns[m.iface]; ok && fromLink {
-		c.linkIn.Add(float64(len(m.pub.Events)))
-	} else if ok {
-		l.pushControl(c, wire.AppendFrame(nil, &wire.Ack{About: wire.TypePublish, ID: m.pub.Seq}))
-	}
+	l.stepEvents(core.Publish{Conn: m.iface, Pub: m.pub, Witness: m.witness}, m.iface, len(m.pub.Events), m.at)
 }
 
-// forwardLinks queues an event for every link whose filters match it,
-// never back to the one it came from: by the link table in exact mode
-// (helped by the witness that came with the event, if any), on the event's
-// summary in Bloom mode. A full link queue closes the link as a slow
-// consumer. It returns what decided the link table's answer.
-func (l *matchLoop) forwardLinks(ev match.Event, iface ifaceID, raw []byte, witness uint64) core.RouteDecision {
-	if l.core.Links() == 0 {
-		return core.DecidedNoLinks
+// stepEvents steps a batch of events read at at from connection from
+// (no tick: the event path arms no deadline), carries out its Ready and
+// counts the batch on the link it came on.
+func (l *matchLoop) stepEvents(in core.Input, from ifaceID, events int, at time.Time) {
+	l.at = at
+	if err := l.core.Step(in); err != nil {
+		panic("router: the core refused a batch the loop built: " + err.Error())
 	}
-	if l.bloom != nil {
-		return l.bloomForward(ev, raw) // bloom links carry only bloom-publish: from is a client
+	l.carryCore()
+	if c, ok := l.conns[from]; ok && c.linkIn != nil {
+		c.linkIn.Add(float64(events))
 	}
-	lt := l.core.LinkTable()
-	if lt == nil {
-		return core.DecidedNoLinks
-	}
-	hits, decision := lt.Route(iface, ev, witness)
-	for _, h := range hits {
-		if c, ok := l.conns[h.Link]; ok {
-			l.queueLink(c, raw, h.Witness)
-		}
-	}
-	return decision
-}
-
-// queueLink stages raw (a LinkPublish event with its witness, or a
-// BloomPublish entry) for link c's data lane.
-func (l *matchLoop) queueLink(c *conn, raw []byte, witness uint64) {
-	l.stage(c, delivery{raw: raw, witness: witness})
 }
 
 func (l *matchLoop) pushControl(c *conn, frame []byte) {

@@ -2,8 +2,8 @@ package router
 
 import (
 	"fmt"
-
 	"github.com/sift-pubsub/sift/internal/wire"
+
 	"github.com/sift-pubsub/sift/router/bloomfwd"
 	"github.com/sift-pubsub/sift/router/core"
 	"github.com/sift-pubsub/sift/router/mesh"
@@ -27,8 +27,8 @@ type links struct {
 	// path (advertisements' conformance), Routes and link hellos; nil
 	// without links.
 	mesh *mesh.Mesh
-	// bloom is Bloom forwarding's event path (forward.go); nil: exact.
-	bloom *bloomPath
+	// bloom is Bloom forwarding's per-link counters; nil: exact.
+	bloom bloomLinks
 	// adverts is the advertisement bookkeeping (advert.go); nil when
 	// Config.Advertise is off.
 	adverts *advertState
@@ -63,15 +63,9 @@ func newLinks(cfg Config, eng *core.Engine) (links, error) {
 	}
 	lk := links{core: c, mesh: m, adverts: newAdvertState(cfg)}
 	if bc != nil {
-		lk.bloom = &bloomPath{dict: c.BloomDict(), trees: c.BloomTrees(), links: make(map[ifaceID]bloomLinkMetrics)}
+		lk.bloom = make(bloomLinks)
 	}
 	return lk, nil
-}
-
-// isLink reports whether connection id is a router link that is up.
-func (l *matchLoop) isLink(id ifaceID) bool {
-	_, ok := l.core.LinkOf(id)
-	return ok
 }
 
 // linkConn returns the connection of a mesh link that is up.
@@ -98,7 +92,7 @@ func (l *matchLoop) linkUp(m loopMsg) {
 	if l.bloom != nil {
 		id, _ := l.core.LinkOf(m.iface)
 		m.conn.witness = l.mesh.LinkVersion(id) >= wire.VersionBloomWitness
-		l.bloom.links[m.iface] = bloomLinkMetrics{
+		l.bloom[m.iface] = bloomLinkMetrics{
 			exactIn:       l.metrics.Bloom.ExactIn.WithLabelValues(name),
 			falseForwards: l.metrics.Bloom.FalseForwards.WithLabelValues(name),
 		}
@@ -106,17 +100,4 @@ func (l *matchLoop) linkUp(m loopMsg) {
 	l.conns[m.iface] = m.conn
 	m.linkErr <- nil
 	l.carryCore()
-}
-
-// refuseLink closes a connection (a link, or a client that broke the
-// advertisement rule) that sent something this router refuses. The
-// core's own refusals come as Ready's Close.
-func (l *matchLoop) refuseLink(iface ifaceID, err error) {
-	c, ok := l.conns[iface]
-	if !ok {
-		return
-	}
-	l.metrics.Errors.WithLabelValues(wire.CodeUnexpected.String()).Inc()
-	c.fail(wire.CodeUnexpected, err.Error())
-	l.detach(iface)
 }

@@ -167,7 +167,7 @@ func (l *matchLoop) startWanted() {
 	l.want.start(l.adverts != nil)
 	l.eng.OnFilter = l.want.addFilter
 	l.core.OnLinkFilter(l.want.addFilter)
-	if l.bloom != nil {
-		l.bloom.dict.OnNewTerm = l.want.addTerm
+	if d := l.core.BloomDict(); d != nil {
+		d.OnNewTerm = l.want.addTerm
 	}
 }

@@ -136,17 +136,17 @@ func TestWantedFollowsBloomDictionary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := lk.bloom
+	d := lk.core.BloomDict()
 	l := &matchLoop{eng: eng, links: lk}
 	l.startWanted()
 	set, v0 := l.want.load()
 	if set == nil || v0 == 0 || len(l.want.names) != 0 {
 		t.Fatalf("bloom loop starts with set %v version %d names %v, want an empty set", set, v0, l.want.names)
 	}
-	b.dict.LinkUp(7)
+	d.LinkUp(7)
 	receive := func(qual, c string) {
 		t.Helper()
-		if _, err := b.dict.Receive(7, &wire.BloomTerms{Add: []wire.BloomTerm{{Qual: qual, C: c}}}); err != nil {
+		if _, err := d.Receive(7, &wire.BloomTerms{Add: []wire.BloomTerm{{Qual: qual, C: c}}}); err != nil {
 			t.Fatal(err)
 		}
 	}

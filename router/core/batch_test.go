@@ -27,9 +27,9 @@ func TestPlaceBatch(t *testing.T) {
 		if err := c.Step(in); err != nil {
 			t.Fatalf("%T: %v", in, err)
 		}
-		rd := c.Ready()
+		out := DescribeReady(c.Ready()) // before Advance: the core reuses the Ready's slices
 		c.Advance()
-		return DescribeReady(rd)
+		return out
 	}
 	step(c, Attach{Conn: 4})
 	fs := []match.Filter{match.MustParse(`x > 1`), match.MustParse(`x > 2`), match.MustParse(`y == "a"`)}

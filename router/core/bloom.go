@@ -22,6 +22,8 @@ type bloomState struct {
 	dict   *bloomfwd.Dict
 	trees  *bloomfwd.Trees
 	subs   map[ConnID]map[uint64]match.Filter
+	dec    wire.EventDecoder // the event path's (bloom_publish.go)
+	to     []mesh.Link       // scratch
 }
 
 // newBloomState returns the state cfg asks for: nil in exact mode (cfg

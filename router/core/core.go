@@ -45,8 +45,10 @@ type Core struct {
 	onLinkFilter func(match.Filter) // see OnLinkFilter
 	now          time.Time
 	rd           Ready // effects not yet handed over
-	// taken counts the Readys handed over and not yet Advanced.
-	taken int
+	// taken are the Readys handed over and not yet Advanced, the latest
+	// last; spare are Readys Advanced, whose arrays the next Readys reuse
+	// (the event path fills one per batch).
+	taken, spare []Ready
 }
 
 // New returns a core for cfg; an error reports a bad Bloom configuration.
@@ -89,6 +91,10 @@ func (c *Core) Step(in Input) error {
 		return c.advertise(in) // advert.go
 	case Unadvertise:
 		return c.unadvertise(in)
+	case Publish:
+		return c.publish(in) // publish.go
+	case BloomPublish:
+		return c.bloomPublish(in) // bloom_publish.go
 	default:
 		return fmt.Errorf("router core: unknown input %T", in)
 	}
@@ -123,19 +129,28 @@ func (c *Core) HasReady() bool { return !c.rd.IsEmpty() }
 // out (and Advances) at once, before it goes on with the first: that is
 // the order the effects would have had inside the first input.
 func (c *Core) Ready() Ready {
-	c.taken++
 	rd := c.rd
+	c.taken = append(c.taken, rd)
 	c.rd = Ready{}
+	if n := len(c.spare); n > 0 {
+		c.rd, c.spare = c.spare[n-1], c.spare[:n-1]
+	}
 	return rd
 }
 
 // Advance tells the core the driver has carried out the Ready it took
-// last. Each Ready is paired with one Advance; one more panics.
+// last; its slices are the core's again. Each Ready is paired with one
+// Advance; one more panics.
 func (c *Core) Advance() {
-	if c.taken == 0 {
+	n := len(c.taken)
+	if n == 0 {
 		panic("router core: Advance without Ready")
 	}
-	c.taken--
+	rd := c.taken[n-1]
+	c.taken[n-1] = Ready{}
+	c.taken = c.taken[:n-1]
+	rd.reset()
+	c.spare = append(c.spare, rd)
 }
 
 func (c *Core) frame(to ConnID, data []byte) {

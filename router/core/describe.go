@@ -12,11 +12,22 @@ import (
 func DescribeReady(rd Ready) string {
 	var b strings.Builder
 	for _, m := range rd.Metrics {
-		if m.Kind == Errors {
+		switch m.Kind {
+		case Errors:
 			fmt.Fprintf(&b, "metric %s %s %d\n", m.Kind, m.Code, m.N)
-			continue
+		case BloomFill:
+			fmt.Fprintf(&b, "metric %s %.3f\n", m.Kind, m.Value)
+		case BloomExactIn, BloomFalseForwards:
+			fmt.Fprintf(&b, "metric %s conn=%d %d\n", m.Kind, m.Conn, m.N)
+		default:
+			fmt.Fprintf(&b, "metric %s %d\n", m.Kind, m.N)
 		}
-		fmt.Fprintf(&b, "metric %s %d\n", m.Kind, m.N)
+	}
+	for _, d := range rd.Deliveries {
+		fmt.Fprintf(&b, "deliver conn=%d subs=%v: %s\n", d.Conn, d.Subs, DescribeEvent(d.Event))
+	}
+	for _, f := range rd.Forwards {
+		fmt.Fprintf(&b, "forward conn=%d witness=%d: %s\n", f.Conn, f.Witness, describeForward(f.Data))
 	}
 	for _, f := range rd.Frames {
 		fmt.Fprintf(&b, "frame conn=%d: %s\n", f.Conn, DescribeFrame(f.Data))
@@ -32,6 +43,31 @@ func DescribeReady(rd Ready) string {
 		fmt.Fprintf(&b, "close conn=%d %s: %s\n", c.Conn, c.Code, c.Reason)
 	}
 	return b.String()
+}
+
+// DescribeEvent renders an encoded event (or why it does not decode).
+func DescribeEvent(raw []byte) string {
+	var dec wire.EventDecoder
+	ev, err := dec.DecodeEvent(raw)
+	if err != nil {
+		return fmt.Sprintf("undecodable event: %v", err)
+	}
+	return ev.String()
+}
+
+// describeForward renders a forwarded event: a LinkPublish event, or a
+// BloomPublish entry (its flag and summary words, then the event).
+func describeForward(data []byte) string {
+	var dec wire.EventDecoder
+	if _, err := dec.DecodeEvent(data); err == nil {
+		return DescribeEvent(data)
+	}
+	m, err := wire.Decode(wire.TypeBloomPublish, append([]byte{0, 1}, data...)) // a batch of this one entry
+	if err != nil {
+		return fmt.Sprintf("undecodable forward: %v", err)
+	}
+	be := m.(*wire.BloomPublish).Events[0]
+	return fmt.Sprintf("bloom exact=%t summary=%x %s", be.Exact, be.Summary, DescribeEvent(be.Event))
 }
 
 // DescribeFrame renders one encoded frame (or why it does not decode).

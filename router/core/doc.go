@@ -40,32 +40,36 @@
 //     engine's interfaces and subscriptions (Attach, Subscribe,
 //     SubscribeBatch, Unsubscribe, Detach), answered with Replies or,
 //     when the mesh places a subscription, with the Ack its Ready becomes;
+//
 //   - the mesh glue (links.go, advert.go): which connection carries which
 //     mesh link (LinkUp, LinkFrame, Detach), subscriptions and
 //     advertisements as the mesh sees them, mesh outputs turned into
 //     frames (link messages, client Acks) and Close effects for the links
 //     it refuses or the mesh closes, and the link table that mirrors the
 //     routes each link sent (exact forwarding);
+//
 //   - Bloom forwarding's control side (bloom.go): the dictionary flood
 //     and the trees over the filters each link forwarded, with the
 //     ordering rule of router/bloomfwd (dictionary messages before the
 //     mesh's messages of the same input, a new link's dictionary snapshot
 //     after its hello and before the mesh's snapshot) kept in one place;
+//
 //   - client-assisted placement of subscriptions in the mesh routing
 //     table (RTO and FF, assist.go): the assisting clients, FF claims, the
 //     placement in progress, its queries and answers and its round
 //     deadline.
 //
-// The shell still routes events (publish routing and delivery staging)
-// itself: it reads the engine, the link table, the mesh (advertisements'
-// conformance) and the Bloom dictionary and trees through the pointers
-// the core shares with it and LinkOf/ConnOf/LinkTable, and does not change
-// them. The pure pieces it calls (the Engine's per-event Route over a
-// match.Index, engine.go; the LinkTable's Route with its cache and
-// witnesses, linktable.go, linkcache.go) live in this package. Publish
-// routing, the wanted attribute names and the connections are still in
-// router; each moves here as typed inputs and Ready fields, so that the
-// loop becomes the shell that only moves frames.
+//   - the event path (publish.go, bloom_publish.go): a client's or a
+//     link's batch (Publish, BloomPublish) routed to local clients by the
+//     engine and to links by the link table (its witnesses and cache) or,
+//     in Bloom mode, on the summary; advertisements' conformance check.
+//     Ready hands the driver Deliveries and Forwards that point into the
+//     batch and into the Ready's own arena, so no event is copied.
+//
+// The shell keeps what is I/O: connections, send queues and their
+// writers (a Deliver frame is encoded by the shell from a Delivery), the
+// wanted attribute names its readers decode with (fed by the hooks
+// OnFilter, OnNewTerm and OnLinkFilter), HTTP and metrics.
 //
 // # Adding an input
 //

@@ -43,6 +43,10 @@ import (
 //	mesh-routes router=X   (the routes X holds per link)
 //	route router=X [from=N]  (the links X's link table forwards an event to, never
 //	                        back to connection N; input: the event, JSON)
+//	publish router=X conn=N seq=S  (client N publishes a batch; input: its events,
+//	                        JSON, one a line; attaches the client first if needed)
+//	deliver-data [X Y]     (the events forwarded on link X -> Y, or on every link in
+//	                        turn, as one LinkPublish or BloomPublish batch each)
 //
 // Client connections are numbered by the script; link connections from
 // 100, per router, in the order the links come up. Effects print as
@@ -86,14 +90,15 @@ type meshLink struct {
 	from, to *meshRouter
 	conn     ConnID // the link's connection at to
 	q        [][]byte
+	data     []Forward // events forwarded, not yet delivered (interaction_events_test.go)
 }
 
 // isMeshCmd reports whether the command is one of this file's.
 func isMeshCmd(d *datadriven.TestData) bool {
 	switch d.Cmd {
-	case "router", "restart", "link", "unlink", "deliver", "dict", "mesh-routes", "frame", "route":
+	case "router", "restart", "link", "unlink", "deliver", "dict", "mesh-routes", "frame", "route", "deliver-data":
 		return true
-	case "subscribe", "subscribe-batch", "unsubscribe", "detach", "advertise", "unadvertise":
+	case "subscribe", "subscribe-batch", "unsubscribe", "detach", "advertise", "unadvertise", "publish":
 		return d.HasArg("router")
 	}
 	return false
@@ -259,6 +264,22 @@ func (e *interactionEnv) handleMesh(t *testing.T, d *datadriven.TestData) {
 			fmt.Fprintf(&e.out, "%s: link conn=%d (->%s)\n", r.name, h.Link, r.links[h.Link].to.name)
 		}
 		fmt.Fprintf(&e.out, "%s: decided by %s\n", r.name, decisionNames[decided])
+	case "publish":
+		r, id := pick("router"), ConnID(arg("conn"))
+		if !r.clients[id] {
+			r.clients[id] = true
+			e.meshStep(r, Attach{Conn: id})
+		}
+		e.meshStep(r, Publish{Conn: id, Pub: publishBatch(t, d, arg("seq"))})
+	case "deliver-data":
+		var only *meshLink
+		if len(d.CmdArgs) >= 2 {
+			x, y := pair()
+			if only = e.linkFrom(x, y); only == nil {
+				d.Fatalf(t, "deliver-data: no link %s -> %s", x.name, y.name)
+			}
+		}
+		e.deliverData(t, only)
 	case "mesh-routes":
 		r := pick("router")
 		for _, lr := range r.core.mesh.Routes() {
@@ -362,6 +383,11 @@ func (e *interactionEnv) meshStep(r *meshRouter, in Input) error {
 		for _, f := range rd.Frames {
 			if l := r.links[f.Conn]; l != nil {
 				l.q = append(l.q, f.Data)
+			}
+		}
+		for _, f := range rd.Forwards {
+			if l := r.links[f.Conn]; l != nil {
+				l.data = append(l.data, Forward{Conn: f.Conn, Data: slices.Clone(f.Data), Witness: f.Witness})
 			}
 		}
 		var closed []*meshLink

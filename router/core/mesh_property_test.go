@@ -64,6 +64,8 @@ type coreMesh struct {
 	acked   map[uint64]bool     // alive or not
 	checked int
 	acks    int
+	exact   bool      // exact forwarding (else Bloom)
+	events  *propData // the event path's record (events_property_test.go); nil: no events
 }
 
 type propRouter struct {
@@ -83,6 +85,7 @@ type propLink struct {
 	conn     ConnID // the link's connection at to
 	back     *propLink
 	q        [][]byte
+	data     []Forward // events forwarded, not yet delivered
 }
 
 type propSub struct {
@@ -99,27 +102,34 @@ var propFilters = []string{
 
 var propBloom = bloomfwd.Config{Params: bloom.Params{M: 256, K: 2}}
 
-// newPropCore returns the core of router name: Bloom mode, a fresh mesh
-// and engine.
-func newPropCore(rt *rapid.T, name string) *Core {
+// newPropCore returns the core of router name: Bloom mode unless exact,
+// a fresh mesh and engine.
+func newPropCore(rt *rapid.T, name string, exact bool) *Core {
 	m, err := mesh.New(mesh.Config{Name: name, MaxLinks: 8, Incarnation: 1})
 	if err != nil {
 		rt.Fatal(err)
 	}
-	c, err := New(Config{Mesh: m, Bloom: &propBloom, Engine: NewEngine(match.NewFast(match.FastConfig{}), 0)})
+	cfg := Config{Mesh: m, Bloom: &propBloom, Engine: NewEngine(match.NewFast(match.FastConfig{}), 0)}
+	if exact {
+		cfg.Bloom = nil
+	}
+	c, err := New(cfg)
 	if err != nil {
 		rt.Fatal(err)
 	}
 	return c
 }
 
-func newCoreMesh(rt *rapid.T) *coreMesh {
+func newCoreMesh(rt *rapid.T) *coreMesh { return newCoreMeshMode(rt, false) }
+
+// newCoreMeshMode returns a run's mesh: Bloom routers unless exact.
+func newCoreMeshMode(rt *rapid.T, exact bool) *coreMesh {
 	cfg := propBloom
-	s := &coreMesh{rt: rt, p: cfg.Params.Resolved(), subs: map[uint64]*propSub{}, acked: map[uint64]bool{}}
+	s := &coreMesh{rt: rt, p: cfg.Params.Resolved(), exact: exact, subs: map[uint64]*propSub{}, acked: map[uint64]bool{}}
 	n := rapid.IntRange(2, 6).Draw(rt, "routers")
 	for i := range n {
 		name := fmt.Sprintf("r%d", i)
-		s.routers = append(s.routers, &propRouter{name: name, core: newPropCore(rt, name), next: 100, links: map[ConnID]*propLink{}, clients: map[ConnID]bool{}})
+		s.routers = append(s.routers, &propRouter{name: name, core: newPropCore(rt, name, exact), next: 100, links: map[ConnID]*propLink{}, clients: map[ConnID]bool{}})
 		if i > 0 {
 			s.edges = append(s.edges, [2]int{rapid.IntRange(0, i-1).Draw(rt, "parent"), i})
 			s.up = append(s.up, nil)
@@ -222,7 +232,7 @@ func (s *coreMesh) linkDown(k int) {
 	s.epoch++
 	for _, l := range []*propLink{xy, xy.back} {
 		delete(l.from.links, l.back.conn)
-		l.q = nil
+		l.q, l.data = nil, nil
 	}
 	s.step(xy.from, Detach{Conn: xy.back.conn})
 	s.step(xy.to, Detach{Conn: xy.conn})
@@ -251,12 +261,16 @@ func (s *coreMesh) stepErr(r *propRouter, in Input) error {
 		for _, c := range rd.Close {
 			s.rt.Fatalf("%s closed connection %d: %s", r.name, c.Conn, c.Reason)
 		}
+		s.carryEvents(r, &rd)
 		for _, f := range rd.Frames {
 			if l := r.links[f.Conn]; l != nil {
 				l.q = append(l.q, f.Data)
 				continue
 			}
 			ack, ok := decodeFrame(s.rt, f.Data).(*wire.Ack)
+			if ok && ack.About == wire.TypePublish && s.events != nil {
+				continue // a publisher's Ack (events_property_test.go checks the batch)
+			}
 			if !ok || ack.About != wire.TypeSubscribe {
 				s.rt.Fatalf("%s sent client %d %s", r.name, f.Conn, DescribeFrame(f.Data))
 			}
@@ -282,7 +296,7 @@ func (s *coreMesh) ack(r *propRouter, conn ConnID, id uint64) {
 		s.rt.Fatalf("%s acknowledged subscription %d to client %d, not its owner's", r.name, id, conn)
 	}
 	s.acked[id] = true
-	if sub.madeAt != s.epoch {
+	if sub.madeAt != s.epoch || s.exact {
 		return
 	}
 	s.checked++
@@ -382,7 +396,7 @@ func (s *coreMesh) checkQuiet() {
 // core: the effects must be the same.
 func (s *coreMesh) checkReplay() {
 	for _, r := range s.routers {
-		c := newPropCore(s.rt, r.name)
+		c := newPropCore(s.rt, r.name, s.exact)
 		var again strings.Builder
 		for _, in := range r.inputs {
 			c.Step(in) // its error, if any, was the same the first time
