@@ -68,16 +68,6 @@ func newLinks(cfg Config, eng *core.Engine) (links, error) {
 	return lk, nil
 }
 
-// linkConn returns the connection of a mesh link that is up.
-func (l *matchLoop) linkConn(link mesh.Link) (*conn, bool) {
-	id, ok := l.core.ConnOf(link)
-	if !ok {
-		return nil, false
-	}
-	c, ok := l.conns[id]
-	return c, ok
-}
-
 // linkUp hands a peer's hello to the core; it answers on m.linkErr
 // before the core's frames for the link (this router's hello if it
 // answers, the snapshots) are queued.
