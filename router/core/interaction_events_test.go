@@ -1,7 +1,6 @@
 package core
 
 import (
-	"encoding/binary"
 	"fmt"
 	"maps"
 	"slices"
@@ -60,12 +59,15 @@ func (e *interactionEnv) deliverData(t *testing.T, only *meshLink) {
 // sends and decodes it as the peer's reader does.
 func dataBatch(t interface{ Fatalf(string, ...any) }, l *meshLink) Input {
 	if l.from.opts.bloom {
-		body := binary.AppendUvarint(nil, 0)
-		body = binary.AppendUvarint(body, uint64(len(l.data)))
+		var b wire.BloomBatch
 		for _, f := range l.data {
-			body = append(body, f.Data...)
+			b.AddEntry(f.Data, f.Witness) // the witness set per link, as the link writer does
 		}
-		m, err := wire.Decode(wire.TypeBloomPublish, body)
+		typ, body, _, err := wire.SplitFrame(b.AppendFrame(nil, 0), wire.HardMaxFrame)
+		if err != nil {
+			t.Fatalf("bloom-publish %s -> %s: %v", l.from.name, l.to.name, err)
+		}
+		m, err := wire.Decode(typ, body)
 		if err != nil {
 			t.Fatalf("bloom-publish %s -> %s: %v", l.from.name, l.to.name, err)
 		}
@@ -102,6 +104,9 @@ func describeBatch(in Input) string {
 			evs[i] = DescribeEvent(be.Event)
 			if be.Exact {
 				evs[i] = "exact " + evs[i]
+			}
+			if be.Witness != 0 {
+				evs[i] = fmt.Sprintf("witness=%d %s", be.Witness, evs[i])
 			}
 		}
 		return fmt.Sprintf("bloom-publish %s", strings.Join(evs, " "))
