@@ -2,19 +2,19 @@ package router
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sift-pubsub/sift/internal/wire"
-	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router/core"
 )
 
 // Advertisements (Config.Advertise; mesh.Config.Advertise has the
 // protocol). The client side of the router: Advertise and Unadvertise
 // frames go to the mesh through the matching loop and router/core
-// (core.Advertise, core.Unadvertise), and Ready advertisements are
-// answered with AdvertAck (core/links.go apply). A
-// client's event that matches none of its advertisements is refused: the
+// (core.Advertise, core.Unadvertise), which parses and answers them. A
+// client's event that matches none of its advertisements is refused (by
+// the core's Publish): the
 // whole batch is dropped and the connection closed with an error naming
 // the event, since subscriptions reach this router only where
 // advertisements said they must, and delivering it here alone would make
@@ -45,62 +45,20 @@ func newAdvertState(cfg Config) *advertState {
 }
 
 // advertFromClient hands a client's Advertise or Unadvertise, read from
-// its control stream, to the matching loop. The control reader
-// (conn.go readControl) calls it:
-//
-//	case *wire.Advertise, *wire.Unadvertise:
-//		if err := r.advertFromClient(ctx, c, m); err != nil {
-//			return err
-//		}
-//		continue
-func (r *Router) advertFromClient(ctx context.Context, c *conn, m wire.Message) error {
-	id := c.id
-	if !r.send(ctx, loopMsg{kind: msgQuery, query: func(l *matchLoop) { l.advert(id, m) }}) {
+// its control stream, to the core through the matching loop; the core
+// parses the filter and answers (core/advert.go).
+func (r *Router) advertFromClient(ctx context.Context, c *conn, msg wire.Message) error {
+	var in core.Input
+	switch m := msg.(type) {
+	case *wire.Advertise:
+		in = core.Advertise{Conn: c.id, ID: m.ID, Filter: m.Filter}
+	case *wire.Unadvertise:
+		in = core.Unadvertise{Conn: c.id, ID: m.ID}
+	default:
+		return fmt.Errorf("router: %s is no advertisement", msg.Type())
+	}
+	if !r.send(ctx, coreMsg(c.id, in)) {
 		return errStopped
 	}
 	return nil
-}
-
-// advert handles an Advertise or Unadvertise inside the loop. Without
-// advertisements (no mesh, or Config.Advertise off) both are acknowledged
-// at once: every subscription already reaches every router.
-func (l *matchLoop) advert(id ifaceID, msg wire.Message) {
-	if _, ok := l.conns[id]; !ok {
-		return // detached while the request was queued
-	}
-	on := l.mesh != nil && l.mesh.Advertising()
-	switch m := msg.(type) {
-	case *wire.Advertise:
-		f, perr := match.Parse(m.Filter)
-		switch {
-		case perr != nil:
-			l.advertReply(id, wire.TypeAdvertise, m.ID, wire.Errorf(wire.CodeBadFilter, "advertisement %d: %v", m.ID, perr))
-		case !on:
-			l.advertReply(id, wire.TypeAdvertise, m.ID, nil)
-		default:
-			if err := l.stepCore(core.Advertise{Conn: id, ID: m.ID, Filter: f}); err != nil {
-				l.advertReply(id, wire.TypeAdvertise, m.ID, wire.Errorf(wire.CodeDuplicateSubscription, "%v", err))
-			} // else its Ready becomes the AdvertAck
-		}
-	case *wire.Unadvertise:
-		if on {
-			if err := l.stepCore(core.Unadvertise{Conn: id, ID: m.ID}); err != nil {
-				l.advertReply(id, wire.TypeUnadvertise, m.ID, wire.Errorf(wire.CodeUnknownSubscription, "%v", err))
-				return
-			}
-		}
-		l.advertReply(id, wire.TypeUnadvertise, m.ID, nil)
-	}
-}
-
-// advertReply acknowledges an Advertise or Unadvertise, or sends its
-// (non-fatal) error frame.
-func (l *matchLoop) advertReply(id ifaceID, about wire.Type, ref uint64, err error) {
-	if err != nil {
-		l.reply(id, about, ref, err)
-		return
-	}
-	if c, ok := l.conns[id]; ok {
-		l.pushControl(c, wire.AppendFrame(nil, &wire.AdvertAck{About: about, ID: ref}))
-	}
 }

@@ -7,18 +7,36 @@ import (
 )
 
 // The matching loop drives router/core: it ticks the core with the time
-// before each input (deadlines are measured from the latest tick), steps
-// it, carries out its Ready in field order, and keeps one timer on the
-// core's earliest deadline, which posts a msgTick to the loop when it
-// fires.
+// before each input that may arm a deadline (deadlines are measured from
+// the latest tick), steps it, carries out its Ready in field order, and
+// keeps one timer on the core's earliest deadline, whose channel the loop
+// selects on beside its input (run): when it fires, the loop ticks the
+// core. No callback runs on another goroutine.
 
 // coreTimer is the loop's timer on the core's deadline.
 type coreTimer struct {
-	// post hands the loop a msgTick (from the timer's goroutine); nil:
-	// no timer (tests that drive the loop by hand).
-	post  func()
+	// on: the loop keeps a timer; off in tests that drive the loop by
+	// hand (step), which tick the core themselves.
+	on    bool
 	t     *time.Timer
 	armed time.Time // the deadline t is set for; zero: none
+}
+
+// fired returns the channel the timer fires on; nil (never ready) when
+// it is not armed.
+func (t *coreTimer) fired() <-chan time.Time {
+	if t.armed.IsZero() {
+		return nil
+	}
+	return t.t.C
+}
+
+// stop stops the timer (the loop is done).
+func (t *coreTimer) stop() {
+	if t.t != nil {
+		t.t.Stop()
+	}
+	t.armed = time.Time{}
 }
 
 // coreMsg is the loop message carrying core input in from connection id;
@@ -132,7 +150,7 @@ func (l *matchLoop) armCore() {
 	t := &l.timer
 	d, ok := l.core.Deadline()
 	switch {
-	case t.post == nil:
+	case !t.on:
 	case !ok:
 		if !t.armed.IsZero() {
 			t.t.Stop()
@@ -140,7 +158,7 @@ func (l *matchLoop) armCore() {
 		}
 	case d.Equal(t.armed):
 	case t.t == nil:
-		t.armed, t.t = d, time.AfterFunc(time.Until(d), t.post)
+		t.armed, t.t = d, time.NewTimer(time.Until(d))
 	default:
 		t.armed = d
 		t.t.Reset(time.Until(d))

@@ -189,7 +189,7 @@ func (s *meshSim) attachClient(i int) {
 		f := meshSimAdverts[s.rng.IntN(len(meshSimAdverts))]
 		cl.adverts = append(cl.adverts, match.MustParse(f))
 		ad := &wire.Advertise{ID: uint64(k + 1), Filter: f}
-		r.l.step(loopMsg{kind: msgQuery, query: func(l *matchLoop) { l.advert(c.id, ad) }})
+		r.l.step(coreMsg(c.id, core.Advertise{Conn: c.id, ID: ad.ID, Filter: ad.Filter}))
 	}
 }
 

@@ -22,7 +22,7 @@ const (
 	// msgCore is a typed input of router/core from a connection attached
 	// (coreloop.go): Subscribe, Unsubscribe, LinkFrame, ClientFrame.
 	msgCore
-	msgTick // the core's deadline passed (coreloop.go)
+	msgTick // the core's deadline passed (coreloop.go: the loop's timer)
 )
 
 // loopMsg is one input to the matching loop. Readers of every connection
@@ -71,11 +71,21 @@ type matchLoop struct {
 	at time.Time
 }
 
-// run processes inputs until in is closed.
+// run processes inputs until in is closed, and ticks the core when the
+// timer on its deadline fires.
 func (l *matchLoop) run(in <-chan loopMsg) {
 	l.startWanted()
-	for m := range in {
-		l.step(m)
+	defer l.timer.stop()
+	for {
+		select {
+		case m, ok := <-in:
+			if !ok {
+				return
+			}
+			l.step(m)
+		case <-l.timer.fired():
+			l.step(loopMsg{kind: msgTick})
+		}
 	}
 }
 

@@ -99,7 +99,7 @@ func New(cfg Config) (*Router, error) {
 		}
 	}
 	r.loop = &matchLoop{eng: eng, conns: make(map[ifaceID]*conn), metrics: r.metrics, links: lk}
-	r.loop.timer.post = func() { r.send(context.Background(), loopMsg{kind: msgTick}) }
+	r.loop.timer.on = true
 	r.perms.Store(cfg.Permissions)
 	return r, nil
 }

@@ -88,9 +88,9 @@ func (c *Core) Step(in Input) error {
 	case LinkFrame:
 		c.linkFrame(in)
 	case Advertise:
-		return c.advertise(in) // advert.go
+		c.advertise(in) // advert.go
 	case Unadvertise:
-		return c.unadvertise(in)
+		c.unadvertise(in)
 	case Publish:
 		return c.publish(in) // publish.go
 	case BloomPublish:

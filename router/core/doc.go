@@ -58,6 +58,7 @@
 //     table (RTO and FF, assist.go): the assisting clients, FF claims, the
 //     placement in progress, its queries and answers and its round
 //     deadline;
+//
 //   - the event path (publish.go, bloom_publish.go): a client's or a
 //     link's batch (Publish, BloomPublish) routed to local clients by the
 //     engine and to links by the link table (its witnesses and cache) or,

@@ -35,7 +35,8 @@ type Ready struct {
 	// placement's queries before the mesh's output for the same input.
 	Frames []Frame
 	// Replies answer clients' requests (Subscribe, SubscribeBatch,
-	// Unsubscribe) that the core answers itself: an Ack, or the refusal,
+	// Unsubscribe, and the refusals of Advertise and Unadvertise) that the
+	// core answers itself: an Ack, or the refusal,
 	// which the driver turns into an Error frame (or, for a fatal code,
 	// closes the connection), logging and counting it. They come after the
 	// Frames: a refused subscription's withdrawn Bloom terms are on their
