@@ -340,9 +340,8 @@ func (e *Engine) routeMatched(from ifaceID, matched []match.ID) []Hit {
 
 // sortHits sorts hits by interface: by insertion, comparing ids in place,
 // for the few interfaces an event usually reaches (slices.SortFunc calls
-// its comparison function per comparison: ~2% of the matching loop with
-// 11 interfaces; with this, route's own work fell from 723 to 622 ns per
-// event, go test -run XXX -bench EngineRouteOverhead ./router), else with
+// its comparison function once per comparison, which showed in the
+// matching loop's profile; docs/benchmarks.md has the figures), else with
 // slices.SortFunc.
 func sortHits(h []Hit) {
 	if len(h) > 16 {
