@@ -29,7 +29,6 @@ type Config struct {
 	Engine *Engine
 }
 
-var errNoMesh = errors.New("router core: this router takes no links (no mesh)")
 
 // Core is the router's core state machine (see the package doc).
 type Core struct {
