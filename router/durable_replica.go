@@ -161,7 +161,7 @@ func (d *durableNode) followLeaders() {
 // refusePublishers tells the clients that published to h's pubend here
 // that this router no longer leads it.
 func (d *durableNode) refusePublishers(h *replicaHost) {
-	_, reason, _ := d.replicaTarget(h.pubend)
+	reason := d.notLeader(h.pubend, h.r.Leader())
 	var out []durable.Envelope
 	for _, c := range sortedNames(h.publishers) {
 		out = append(out, durable.Envelope{From: h.node, To: c, Msg: durable.Msg{Kind: durable.MsgRefused, Pubend: h.pubend, Reason: reason}})
@@ -253,11 +253,20 @@ func (d *durableNode) replicaTarget(p string) (to, refusal string, ok bool) {
 	if h.leading.Load() {
 		return h.node, "", true
 	}
-	leader := "unknown yet"
-	if l := h.leader.Load(); l != nil && *l != "" {
+	leader := ""
+	if l := h.leader.Load(); l != nil {
 		leader = *l
 	}
-	return "", fmt.Sprintf("%spubend %q is replicated; router %s does not lead it (leader: %s)", replica.NotLeader, p, d.name, leader), true
+	return "", d.notLeader(p, leader), true
+}
+
+// notLeader is the reason of a not-leader refusal of pubend p, naming the
+// leader this router knows of.
+func (d *durableNode) notLeader(p, leader string) string {
+	if leader == "" {
+		leader = "unknown yet"
+	}
+	return fmt.Sprintf("%spubend %q is replicated; router %s does not lead it (leader: %s)", replica.NotLeader, p, d.name, leader)
 }
 
 // stepReplica steps a message for a replica's pubend node. A publisher's
@@ -265,9 +274,10 @@ func (d *durableNode) replicaTarget(p string) (to, refusal string, ok bool) {
 // not-leader refusal, so the publisher moves on to the leader's router.
 func (d *durableNode) stepReplica(h *replicaHost, t durable.Tick, env durable.Envelope) error {
 	if !h.r.Leading() && isClientNode(env.From) && (env.Msg.Kind == durable.MsgPublish || env.Msg.Kind == durable.MsgHello) {
-		_, reason, _ := d.replicaTarget(h.pubend)
+		// From the replica itself: the flag the connection goroutines
+		// read may not say yet that it stopped leading.
 		d.send([]durable.Envelope{{From: h.node, To: env.From, Msg: durable.Msg{Kind: durable.MsgRefused,
-			Publisher: env.Msg.Publisher, Pubend: h.pubend, Reason: reason}}}, nil)
+			Publisher: env.Msg.Publisher, Pubend: h.pubend, Reason: d.notLeader(h.pubend, h.r.Leader())}}}, nil)
 		return nil
 	}
 	if isClientNode(env.From) && env.Msg.Kind == durable.MsgHello {
