@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -38,45 +39,117 @@ const streamName = "BENCH"
 // MaxAckPending 1024 as Sift's session queue, AckWait 30s, the
 // default) filtered on
 // their group's subject ev.K. Events travel in Sift's binary encoding.
-type JetStream struct{}
+//
+// With Replicas above 1 it is a cluster of that many servers in the
+// process (routes on loopback, each with its own store) and the stream
+// has that many replicas (R3: a publish is acknowledged once a majority
+// stored it, each synced with sync_interval always). Clients connect to
+// the first server.
+type JetStream struct {
+	Replicas int
+}
 
-// Name is "jetstream".
-func (JetStream) Name() string { return "jetstream" }
+// Name is "jetstream", or "jetstream-rN" with N replicas.
+func (j JetStream) Name() string {
+	if j.Replicas > 1 {
+		return fmt.Sprintf("jetstream-r%d", j.Replicas)
+	}
+	return "jetstream"
+}
 
-// Start starts the server and creates the stream. The topology's hops
-// and SHBs have no counterpart: there is one server.
-func (JetStream) Start(ctx context.Context, _ Topology, dir string) (Cluster, error) {
-	opts := &server.Options{ServerName: "js0", Host: "127.0.0.1", Port: server.RANDOM_PORT, NoLog: true, NoSigs: true,
-		JetStream: true, StoreDir: filepath.Join(dir, "jetstream"), SyncAlways: true, SyncInterval: 2 * time.Minute}
-	s, err := server.NewServer(opts)
+// Replicated returns the system with a cluster of n servers and a stream
+// of n replicas.
+func (j JetStream) Replicated(n int) System { j.Replicas = n; return j }
+
+// Start starts the servers and creates the stream. The topology's hops
+// and SHBs have no counterpart.
+func (j JetStream) Start(ctx context.Context, _ Topology, dir string) (Cluster, error) {
+	n := max(j.Replicas, 1)
+	routes, err := freeRoutePorts(n)
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		s.Shutdown()
-		return nil, errors.New("jetstream: server not ready")
+	jc := &jsCluster{}
+	for i := range n {
+		opts := &server.Options{ServerName: fmt.Sprintf("js%d", i), Host: "127.0.0.1", Port: server.RANDOM_PORT, NoLog: true, NoSigs: true,
+			JetStream: true, StoreDir: filepath.Join(dir, fmt.Sprintf("jetstream%d", i)), SyncAlways: true, SyncInterval: 2 * time.Minute}
+		if n > 1 {
+			opts.Cluster = server.ClusterOpts{Name: "bench", Host: "127.0.0.1", Port: routes[i]}
+			for k, p := range routes {
+				if k != i {
+					opts.Routes = append(opts.Routes, server.RoutesFromStr(fmt.Sprintf("nats-route://127.0.0.1:%d", p))...)
+				}
+			}
+		}
+		s, err := server.NewServer(opts)
+		if err != nil {
+			jc.Close()
+			return nil, fmt.Errorf("jetstream: %w", err)
+		}
+		go s.Start()
+		jc.servers = append(jc.servers, s)
 	}
-	jc := &jsCluster{s: s}
-	nc, js, err := jc.connect("admin")
-	if err != nil {
+	for _, s := range jc.servers {
+		if !s.ReadyForConnections(10 * time.Second) {
+			jc.Close()
+			return nil, errors.New("jetstream: server not ready")
+		}
+	}
+	jc.s = jc.servers[0]
+	if err := jc.createStream(ctx, n); err != nil {
 		jc.Close()
 		return nil, err
-	}
-	_, err = js.CreateStream(ctx, jetstream.StreamConfig{Name: streamName, Subjects: []string{"ev.>"},
-		Storage: jetstream.FileStorage, Replicas: 1})
-	nc.Close()
-	if err != nil {
-		jc.Close()
-		return nil, fmt.Errorf("jetstream: create stream: %w", err)
 	}
 	return jc, nil
 }
 
+// createStream creates the stream; a cluster takes a few seconds to
+// elect its meta leader, and refuses until then.
+func (jc *jsCluster) createStream(ctx context.Context, replicas int) error {
+	nc, js, err := jc.connect("admin")
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, err = js.CreateStream(cctx, jetstream.StreamConfig{Name: streamName, Subjects: []string{"ev.>"},
+			Storage: jetstream.FileStorage, Replicas: replicas})
+		cancel()
+		if err == nil || time.Now().After(deadline) || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	if err != nil {
+		return fmt.Errorf("jetstream: create stream (replicas %d): %w", replicas, err)
+	}
+	return nil
+}
+
+// freeRoutePorts reserves n loopback TCP ports for the cluster routes.
+func freeRoutePorts(n int) ([]int, error) {
+	if n == 1 {
+		return nil, nil
+	}
+	var ports []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		l.Close()
+	}
+	return ports, nil
+}
+
 type jsCluster struct {
-	s     *server.Server
-	mu    sync.Mutex
-	conns []*nats.Conn
+	s       *server.Server // the one clients connect to
+	servers []*server.Server
+	mu      sync.Mutex
+	conns   []*nats.Conn
 }
 
 func (jc *jsCluster) connect(name string, opts ...jetstream.JetStreamOpt) (*nats.Conn, jetstream.JetStream, error) {
@@ -221,7 +294,11 @@ func (jc *jsCluster) Close() error {
 	for _, c := range conns {
 		c.Close()
 	}
-	jc.s.Shutdown()
-	jc.s.WaitForShutdown()
+	for _, s := range jc.servers {
+		s.Shutdown()
+	}
+	for _, s := range jc.servers {
+		s.WaitForShutdown()
+	}
 	return nil
 }

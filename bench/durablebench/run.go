@@ -87,7 +87,7 @@ func runOnce(ctx context.Context, sys System, run int, cfg Config, dir string) (
 	if wrong > 0 {
 		return res, fmt.Errorf("%d deliveries of events outside the subscriber's group", wrong)
 	}
-	if dups > 0 && sys.Name() == (Sift{}).Name() {
+	if _, sift := sys.(Sift); dups > 0 && sift {
 		return res, fmt.Errorf("%d events delivered twice (exactly-once broken)", dups)
 	}
 	res.Redelivered = dups

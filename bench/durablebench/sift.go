@@ -24,14 +24,31 @@ const pubend = "p"
 // loopback with TLS 1.3 (each router dials its parent in the topology),
 // durable delivery on, every router a member, pubend "p" at r0, stores in
 // Pebble with synced commits.
+//
+// With Replicas above 1, pubend "p" is replicated with Raft
+// (docs/replication.md) on r0 and Replicas-1 more routers (x1, x2, ...)
+// that dial r0; publishers list the replicas' routers and publish at the
+// leader, and an acknowledgement means synced on a majority.
 type Sift struct {
 	// SubQueue bounds each subscriber session's unacknowledged events
 	// (router.DurableConfig.SubQueue; 0: the router's default).
 	SubQueue int
+	// Replicas replicates the pubend on this many routers (0 or 1: not
+	// replicated).
+	Replicas int
 }
 
-// Name returns "sift".
-func (Sift) Name() string { return "sift" }
+// Name returns "sift", or "sift-rN" with N replicas.
+func (s Sift) Name() string {
+	if s.Replicas > 1 {
+		return fmt.Sprintf("sift-r%d", s.Replicas)
+	}
+	return "sift"
+}
+
+// Replicated returns the system with its pubend (or stream) on n
+// replicas.
+func (s Sift) Replicated(n int) System { s.Replicas = n; return s }
 
 // Start starts the routers in topology order and waits until every link
 // is up.
@@ -42,10 +59,18 @@ func (s Sift) Start(ctx context.Context, topo Topology, dir string) (Cluster, er
 	}
 	sc := &siftCluster{topo: topo, certDir: certDir, dir: dir, subQueue: s.SubQueue}
 	n := topo.Routers()
-	sc.envs, sc.addrs = make([]*local.Env, n), make([]string, n)
 	for i := range n {
 		sc.names = append(sc.names, fmt.Sprintf("r%d", i))
 	}
+	if s.Replicas > 1 {
+		sc.replicas = []string{sc.names[0]}
+		for i := 1; i < s.Replicas; i++ {
+			sc.names = append(sc.names, fmt.Sprintf("x%d", i))
+			sc.replicas = append(sc.replicas, sc.names[n+i-1])
+		}
+		n = len(sc.names)
+	}
+	sc.envs, sc.addrs = make([]*local.Env, n), make([]string, n)
 	for i := range n {
 		if err := sc.start(i); err != nil {
 			sc.Close()
@@ -66,6 +91,7 @@ type siftCluster struct {
 	subQueue int
 	names    []string
 	addrs    []string // fixed after the first start, so restarts keep them
+	replicas []string // the routers holding the pubend's replicas (none: r0 hosts it)
 
 	mu   sync.Mutex
 	envs []*local.Env
@@ -74,8 +100,12 @@ type siftCluster struct {
 }
 
 // parent is the router that router i dials: the one before it on the
-// chain; the second SHB dials the router before the first SHB.
+// chain; the second SHB dials the router before the first SHB; an extra
+// replica's router dials r0.
 func (sc *siftCluster) parent(i int) int {
+	if i >= sc.topo.Routers() {
+		return 0 // an extra replica's router
+	}
 	if i < sc.topo.Hops {
 		return i - 1
 	}
@@ -98,6 +128,10 @@ func (sc *siftCluster) start(i int) error {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 		c.Durable = &router.DurableConfig{Pubends: map[string]string{pubend: sc.names[0]}, Members: sc.names,
 			SubQueue: sc.subQueue}
+		if len(sc.replicas) > 0 {
+			c.Durable.Pubends = map[string]string{}
+			c.Durable.Replicas = map[string][]string{pubend: sc.replicas}
+		}
 	})
 	if err != nil {
 		return fmt.Errorf("sift: router %s: %w", sc.names[i], err)

@@ -3,6 +3,7 @@ package durablebench
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -17,9 +18,16 @@ func (sc *siftCluster) durableOptions(i int) client.DurableOptions {
 		RetryTimeout: 2 * time.Minute, MinBackoff: 20 * time.Millisecond, MaxBackoff: 200 * time.Millisecond}
 }
 
-// Publisher connects a client.DurablePublisher to r0's pubend.
+// Publisher connects a client.DurablePublisher to r0's pubend (to the
+// replicas' routers, when it is replicated: the leader's takes it).
 func (sc *siftCluster) Publisher(ctx context.Context, inFlight int) (Publisher, error) {
-	p, err := client.NewDurablePublisher(ctx, client.DurablePublisherOptions{DurableOptions: sc.durableOptions(0),
+	opts := sc.durableOptions(0)
+	for i, name := range sc.names {
+		if i > 0 && slices.Contains(sc.replicas, name) {
+			opts.Routers = append(opts.Routers, sc.addrs[i])
+		}
+	}
+	p, err := client.NewDurablePublisher(ctx, client.DurablePublisherOptions{DurableOptions: opts,
 		Pubend: pubend, Window: inFlight})
 	if err != nil {
 		return nil, fmt.Errorf("sift: %w", err)

@@ -101,3 +101,27 @@ func PeerSystems(name string) ([]System, error) { return peers.Systems(name) }
 // ErrNoRestart is returned for RestartSHB on a system that cannot restart
 // an SHB on its own.
 var ErrNoRestart = errors.New("this system has no separate SHB to restart")
+
+// Replicable is a system that can keep its log on several replicas.
+type Replicable interface {
+	System
+	// Replicated returns the system with n replicas.
+	Replicated(n int) System
+}
+
+// WithReplicas returns the systems for a replicated comparison: each
+// Sift both as it is (the baseline) and replicated on n replicas, and
+// each other system that can be replicated, replicated.
+func WithReplicas(systems []System, n int) []System {
+	var out []System
+	for _, s := range systems {
+		if _, sift := s.(Sift); sift {
+			out = append(out, s)
+		}
+		if r, ok := s.(Replicable); ok {
+			s = r.Replicated(n)
+		}
+		out = append(out, s)
+	}
+	return out
+}

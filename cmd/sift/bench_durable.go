@@ -18,6 +18,7 @@ type benchDurableOptions struct {
 	hops, shbs, subs, groups, publishers           int
 	inFlight, events, payload, latencyEvents       int
 	catchupEvents, ackEvery, subQueue, runs        int
+	replicas                                       int
 	rate                                           float64
 	seed                                           uint64
 	disconnectEvery, disconnectFor, stall, ackIdle time.Duration
@@ -80,6 +81,7 @@ results.csv and PNG plots go to --out.`,
 	f.IntVar(&o.ackEvery, "ack-every", 64, "messages a subscriber consumes between acknowledgements")
 	f.DurationVar(&o.ackIdle, "ack-idle", 20*time.Millisecond, "a subscriber also acknowledges this long after its last acknowledgement (Sift)")
 	f.IntVar(&o.subQueue, "sub-queue", 0, "Sift: unacknowledged events per subscriber session (0: router default)")
+	f.IntVar(&o.replicas, "replicas", 0, "replicate the pubend with Raft on this many routers (and the peer's stream on as many servers), run alongside the unreplicated Sift (0: not replicated)")
 	f.IntVar(&o.runs, "runs", 3, "alternating runs of every system")
 	f.Uint64Var(&o.seed, "seed", 1, "payload seed")
 	f.DurationVar(&o.stall, "stall", time.Minute, "fail a run when no delivery arrives for this long")
@@ -99,8 +101,15 @@ func runBenchDurable(ctx context.Context, stdout, stderr io.Writer, o benchDurab
 	if err != nil {
 		return fmt.Errorf("bench durable: %w", err)
 	}
+	systems := append([]durablebench.System{durablebench.Sift{SubQueue: o.subQueue}}, peer...)
+	switch {
+	case o.replicas < 0 || o.replicas == 1 || o.replicas > 7:
+		return fmt.Errorf("bench durable: --replicas %d: want 0 (not replicated) or 2-7", o.replicas)
+	case o.replicas > 1:
+		systems = durablebench.WithReplicas(systems, o.replicas)
+	}
 	cfg := durablebench.Config{
-		Systems:  append([]durablebench.System{durablebench.Sift{SubQueue: o.subQueue}}, peer...),
+		Systems:  systems,
 		Topology: durablebench.Topology{Hops: o.hops, SHBs: o.shbs}, Subscribers: o.subs, Groups: o.groups,
 		Publishers: o.publishers, InFlight: o.inFlight, Events: o.events, Payload: o.payload,
 		Churn:         durablebench.Churn{Every: o.disconnectEvery, For: o.disconnectFor},
