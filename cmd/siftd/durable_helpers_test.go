@@ -122,6 +122,8 @@ type durableMesh struct {
 	// clientNS is the network namespace the clients (sift pub, sift sub
 	// and the test's HTTP requests) run in ("": the test's own).
 	clientNS string
+	// killedLeader is when TestReplicatedPubendFaults killed the leader.
+	killedLeader time.Time
 }
 
 // http returns the client of the routers' HTTP endpoints: in clientNS,

@@ -264,7 +264,12 @@ func TestReplicatedPubendFaults(t *testing.T) {
 	m.waitReplicas(ctx, replicaNames, "every replica applied the same index", 30*time.Second, func(sts map[string]replicaStatusView) bool {
 		return sts["a"].Applied == sts["b"].Applied && sts["b"].Applied == sts["c"].Applied && sts["a"].Applied == sts["a"].Commit
 	})
-	t.Logf("fault report: faults=%d acknowledged=%s subscribers=%d delivered=%v lost=%d duplicated_logs=%d", len(faults), acked, len(subs), got, lost, dup)
+	failover, err := failoverFrom(subs[0].file, m.killedLeader)
+	if err != nil {
+		t.Error(err)
+	}
+	t.Logf("fault report: faults=%d acknowledged=%s subscribers=%d delivered=%v lost=%d duplicated_logs=%d failover=%v",
+		len(faults), acked, len(subs), got, lost, dup, failover.Round(time.Millisecond))
 	if t.Failed() {
 		for _, s := range subs {
 			t.Logf("sub %s stderr:\n%s", s.id, s.proc.stderr())
@@ -313,6 +318,7 @@ func (m *durableMesh) replicaFaults(ctx context.Context, pub *bgProc, publishFor
 	if l == "" {
 		t.Fatalf("no replica leads p\n%s", m.logs())
 	}
+	m.killedLeader = time.Now()
 	m.crash(l, 300*time.Millisecond)
 	done = append(done, "kill -9 of the leader "+l+", restarted on its data folder")
 	m.waitReplicas(ctx, replicaNames, "a leader after the kill", 30*time.Second, oneLeader)
@@ -370,4 +376,25 @@ func oneLeader(sts map[string]replicaStatusView) bool {
 		}
 	}
 	return true
+}
+
+// failoverFrom reads, from a complete log of every event, how long after
+// the leader's kill the first event was assigned its tick: ticks are the
+// assigning leader's clock in microseconds, and an event is acknowledged
+// once its tick's entry commits, just after. A leader assigns ticks above
+// the high-water mark its predecessor committed (rule T1), so this is an
+// upper bound on the time from the kill to the first event a leader took
+// after it.
+func failoverFrom(path string, killed time.Time) (time.Duration, error) {
+	l, err := readSubLog(path)
+	if err != nil {
+		return 0, err
+	}
+	k := killed.UnixMicro()
+	for _, e := range l.events {
+		if int64(e.tick) > k {
+			return time.Duration(int64(e.tick)-k) * time.Microsecond, nil
+		}
+	}
+	return 0, fmt.Errorf("%s: no event assigned a tick after the leader's kill", path)
 }
