@@ -29,7 +29,6 @@ type Config struct {
 	Engine *Engine
 }
 
-
 // Core is the router's core state machine (see the package doc).
 type Core struct {
 	eng    *Engine
