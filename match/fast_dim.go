@@ -63,6 +63,7 @@ type boundList[K cmp.Ordered] struct {
 	off   []uint16
 	runs  []offRun
 	slots []uint32
+	s24   []byte // instead of slots in a segment of few enough slots (see packSlots)
 }
 
 // key returns the i-th key.
@@ -251,6 +252,11 @@ func (p *probe[K]) cut(keys []K) boundCut {
 // failBelow marks lower bounds the value does not reach: key > v, or key ==
 // v with an open bound.
 func (b *boundList[K]) failBelow(at boundCut, fail []uint64) {
+	if b.s24 != nil {
+		markOpen24(b.s24, at.below, at.upTo, fail)
+		markAll24(b.s24, at.upTo, int32(b.nslots()), fail)
+		return
+	}
 	for _, s := range b.slots[at.below:at.upTo] {
 		if s&openBit != 0 {
 			s &^= openBit
@@ -266,6 +272,11 @@ func (b *boundList[K]) failBelow(at boundCut, fail []uint64) {
 // failAbove marks upper bounds the value exceeds: key < v, or key == v with
 // an open bound.
 func (b *boundList[K]) failAbove(at boundCut, fail []uint64) {
+	if b.s24 != nil {
+		markAll24(b.s24, 0, at.below, fail)
+		markOpen24(b.s24, at.below, at.upTo, fail)
+		return
+	}
 	for _, s := range b.slots[:at.below] {
 		s &^= openBit
 		fail[s>>6] |= 1 << (s & 63)

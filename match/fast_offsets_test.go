@@ -13,7 +13,7 @@ import (
 func packedLists(x *Fast) (packed, all int) {
 	count := func(ls []boundList[float32]) {
 		for i := range ls {
-			if len(ls[i].slots) == 0 {
+			if ls[i].nslots() == 0 {
 				continue
 			}
 			all++
@@ -24,7 +24,7 @@ func packedLists(x *Fast) (packed, all int) {
 	}
 	count64 := func(ls []boundList[float64]) {
 		for i := range ls {
-			if len(ls[i].slots) == 0 {
+			if ls[i].nslots() == 0 {
 				continue
 			}
 			all++

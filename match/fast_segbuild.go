@@ -271,7 +271,8 @@ func readDim[K, J cmp.Ordered](dst *dimBuilder[K], d *dim[J], remap []int32, con
 
 // readBounds adds the live bounds of a list, renumbered, keeping open marks.
 func readBounds[K, J cmp.Ordered](dst *[]keyed[K], b *boundList[J], remap []int32, conv func(J) K) {
-	for i, s := range b.slots {
+	for i := range b.nslots() {
+		s := b.slot(i)
 		if r := remap[s&^openBit]; r >= 0 {
 			*dst = append(*dst, keyed[K]{conv(b.key(i)), uint32(r) | s&openBit})
 		}
