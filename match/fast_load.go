@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/bits-and-blooms/bitset"
 )
 
 // fastLoader bulk-loads a Fast index: every filter goes straight into one
@@ -67,22 +69,59 @@ func (l *fastLoader) Finish() error {
 	return nil
 }
 
-// check reports a repeated id, which Finish would fail on.
+// check reports a repeated id, which Finish would fail on. Dense ids (a
+// file's line numbers, a router's reused ids) are checked in a bitset
+// over their range, a bit per id: at 10^7 ids 1.25 MB instead of an
+// 80 MB sorted copy at the load's peak; sparse ones are sorted.
 func (l *fastLoader) check() error {
 	if l.done {
 		return errLoaderDone
 	}
-	ids := slices.Concat(l.b.ids, l.never)
-	for _, s := range l.built {
-		for slot := range s.n {
-			ids = append(ids, s.id(slot))
+	each := func(fn func(ID) bool) {
+		for _, s := range l.built {
+			for slot := range s.n {
+				if !fn(s.id(slot)) {
+					return
+				}
+			}
+		}
+		for _, ids := range [][]ID{l.b.ids, l.never} {
+			for _, id := range ids {
+				if !fn(id) {
+					return
+				}
+			}
 		}
 	}
-	if id, ok := repeatedID(ids); ok {
-		return fmt.Errorf("fast: load: subscription %d already present", id)
+	n, maxID := 0, ID(0)
+	each(func(id ID) bool { n, maxID = n+1, max(maxID, id); return true })
+	var dup ID
+	found := false
+	if maxID < ID(denseCheckFactor*n+1024) {
+		seen := bitset.New(uint(maxID) + 1)
+		each(func(id ID) bool {
+			if found = seen.Test(uint(id)); found {
+				dup = id
+				return false
+			}
+			seen.Set(uint(id))
+			return true
+		})
+	} else {
+		all := make([]ID, 0, n)
+		each(func(id ID) bool { all = append(all, id); return true })
+		dup, found = repeatedID(all)
+	}
+	if found {
+		return fmt.Errorf("fast: load: subscription %d already present", dup)
 	}
 	return nil
 }
+
+// denseCheckFactor: a load's ids below denseCheckFactor times their count
+// are checked for repeats in a bitset (at most 8 bits per id, an eighth
+// of the 8 bytes per id of a sorted copy).
+const denseCheckFactor = 8
 
 // repeatedID returns an id that occurs twice in all, which it sorts.
 func repeatedID(all []ID) (ID, bool) {

@@ -132,6 +132,37 @@ func TestFastLoaderErrors(t *testing.T) {
 	if err := sl.Finish(); err == nil || !strings.Contains(err.Error(), "2 already present") || seg.Len() != 0 {
 		t.Fatalf("Finish with an id repeated across segments: %v, Len %d", err, seg.Len())
 	}
+	// Dense ids are checked in a bitset, sparse ones sorted: a repeat is
+	// found either way, in the builder, a built segment or among the
+	// unsatisfiable filters; distinct ids load.
+	for _, spacing := range []match.ID{1, 1 << 40} {
+		for _, repeat := range [][]match.ID{{3, 1}, {0, 5}, {9, 9}, {2, 4}, nil} {
+			x := match.NewFast(match.FastConfig{SegmentSlots: 3})
+			xl := x.NewLoader()
+			for i := range 10 {
+				f := match.MustParse("a > 3")
+				if i == 4 || i == 9 {
+					f = match.MustParse("a > 3 && a < 2") // unsatisfiable
+				}
+				id := match.ID(i)
+				if repeat != nil && i == int(repeat[0]) {
+					id = repeat[1]
+				}
+				xl.Add(id*spacing, f)
+			}
+			err := xl.Finish()
+			if repeat == nil || repeat[0] == repeat[1] {
+				if err != nil || x.Len() != 10 {
+					t.Fatalf("spacing %d, distinct ids: %v, Len %d", spacing, err, x.Len())
+				}
+				continue
+			}
+			want := fmt.Sprintf("%d already present", repeat[1]*spacing)
+			if err == nil || !strings.Contains(err.Error(), want) || x.Len() != 0 {
+				t.Fatalf("spacing %d, id %d repeated: %v, Len %d", spacing, repeat[1], err, x.Len())
+			}
+		}
+	}
 	if err := l.Add(3, match.MustParse("a > 1")); err == nil {
 		t.Fatal("Add after Finish accepted")
 	}
