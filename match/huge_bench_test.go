@@ -51,9 +51,11 @@ func BenchmarkHugeHEM(b *testing.B) {
 	}
 }
 
-// hugeCells is the cells per dimension at 10^7: 20 bitsets of 10^7 bits
-// per dimension (500 MB for the 20 attributes) beside 1.6 GB of bounds.
-const hugeCells = 20
+// hugeCells is the cells per dimension at 10^7 (-huge.cells): 24
+// bitsets of 10^7 bits per dimension (600 MB for the 20 attributes)
+// beside 1 GB of bounds (20 per subscription, 5 bytes each: a 2-byte key
+// offset and a 3-byte slot).
+var hugeCells = flag.Int("huge.cells", 24, "BenchmarkHugeHEM: cells per dimension")
 
 // hugeSegment is the segment size at 10^7 (-huge.segment): the load holds
 // one segment's build lists at a time (~170 MB at 2^20), and each
@@ -93,7 +95,7 @@ func hugeIndex(b *testing.B, kind string, subs, chunk int) (match.Index, uint64,
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
-	cfg := match.FastConfig{MaxCells: hugeCells, SegmentSlots: *hugeSegment}
+	cfg := match.FastConfig{MaxCells: *hugeCells, SegmentSlots: *hugeSegment}
 	var idx match.Index = match.NewFast(cfg)
 	if kind == "parallel" {
 		idx = match.NewParallel(0, cfg)
