@@ -128,7 +128,7 @@ func coveringRoots(b *testing.B, filters []match.Filter) []match.Filter {
 // 10^6 HEM subscriptions.
 func BenchmarkFastCellsHEM(b *testing.B) {
 	w := hemWorkload(b, 1_000_000)
-	for _, cells := range []int{24, 32, 40, 48} {
+	for _, cells := range []int{24, 32, 40, 48, 56, 64} {
 		b.Run(fmt.Sprintf("cells=%d", cells), func(b *testing.B) {
 			benchMatchConfig(b, w, match.FastConfig{MaxCells: cells})
 		})
