@@ -42,7 +42,7 @@ func readBatch(l *matchLoop, evs ...match.Event) loopMsg {
 func subscribe(t *testing.T, l *matchLoop, sub uint64, filter string) {
 	t.Helper()
 	l.step(coreMsg(1, core.Subscribe{Conn: 1, Sub: sub, Filter: filter}))
-	if _, ok := l.eng.Ifaces[1].Subs[sub]; !ok {
+	if _, ok := l.eng.Filter(1, sub); !ok {
 		t.Fatalf("subscription %d (%s) not installed", sub, filter)
 	}
 }

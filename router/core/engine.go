@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"iter"
-	"maps"
 	"slices"
 
 	"github.com/sift-pubsub/sift/internal/wire"
@@ -122,9 +121,12 @@ func (o *ownerPages) grow() match.ID {
 type ifaceState struct {
 	id     ifaceID
 	kind   IfaceKind
-	Subs   map[uint64]match.ID
+	subs   *subIndex
 	hitIdx int // index into engine.hits during route, -1 otherwise
 }
+
+// Len returns the interface's number of subscriptions.
+func (st *ifaceState) Len() int { return st.subs.Len() }
 
 // Hit is one interface's share of an event: the subscriptions it matched,
 // or, when the engine collects interfaces only, the first of them in match
@@ -153,7 +155,7 @@ func (e *Engine) Filter(id ifaceID, sub uint64) (match.Filter, bool) {
 	if !ok {
 		return match.Filter{}, false
 	}
-	x, ok := st.Subs[sub]
+	x, ok := st.subs.Get(sub)
 	if !ok {
 		return match.Filter{}, false
 	}
@@ -169,8 +171,8 @@ func (e *Engine) Subs(id ifaceID) iter.Seq2[uint64, match.Filter] {
 		if !ok {
 			return
 		}
-		for _, sub := range slices.Sorted(maps.Keys(st.Subs)) {
-			if !yield(sub, e.filterOf(st.Subs[sub])) {
+		for sub, x := range st.subs.All() {
+			if !yield(sub, e.filterOf(x)) {
 				return
 			}
 		}
@@ -182,7 +184,7 @@ func (e *Engine) Attach(id ifaceID, kind IfaceKind) error {
 	if _, dup := e.Ifaces[id]; dup {
 		return fmt.Errorf("interface %d attached twice", id)
 	}
-	e.Ifaces[id] = &ifaceState{id: id, kind: kind, Subs: make(map[uint64]match.ID), hitIdx: -1}
+	e.Ifaces[id] = &ifaceState{id: id, kind: kind, subs: newSubIndex(), hitIdx: -1}
 	return nil
 }
 
@@ -193,12 +195,12 @@ func (e *Engine) Detach(id ifaceID) int {
 	if !ok {
 		return 0
 	}
-	for _, x := range st.Subs {
+	for _, x := range st.subs.All() {
 		e.mustDelete(x)
 	}
 	delete(e.Ifaces, id)
 	e.touch()
-	return len(st.Subs)
+	return st.subs.Len()
 }
 
 // Subscribe installs filter text under (iface, sub). A malformed filter,
@@ -213,10 +215,10 @@ func (e *Engine) Subscribe(id ifaceID, sub uint64, text string) error {
 	if err != nil {
 		return wire.Errorf(wire.CodeBadFilter, "filter %s", err)
 	}
-	if _, dup := st.Subs[sub]; dup {
+	if _, dup := st.subs.Get(sub); dup {
 		return wire.Errorf(wire.CodeDuplicateSubscription, "subscription id %d is already in use", sub)
 	}
-	if e.maxSubs > 0 && len(st.Subs) >= e.maxSubs {
+	if e.maxSubs > 0 && st.subs.Len() >= e.maxSubs {
 		return wire.Errorf(wire.CodeTooManySubscriptions, "connection already has %d subscriptions, the limit", e.maxSubs)
 	}
 	x := e.newID()
@@ -227,7 +229,7 @@ func (e *Engine) Subscribe(id ifaceID, sub uint64, text string) error {
 		e.free = append(e.free, x)
 		return fmt.Errorf("index insert: %w", err)
 	}
-	st.Subs[sub] = x
+	st.subs.Put(sub, x)
 	*e.owner.at(x) = subRef{iface: st, sub: sub, filter: slot}
 	e.touch()
 	if e.OnFilter != nil {
@@ -242,12 +244,11 @@ func (e *Engine) Unsubscribe(id ifaceID, sub uint64) error {
 	if !ok {
 		return fmt.Errorf("unsubscribe on unknown interface %d", id)
 	}
-	x, ok := st.Subs[sub]
+	x, ok := st.subs.Delete(sub)
 	if !ok {
 		return wire.Errorf(wire.CodeUnknownSubscription, "no subscription %d on this connection", sub)
 	}
 	e.mustDelete(x)
-	delete(st.Subs, sub)
 	e.touch()
 	return nil
 }
@@ -397,15 +398,10 @@ type InterfaceSummary struct {
 func (e *Engine) Summary(withFilters bool) []InterfaceSummary {
 	out := make([]InterfaceSummary, 0, len(e.Ifaces))
 	for _, st := range e.Ifaces {
-		s := InterfaceSummary{ID: uint64(st.id), Kind: st.kind.String(), Subscriptions: len(st.Subs)}
+		s := InterfaceSummary{ID: uint64(st.id), Kind: st.kind.String(), Subscriptions: st.subs.Len()}
 		if withFilters {
-			ids := make([]uint64, 0, len(st.Subs))
-			for id := range st.Subs {
-				ids = append(ids, id)
-			}
-			slices.Sort(ids)
-			for _, id := range ids {
-				s.Filters = append(s.Filters, fmt.Sprintf("%d: %s", id, e.filterOf(st.Subs[id])))
+			for id, x := range st.subs.All() {
+				s.Filters = append(s.Filters, fmt.Sprintf("%d: %s", id, e.filterOf(x)))
 			}
 		}
 		out = append(out, s)
@@ -417,6 +413,13 @@ func (e *Engine) Summary(withFilters bool) []InterfaceSummary {
 // Filters returns the number of distinct filters the subscriptions hold
 // (each held once, however many subscriptions use it).
 func (e *Engine) Filters() int { return e.pool.len() }
+
+// indexOf returns the index id of subscription sub of interface id,
+// which the caller knows is held.
+func (e *Engine) indexOf(id ifaceID, sub uint64) match.ID {
+	x, _ := e.Ifaces[id].subs.Get(sub)
+	return x
+}
 
 // filterOf returns index entry x's filter.
 func (e *Engine) filterOf(x match.ID) match.Filter { return e.pool.filter(e.owner.at(x).filter) }

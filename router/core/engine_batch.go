@@ -20,12 +20,12 @@ func (e *Engine) SubscribeBatch(id ifaceID, first uint64, fs []match.Filter) err
 		return fmt.Errorf("subscribe batch on unknown interface %d", id)
 	}
 	for i := range fs {
-		if _, dup := st.Subs[first+uint64(i)]; dup {
+		if _, dup := st.subs.Get(first + uint64(i)); dup {
 			return wire.Errorf(wire.CodeDuplicateSubscription, "subscription id %d (filter %d of the batch) is already in use", first+uint64(i), i)
 		}
 	}
-	if e.maxSubs > 0 && len(st.Subs)+len(fs) > e.maxSubs {
-		return wire.Errorf(wire.CodeTooManySubscriptions, "connection has %d subscriptions; %d more exceed the limit of %d", len(st.Subs), len(fs), e.maxSubs)
+	if e.maxSubs > 0 && st.subs.Len()+len(fs) > e.maxSubs {
+		return wire.Errorf(wire.CodeTooManySubscriptions, "connection has %d subscriptions; %d more exceed the limit of %d", st.subs.Len(), len(fs), e.maxSubs)
 	}
 	for i := range fs {
 		x := e.newID()
@@ -35,12 +35,12 @@ func (e *Engine) SubscribeBatch(id ifaceID, first uint64, fs []match.Filter) err
 			e.pool.release(slot)
 			e.free = append(e.free, x)
 			for j := range i { // undo: all or none
-				e.mustDelete(st.Subs[first+uint64(j)])
-				delete(st.Subs, first+uint64(j))
+				x, _ := st.subs.Delete(first + uint64(j))
+				e.mustDelete(x)
 			}
 			return fmt.Errorf("index insert: %w", err)
 		}
-		st.Subs[first+uint64(i)] = x
+		st.subs.Put(first+uint64(i), x)
 		*e.owner.at(x) = subRef{iface: st, sub: first + uint64(i), filter: slot}
 		fs[i] = f
 		if e.OnFilter != nil {

@@ -152,8 +152,8 @@ func (c *Core) detach(in Detach) {
 		c.dropLink(in.Conn, link)
 		return
 	}
-	if st := c.eng.Ifaces[in.Conn]; st != nil && len(st.Subs) > 0 {
-		c.metric(Subscriptions, uint64(c.eng.Subscriptions()-len(st.Subs)))
+	if st := c.eng.Ifaces[in.Conn]; st != nil && st.Len() > 0 {
+		c.metric(Subscriptions, uint64(c.eng.Subscriptions()-st.Len()))
 	}
 	if c.mesh != nil {
 		c.bloomDropClient(in.Conn)

@@ -104,7 +104,7 @@ func (t *LinkTable) Apply(id ifaceID, r *wire.Routes) error {
 		if err := t.Engine.Subscribe(id, t.next, text); err != nil {
 			return fmt.Errorf("link routes: added filter: %w", err)
 		}
-		f := t.Engine.filterOf(t.Engine.Ifaces[id].Subs[t.next])
+		f := t.Engine.filterOf(t.Engine.indexOf(id, t.next))
 		t.cache.count(f, 1)
 		key := f.String()
 		held[key] = append(held[key], t.next)
@@ -132,7 +132,7 @@ func (t *LinkTable) remove(id ifaceID, held map[string][]uint64, text string) er
 		return fmt.Errorf("link routes: removes %q, which the link does not hold", key)
 	}
 	sub := ids[len(ids)-1]
-	t.cache.count(t.Engine.filterOf(t.Engine.Ifaces[id].Subs[sub]), -1)
+	t.cache.count(t.Engine.filterOf(t.Engine.indexOf(id, sub)), -1)
 	if err := t.Engine.Unsubscribe(id, sub); err != nil {
 		return err
 	}
@@ -160,7 +160,7 @@ func (t *LinkTable) forget(id ifaceID, sub uint64) {
 func (t *LinkTable) Drop(id ifaceID) {
 	for _, ids := range t.Subs[id] {
 		for _, sub := range ids {
-			t.cache.count(t.Engine.filterOf(t.Engine.Ifaces[id].Subs[sub]), -1)
+			t.cache.count(t.Engine.filterOf(t.Engine.indexOf(id, sub)), -1)
 			t.forget(id, sub)
 		}
 	}
@@ -208,7 +208,7 @@ func (t *LinkTable) Route(from ifaceID, e match.Event, witness uint64) ([]LinkHi
 		st := t.Engine.Ifaces[h.Iface]
 		w := t.hashOf[h.first]
 		t.out = append(t.out, LinkHit{Link: h.Iface, Witness: w})
-		t.cache.remember(h.Iface, len(st.Subs), &key, t.Engine.filterOf(st.Subs[h.first]), w)
+		t.cache.remember(h.Iface, st.Len(), &key, t.Engine.filterOf(t.Engine.indexOf(h.Iface, h.first)), w)
 	}
 	return t.out, DecidedByIndex
 }
