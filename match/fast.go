@@ -48,6 +48,12 @@ type FastConfig struct {
 	// segment adds its per-attribute searches to every event. The default
 	// (zero) is no limit: one segment per load, merges without end.
 	SegmentSlots int
+	// NarrowSlots keeps the slots of a segment's interval bounds in 3
+	// bytes instead of 4 when the segment has at most 2^23 subscriptions
+	// (see fast_slots24.go): 20 bytes less per subscription of 10 ranges,
+	// for more work per bound marked (docs/benchmarks.md has the cost),
+	// which pays where memory, not time, is the bound.
+	NarrowSlots bool
 }
 
 func (c *FastConfig) populate() {

@@ -133,6 +133,11 @@ func BenchmarkFastCellsHEM(b *testing.B) {
 			benchMatchConfig(b, w, match.FastConfig{MaxCells: cells})
 		})
 	}
+	for _, cells := range []int{48, 64} { // 3-byte bound slots
+		b.Run(fmt.Sprintf("narrow/cells=%d", cells), func(b *testing.B) {
+			benchMatchConfig(b, w, match.FastConfig{MaxCells: cells, NarrowSlots: true})
+		})
+	}
 }
 
 // BenchmarkFastInsertHEM measures online inserts into an index already

@@ -178,7 +178,9 @@ func (d *dim[K]) buildCells(los, his []keyed[K], loRuns, hiRuns []int, n int, cf
 	cells = len(d.bounds) + 1
 	d.lo, d.hi = loList.split(d.bounds), hiList.split(d.bounds)
 	packOffsets(d.lo, d.hi)
-	defer packSlots(n, d.lo, d.hi) // once the cells' bitsets are built from the slots
+	if cfg.NarrowSlots {
+		defer packSlots(n, d.lo, d.hi) // once the cells' bitsets are built from the slots
+	}
 	if cells == 1 {
 		return
 	}

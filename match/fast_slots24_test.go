@@ -55,16 +55,24 @@ func TestSlots24RoundTrip(t *testing.T) {
 
 // TestSlotWidthsAgreeWithScan runs the generator's filters (every
 // operator and type, strict and closed bounds) through Fast with 3-byte
-// slots (the default) and with 4-byte ones (slots24Limit 0: the form of
-// segments beyond 2^23 subscriptions), through inserts, deletes, merges
+// slots (NarrowSlots), with 4-byte ones where NarrowSlots would not fit
+// them (slots24Limit 0: the form of segments beyond 2^23 subscriptions),
+// and with the default 4-byte ones, through inserts, deletes, merges
 // and a compaction, against Scan.
 func TestSlotWidthsAgreeWithScan(t *testing.T) {
 	defer func(l int) { slots24Limit = l }(slots24Limit)
-	for _, limit := range []int{1 << 23, 0} {
-		slots24Limit = limit
+	for _, c := range []struct {
+		narrow bool
+		limit  int
+	}{{true, 1 << 23}, {true, 0}, {false, 1 << 23}} {
+		slots24Limit = c.limit
+		limit := c.limit
+		if !c.narrow {
+			limit = 0 // 4-byte slots expected
+		}
 		for seed := uint64(1); seed <= 3; seed++ {
 			g := newGen(seed)
-			x, ref := NewFast(FastConfig{MaxCells: 8, BoundsPerCell: 2, TailSize: 16, MergeFactor: 2}), NewScan()
+			x, ref := NewFast(FastConfig{MaxCells: 8, BoundsPerCell: 2, TailSize: 16, MergeFactor: 2, NarrowSlots: c.narrow}), NewScan()
 			for i := range 1200 {
 				f := g.filter()
 				if err := x.Insert(ID(i), f); err != nil {

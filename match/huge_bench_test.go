@@ -57,6 +57,10 @@ func BenchmarkHugeHEM(b *testing.B) {
 // offset and a 3-byte slot).
 var hugeCells = flag.Int("huge.cells", 24, "BenchmarkHugeHEM: cells per dimension")
 
+// hugeNarrow (-huge.narrow) keeps bound slots in 3 bytes
+// (FastConfig.NarrowSlots).
+var hugeNarrow = flag.Bool("huge.narrow", true, "BenchmarkHugeHEM: 3-byte bound slots")
+
 // hugeSegment is the segment size at 10^7 (-huge.segment): the load holds
 // one segment's build lists at a time (~170 MB at 2^20), and each
 // segment adds its searches of every attribute to every event.
@@ -95,7 +99,7 @@ func hugeIndex(b *testing.B, kind string, subs, chunk int) (match.Index, uint64,
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
-	cfg := match.FastConfig{MaxCells: *hugeCells, SegmentSlots: *hugeSegment}
+	cfg := match.FastConfig{MaxCells: *hugeCells, SegmentSlots: *hugeSegment, NarrowSlots: *hugeNarrow}
 	var idx match.Index = match.NewFast(cfg)
 	if kind == "parallel" {
 		idx = match.NewParallel(0, cfg)
