@@ -13,7 +13,7 @@ import (
 // Clients number their subscriptions in order (a batch takes a
 // contiguous range), so the ids of a connection are mostly dense: they
 // are kept in runs, each a first id and a slice of entry ids (4 bytes a
-// subscription, where a map entry costs six to eight times that), and
+// subscription, where a map entry costs several times that), and
 // only an id that does not extend the last run goes in a map. A run's
 // small gaps (at most maxGap ids) are held as holes, so ids skipping a
 // few stay dense too.
