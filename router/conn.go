@@ -239,7 +239,7 @@ func (r *Router) readControl(ctx context.Context, c *conn, sr *streamReader) err
 			if r.permitBatch(c, b) {
 				continue // refused whole: not covered by the client's subscribe filter
 			}
-			msg = loopMsg{kind: msgSubscribeBatch, iface: c.id, batch: b}
+			msg = coreMsg(c.id, b.input(c.id))
 		case *wire.Durable:
 			if err := r.durableFromClient(c, m); err != nil {
 				return err

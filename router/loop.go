@@ -18,9 +18,9 @@ const (
 	msgQuery
 	msgLinkUp
 	msgBloomPublish
-	msgSubscribeBatch
 	// msgCore is a typed input of router/core from a connection attached
-	// (coreloop.go): Subscribe, Unsubscribe, LinkFrame, ClientFrame.
+	// (coreloop.go): Subscribe, SubscribeBatch, Unsubscribe, Advertise,
+	// Unadvertise, LinkFrame, ClientFrame.
 	msgCore
 	msgTick // the core's deadline passed (coreloop.go: the loop's timer)
 )
@@ -47,7 +47,6 @@ type loopMsg struct {
 	sendHello bool
 	linkErr   chan<- error       // msgLinkUp: the verdict
 	bpub      *wire.BloomPublish // msgBloomPublish (forward.go)
-	batch     *subBatch          // msgSubscribeBatch (subbatch.go)
 	in        core.Input         // msgCore
 }
 
@@ -108,8 +107,6 @@ func (l *matchLoop) step(m loopMsg) {
 		l.linkUp(m)
 	case msgBloomPublish:
 		l.publishBloom(m)
-	case msgSubscribeBatch:
-		l.subscribeBatch(m)
 	case msgCore:
 		if _, ok := l.conns[m.iface]; ok {
 			l.stepCore(m.in) // the core answers (or refuses) it through Ready

@@ -32,18 +32,12 @@ func parseBatch(m *wire.SubscribeBatch) *subBatch {
 	return b
 }
 
-// subscribeBatch hands a client's parsed batch to the core, which
-// installs it in the engine and, with a mesh, in the mesh: the client's
-// one Ack (About TypeSubscribeBatch, ID first) then waits for the batch's
-// mesh Ready. A refusal (here, of a filter that did not parse) is one
-// Error frame and installs nothing.
-func (l *matchLoop) subscribeBatch(m loopMsg) {
-	b := m.batch
-	if b.err != nil {
-		l.reply(m.iface, wire.TypeSubscribeBatch, b.first, b.err)
-		return
-	}
-	l.stepCore(core.SubscribeBatch{Conn: m.iface, First: b.first, Filters: b.filters})
+// input is the batch as the core's input: installed in the engine and,
+// with a mesh, in the mesh (the client's one Ack, About TypeSubscribeBatch
+// and ID first, then waits for the batch's mesh Ready); a batch that did
+// not parse is refused with one Error frame and installs nothing.
+func (b *subBatch) input(conn ifaceID) core.SubscribeBatch {
+	return core.SubscribeBatch{Conn: conn, First: b.first, Filters: b.filters, Refused: b.err}
 }
 
 // permitBatch checks every filter of client c's parsed batch against its

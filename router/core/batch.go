@@ -22,11 +22,20 @@ type SubscribeBatch struct {
 	Conn    ConnID
 	First   uint64
 	Filters []match.Filter
+	// Refused, if set, is the driver's refusal of the batch (a filter
+	// that did not parse: a *wire.ProtocolError naming it), answered as a
+	// Reply in its order among the connection's requests; nothing is
+	// installed.
+	Refused error
 }
 
 func (SubscribeBatch) input() {}
 
 func (c *Core) subscribeBatch(in SubscribeBatch) {
+	if in.Refused != nil {
+		c.reply(in.Conn, wire.TypeSubscribeBatch, in.First, in.Refused)
+		return
+	}
 	err := c.eng.SubscribeBatch(in.Conn, in.First, in.Filters)
 	if err != nil || c.mesh == nil {
 		c.reply(in.Conn, wire.TypeSubscribeBatch, in.First, err)
