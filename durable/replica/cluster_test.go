@@ -30,6 +30,8 @@ type cluster struct {
 	out   []durable.Envelope // pubend messages sent by the leaders
 	// applied: per replica, the data of each index it applied.
 	applied map[string]map[uint64]string
+	maxPeer int // the largest peer message delivered, in bytes
+	pad     string
 }
 
 func pubendConfig() durable.PubendConfig {
@@ -122,6 +124,7 @@ func (c *cluster) drain() {
 		c.inbox = nil
 		for _, m := range inbox {
 			busy = true
+			c.maxPeer = max(c.maxPeer, len(m.Data))
 			if c.down[m.To] || c.cut[m.To] || c.cut[m.From] {
 				continue
 			}
@@ -174,7 +177,11 @@ func (c *cluster) publish(pub string, seq uint64) {
 	if l == "" {
 		return
 	}
-	ev := match.MustEvent(match.Attr{Name: "n", Value: match.Int(int64(seq))})
+	attrs := []match.Attr{{Name: "n", Value: match.Int(int64(seq))}}
+	if c.pad != "" {
+		attrs = append(attrs, match.Attr{Name: "pad", Value: match.Str(c.pad)})
+	}
+	ev := match.MustEvent(attrs...)
 	if err := c.reps[l].Step(c.now, durable.Envelope{From: pub, To: "phb",
 		Msg: durable.Msg{Kind: durable.MsgPublish, Pubend: "p", Publisher: pub, Seq: seq, Event: ev}}); err != nil {
 		c.t.Fatal(err)
@@ -574,5 +581,51 @@ func testMembershipChanges(t *testing.T, seed uint64) {
 	}
 	if got := c.reps[l].Roster(); !slices.Equal(slices.Sorted(slices.Values(got)), want) {
 		t.Fatalf("roster %v, want %v", got, want)
+	}
+}
+
+// TestSnapshotInChunks: a wiped replica catches up from a snapshot of
+// more than 16 MiB (the largest frame a router link takes), sent as
+// chunks of at most MaxChunk (256 KiB) each: every peer message
+// delivered is within a chunk and its header, and the rejoined replica
+// holds every event.
+func TestSnapshotInChunks(t *testing.T) {
+	c := newCluster(t, 3, 9)
+	c.pad = strings.Repeat("x", 16<<10)
+	l := c.waitLeader()
+	const n = 1100 // 1,100 events of 16 KiB: more than 16 MiB, none released
+	for seq := uint64(1); seq <= n; seq++ {
+		c.publish("pub", seq)
+		if seq%10 == 0 {
+			c.run(2_000)
+		}
+	}
+	c.run(50_000)
+	if got := len(c.acks()); got != n {
+		t.Fatalf("%d of %d acknowledged before the wipe", got, n)
+	}
+	var victim string
+	for _, name := range c.names {
+		if name != l {
+			victim = name
+			break
+		}
+	}
+	c.crash(victim)
+	c.wipe(victim)
+	c.maxPeer = 0
+	c.run(500_000)
+	if got := len(c.logged(victim)); got != n {
+		t.Fatalf("the rejoined replica holds %d events, want %d", got, n)
+	}
+	chunked := 0
+	for _, name := range c.names {
+		chunked += c.reps[name].Stats.Chunked
+	}
+	if chunked == 0 || c.reps[victim].Stats.Snapshots == 0 {
+		t.Fatalf("no snapshot in chunks (chunked %d, snapshots applied %d)", chunked, c.reps[victim].Stats.Snapshots)
+	}
+	if limit := 256<<10 + 1024; c.maxPeer > limit {
+		t.Fatalf("a peer message of %d bytes, above a chunk (%d)", c.maxPeer, limit)
 	}
 }

@@ -18,8 +18,10 @@ func FuzzDecodePeer(f *testing.F) {
 	ok, _ := peerMsg{Kind: PeerRaft, Pubend: "p", From: "r1", FromID: 5,
 		Raft: &pb.Message{Type: &typ, Term: &term, Index: &idx}}.encode()
 	join, _ := peerMsg{Kind: PeerJoin, Pubend: "p", From: "r2", FromID: 7}.encode()
+	piece, _ := peerMsg{Kind: PeerChunk, Pubend: "p", From: "r3", FromID: 8, Chunk: chunk{ID: 2, Index: 1, Total: 3, Data: ok}}.encode()
 	f.Add(ok)
 	f.Add(join)
+	f.Add(piece)
 	f.Add([]byte{1, 9})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := decodePeer(b)
@@ -32,7 +34,7 @@ func FuzzDecodePeer(f *testing.F) {
 		}
 		m2, err := decodePeer(again)
 		if err != nil || m2.Kind != m.Kind || m2.Pubend != m.Pubend || m2.From != m.From || m2.FromID != m.FromID ||
-			(m.Raft != nil && !proto.Equal(m.Raft, m2.Raft)) {
+			(m.Raft != nil && !proto.Equal(m.Raft, m2.Raft)) || !reflect.DeepEqual(m.Chunk, m2.Chunk) {
 			t.Fatalf("round trip of %+v: %+v, %v", m, m2, err)
 		}
 	})

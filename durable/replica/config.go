@@ -49,8 +49,12 @@ type Config struct {
 	MaxUncommitted uint64
 	// MaxMsgSize bounds the log entries of one raft message in bytes
 	// (default 1 MiB; a message carries at least one entry). A snapshot
-	// is one message whatever its size.
+	// is one raft message whatever its size, sent in chunks.
 	MaxMsgSize uint64
+	// MaxChunk bounds the peer messages a replica sends, in bytes
+	// (default 256 KiB): a larger one (a snapshot) goes in chunks of at
+	// most this size (chunks.go).
+	MaxChunk uint64
 }
 
 func (c *Config) populate() error {
@@ -91,6 +95,12 @@ func (c *Config) populate() error {
 	c.CompactKeep = min(c.CompactKeep, c.CompactEvery)
 	if c.MaxMsgSize == 0 {
 		c.MaxMsgSize = 1 << 20
+	}
+	if c.MaxChunk == 0 {
+		c.MaxChunk = 256 << 10
+	}
+	if c.MaxChunk < 1024 {
+		return fmt.Errorf("replica config: MaxChunk %d is below 1 KiB", c.MaxChunk)
 	}
 	if c.MaxUncommitted == 0 {
 		c.MaxUncommitted = 16 << 20

@@ -40,7 +40,8 @@
 // one atomic batch per Ready, so a crash that loses unsynced writes loses
 // a suffix of Readies and the applied state never runs ahead of the log.
 // The log is compacted behind the applied index; a replica that is too far
-// behind (or empty) gets a snapshot: every key of the pubend's state.
+// behind (or empty) gets a snapshot: every key of the pubend's state,
+// sent in chunks of at most Config.MaxChunk bytes (chunks.go).
 //
 // # Membership
 //

@@ -18,6 +18,9 @@ const (
 	// back with an empty store, under a fresh id) a voter in place of the
 	// id its name had.
 	PeerJoin
+	// PeerChunk carries one piece of a peer message too large for one
+	// (a snapshot: chunks.go).
+	PeerChunk
 )
 
 // PeerMsg is a message between two replicas of one pubend: Data goes from
@@ -35,6 +38,7 @@ type peerMsg struct {
 	From   string // the sender's name
 	FromID uint64 // the sender's raft id
 	Raft   *pb.Message
+	Chunk  chunk // PeerChunk
 }
 
 // maxPeerName bounds the names a peer message carries.
@@ -47,10 +51,16 @@ func (m peerMsg) encode() ([]byte, error) {
 	e.Str(m.Pubend)
 	e.Str(m.From)
 	e.Uvarint(m.FromID)
-	if m.Kind == PeerRaft {
+	switch m.Kind {
+	case PeerRaft:
 		if err := e.msg(m.Raft); err != nil {
 			return nil, fmt.Errorf("peer message: %w", err)
 		}
+	case PeerChunk:
+		e.Uvarint(m.Chunk.ID)
+		e.Uvarint(uint64(m.Chunk.Index))
+		e.Uvarint(uint64(m.Chunk.Total))
+		e.Bytes(m.Chunk.Data)
 	}
 	return e.B, nil
 }
@@ -76,6 +86,11 @@ func decodePeer(b []byte) (peerMsg, error) {
 		m.Raft = &pb.Message{}
 		d.msg(m.Raft)
 	case m.Kind == PeerJoin:
+	case m.Kind == PeerChunk:
+		m.Chunk = chunk{ID: d.Uvarint(), Index: d.Uvarint(), Total: d.Uvarint(), Data: d.Bytes()}
+		if d.Err == nil && (m.Chunk.Total < 2 || m.Chunk.Total > maxChunks || m.Chunk.Index >= m.Chunk.Total || len(m.Chunk.Data) == 0) {
+			d.Fail(fmt.Errorf("chunk %d of %d", m.Chunk.Index, m.Chunk.Total))
+		}
 	default:
 		d.Fail(fmt.Errorf("unknown kind %d", m.Kind))
 	}

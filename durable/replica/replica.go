@@ -26,7 +26,10 @@ type Replica struct {
 	members map[uint64]string // replicated: voters' names by id
 	peers   map[uint64]string // soft: every id heard from, by name
 	roster  roster            // who may be a replica (members.go)
-	boot    *durable.Batch    // writes of a new replica, for the first Ready
+
+	chunkSeq   uint64               // the last chunked message sent (chunks.go)
+	assemblies map[uint64]*assembly // chunked messages being received, by sender id
+	boot       *durable.Batch       // writes of a new replica, for the first Ready
 
 	lastTick  durable.Tick // time of the last raft tick
 	ticking   bool
@@ -61,6 +64,7 @@ type Stats struct {
 	// MemberChanges counts operators' membership changes proposed
 	// (members.go).
 	MemberChanges int
+	Chunked       int // peer messages sent in chunks (snapshots)
 }
 
 // Ready is what a replica asks its driver to do, in this order: apply
@@ -105,7 +109,7 @@ func New(cfg Config, store durable.Store) (*Replica, error) {
 	}
 	p := cfg.Pubend.ID
 	r := &Replica{cfg: cfg, store: store, state: prefixStore{base: store, pre: prefix(p, tableState)},
-		members: map[uint64]string{}, peers: map[uint64]string{}}
+		members: map[uint64]string{}, peers: map[uint64]string{}, assemblies: map[uint64]*assembly{}}
 	if err := r.recover(); err != nil {
 		return nil, fmt.Errorf("replica %s of %s: %w", cfg.Name, p, err)
 	}

@@ -47,6 +47,16 @@ func (r *Replica) StepPeer(now durable.Tick, data []byte) error {
 	}
 	r.peers[m.FromID] = m.From
 	switch m.Kind {
+	case PeerChunk:
+		whole, ok := r.addChunk(m.FromID, m.Chunk)
+		if !ok {
+			return nil
+		}
+		inner, err := decodePeer(whole)
+		if err != nil || inner.Kind == PeerChunk || inner.FromID != m.FromID || inner.Pubend != m.Pubend {
+			return fmt.Errorf("replica %s: an assembled peer message from %s: %v", r.cfg.Name, m.From, err)
+		}
+		return r.StepPeer(now, whole)
 	case PeerJoin:
 		r.join(m.From, m.FromID)
 		return nil
@@ -212,7 +222,14 @@ func (r *Replica) sendPeer(to string, m peerMsg) {
 		r.fatal = err
 		return
 	}
-	r.peerOut = append(r.peerOut, PeerMsg{From: r.cfg.Name, To: to, Data: data})
+	pieces, err := r.chunked(data)
+	if err != nil {
+		r.fatal = err
+		return
+	}
+	for _, p := range pieces {
+		r.peerOut = append(r.peerOut, PeerMsg{From: r.cfg.Name, To: to, Data: p})
+	}
 }
 
 func encodeMember(id uint64, name string) []byte {
