@@ -162,8 +162,9 @@ func replicaFaultConfig() (events int, rate float64) {
 //     it empty with --replica-join (it rejoins under a fresh raft id by
 //     joint consensus and catches up from a snapshot),
 //  3. cuts the then leader's veth for 3 s (a partition: it is alone, the
-//     other two elect a leader; it stops serving within two election
-//     timeouts and, healed, follows the new leader).
+//     other two elect a leader; it stops serving once a quorum period
+//     passes without a majority answering, and, healed, follows the new
+//     leader).
 //
 // At the end the publisher has every event acknowledged, and each
 // subscriber's log holds every matching event exactly once, in tick

@@ -378,7 +378,8 @@ func TestWipedReplicaRejoinsUnderFreshID(t *testing.T) {
 }
 
 // TestCutOffLeaderStopsServing: a leader cut off from both others stops
-// being the PHB within two election timeouts (quorum.go) while the others
+// being the PHB within two quorum periods (three election timeouts each,
+// quorum.go) while the others
 // elect a leader of their own; once the cut heals exactly one replica
 // leads. A leader with one follower down keeps a majority and keeps
 // leading.
@@ -396,9 +397,9 @@ func TestCutOffLeaderStopsServing(t *testing.T) {
 		c.boot(others[0], false)
 		c.run(timeout)
 		c.cut[l] = true
-		c.run(2*timeout + 10_000)
+		c.run(2*3*timeout + 10_000)
 		if c.reps[l].Leading() {
-			t.Fatalf("seed %d: %s, cut off, still the PHB two election timeouts later", seed, l)
+			t.Fatalf("seed %d: %s, cut off, still the PHB two quorum periods later", seed, l)
 		}
 		if c.reps[l].Stats.QuorumLost == 0 {
 			t.Fatalf("seed %d: %s stopped leading, but not by the quorum check", seed, l)

@@ -39,6 +39,12 @@ type Config struct {
 	// timeouts campaigns. HeartbeatTicks is the leader's heartbeat period
 	// (default 1).
 	ElectionTicks, HeartbeatTicks int
+	// QuorumTicks is the leader's quorum check period in raft ticks
+	// (default 3 × ElectionTicks): a leader that has not heard from a
+	// majority for that long stops being the PHB (quorum.go). Longer than
+	// an election timeout, so that followers slow to answer under load (a
+	// slow sync holds their answers) do not make it step down.
+	QuorumTicks int
 	// CompactEvery is how many applied entries the log may hold before it
 	// is compacted (default 1024); CompactKeep how many applied entries a
 	// compaction keeps, for followers slightly behind (default 256).
@@ -82,6 +88,9 @@ func (c *Config) populate() error {
 	}
 	if c.ElectionTicks <= 0 {
 		c.ElectionTicks = 10
+	}
+	if c.QuorumTicks <= 0 {
+		c.QuorumTicks = 3 * c.ElectionTicks
 	}
 	if c.HeartbeatTicks <= 0 {
 		c.HeartbeatTicks = 1

@@ -57,6 +57,6 @@
 //
 // Raft's CheckQuorum is off (it needs followers to tick raft). The leader
 // runs the same check itself (quorum.go): a leader that has not heard
-// from a majority for an election timeout stops being the PHB, and runs
+// from a majority for Config.QuorumTicks stops being the PHB, and runs
 // the pubend again only once a new fence commits.
 package replica

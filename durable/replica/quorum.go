@@ -7,9 +7,11 @@ import pb "go.etcd.io/raft/v3/raftpb"
 // the pubend and publishers connected to it wait. Raft's own CheckQuorum
 // cannot be used: its followers must tick raft, whose election timer is
 // randomized with crypto/rand (see the package doc). The replica checks
-// instead, as CheckQuorum does: every ElectionTicks raft ticks of
-// leadership, the voters heard from in the leader's term since the last
-// check, with the leader itself, must be a majority of the configuration
+// instead, as CheckQuorum does: every QuorumTicks raft ticks of
+// leadership (three election timeouts by default: CheckQuorum's one
+// stepped leaders down under load, their followers slow to answer), the
+// voters heard from in the leader's term since the last check, with the
+// leader itself, must be a majority of the configuration
 // (of both, during a joint change). If not, the replica stops being the
 // PHB (its router stops claiming the pubend and refuses its publishers)
 // and proposes a new fence: the pubend runs again only once that fence is
@@ -17,12 +19,12 @@ import pb "go.etcd.io/raft/v3/raftpb"
 // elect a leader of their own, and the cut-off one steps down in raft
 // when it hears the higher term.
 
-// checkQuorum runs the check once per election timeout of leadership.
+// checkQuorum runs the check once per QuorumTicks of leadership.
 func (r *Replica) checkQuorum() {
 	if r.lead.term == 0 {
 		return
 	}
-	if r.lead.quorumTicks++; r.lead.quorumTicks < r.cfg.ElectionTicks {
+	if r.lead.quorumTicks++; r.lead.quorumTicks < r.cfg.QuorumTicks {
 		return
 	}
 	r.lead.quorumTicks = 0
