@@ -68,13 +68,15 @@ func (l *matchLoop) tickCore() {
 	l.carryCore()
 }
 
-// carryCore carries out the core's Readys: metrics, then frames onto the
+// carryCore carries out the core's Readys: the names its readers must now
+// decode, metrics, deliveries and forwards, then frames onto the
 // connections' control lanes (dropped for connections gone), then the
 // replies to clients' requests, then the connections the core closed;
 // then it sets the timer on the core's deadline.
 func (l *matchLoop) carryCore() {
 	for l.core.HasReady() {
 		rd := l.core.Ready()
+		l.want.add(rd.Wanted) // wanted.go
 		for _, m := range rd.Metrics {
 			l.countCore(m)
 		}

@@ -6,8 +6,6 @@ import (
 	"sync/atomic"
 
 	"github.com/sift-pubsub/sift/internal/wire"
-	"github.com/sift-pubsub/sift/match"
-	"github.com/sift-pubsub/sift/match/bloom"
 )
 
 // Selective decoding. A router forwards and delivers the raw bytes of an
@@ -26,7 +24,8 @@ import (
 //
 // Bloom mode summarizes events on the constraint dictionary, which links
 // extend with terms of their own: every term that enters the dictionary
-// adds its names (addTerm) before any later summary tests it, and the
+// adds its names (router/core reports them) before any later summary
+// tests it, and the
 // last router's delivery decodes with the same set. Advertisements check
 // events against advertised filters, so with them the set is "all" from
 // the start (full decoding). Past maxWantedNames names it becomes "all"
@@ -69,44 +68,23 @@ func (w *wantedNames) load() (*wire.Wanted, uint64) {
 	return s.set, s.version
 }
 
-// addFilter adds the attribute names of f, publishing a new version if
-// any is new. Before start, and once all names are wanted, it does nothing.
-func (w *wantedNames) addFilter(f match.Filter) {
+// add adds names the core noted for the first time (Ready.Wanted),
+// publishing a new version if any is new to the set. Before start, and
+// once all names are wanted, it does nothing.
+func (w *wantedNames) add(names []string) {
 	if !w.started || w.all {
 		return
 	}
-	if w.addNames(f) {
-		w.grown()
-	}
-}
-
-// addTerm adds the attribute names of a Bloom dictionary term: its
-// constraint's and its qualifier's.
-func (w *wantedNames) addTerm(t bloom.Term) {
-	if !w.started || w.all {
-		return
-	}
-	grew := w.addNames(t.Qual)
-	if _, ok := w.names[t.C.Attr]; !ok {
-		w.names[t.C.Attr] = struct{}{}
-		grew = true
-	}
-	if grew {
-		w.grown()
-	}
-}
-
-// addNames adds f's attribute names and reports whether any was new.
-func (w *wantedNames) addNames(f match.Filter) bool {
 	grew := false
-	for i := range f.Len() {
-		name := f.At(i).Attr
+	for _, name := range names {
 		if _, ok := w.names[name]; !ok {
 			w.names[name] = struct{}{}
 			grew = true
 		}
 	}
-	return grew
+	if grew {
+		w.grown()
+	}
 }
 
 // grown publishes the set after names were added (all names past
@@ -160,14 +138,8 @@ func (w *wantedNames) refresh(dec *wire.EventDecoder, p *wire.Publish) error {
 // startWanted publishes the loop's first wanted set, before it takes any
 // input: every name, when advertisements read events beyond the index and
 // link table; else none yet (the engine is empty until the loop runs),
-// growing with every filter the engine installs, the link table's (in
-// router/core, which creates it when a link first sends routes), and every
-// term of the Bloom dictionary.
+// growing with the names the core reports in each Ready's Wanted (its
+// engine's filters, its link table's, its Bloom dictionary's terms).
 func (l *matchLoop) startWanted() {
 	l.want.start(l.adverts != nil)
-	l.eng.OnFilter = l.want.addFilter
-	l.core.OnLinkFilter(l.want.addFilter)
-	if d := l.core.BloomDict(); d != nil {
-		d.OnNewTerm = l.want.addTerm
-	}
 }

@@ -149,6 +149,7 @@ func TestWantedFollowsBloomDictionary(t *testing.T) {
 		if _, err := d.Receive(7, &wire.BloomTerms{Add: []wire.BloomTerm{{Qual: qual, C: c}}}); err != nil {
 			t.Fatal(err)
 		}
+		l.carryCore() // the core reports the term's new names in its Ready
 	}
 	receive(`region == "eu"`, `price > 10`)
 	set, v1 := l.want.load()

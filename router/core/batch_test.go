@@ -33,7 +33,7 @@ func TestPlaceBatch(t *testing.T) {
 	}
 	step(c, Attach{Conn: 4})
 	fs := []match.Filter{match.MustParse(`x > 1`), match.MustParse(`x > 2`), match.MustParse(`y == "a"`)}
-	if got, want := step(c, SubscribeBatch{Conn: 4, First: 10, Filters: fs}), "metric subscriptions 3\nframe conn=4: ack subscribe-batch id=10\n"; got != want {
+	if got, want := step(c, SubscribeBatch{Conn: 4, First: 10, Filters: fs}), "wanted [\"x\" \"y\"]\nmetric subscriptions 3\nframe conn=4: ack subscribe-batch id=10\n"; got != want {
 		t.Fatalf("Ready:\n%swant the batch's one Ack to client 4:\n%s", got, want)
 	}
 	if m.Len() != 3 || eng.Subscriptions() != 3 {
@@ -50,7 +50,7 @@ func TestPlaceBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	step(bare, Attach{Conn: 1})
-	if got, want := step(bare, SubscribeBatch{Conn: 1, First: 1, Filters: fs}), "reply conn=1 subscribe-batch id=1: ack\n"; got != want {
+	if got, want := step(bare, SubscribeBatch{Conn: 1, First: 1, Filters: fs}), "wanted [\"x\" \"y\"]\nreply conn=1 subscribe-batch id=1: ack\n"; got != want {
 		t.Fatalf("without a mesh: Ready\n%swant\n%s", got, want)
 	}
 }

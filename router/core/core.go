@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/sift-pubsub/sift/internal/wire"
-	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router/bloomfwd"
 	"github.com/sift-pubsub/sift/router/mesh"
 )
@@ -39,10 +38,10 @@ type Core struct {
 	// lt is the link table: the filters each link forwarded, for exact
 	// forwarding (and Bloom mode's exact events); nil until a link sends
 	// its first Routes.
-	lt           *LinkTable
-	onLinkFilter func(match.Filter) // see OnLinkFilter
-	now          time.Time
-	rd           Ready // effects not yet handed over
+	lt    *LinkTable
+	named map[string]struct{} // attribute names noted (wanted.go)
+	now   time.Time
+	rd    Ready // effects not yet handed over
 	// taken are the Readys handed over and not yet Advanced, the latest
 	// last; spare are Readys Advanced, whose arrays the next Readys reuse
 	// (the event path fills one per batch).
@@ -61,6 +60,11 @@ func New(cfg Config) (*Core, error) {
 	c := &Core{eng: cfg.Engine, mesh: cfg.Mesh, bloom: b, links: links{byLink: make(map[mesh.Link]ConnID), linkOf: make(map[ConnID]mesh.Link)}}
 	if cfg.Mesh != nil {
 		c.assist = newAssist(cfg.Assist)
+	}
+	c.named = make(map[string]struct{})
+	c.eng.OnFilter = c.noteFilter
+	if b != nil {
+		b.dict.OnNewTerm = c.noteTerm
 	}
 	return c, nil
 }

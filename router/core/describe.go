@@ -11,6 +11,9 @@ import (
 // carries them out, for scripts and failure messages.
 func DescribeReady(rd Ready) string {
 	var b strings.Builder
+	if len(rd.Wanted) > 0 {
+		fmt.Fprintf(&b, "wanted %q\n", rd.Wanted)
+	}
 	for _, m := range rd.Metrics {
 		switch m.Kind {
 		case Errors:

@@ -68,8 +68,8 @@
 //
 // The shell keeps what is I/O: connections, send queues and their
 // writers (a Deliver frame is encoded by the shell from a Delivery), the
-// wanted attribute names its readers decode with (fed by the hooks
-// OnFilter, OnNewTerm and OnLinkFilter), HTTP and metrics.
+// set of attribute names its readers decode with (grown by Ready's
+// Wanted), HTTP and metrics.
 //
 // # Adding an input
 //

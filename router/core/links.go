@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/sift-pubsub/sift/internal/wire"
-	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router/mesh"
 )
 
@@ -125,7 +124,7 @@ func (c *Core) mirrorRoutes(conn ConnID, m wire.Message) {
 	}
 	if c.lt == nil {
 		c.lt = NewLinkTable()
-		c.lt.Engine.OnFilter = c.onLinkFilter
+		c.lt.Engine.OnFilter = c.noteFilter
 	}
 	if err := c.lt.Apply(conn, r); err != nil {
 		c.rd.Metrics = append(c.rd.Metrics, Metric{Kind: Errors, Code: wire.CodeInternal, N: 1})
@@ -133,13 +132,6 @@ func (c *Core) mirrorRoutes(conn ConnID, m wire.Message) {
 		c.dropLink(conn, link)
 	}
 }
-
-// OnLinkFilter sets a hook called with every filter the link table
-// installs, as it installs it: router's wanted attribute names, which its
-// readers decode, as the engine's OnFilter and the Bloom dictionary's
-// OnNewTerm are. The driver sets it before the first input; fn must not
-// call back into the core.
-func (c *Core) OnLinkFilter(fn func(match.Filter)) { c.onLinkFilter = fn }
 
 // LinkTable returns the link table (nil until a link sent routes), for
 // the driver's event path, which routes events on it until publish

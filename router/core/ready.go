@@ -3,11 +3,17 @@ package core
 import "github.com/sift-pubsub/sift/internal/wire"
 
 // Ready is the effects of the inputs and ticks since the last Ready. The
-// driver carries them out in field order: Metrics, then Deliveries and
-// Forwards, then Frames, then Replies, then Close. Its slices, and the
+// driver carries them out in field order: Wanted, Metrics, then
+// Deliveries and Forwards, then Frames, then Replies, then Close. Its slices, and the
 // slices they hold (but Frames' Data), are the core's again after
 // Advance: the driver does not keep them.
 type Ready struct {
+	// Wanted are attribute names the core's filters (the engine's, the
+	// link table's) or Bloom dictionary terms name for the first time, in
+	// the order they appeared (wanted.go). They come first: the driver
+	// adds them to the names its readers decode with before anything that
+	// follows (an Ack) can make a client publish events that need them.
+	Wanted []string
 	// Metrics are metric updates, in order. They come first so that a
 	// client that sees an effect (an Ack) also sees it counted.
 	Metrics []Metric
@@ -155,7 +161,7 @@ func (k MetricKind) String() string {
 // IsEmpty reports whether rd has no effect.
 func (rd *Ready) IsEmpty() bool {
 	return len(rd.Frames) == 0 && len(rd.Replies) == 0 && len(rd.Close) == 0 && len(rd.Metrics) == 0 &&
-		len(rd.Deliveries) == 0 && len(rd.Forwards) == 0
+		len(rd.Deliveries) == 0 && len(rd.Forwards) == 0 && len(rd.Wanted) == 0
 }
 
 // reset empties rd for reuse, keeping its arrays; the references they
@@ -167,7 +173,7 @@ func (rd *Ready) reset() {
 	clear(rd.Replies)
 	clear(rd.Close)
 	*rd = Ready{
-		Metrics: rd.Metrics[:0], Deliveries: rd.Deliveries[:0], Forwards: rd.Forwards[:0],
+		Wanted: rd.Wanted[:0], Metrics: rd.Metrics[:0], Deliveries: rd.Deliveries[:0], Forwards: rd.Forwards[:0],
 		Frames: rd.Frames[:0], Replies: rd.Replies[:0], Close: rd.Close[:0], subs: rd.subs[:0],
 	}
 }
