@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sift-pubsub/sift/router"
 )
 
 // replicaNames are the routers holding the replicas of pubend p in the
@@ -20,21 +22,9 @@ var replicaNames = []string{"a", "b", "c"}
 
 const replicaPubend = "p"
 
-// replicaStatusView is one replica as /debug/durable lists it.
-type replicaStatusView struct {
-	Pubend  string   `json:"pubend"`
-	Name    string   `json:"name"`
-	ID      uint64   `json:"id"`
-	State   string   `json:"state"`
-	Leader  string   `json:"leader"`
-	Leading bool     `json:"leading"`
-	Voter   bool     `json:"voter"`
-	Term    uint64   `json:"term"`
-	Commit  uint64   `json:"commit"`
-	Applied uint64   `json:"applied"`
-	Voters  []string `json:"voters"`
-	Roster  []string `json:"roster"`
-}
+// replicaStatusView is one replica as /debug/durable lists it (the
+// router's own JSON type, so that the test reads what siftd writes).
+type replicaStatusView = router.DurableReplicaStatus
 
 // replicaStatus returns router name's replica of pubend p.
 func (m *durableMesh) replicaStatus(name string) (replicaStatusView, error) {
@@ -171,15 +161,7 @@ func replicaFaultConfig() (events int, rate float64) {
 // order, with no gap (checkSubLog), and every replica has applied the
 // same committed index. It logs a summary line for docs/reliability.md.
 func TestReplicatedPubendFaults(t *testing.T) {
-	if os.Getenv("SIFT_NETNS") == "0" {
-		t.Skip("SIFT_NETNS=0")
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("network namespaces need root")
-	}
-	if _, err := os.Stat(ipPath); err != nil {
-		t.Skipf("network namespaces need iproute2: %v", err)
-	}
+	requireNetns(t)
 	n, rate := replicaFaultConfig()
 	publishFor := time.Duration(float64(n) / rate * float64(time.Second))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*publishFor+150*time.Second)

@@ -46,15 +46,7 @@ const netnsConfig = `{"idle_timeout": "3s", "keepalive": "750ms", "handshake_tim
 // takes about as long as one TestTree variant plus the 3 s idle timeout;
 // SIFT_NETNS=0 skips it.
 func TestTreeNetns(t *testing.T) {
-	if os.Getenv("SIFT_NETNS") == "0" {
-		t.Skip("SIFT_NETNS=0")
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("network namespaces need root")
-	}
-	if _, err := os.Stat(ipPath); err != nil {
-		t.Skipf("network namespaces need iproute2: %v", err)
-	}
+	requireNetns(t)
 	t.Parallel()
 	prefix := fmt.Sprintf("sift%d", os.Getpid()%100000)
 	names := []string{"r1", "r2", "r3", "r4", "r5"}
@@ -227,3 +219,18 @@ func inNetns(ns string, fn func() error) error {
 }
 
 func setns(f *os.File) error { return unix.Setns(int(f.Fd()), unix.CLONE_NEWNET) }
+
+// requireNetns skips t, saying why, where network namespaces cannot be
+// made: SIFT_NETNS=0, not root, or no iproute2.
+func requireNetns(t *testing.T) {
+	t.Helper()
+	if os.Getenv("SIFT_NETNS") == "0" {
+		t.Skip("SIFT_NETNS=0")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("network namespaces need root")
+	}
+	if _, err := os.Stat(ipPath); err != nil {
+		t.Skipf("network namespaces need iproute2: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package replica
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -80,7 +81,7 @@ func (ro roster) encode() []byte {
 	for _, n := range ro.names {
 		e.Str(n)
 	}
-	olds := sortedKeys(ro.replaces)
+	olds := slices.Sorted(maps.Keys(ro.replaces))
 	e.Uvarint(uint64(len(olds)))
 	for _, n := range olds {
 		e.Str(n)
@@ -104,15 +105,6 @@ func decodeRoster(b []byte) (roster, error) {
 		return roster{}, fmt.Errorf("roster: %w", err)
 	}
 	return ro, nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // loadRoster reads the roster from the committed state (Config.Replicas
@@ -259,19 +251,10 @@ func (r *Replica) newName(n string) error {
 // voterIDs returns the voters' ids that belong to name.
 func (r *Replica) voterIDs(name string) []uint64 {
 	var ids []uint64
-	for _, id := range sortedIDs(r.members) {
+	for _, id := range slices.Sorted(maps.Keys(r.members)) {
 		if r.members[id] == name && r.isVoter(id) {
 			ids = append(ids, id)
 		}
 	}
 	return ids
-}
-
-func sortedIDs(m map[uint64]string) []uint64 {
-	out := make([]uint64, 0, len(m))
-	for id := range m {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out
 }

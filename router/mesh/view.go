@@ -41,11 +41,7 @@ func (m *Mesh) Routes() []LinkRoutes {
 			Forwarded: fwd, Received: recv, ForwardedCount: len(fwd), ReceivedCount: len(recv),
 			Unacked: l.sentSeq - l.ackedSeq,
 		})
-		if m.adv != nil {
-			la := m.adv.links[l.id]
-			out[len(out)-1].AdvertsForwarded = sortedKeys(la.sent)
-			out[len(out)-1].AdvertsReceived = sortedKeys(la.held)
-		}
+		m.addAdverts(&out[len(out)-1], l)
 	}
 	return out
 }
@@ -65,11 +61,18 @@ func (m *Mesh) RouteCounts() []LinkRoutes {
 			ForwardedCount: m.forwardedCount(l), ReceivedCount: recv,
 			Unacked: l.sentSeq - l.ackedSeq,
 		})
-		if m.adv != nil {
-			la := m.adv.links[l.id]
-			out[len(out)-1].AdvertsForwarded = sortedKeys(la.sent)
-			out[len(out)-1].AdvertsReceived = sortedKeys(la.held)
-		}
+		m.addAdverts(&out[len(out)-1], l)
 	}
 	return out
+}
+
+// addAdverts fills r's advertisement lists for link l (with
+// advertisements on).
+func (m *Mesh) addAdverts(r *LinkRoutes, l *link) {
+	if m.adv == nil {
+		return
+	}
+	la := m.adv.links[l.id]
+	r.AdvertsForwarded = sortedKeys(la.sent)
+	r.AdvertsReceived = sortedKeys(la.held)
 }
