@@ -68,9 +68,11 @@ func newLinks(cfg Config, eng *core.Engine) (links, error) {
 	return lk, nil
 }
 
-// linkUp hands a peer's hello to the core; it answers on m.linkErr
-// before the core's frames for the link (this router's hello if it
-// answers, the snapshots) are queued.
+// linkUp hands a peer's hello to the core, queues the core's frames for
+// the link (this router's hello if it answers, the snapshots), and only
+// then answers on m.linkErr: once the link's goroutine has the verdict it
+// brings up the link's durable side, whose frames must not overtake the
+// hello (the peer takes the first frame on a link for its hello).
 func (l *matchLoop) linkUp(m loopMsg) {
 	if err := l.feedCore(core.LinkUp{Conn: m.iface, Hello: m.hello, SendHello: m.sendHello}); err != nil {
 		m.linkErr <- err
@@ -88,6 +90,6 @@ func (l *matchLoop) linkUp(m loopMsg) {
 		}
 	}
 	l.conns[m.iface] = m.conn
-	m.linkErr <- nil
 	l.carryCore()
+	m.linkErr <- nil
 }

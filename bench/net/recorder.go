@@ -3,6 +3,8 @@ package netbench
 import (
 	"context"
 	"fmt"
+	"math"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -43,6 +45,8 @@ type recorder struct {
 	cum      []int64      // cum[i]: deliveries expected for indexes < i
 	total    int          // indexes: lap + latency events
 	taken    atomic.Int64 // throughput sequences handed out so far
+	takeMu   sync.Mutex   // orders take against closeTakes
+	limit    int64        // sequences to hand out: unbounded until closeTakes
 	progress chan struct{}
 	got      atomic.Int64 // correct deliveries, every subscriber
 }
@@ -60,7 +64,7 @@ type subRecorder struct {
 }
 
 func newRecorder(w workload.NetWorkload, lap, latency int) *recorder {
-	r := &recorder{lap: lap, total: lap + latency, progress: make(chan struct{}, 1)}
+	r := &recorder{lap: lap, total: lap + latency, limit: math.MaxInt64, progress: make(chan struct{}, 1)}
 	for _, e := range w.Events {
 		attrs := make([]match.Attr, e.Len())
 		for i := range attrs {
@@ -115,8 +119,37 @@ func (r *recorder) expectedAll(n int64) int64 {
 	return r.expected(n) + r.cum[r.total] - r.cum[r.lap]
 }
 
-// take hands out the next throughput sequence.
-func (r *recorder) take() int64 { return r.taken.Add(1) - 1 }
+// take hands out the next throughput sequence, or reports false once
+// closeTakes has handed out its limit. Every sequence it hands out is
+// below the final limit, so the published sequences are exactly those
+// below it (a sequence taken and then checked against a limit set in
+// between would be published above it, and count as unexpected).
+func (r *recorder) take() (int64, bool) {
+	r.takeMu.Lock()
+	defer r.takeMu.Unlock()
+	s := r.taken.Load()
+	if s >= r.limit {
+		return s, false
+	}
+	r.taken.Store(s + 1)
+	return s, true
+}
+
+// closeTakes ends the handing out at what was handed out so far, or at
+// least atLeast sequences, and returns that limit.
+func (r *recorder) closeTakes(atLeast int64) int64 {
+	r.takeMu.Lock()
+	defer r.takeMu.Unlock()
+	r.limit = max(r.taken.Load(), atLeast)
+	return r.limit
+}
+
+// takesLimit is the limit closeTakes set (unbounded before).
+func (r *recorder) takesLimit() int64 {
+	r.takeMu.Lock()
+	defer r.takeMu.Unlock()
+	return r.limit
+}
 
 // event returns throughput sequence s's event: prebuilt, or stamped with
 // the time now (one in stampEvery).

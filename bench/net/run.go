@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/sift-pubsub/sift/bench"
@@ -112,12 +110,10 @@ func throughputPhase(ctx context.Context, cl Cluster, rec *recorder, cfg Config,
 	bytes0, layer, bytesOK := cl.WireBytes()
 	cpu0, cpuOK := bench.ProcessCPU()
 	start := time.Now()
-	// limit is the sequences to publish: unbounded until the duration has
+	// The sequences to publish are unbounded until the duration has
 	// passed, then what was handed out by then (at least cfg.Events).
-	// Every sequence below it is published by whoever took it.
-	var limit atomic.Int64
-	limit.Store(math.MaxInt64)
-	stop := time.AfterFunc(cfg.Duration, func() { limit.Store(max(rec.taken.Load(), int64(cfg.Events))) })
+	// Every sequence below that limit is published by whoever took it.
+	stop := time.AfterFunc(cfg.Duration, func() { rec.closeTakes(int64(cfg.Events)) })
 	defer stop.Stop()
 	errs := make([]error, len(pubs))
 	var wg sync.WaitGroup
@@ -125,14 +121,14 @@ func throughputPhase(ctx context.Context, cl Cluster, rec *recorder, cfg Config,
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = publishAll(ctx, p, rec, &limit, cfg)
+			errs[i] = publishAll(ctx, p, rec, cfg)
 		}()
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	n := limit.Load()
+	n := rec.takesLimit()
 	if err := rec.waitFor(ctx, rec.expected(n), cfg.Stall); err != nil {
 		return err
 	}
@@ -153,12 +149,12 @@ func throughputPhase(ctx context.Context, cl Cluster, rec *recorder, cfg Config,
 	return nil
 }
 
-// publishAll publishes sequences taken from rec until limit, each within
+// publishAll publishes sequences taken from rec until its limit, each within
 // the window, then flushes.
-func publishAll(ctx context.Context, p Publisher, rec *recorder, limit *atomic.Int64, cfg Config) error {
+func publishAll(ctx context.Context, p Publisher, rec *recorder, cfg Config) error {
 	for {
-		s := rec.take()
-		if s >= limit.Load() {
+		s, ok := rec.take()
+		if !ok {
 			return p.Flush(ctx)
 		}
 		if !rec.windowOpen(s, cfg.Window) {

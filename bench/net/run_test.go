@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -165,7 +167,7 @@ func TestRecorderLaps(t *testing.T) {
 		rec := newRecorder(w, lap, latency)
 		var ds []delivery
 		for range n {
-			s := rec.take()
+			s, _ := rec.take()
 			e := rec.event(s)
 			for i, sub := range w.Subs {
 				if sub.Filter.Matches(e) {
@@ -204,6 +206,47 @@ func TestRecorderLaps(t *testing.T) {
 		}
 		if rec.wrong(n) == 0 {
 			t.Errorf("%s: not caught", name)
+		}
+	}
+}
+
+// TestRecorderTakesStopAtLimit closes the handing out of sequences while
+// four goroutines take them: every sequence taken is below the limit
+// closeTakes returns, and every one below it was taken exactly once, so
+// the throughput phase publishes exactly the sequences it counts.
+func TestRecorderTakesStopAtLimit(t *testing.T) {
+	w, err := workload.Net(workload.NetConfig{Kind: workload.NetTopic, Subscribers: 3, Events: 200, Selectivity: 0.05}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for trial := range 200 {
+		rec := newRecorder(w, 120, 10)
+		var mu sync.Mutex
+		var taken []int64
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				for {
+					s, ok := rec.take()
+					if !ok {
+						return
+					}
+					mu.Lock()
+					taken = append(taken, s)
+					mu.Unlock()
+				}
+			})
+		}
+		limit := rec.closeTakes(int64(trial))
+		wg.Wait()
+		slices.Sort(taken)
+		if int64(len(taken)) != limit {
+			t.Fatalf("trial %d: %d sequences taken, limit %d", trial, len(taken), limit)
+		}
+		for i, s := range taken {
+			if s != int64(i) {
+				t.Fatalf("trial %d: sequence %d taken where %d was due (limit %d)", trial, s, i, limit)
+			}
 		}
 	}
 }
