@@ -50,12 +50,7 @@ type JetStream struct {
 }
 
 // Name is "jetstream", or "jetstream-rN" with N replicas.
-func (j JetStream) Name() string {
-	if j.Replicas > 1 {
-		return fmt.Sprintf("jetstream-r%d", j.Replicas)
-	}
-	return "jetstream"
-}
+func (j JetStream) Name() string { return replicatedName("jetstream", j.Replicas) }
 
 // Replicated returns the system with a cluster of n servers and a stream
 // of n replicas.

@@ -39,11 +39,14 @@ type Sift struct {
 }
 
 // Name returns "sift", or "sift-rN" with N replicas.
-func (s Sift) Name() string {
-	if s.Replicas > 1 {
-		return fmt.Sprintf("sift-r%d", s.Replicas)
+func (s Sift) Name() string { return replicatedName("sift", s.Replicas) }
+
+// replicatedName is a system's name, with "-rN" for N > 1 replicas.
+func replicatedName(base string, replicas int) string {
+	if replicas > 1 {
+		return fmt.Sprintf("%s-r%d", base, replicas)
 	}
-	return "sift"
+	return base
 }
 
 // Replicated returns the system with its pubend (or stream) on n

@@ -399,6 +399,22 @@ func (m *durableMesh) startSub(s *durableSub) {
 	s.starts++
 }
 
+// startSubs starts subs and, when the test ends, kills those still
+// running.
+func (m *durableMesh) startSubs(subs []*durableSub) {
+	m.t.Helper()
+	for _, s := range subs {
+		m.startSub(s)
+	}
+	m.t.Cleanup(func() {
+		for _, s := range subs {
+			if !s.proc.exited() {
+				s.proc.kill()
+			}
+		}
+	})
+}
+
 // newSub prepares subscriber id at router at (not started).
 func (m *durableMesh) newSub(id, filter, at string) *durableSub {
 	return &durableSub{id: id, filter: filter, file: filepath.Join(m.dir, id+".jsonl"), at: at, parsed: match.MustParse(filter)}

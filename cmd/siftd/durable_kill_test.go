@@ -82,16 +82,7 @@ func runDurableKill(t *testing.T, noFlags bool) {
 		m.newSub("all", `seq >= 1`, "shb1"),
 		m.newSub("nasdaq", `venue == "NASDAQ"`, "shb2"),
 	}
-	for _, s := range subs {
-		m.startSub(s)
-	}
-	defer func() {
-		for _, s := range subs {
-			if !s.proc.exited() {
-				s.proc.kill()
-			}
-		}
-	}()
+	m.startSubs(subs)
 
 	pub := background("pub", startProc(t, ctx, "sift", "pub", "--durable", "--router", m.nodes["phb"].addr,
 		"--certs", m.certDir, "--rate", fmt.Sprint(cfg.rate), "--timeout", "60s", eventsFile))
@@ -272,16 +263,7 @@ func TestDurableMove(t *testing.T) {
 	eventsFile := writeEvents(t, m.dir, events)
 	mover, stay := m.newSub("mover", `venue == "NASDAQ"`, "shb1"), m.newSub("stay", `side == "sell"`, "shb2")
 	subs := []*durableSub{mover, stay}
-	for _, s := range subs {
-		m.startSub(s)
-	}
-	defer func() {
-		for _, s := range subs {
-			if !s.proc.exited() {
-				s.proc.kill()
-			}
-		}
-	}()
+	m.startSubs(subs)
 	pub := background("pub", startProc(t, ctx, "sift", "pub", "--durable", "--router", m.nodes["phb"].addr,
 		"--certs", m.certDir, "--rate", fmt.Sprint(rate), "--timeout", "60s", eventsFile))
 	time.Sleep(1500 * time.Millisecond)

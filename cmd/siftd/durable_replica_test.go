@@ -193,16 +193,7 @@ func TestReplicatedPubendFaults(t *testing.T) {
 		m.newSub("buy", `side == "buy"`, "h"),
 		m.newSub("big", `volume >= 5000 && venue != "EDGX"`, "h"),
 	}
-	for _, s := range subs {
-		m.startSub(s)
-	}
-	defer func() {
-		for _, s := range subs {
-			if !s.proc.exited() {
-				s.proc.kill()
-			}
-		}
-	}()
+	m.startSubs(subs)
 	var routers []string
 	for _, name := range replicaNames {
 		routers = append(routers, m.nodes[name].addr)

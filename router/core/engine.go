@@ -280,11 +280,15 @@ func (e *Engine) touch() {
 
 // maybeCompact compacts the index once the subscriptions have been
 // stable for compactAfter events (see compactMaxSubs).
-func (e *Engine) maybeCompact() {
+func (e *Engine) maybeCompact() { e.countRouted(1) }
+
+// countRouted counts n events routed and compacts the index once enough
+// were routed since the subscriptions last changed (see maybeCompact).
+func (e *Engine) countRouted(n int) {
 	if !e.changed {
 		return
 	}
-	if e.routed++; e.routed < compactAfter(e.idx.Len()) {
+	if e.routed += n; e.routed < compactAfter(e.idx.Len()) {
 		return
 	}
 	e.changed = false

@@ -22,9 +22,7 @@ func (e *Engine) RouteBatch(from ifaceID, evs []match.Event, each func(i int, hi
 		}
 		return
 	}
-	for range evs {
-		e.maybeCompact() // counts every event, as Route does
-	}
+	e.countRouted(len(evs)) // every event counts, as with Route
 	v := e.version
 	for i := range e.batch {
 		e.batch[i] = e.batch[i][:0] // MatchBatch appends
