@@ -118,10 +118,14 @@ func TestRelayLoses(t *testing.T) {
 			n++
 		}
 	}()
+	// Bursts of 100 stay far under the relay's socket buffer; waiting for
+	// the relay to account for each burst before the next keeps the kernel
+	// from dropping any however slowly the relay's goroutine is scheduled,
+	// so every datagram sent is one the relay saw.
 	for i := range sent {
 		c.Write([]byte{byte(i)})
 		if i%100 == 99 {
-			time.Sleep(time.Millisecond) // stay under the socket buffers
+			waitCounted(t, r, uint64(i+1))
 		}
 	}
 	received := <-got
@@ -134,6 +138,22 @@ func TestRelayLoses(t *testing.T) {
 	}
 	if uint64(received) > s.Forwarded {
 		t.Fatalf("sink received %d, more than the %d forwarded", received, s.Forwarded)
+	}
+}
+
+// waitCounted waits until r has forwarded or dropped n datagrams.
+func waitCounted(t *testing.T, r *Relay, n uint64) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s := r.Stats()
+		if s.Forwarded+s.Dropped >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("relay counted %+v after 10 s, want %d datagrams", s, n)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
