@@ -28,7 +28,7 @@ var csvHeader = []string{
 	"structure", "subscriptions", "events", "status", "build_seconds", "inserts_per_second",
 	"heap_bytes", "runs", "match_mean_ns", "match_median_ns", "match_p99_ns", "match_cpu_ns",
 	"matches_per_event", "candidates_per_event", "false_positive_rate",
-	"speedup_vs_scan", "speedup_vs_expr", "checked_events", "reason",
+	"speedup_vs_scan", "speedup_vs_expr", "checked_events", "reason", "build",
 }
 
 func (rep *Report) csvRow(r Result) []string {
@@ -44,6 +44,6 @@ func (rep *Report) csvRow(r Result) []string {
 		g(r.BuildSeconds), g(r.InsertsPerSec), strconv.FormatInt(r.HeapBytes, 10), strconv.Itoa(r.Runs),
 		g(r.MeanNs), g(r.MedianNs), g(r.P99Ns), g(r.CPUNs), g(r.MatchesPerEvent),
 		opt(r.CandidatesPerEvent), opt(r.FalsePositiveRate),
-		g(rep.Speedup(r, "scan")), g(rep.Speedup(r, ExprName)), strconv.Itoa(r.Checked), r.Reason,
+		g(rep.Speedup(r, "scan")), g(rep.Speedup(r, ExprName)), strconv.Itoa(r.Checked), r.Reason, r.Build,
 	}
 }

@@ -25,6 +25,9 @@ type Result struct {
 	Events    int     `json:"events"`
 	Status    Status  `json:"status"`
 	Reason    string  `json:"reason,omitempty"`
+	// Build names the binary that measured the result (CurrentBuild), so
+	// a table resumed from stored points says which code each came from.
+	Build string `json:"build,omitempty"`
 
 	BuildSeconds  float64 `json:"build_seconds"`
 	InsertsPerSec float64 `json:"inserts_per_second"`

@@ -16,8 +16,14 @@ import (
 // skips what it already measured. A file is named by the structure, the
 // swept values and a hash of everything that determines the measure (all
 // workload parameters, the seed, runs, warm-up and check sample), so a
-// changed configuration never reuses a stale result.
-type resumeStore struct{ dir string }
+// changed configuration never reuses a stale result. A result stored by
+// another build than the running one is measured again unless anyBuild is
+// set: the code, not only the configuration, determines the measure.
+type resumeStore struct {
+	dir      string
+	build    string // CurrentBuild of the running binary
+	anyBuild bool
+}
 
 func (r resumeStore) path(structure string, spec Spec, params []Param, o Options) string {
 	h := fnv.New64a()
@@ -48,7 +54,10 @@ func (r resumeStore) load(structure string, spec Spec, params []Param, o Options
 	}
 	// A point skipped on the time budget is tried again: the rerun may
 	// have a larger --budget or an idler machine.
-	return res, res.Status != StatusSkipped, nil
+	if res.Status == StatusSkipped {
+		return res, false, nil
+	}
+	return res, r.anyBuild || res.Build == r.build, nil
 }
 
 // save writes a result atomically (a temporary file renamed into place),

@@ -129,3 +129,56 @@ func TestResumeRetriesSkipped(t *testing.T) {
 		t.Fatalf("built %d times, want the skipped point measured again", builds)
 	}
 }
+
+// TestResumeRemeasuresOtherBuilds: a stored result measured by another
+// build of the harness is measured again, unless ResumeAnyBuild says to
+// reuse it, and the report names the build of every result.
+func TestResumeRemeasuresOtherBuilds(t *testing.T) {
+	dir := t.TempDir()
+	builds := 0
+	cfg := Config{
+		Spec:       Spec{Kind: KindHEM, Seed: 1, HEM: workload.HEMConfig{Subscriptions: 100, Events: 10}},
+		Structures: []Structure{{Name: "s", New: func() match.Index { builds++; return match.NewScan() }}},
+		Options:    Options{Runs: 1, Warmup: 2, Check: 2},
+		ResumeDir:  dir,
+	}
+	rep, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Results[0].Build; got != CurrentBuild() || got == "" {
+		t.Fatalf("result's build %q, want the running binary's %q", got, CurrentBuild())
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("%d files", len(files))
+	}
+	b, _ := os.ReadFile(files[0])
+	other := strings.Replace(string(b), CurrentBuild(), "0123456789ab exe ffffffffffffffff", 1)
+	if err := os.WriteFile(files[0], []byte(other), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg.ResumeAnyBuild = true
+	rep, err = Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if builds != 1 || rep.Results[0].Build != "0123456789ab exe ffffffffffffffff" {
+		t.Fatalf("with ResumeAnyBuild: built %d times, build %q; want the stored result reused", builds, rep.Results[0].Build)
+	}
+	var table strings.Builder
+	rep.Results = append(rep.Results, Result{Structure: "t", Build: CurrentBuild()})
+	if err := rep.WriteTable(&table); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "results from 2 builds") {
+		t.Errorf("table of mixed builds does not say so:\n%s", table.String())
+	}
+	cfg.ResumeAnyBuild = false
+	if rep, err = Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if builds != 2 || rep.Results[0].Build != CurrentBuild() {
+		t.Fatalf("without ResumeAnyBuild: built %d times, build %q; want the other build's result measured again", builds, rep.Results[0].Build)
+	}
+}

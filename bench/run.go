@@ -23,6 +23,10 @@ type Config struct {
 	// configuration reuses those results instead of measuring again, and
 	// generates no workload for a point whose results are all there.
 	ResumeDir string
+	// ResumeAnyBuild reuses stored results whatever binary measured them.
+	// By default a result stored by another build (CurrentBuild differs)
+	// is measured again, so a table never silently mixes old and new code.
+	ResumeAnyBuild bool
 }
 
 // Run measures every structure at every point of the grid. It fails on a
@@ -42,7 +46,7 @@ func Run(cfg Config) (*Report, error) {
 		return nil, err
 	}
 	rep := newReport(cfg)
-	store := resumeStore{dir: cfg.ResumeDir}
+	store := resumeStore{dir: cfg.ResumeDir, build: CurrentBuild(), anyBuild: cfg.ResumeAnyBuild}
 	total := len(specs) * len(cfg.Structures)
 	for i, spec := range specs {
 		var p *point // generated when the first structure needs it
@@ -63,6 +67,7 @@ func Run(cfg Config) (*Report, error) {
 				if res, err = runOne(s, p, o, rep.Results); err != nil {
 					return nil, err
 				}
+				res.Build = store.build
 				if err := store.save(res, spec, o); err != nil {
 					return nil, err
 				}

@@ -37,6 +37,9 @@ func (rep *Report) WriteTable(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(w, "  x scan, x expr: times faster than scan and expr (CPU time per event where measured, else mean)")
+	if b := rep.builds(); len(b) > 1 {
+		fmt.Fprintf(w, "  results from %d builds (resumed with --resume-any-build): %s\n", len(b), strings.Join(b, "; "))
+	}
 	for _, n := range notes {
 		if _, err := fmt.Fprintln(w, "  "+n); err != nil {
 			return err
@@ -126,4 +129,26 @@ func si(x float64) string {
 		return fmt.Sprintf("%.3gk", x/1e3)
 	}
 	return fmt.Sprintf("%.3g", x)
+}
+
+// builds lists the builds that measured the results, each with how many
+// results it measured, in the order first seen.
+func (rep *Report) builds() []string {
+	var order []string
+	count := map[string]int{}
+	for _, r := range rep.Results {
+		b := r.Build
+		if b == "" {
+			b = "unknown"
+		}
+		if count[b] == 0 {
+			order = append(order, b)
+		}
+		count[b]++
+	}
+	out := make([]string, len(order))
+	for i, b := range order {
+		out[i] = fmt.Sprintf("%s (%d)", b, count[b])
+	}
+	return out
 }

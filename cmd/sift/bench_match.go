@@ -24,7 +24,7 @@ type benchMatchOptions struct {
 	seed                                uint64
 	indexes, sweeps, sets               []string
 	budget                              time.Duration
-	quiet, list                         bool
+	quiet, list, resumeAnyBuild         bool
 }
 
 func init() {
@@ -77,6 +77,7 @@ results.csv and PNG plots go to --out.`,
 	f.DurationVar(&o.budget, "budget", 2*time.Minute, "time budget per structure and point")
 	f.BoolVar(&o.list, "list", false, "list the structures, each workload's knobs and the scenarios")
 	f.StringVar(&o.scenario, "scenario", "", "run a published sweep (hem-subs, hem-width, hem-preds, hem-skew; see --list); resumable, results in --out (default bench-out/NAME)")
+	f.BoolVar(&o.resumeAnyBuild, "resume-any-build", false, "with --scenario: reuse stored points measured by other builds of sift (by default they are measured again; results.json names each point's build)")
 	benchParentCmd().AddCommand(cmd)
 }
 
@@ -118,7 +119,7 @@ func runBenchMatch(stdout, stderr io.Writer, o benchMatchOptions) error {
 		return errors.New("bench match: --runs and --warmup must be at least 1, --check positive or -1, --budget positive")
 	}
 	cfg := bench.Config{
-		Spec: spec, Sweeps: sweeps, Structures: structures, Command: commandLine(), ResumeDir: resume,
+		Spec: spec, Sweeps: sweeps, Structures: structures, Command: commandLine(), ResumeDir: resume, ResumeAnyBuild: o.resumeAnyBuild,
 		Options: bench.Options{Runs: o.runs, Warmup: o.warmup, Check: o.check, Budget: o.budget},
 	}
 	bar := newBenchBar(stderr, o.quiet, "bench match")
