@@ -20,3 +20,18 @@ func (p *Parallel) ShardIndexes() []*Fast { return p.shards }
 
 // Spread reports whether p's subscriptions are spread over its shards.
 func (p *Parallel) Spread() bool { return p.split }
+
+// Config returns the configuration x builds with now (FastConfig.Resolve
+// of its size, or of a sized loader's).
+func (x *Fast) Config() FastConfig { return x.cfg }
+
+// SharesIDTable reports whether every shard of p holds its ids in p's one
+// table, and that table's dense length.
+func (p *Parallel) SharesIDTable() (bool, int) {
+	for _, s := range p.shards {
+		if s.loc != p.loc {
+			return false, 0
+		}
+	}
+	return true, len(p.loc.dense)
+}

@@ -54,6 +54,40 @@ type FastConfig struct {
 	// for more work per bound marked (docs/benchmarks.md has the cost),
 	// which pays where memory, not time, is the bound.
 	NarrowSlots bool
+	// WideSlots keeps 4-byte slots where the large-index defaults (see
+	// Resolve) would narrow them.
+	WideSlots bool
+}
+
+// The layout a Fast index takes by itself from HugeSubscriptions
+// subscriptions on (see FastConfig.Resolve), where memory is the bound:
+// segments of hugeSegmentSlots, so that a load holds one segment's build
+// lists at a time and no merge or Compact builds a segment beyond them;
+// hugeCells cells per dimension, and 3-byte slots. At 10^7 HEM-shaped
+// subscriptions it holds 1.73 GB of heap where one segment with the
+// defaults below would need 4-byte slots and a ~2 GB builder.
+const (
+	HugeSubscriptions = 1 << 22
+	hugeSegmentSlots  = 1 << 20
+	hugeCells         = 24
+)
+
+// Resolve returns the configuration a Fast index of n subscriptions
+// builds with: c's own settings, and where c leaves them zero, from
+// HugeSubscriptions subscriptions on, segments of at most 2^20
+// subscriptions, 24 cells and 3-byte slots (unless WideSlots).
+func (c FastConfig) Resolve(n int) FastConfig {
+	if n >= HugeSubscriptions {
+		if c.SegmentSlots <= 0 {
+			c.SegmentSlots = hugeSegmentSlots
+		}
+		if c.MaxCells <= 0 {
+			c.MaxCells = hugeCells
+		}
+		c.NarrowSlots = c.NarrowSlots || !c.WideSlots
+	}
+	c.populate()
+	return c
 }
 
 func (c *FastConfig) populate() {
@@ -111,8 +145,10 @@ func (c *FastConfig) maxCells(n int) int {
 // log-structured merge tree, so inserts cost amortised O(log n) rebuild work.
 // Deletes clear a live bit; a segment more than half dead is rebuilt.
 type Fast struct {
-	cfg       FastConfig
-	loc       locTable
+	cfg       FastConfig      // in force: user resolved for the index's size
+	user      FastConfig      // as given to NewFast
+	loc       *locTable       // shared by a Parallel's shards
+	never     map[ID]struct{} // unsatisfiable filters, stored nowhere
 	segByNum  map[uint32]*segment
 	nextNum   uint32
 	tail      []tailSub
@@ -136,13 +172,32 @@ type tailSub struct {
 }
 
 // NewFast returns an empty Fast index.
-func NewFast(cfg FastConfig) *Fast {
-	cfg.populate()
-	return &Fast{cfg: cfg, segByNum: make(map[uint32]*segment)}
+func NewFast(cfg FastConfig) *Fast { return newFastShared(cfg, &locTable{}) }
+
+// newFastShared returns an empty Fast index whose id table is t, which
+// other indexes holding other ids may share (a Parallel's shards do: one
+// table of 8 bytes per id instead of one per shard over the whole range).
+func newFastShared(cfg FastConfig, t *locTable) *Fast {
+	return &Fast{cfg: cfg.Resolve(0), user: cfg, loc: t, segByNum: make(map[uint32]*segment)}
+}
+
+// resize sets the configuration in force for an index of n subscriptions
+// (see FastConfig.Resolve); a layout once taken for a large index stays,
+// so that no later merge or Compact builds a segment beyond it.
+func (x *Fast) resize(n int) {
+	if n >= HugeSubscriptions {
+		x.cfg = x.user.Resolve(n)
+	}
 }
 
 // Len returns the number of subscriptions.
-func (x *Fast) Len() int { return x.loc.n }
+func (x *Fast) Len() int {
+	n := len(x.tail) + len(x.never)
+	for _, s := range x.segs {
+		n += s.nlive
+	}
+	return n
+}
 
 // Insert adds a subscription.
 func (x *Fast) Insert(id ID, f Filter) error {
@@ -151,7 +206,7 @@ func (x *Fast) Insert(id ID, f Filter) error {
 	}
 	sets, empty := filterSets(f)
 	if empty {
-		x.loc.set(id, loc(0, neverSlot))
+		x.setNever(id)
 		return nil
 	}
 	x.loc.set(id, loc(0, uint32(len(x.tail))))
@@ -169,7 +224,7 @@ func (x *Fast) Load(ids []ID, filters []Filter) error {
 	if len(ids) != len(filters) {
 		return fmt.Errorf("fast: load: %d ids for %d filters", len(ids), len(filters))
 	}
-	l := x.NewLoader()
+	l := x.NewSizedLoader(len(ids))
 	for i, id := range ids {
 		if err := l.Add(id, filters[i]); err != nil {
 			return err
@@ -187,6 +242,7 @@ func (x *Fast) Delete(id ID) error {
 	x.loc.remove(id)
 	switch num, slot := unloc(l); {
 	case num == 0 && slot == neverSlot:
+		delete(x.never, id)
 	case num == 0:
 		last := len(x.tail) - 1
 		x.tail[slot] = x.tail[last]
@@ -273,6 +329,7 @@ func (x *Fast) adoptBuilt(s *segment) {
 // flushTail indexes the tail as a new segment.
 func (x *Fast) flushTail() {
 	x.tailScans = 0
+	x.resize(x.Len())
 	b := newSegBuilder()
 	for _, t := range x.tail {
 		b.addFilter(t.id, t.f, t.sets)
@@ -349,6 +406,18 @@ func (x *Fast) rebuild(s *segment) {
 	x.addSegment(b.build(&x.cfg))
 }
 
+// setNever records an unsatisfiable filter's id, stored nowhere. Like
+// adopt it may run beside another shard's (a Parallel's Finish).
+func (x *Fast) setNever(id ID) {
+	if x.never == nil {
+		x.never = make(map[ID]struct{})
+	}
+	x.never[id] = struct{}{}
+	x.loc.mu.Lock()
+	x.loc.set(id, loc(0, neverSlot))
+	x.loc.mu.Unlock()
+}
+
 // adopt points the locations of a segment's live subscriptions at it and
 // grows the scratch arrays to its size.
 func (x *Fast) adopt(s *segment) {
@@ -361,12 +430,14 @@ func (x *Fast) adopt(s *segment) {
 			maxID = max(maxID, s.id(slot))
 		}
 	}
+	x.loc.mu.Lock()
 	x.loc.reserve(maxID, s.nlive)
 	for slot := range s.n {
 		if s.live.Test(uint(slot)) {
 			x.loc.set(s.id(slot), loc(s.num, uint32(slot)))
 		}
 	}
+	x.loc.mu.Unlock()
 	if w := s.words(); w > len(x.fail) {
 		x.fail = make([]uint64, w)
 	}

@@ -22,8 +22,18 @@ type fastLoader struct {
 }
 
 // NewLoader returns a loader that builds one segment of every
-// subscription it is given (see Loader).
-func (x *Fast) NewLoader() Loader { return &fastLoader{x: x, b: newSegBuilder()} }
+// subscription it is given, or segments of at most SegmentSlots (see
+// Loader).
+func (x *Fast) NewLoader() Loader { return x.NewSizedLoader(0) }
+
+// NewSizedLoader returns a loader of about n subscriptions: when the index
+// will then hold HugeSubscriptions or more, x takes the large-index layout
+// first (see FastConfig.Resolve), so that the load builds segments of
+// 2^20 instead of one builder of them all.
+func (x *Fast) NewSizedLoader(n int) Loader {
+	x.resize(x.Len() + n)
+	return &fastLoader{x: x, b: newSegBuilder()}
+}
 
 var errLoaderDone = errors.New("fast: load: loader already finished")
 
@@ -57,7 +67,7 @@ func (l *fastLoader) Finish() error {
 		return err
 	}
 	for _, id := range l.never {
-		l.x.loc.set(id, loc(0, neverSlot))
+		l.x.setNever(id)
 	}
 	for _, s := range l.built {
 		l.x.addSegment(s)

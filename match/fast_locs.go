@@ -1,10 +1,15 @@
 package match
 
+import "sync"
+
 // locTable maps subscription ids to packed locations (segment number << 32
 // | slot). Ids below a bound that grows with the table live in a slice, so
 // the common case of dense ids costs 8 bytes per subscription; other ids
-// live in a map.
+// live in a map. A Parallel's shards share one table (their ids are
+// disjoint); mu serialises the writes of shards built at once (adopt,
+// setNever), the only ones that run beside each other.
 type locTable struct {
+	mu     sync.Mutex
 	dense  []uint64 // location+1 by id; 0 means absent
 	sparse map[ID]uint64
 	n      int
@@ -76,16 +81,4 @@ func (t *locTable) remove(id ID) {
 		return
 	}
 	delete(t.sparse, id)
-}
-
-// each calls fn for every id and its location.
-func (t *locTable) each(fn func(id ID, l uint64)) {
-	for id, l := range t.dense {
-		if l != 0 {
-			fn(ID(id), l-1)
-		}
-	}
-	for id, l := range t.sparse {
-		fn(id, l)
-	}
 }

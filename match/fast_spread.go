@@ -15,11 +15,9 @@ func (x *Fast) spreadInto(dst []*Fast, pick func(ID) int) {
 			d.addSegment(b.build(&d.cfg))
 		}
 	}
-	x.loc.each(func(id ID, l uint64) {
-		if l == loc(0, neverSlot) {
-			dst[pick(id)].loc.set(id, l)
-		}
-	})
+	for id := range x.never {
+		dst[pick(id)].setNever(id)
+	}
 	for _, t := range x.tail {
 		d := dst[pick(t.id)]
 		d.loc.set(t.id, loc(0, uint32(len(d.tail))))
@@ -30,5 +28,5 @@ func (x *Fast) spreadInto(dst []*Fast, pick func(ID) int) {
 			d.flushTail()
 		}
 	}
-	*x = *NewFast(x.cfg)
+	*x = *NewFast(x.user)
 }

@@ -19,11 +19,12 @@ import (
 // BenchmarkHugeHEM loads 10^7 HEM-shaped subscriptions through the
 // streaming loader, generated 10^5 at a time (each chunk from its own
 // seed, dropped once handed over), into Fast and into Parallel (one shard
-// per core), and matches HEM events; segments have hugeSegment slots and
-// hugeCells cells. It reports the index's live heap,
+// per core), and matches HEM events. It reports the index's live heap,
 // the process's peak resident memory so far (VmHWM) and the time per
-// event. It needs ~5 GB and several minutes; it is not in the 'Fast'
-// pattern of the other benchmarks.
+// event. Fast's layout is its default for a load of 10^7 (the loader is
+// told the count) unless the -huge flags say otherwise. It needs ~2.5 GB
+// and several minutes; it is not in the 'Fast' pattern of the other
+// benchmarks.
 //
 //	go test -run '^$' -bench HugeHEM -benchtime 200x -timeout 30m ./match/
 func BenchmarkHugeHEM(b *testing.B) {
@@ -51,20 +52,20 @@ func BenchmarkHugeHEM(b *testing.B) {
 	}
 }
 
-// hugeCells is the cells per dimension at 10^7 (-huge.cells): 24
-// bitsets of 10^7 bits per dimension (600 MB for the 20 attributes)
-// beside 1 GB of bounds (20 per subscription, 5 bytes each: a 2-byte key
-// offset and a 3-byte slot).
-var hugeCells = flag.Int("huge.cells", 24, "BenchmarkHugeHEM: cells per dimension")
+// hugeCells (-huge.cells) and hugeSegment (-huge.segment) override the
+// cells per dimension and the subscriptions per segment; zero, the
+// default, leaves them to Fast, which at 10^7 picks 24 cells and
+// segments of 2^20 (FastConfig.Resolve): 24 bitsets of 10^7 bits per
+// dimension (600 MB for the 20 attributes) beside 1 GB of bounds (20 per
+// subscription, 5 bytes each: a 2-byte key offset and a 3-byte slot).
+var (
+	hugeCells   = flag.Int("huge.cells", 0, "BenchmarkHugeHEM: cells per dimension (0: Fast's default)")
+	hugeSegment = flag.Int("huge.segment", 0, "BenchmarkHugeHEM: subscriptions per segment (0: Fast's default)")
+)
 
-// hugeNarrow (-huge.narrow) keeps bound slots in 3 bytes
-// (FastConfig.NarrowSlots).
-var hugeNarrow = flag.Bool("huge.narrow", true, "BenchmarkHugeHEM: 3-byte bound slots")
-
-// hugeSegment is the segment size at 10^7 (-huge.segment): the load holds
-// one segment's build lists at a time (~170 MB at 2^20), and each
-// segment adds its searches of every attribute to every event.
-var hugeSegment = flag.Int("huge.segment", 1<<20, "BenchmarkHugeHEM: subscriptions per segment")
+// hugeWide (-huge.wide) keeps bound slots in 4 bytes
+// (FastConfig.WideSlots), which Fast narrows to 3 at 10^7 by default.
+var hugeWide = flag.Bool("huge.wide", false, "BenchmarkHugeHEM: 4-byte bound slots")
 
 // hugeTrace (-huge.trace) logs the resident memory (now and peak) and the
 // heap every tenth of the load and after Finish, to show where the load's
@@ -99,7 +100,7 @@ func hugeIndex(b *testing.B, kind string, subs, chunk int) (match.Index, uint64,
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
-	cfg := match.FastConfig{MaxCells: *hugeCells, SegmentSlots: *hugeSegment, NarrowSlots: *hugeNarrow}
+	cfg := match.FastConfig{MaxCells: *hugeCells, SegmentSlots: *hugeSegment, WideSlots: *hugeWide}
 	var idx match.Index = match.NewFast(cfg)
 	if kind == "parallel" {
 		idx = match.NewParallel(0, cfg)
@@ -107,7 +108,7 @@ func hugeIndex(b *testing.B, kind string, subs, chunk int) (match.Index, uint64,
 	start := time.Now()
 	pacer := loadgc.Start()
 	defer pacer.Stop()
-	l := match.NewLoader(idx)
+	l := match.NewSizedLoader(idx, subs)
 	for c := 0; c < subs/chunk; c++ {
 		w, err := workload.HEM(workload.HEMConfig{Subscriptions: chunk, Events: 1}, uint64(100+c))
 		if err != nil {

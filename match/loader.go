@@ -23,6 +23,22 @@ type StreamLoader interface {
 	NewLoader() Loader
 }
 
+// SizedLoader is implemented by indexes whose loader plans its build
+// from the number of subscriptions the load will hand it (Fast takes its
+// large-index layout from it; see FastConfig.Resolve).
+type SizedLoader interface {
+	NewSizedLoader(n int) Loader
+}
+
+// NewSizedLoader returns idx's loader for a load of about n subscriptions
+// (a hint: more or fewer may be added), as NewLoader otherwise.
+func NewSizedLoader(idx Index, n int) Loader {
+	if sl, ok := idx.(SizedLoader); ok {
+		return sl.NewSizedLoader(n)
+	}
+	return NewLoader(idx)
+}
+
 // NewLoader returns idx's own loader, or one that collects the filters and
 // loads them at Finish (in bulk when idx supports it).
 func NewLoader(idx Index) Loader {

@@ -36,6 +36,7 @@ func init() {
 // subscriptions held, fewer than splitAt); from then on it stays spread.
 type Parallel struct {
 	cfg     FastConfig
+	loc     *locTable // the shards' id table, shared
 	shards  []*Fast
 	split   bool // the subscriptions are spread over the shards by id
 	splitAt int
@@ -56,9 +57,9 @@ func NewParallel(n int, cfg FastConfig) *Parallel {
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
-	p := &Parallel{cfg: cfg, shards: make([]*Fast, n), dsts: make([][]ID, n), batch: make([][][]ID, n), splitAt: ParallelSplitAt}
+	p := &Parallel{cfg: cfg, loc: &locTable{}, shards: make([]*Fast, n), dsts: make([][]ID, n), batch: make([][][]ID, n), splitAt: ParallelSplitAt}
 	for i := range p.shards {
-		p.shards[i] = NewFast(cfg)
+		p.shards[i] = newFastShared(cfg, p.loc)
 	}
 	p.split = n == 1
 	return p
@@ -97,7 +98,7 @@ func (p *Parallel) shardOf(id ID) int {
 func (p *Parallel) spread() {
 	fresh := make([]*Fast, len(p.shards))
 	for i := range fresh {
-		fresh[i] = NewFast(p.cfg)
+		fresh[i] = newFastShared(p.cfg, p.loc)
 	}
 	p.shards[0].spreadInto(fresh, p.shardOf)
 	p.shards, p.split = fresh, true
@@ -210,7 +211,7 @@ func (p *Parallel) Load(ids []ID, filters []Filter) error {
 	if len(ids) != len(filters) {
 		return fmt.Errorf("fast-parallel: load: %d ids for %d filters", len(ids), len(filters))
 	}
-	l := p.NewLoader()
+	l := p.NewSizedLoader(len(ids))
 	for i, id := range ids {
 		if err := l.Add(id, filters[i]); err != nil {
 			return err
@@ -224,16 +225,24 @@ func (p *Parallel) Load(ids []ID, filters []Filter) error {
 // each: Finish then spreads the held subscriptions into those if the
 // total reaches splitAt, and otherwise gathers the loaded ones into the
 // first shard.
-func (p *Parallel) NewLoader() Loader {
+func (p *Parallel) NewLoader() Loader { return p.NewSizedLoader(0) }
+
+// NewSizedLoader returns a loader of about n subscriptions (see
+// NewLoader): each shard takes the layout of an index of the whole
+// Parallel's size after the load (see FastConfig.Resolve), since memory
+// is the whole's, whatever the shards' number.
+func (p *Parallel) NewSizedLoader(n int) Loader {
 	l := &parallelLoader{p: p, loaders: make([]Loader, len(p.shards)), into: p.shards}
 	if !p.split {
 		l.into = make([]*Fast, len(p.shards))
 		for i := range l.into {
-			l.into[i] = NewFast(p.cfg)
+			l.into[i] = newFastShared(p.cfg, p.loc)
 		}
 	}
+	total := p.Len() + n
 	for i, s := range l.into {
-		l.loaders[i] = s.NewLoader()
+		s.resize(total)
+		l.loaders[i] = &fastLoader{x: s, b: newSegBuilder()}
 	}
 	return l
 }

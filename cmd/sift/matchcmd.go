@@ -40,6 +40,11 @@ an events file (JSON Lines), and prints one line per event, in input order:
 	cmd.Flags().BoolVar(&opts.raw, "raw", false, "print an approximate index's candidates without the exact re-check")
 	cmd.Flags().BoolVar(&opts.progress, "progress", false, "report loading progress on stderr as lines (a terminal gets a bar anyway)")
 	cmd.Flags().BoolVar(&opts.quiet, "quiet", false, "no progress bar on stderr")
+	cmd.Flags().IntVar(&opts.fast.MaxCells, "cells", 0, "fast, fast-parallel: cells per attribute dimension (0: by the index's size)")
+	cmd.Flags().IntVar(&opts.fast.SegmentSlots, "segment", 0, "fast, fast-parallel: most subscriptions per segment (0: by the index's size)")
+	cmd.Flags().BoolVar(&opts.fast.NarrowSlots, "narrow-slots", false, "fast, fast-parallel: 3-byte bound slots at any size (less memory, more CPU)")
+	cmd.Flags().BoolVar(&opts.fast.WideSlots, "wide-slots", false, "fast, fast-parallel: 4-byte bound slots at any size (more memory, less CPU)")
+	cmd.Flags().IntVar(&opts.expect, "expect", 0, "subscriptions the file holds, to plan the index's layout (0: its lines, counted first)")
 	rootCmd.AddCommand(cmd)
 }
 
@@ -47,6 +52,24 @@ type matchOptions struct {
 	subs, events, index string
 	list, raw           bool
 	progress, quiet     bool
+	fast                match.FastConfig // for fast and fast-parallel
+	expect              int              // the load's size hint; 0 counts the lines
+}
+
+// newMatchIndex returns the index opts name: fast and fast-parallel with
+// the layout flags, others from the registry. The layout flags with any
+// other index are an error, not a silent no-op.
+func newMatchIndex(opts matchOptions) (match.Index, error) {
+	switch opts.index {
+	case "fast":
+		return match.NewFast(opts.fast), nil
+	case "fast-parallel":
+		return match.NewParallel(0, opts.fast), nil
+	}
+	if opts.fast != (match.FastConfig{}) {
+		return nil, fmt.Errorf("--cells, --segment, --narrow-slots and --wide-slots are for fast and fast-parallel, not %s", opts.index)
+	}
+	return match.NewIndex(opts.index)
 }
 
 // runMatch loads the subscriptions streaming (an index with its own
@@ -57,7 +80,10 @@ func runMatch(ctx context.Context, stdout, stderr io.Writer, opts matchOptions) 
 	if opts.subs == "" || opts.events == "" {
 		return errors.New("match: --subs and --events are required")
 	}
-	idx, err := match.NewIndex(opts.index)
+	if opts.fast.NarrowSlots && opts.fast.WideSlots {
+		return errors.New("match: --narrow-slots and --wide-slots exclude each other")
+	}
+	idx, err := newMatchIndex(opts)
 	if err != nil {
 		return fmt.Errorf("match: %w", err)
 	}

@@ -34,4 +34,31 @@ func TestMatchBlocksOfEvents(t *testing.T) {
 			t.Errorf("--index %s: status %d, %d bytes of output, scan's %d; stderr %s", name, code, len(out), len(want), errOut)
 		}
 	}
+	// The layout flags, and a size hint that makes the index take its
+	// large-index layout, change how the index is built, not what it
+	// matches.
+	for _, flags := range [][]string{
+		{"--index", "fast", "--cells", "4", "--segment", "50", "--narrow-slots"},
+		{"--index", "fast", "--expect", "10000000"},
+		{"--index", "fast-parallel", "--expect", "10000000", "--wide-slots", "--segment", "30"},
+	} {
+		args := append([]string{"match", "--subs", subsFile, "--events", eventsFile}, flags...)
+		out, errOut, code := sift(t, args...)
+		if code != 0 || out != want {
+			t.Errorf("%v: status %d, %d bytes of output, scan's %d; stderr %s", flags, code, len(out), len(want), errOut)
+		}
+	}
+	for _, c := range []struct {
+		flags []string
+		err   string
+	}{
+		{[]string{"--index", "scan", "--cells", "4"}, "are for fast and fast-parallel, not scan"},
+		{[]string{"--narrow-slots", "--wide-slots"}, "exclude each other"},
+	} {
+		args := append([]string{"match", "--subs", subsFile, "--events", eventsFile}, c.flags...)
+		_, errOut, code := sift(t, args...)
+		if code == 0 || !strings.Contains(errOut, c.err) {
+			t.Errorf("%v: status %d, stderr %q, want an error containing %q", c.flags, code, errOut, c.err)
+		}
+	}
 }

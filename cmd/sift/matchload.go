@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -36,8 +37,14 @@ func loadSubscriptionsFile(ctx context.Context, idx match.Index, opts matchOptio
 	pacer := loadgc.Start()
 	defer pacer.Stop()
 	prog := newLoadProgress(stderr, opts, size)
+	expect := opts.expect
+	if expect <= 0 {
+		if expect, err = countLines(f); err != nil {
+			return fmt.Errorf("match: %w", err)
+		}
+	}
 	r := match.NewSubscriptionReader(f)
-	l := match.NewLoader(idx)
+	l := match.NewSizedLoader(idx, expect)
 	for {
 		fl, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -72,6 +79,33 @@ func loadSubscriptionsFile(ctx context.Context, idx match.Index, opts matchOptio
 	}
 	prog.done(r.Count())
 	return nil
+}
+
+// countLines returns the number of lines of a regular file (a bound on
+// its subscriptions: blank and comment lines hold none) and rewinds it,
+// or 0 for a pipe, which cannot be read twice. A pass over the file costs
+// about a second per few GB, little beside parsing it.
+func countLines(f *os.File) (int, error) {
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return 0, nil
+	}
+	buf := make([]byte, 1<<20)
+	n := 0
+	for {
+		k, err := f.Read(buf)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return 0, fmt.Errorf("count lines of %s: %w", f.Name(), err)
+		}
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return 0, fmt.Errorf("rewind %s: %w", f.Name(), err)
+	}
+	return n, nil
 }
 
 // loadProgress reports a load on stderr: a byte bar on a terminal, lines
