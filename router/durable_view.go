@@ -14,7 +14,10 @@ import (
 
 // DurableStatus is the durable side of a router for /debug/durable.
 type DurableStatus struct {
-	Router      string                `json:"router"`
+	Router string `json:"router"`
+	// At is when the driver took this view (Unix microseconds): a view
+	// that stops moving says the driver is stuck, not the state.
+	At          durable.Tick          `json:"at"`
 	Pubends     []DurablePubendStatus `json:"pubends"`
 	Subscribers []DurableSubStatus    `json:"subscribers"`
 	// Links maps each neighbour to the routers reachable through it, as
@@ -53,6 +56,10 @@ type DurableReplicaStatus struct {
 	// Roster lists the routers that may hold a replica, as committed
 	// here: the pubend's --replicas until a membership change.
 	Roster []string `json:"roster"`
+	// Progress is, at the leader, raft's view of each other voter's log
+	// by name: its state (probe, replicate, snapshot), match and next
+	// indexes, and whether sending to it is paused.
+	Progress map[string]string `json:"progress,omitempty"`
 }
 
 // DurablePubendStatus is one pubend's positions at this router. Local
@@ -165,7 +172,7 @@ func (v *durableView) toClient(env durable.Envelope) {
 // publishView updates the gauges and the /debug/durable snapshot (driver
 // goroutine).
 func (d *durableNode) publishView() {
-	st := DurableStatus{Router: d.name}
+	st := DurableStatus{Router: d.name, At: now()}
 	for _, p := range d.shb.Pubends() {
 		ps := DurablePubendStatus{Pubend: p, Host: d.hosts[p], LatestDelivered: d.shb.LD(p), PFSRecords: d.shb.PFSRecords(p)}
 		if pe := d.pubends[p]; pe != nil {

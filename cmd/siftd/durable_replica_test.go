@@ -73,10 +73,22 @@ func (m *durableMesh) waitReplicas(ctx context.Context, among []string, what str
 			return
 		}
 		if time.Now().After(end) || ctx.Err() != nil {
-			m.t.Fatalf("%s: not within %v; replicas %+v\n%s", what, deadline, sts, m.logs())
+			m.t.Fatalf("%s: not within %v; replicas %+v\n%s\n%s", what, deadline, sts, m.durableViews(among), m.logs())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// durableViews returns each router's /debug/durable as it is now, with
+// the time its driver took it (a view that stops moving is a stuck
+// driver) and the leader's raft progress of each follower.
+func (m *durableMesh) durableViews(among []string) string {
+	var b strings.Builder
+	for _, n := range among {
+		body, err := m.fetch(n, "/debug/durable")
+		fmt.Fprintf(&b, "/debug/durable of %s at %d (err %v):\n%s\n", n, time.Now().UnixMicro(), err, body)
+	}
+	return b.String()
 }
 
 // replicaNetns puts the hub h (with the clients) and each replica router
