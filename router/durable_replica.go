@@ -263,10 +263,7 @@ func (d *durableNode) replicaTarget(p string) (to, refusal string, ok bool) {
 // notLeader is the reason of a not-leader refusal of pubend p, naming the
 // leader this router knows of.
 func (d *durableNode) notLeader(p, leader string) string {
-	if leader == "" {
-		leader = "unknown yet"
-	}
-	return fmt.Sprintf("%spubend %q is replicated; router %s does not lead it (leader: %s)", replica.NotLeader, p, d.name, leader)
+	return replica.NotLeaderReason(p, d.name, leader)
 }
 
 // stepReplica steps a message for a replica's pubend node. A publisher's

@@ -23,7 +23,7 @@ func TestReplicatedPubendFailover(t *testing.T) {
 	all := []string{ch.addrs["a"], ch.addrs["b"], ch.addrs["c"]}
 	filters, readers := rc.subscribeEverywhere(ctx, t)
 	popts := durableOpts(ch.envs["a"], all...)
-	popts.IdleTimeout = time.Second // a stopped router's address is given up on after 1 s
+	popts.DialTimeout = time.Second // a stopped router's address is given up on after 1 s
 	pub, err := client.NewDurablePublisher(ctx, client.DurablePublisherOptions{DurableOptions: popts, Pubend: "p"})
 	if err != nil {
 		t.Fatalf("publisher: %v\n%s", err, ch.status())

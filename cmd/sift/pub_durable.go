@@ -60,6 +60,7 @@ func publishDurable(ctx context.Context, conn routerFlags, d durablePubFlags, pa
 	if err != nil {
 		return 0, 0, err
 	}
+	dopts.Heartbeat, dopts.DialTimeout = pubHeartbeat, pubDialTimeout
 	id := d.id
 	if id == "" {
 		id = publisherID(path)
@@ -149,6 +150,19 @@ func (p pacer) wait(ctx context.Context, i int) error {
 		return ctx.Err()
 	}
 }
+
+// A durable publisher takes its router for gone after pubHeartbeat of
+// silence (four of the router's heartbeat periods of 250 ms) and gives up
+// on a connection attempt after pubDialTimeout, so that after a kill -9
+// of the router leading a replicated pubend it is at the new leader in
+// about a second (the election takes 0.5 to 1 s meanwhile), not after
+// the connection's 10 s idle timeout. A false alarm (a router stalled
+// that long) costs a reconnection; the pubend logs each event once all
+// the same.
+const (
+	pubHeartbeat   = time.Second
+	pubDialTimeout = time.Second
+)
 
 // durableOptions are the connection settings of a durable publisher or
 // subscription: --router may list several addresses, comma-separated,

@@ -72,6 +72,14 @@ type DurableOptions struct {
 	// attempts, which doubles from MinBackoff to MaxBackoff (with jitter);
 	// defaults 50ms and 2s.
 	MinBackoff, MaxBackoff time.Duration
+	// DialTimeout bounds one connection attempt's handshake. A router
+	// that died without closing its connections (kill -9, a host gone)
+	// never answers, so each attempt at it costs this much before the next
+	// router is tried. (The opening exchange after it, a publisher's hello
+	// or a subscription's resume, may wait for the pubend's commit; a
+	// router that dies meanwhile is noticed by its silence, Heartbeat.)
+	// Default 2s.
+	DialTimeout time.Duration
 	// Heartbeat is how long a connection may stay silent before the client
 	// takes its router for gone and reconnects; routers send a heartbeat
 	// every 250ms. Default 3s (a router that restarted is noticed sooner:

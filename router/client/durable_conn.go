@@ -7,11 +7,13 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/quic-go/quic-go"
 	"github.com/sift-pubsub/sift/durable"
+	"github.com/sift-pubsub/sift/durable/replica"
 	"github.com/sift-pubsub/sift/internal/wire"
 )
 
@@ -57,6 +59,9 @@ func (o DurableOptions) withDefaults() (DurableOptions, error) {
 	}
 	if o.Heartbeat == 0 {
 		o.Heartbeat = 3 * time.Second
+	}
+	if o.DialTimeout <= 0 {
+		o.DialTimeout = 2 * time.Second
 	}
 	return o, nil
 }
@@ -184,16 +189,38 @@ func (c *durableConn) finish(ctx context.Context) {
 }
 
 // dialer tries the routers in turn with exponential backoff, and gives up
-// once RetryTimeout has passed since the last working connection.
+// once RetryTimeout has passed since the last working connection. The
+// round starts after the router last connected to, so the one just lost
+// (maybe dead) is tried last; and a router that refuses as not leading a
+// replicated pubend names the leader, whose address is tried next when
+// the dialer knows it (from an earlier connection's welcome), instead of
+// the next in turn, which may be the dead one.
 type dialer struct {
 	o       DurableOptions
 	next    int
 	backoff time.Duration
-	since   time.Time // when the last connection was lost (or the first attempt)
+	since   time.Time         // when the last connection was lost (or the first attempt)
+	addrOf  map[string]string // router name (its welcome) -> the address it answered on
 }
 
 func newDialer(o DurableOptions) *dialer {
-	return &dialer{o: o, backoff: o.MinBackoff, since: time.Now()}
+	return &dialer{o: o, backoff: o.MinBackoff, since: time.Now(), addrOf: map[string]string{}}
+}
+
+// follow makes the leader a not-leader refusal names the next router
+// tried, if its address is known.
+func (d *dialer) follow(err error) {
+	var re *RefusedError
+	if !errors.As(err, &re) {
+		return
+	}
+	addr, ok := d.addrOf[replica.LeaderIn(re.Reason)]
+	if !ok {
+		return
+	}
+	if i := slices.Index(d.o.Routers, addr); i >= 0 {
+		d.next = i
+	}
 }
 
 // connected records a working connection (after its opening exchange).
@@ -216,10 +243,11 @@ func (d *dialer) dial(ctx context.Context, stop <-chan struct{}, open func(*dura
 	for {
 		addr := d.o.Routers[d.next%len(d.o.Routers)]
 		d.next++
-		actx, cancel := context.WithTimeout(ctx, d.o.IdleTimeout)
+		actx, cancel := context.WithTimeout(ctx, d.o.DialTimeout)
 		c, err := dialDurable(actx, addr, d.o.Options, d.o.Heartbeat)
 		cancel()
 		if err == nil {
+			d.addrOf[c.router] = addr
 			if err = open(c); err == nil {
 				return c, nil
 			}
@@ -227,6 +255,7 @@ func (d *dialer) dial(ctx context.Context, stop <-chan struct{}, open func(*dura
 			if permanent(err) {
 				return nil, err
 			}
+			d.follow(err)
 		}
 		last = err
 		if time.Since(d.since) > d.o.RetryTimeout {
