@@ -176,14 +176,20 @@ func (d *durableNode) refusePublishers(h *replicaHost) {
 // toReplica sends a replica frame toward its router: on the link whose
 // side reaches it, or, when no link says it does (a neighbour's reach not
 // updated yet), on every link but the one it came from (the mesh is a
-// tree, so the flood ends). With no link at all it is dropped: raft sends
-// again.
+// tree, so the flood ends). It never goes back on the link it came from:
+// that neighbour sent it here for want of a route of its own (its link
+// toward the router is down) while this side's reach still says the
+// router is behind it, and sending it back would pass it between the two
+// for as long as that lasts. Dropped instead, like a frame with no link
+// at all: raft sends again.
 func (d *durableNode) toReplica(m *wire.Replica, from string) {
 	frame := wire.AppendFrame(nil, m)
 	d.mu.Lock()
 	var ls []*durableLink
 	if l := d.linkToward(m.To); l != nil {
-		ls = []*durableLink{l}
+		if l.peer != from {
+			ls = []*durableLink{l}
+		}
 	} else {
 		for _, peer := range sortedNames(d.links) {
 			if peer != from {
