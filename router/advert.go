@@ -57,7 +57,7 @@ func (r *Router) advertFromClient(ctx context.Context, c *conn, msg wire.Message
 	default:
 		return fmt.Errorf("router: %s is no advertisement", msg.Type())
 	}
-	if !r.send(ctx, coreMsg(c.id, in)) {
+	if !r.send(ctx, coreMsg(in)) {
 		return errStopped
 	}
 	return nil

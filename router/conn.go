@@ -78,7 +78,7 @@ func (r *Router) handle(ctx context.Context, qc *quic.Conn) {
 		r.runLink(ctx, c, ctrl, nil, link)
 		return
 	}
-	if !r.send(ctx, loopMsg{kind: msgAttach, iface: c.id, conn: c}) {
+	if !r.send(ctx, loopMsg{in: core.Attach{Conn: c.id}, conn: c}) {
 		c.fail(wire.CodeShutdown, "router shutting down")
 		return
 	}
@@ -231,15 +231,15 @@ func (r *Router) readControl(ctx context.Context, c *conn, sr *streamReader) err
 		var msg loopMsg
 		switch m := m.(type) {
 		case *wire.Subscribe:
-			msg = coreMsg(c.id, core.Subscribe{Conn: c.id, Sub: m.ID, Filter: m.Filter})
+			msg = coreMsg(core.Subscribe{Conn: c.id, Sub: m.ID, Filter: m.Filter})
 		case *wire.Unsubscribe:
-			msg = coreMsg(c.id, core.Unsubscribe{Conn: c.id, Sub: m.ID})
+			msg = coreMsg(core.Unsubscribe{Conn: c.id, Sub: m.ID})
 		case *wire.SubscribeBatch:
 			b := parseBatch(m) // subbatch.go
 			if r.permitBatch(c, b) {
 				continue // refused whole: not covered by the client's subscribe filter
 			}
-			msg = coreMsg(c.id, b.input(c.id))
+			msg = coreMsg(b.input(c.id))
 		case *wire.Durable:
 			if err := r.durableFromClient(c, m); err != nil {
 				return err
@@ -270,20 +270,21 @@ func (r *Router) readControl(ctx context.Context, c *conn, sr *streamReader) err
 // matching loop, stamped with the time it was read, decoded keeping only
 // the attributes the loop's filters name (wanted.go).
 func (r *Router) readData(ctx context.Context, c *conn, sr *streamReader) error {
-	return r.readEvents(ctx, c, sr, wire.TypePublish, func(dec *wire.EventDecoder, body []byte) (loopMsg, error) {
+	return r.readEvents(ctx, c, sr, wire.TypePublish, func(dec *wire.EventDecoder, body []byte) (core.Publish, error) {
 		m, err := dec.DecodeOwnedPublish(body) // body is ours: ReadFrame allocated it
 		if err == nil {
 			err = r.permitPublish(c, m) // permissions.go
 		}
-		return loopMsg{pub: m}, err
+		return core.Publish{Pub: m}, err
 	})
 }
 
 // readEvents reads frames of type t from a data stream, decodes each with
-// decode (which fills pub, and witness for a link) and hands the batch to
-// the matching loop, stamped with the time it was read.
+// decode (which fills Pub, and Witness for a link) and hands the batch to
+// the matching loop as the core's Publish, stamped with the time it was
+// read and the version of the wanted names it was decoded with.
 func (r *Router) readEvents(ctx context.Context, c *conn, sr *streamReader, t wire.Type,
-	decode func(*wire.EventDecoder, []byte) (loopMsg, error)) error {
+	decode func(*wire.EventDecoder, []byte) (core.Publish, error)) error {
 	var dec wire.EventDecoder // events live until routed: they alias the frame
 	for {
 		got, body, err := c.readFrame(sr)
@@ -299,12 +300,12 @@ func (r *Router) readEvents(ctx context.Context, c *conn, sr *streamReader, t wi
 		}
 		var ver uint64
 		dec.Wanted, ver = r.loop.want.load() // wanted.go
-		m, err := decode(&dec, body)
+		in, err := decode(&dec, body)
 		if err != nil {
 			return err
 		}
-		m.kind, m.iface, m.at, m.wantVer = msgPublish, c.id, at, ver
-		if !r.send(ctx, m) {
+		in.Conn = c.id
+		if !r.send(ctx, loopMsg{in: in, at: at, wantVer: ver}) {
 			return errStopped
 		}
 	}

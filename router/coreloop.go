@@ -39,10 +39,10 @@ func (t *coreTimer) stop() {
 	t.armed = time.Time{}
 }
 
-// coreMsg is the loop message carrying core input in from connection id;
-// the loop steps it only while id is attached.
-func coreMsg(id ifaceID, in core.Input) loopMsg {
-	return loopMsg{kind: msgCore, iface: id, in: in}
+// coreMsg is the loop message carrying core input in; the loop steps it
+// only while its connection (in.From) is attached.
+func coreMsg(in core.Input) loopMsg {
+	return loopMsg{in: in}
 }
 
 // stepCore ticks the core with the current time, steps it with in and
@@ -60,7 +60,7 @@ func (l *matchLoop) feedCore(in core.Input) error {
 	return l.core.Step(in)
 }
 
-// tickCore ticks the core (msgTick: its deadline passed) and carries out
+// tickCore ticks the core (its deadline passed: the loop's timer fired) and carries out
 // its effects.
 func (l *matchLoop) tickCore() {
 	l.timer.armed = time.Time{} // fired: set it again if a deadline remains

@@ -13,11 +13,15 @@
 // control never waits behind data. Connection readers feed one matching
 // loop goroutine, which drives router/core, the router's core as a pure
 // state machine (clients' subscriptions in the engine over a match.Index,
-// the mesh, Bloom's control side, the link table, RTO and FF): it steps
-// the core with typed inputs and carries out the effects the core returns
-// (coreloop.go), and routes events itself (loop.go). It never blocks on a
-// socket: it queues outputs on each connection's bounded send queue,
-// drained by that connection's writer.
+// the mesh, Bloom, the link table, RTO and FF, and the event path). Every
+// input a reader hands the loop is one of the core's typed inputs (a batch
+// of events included), with what only the shell knows of it, or a query of
+// the shell's own state (loop.go); the loop steps the core, ticks it when
+// the timer on its deadline fires, and carries out the effects the core
+// returns (coreloop.go): deliveries encoded, frames queued, connections
+// closed, metrics counted. It never blocks on a socket: it queues outputs
+// on each connection's bounded send queue, drained by that connection's
+// writer.
 //
 // Routers link into an acyclic mesh (Config.MaxLinks, Peers): a link is a
 // QUIC connection whose first control frame is a LinkHello; its control

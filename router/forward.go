@@ -11,21 +11,21 @@ import (
 // publishBloom hands a BloomPublish batch from a link to the core, which
 // delivers and forwards it (core/bloom_publish.go) decoding its events
 // with the loop's current set of wanted names.
-func (l *matchLoop) publishBloom(m loopMsg) {
-	want, _ := l.want.load()
-	l.stepEvents(core.BloomPublish{Conn: m.iface, Pub: m.bpub, Wanted: want}, m.iface, len(m.bpub.Events), m.at)
+func (l *matchLoop) publishBloom(in core.BloomPublish, at time.Time) {
+	in.Wanted, _ = l.want.load()
+	l.stepEvents(in, in.Conn, len(in.Pub.Events), at)
 }
 
 // readLinkData reads a link's data stream: LinkPublish batches in exact
 // mode, BloomPublish batches in Bloom mode (the hellos agreed on the mode).
 func (r *Router) readLinkData(ctx context.Context, c *conn, sr *streamReader) error {
 	if r.cfg.Forward != ForwardBloom {
-		return r.readEvents(ctx, c, sr, wire.TypeLinkPublish, func(dec *wire.EventDecoder, body []byte) (loopMsg, error) {
+		return r.readEvents(ctx, c, sr, wire.TypeLinkPublish, func(dec *wire.EventDecoder, body []byte) (core.Publish, error) {
 			m, err := dec.DecodeOwnedLinkPublish(body) // body is ours: ReadFrame allocated it
 			if err != nil {
-				return loopMsg{}, err
+				return core.Publish{}, err
 			}
-			return loopMsg{pub: &m.Publish, witness: m.Witness}, nil
+			return core.Publish{Pub: &m.Publish, Witness: m.Witness}, nil
 		})
 	}
 	for {
@@ -48,7 +48,7 @@ func (r *Router) readLinkData(ctx context.Context, c *conn, sr *streamReader) er
 		if err := c.checkWitnesses(bp); err != nil {
 			return err
 		}
-		if !r.send(ctx, loopMsg{kind: msgBloomPublish, iface: c.id, bpub: bp, at: at}) {
+		if !r.send(ctx, loopMsg{in: core.BloomPublish{Conn: c.id, Pub: bp}, at: at}) {
 			return errStopped
 		}
 	}

@@ -47,7 +47,7 @@ func (r *Router) newConn(qc *quic.Conn) *conn {
 func (r *Router) runLink(ctx context.Context, c *conn, ctrl, data *streamReader, h *wire.LinkHello) error {
 	accepted := data == nil
 	verdict := make(chan error, 1)
-	if !r.send(ctx, loopMsg{kind: msgLinkUp, iface: c.id, conn: c, hello: h, sendHello: accepted, linkErr: verdict}) {
+	if !r.send(ctx, loopMsg{in: core.LinkUp{Conn: c.id, Hello: h, SendHello: accepted}, conn: c, linkErr: verdict}) {
 		c.fail(wire.CodeShutdown, "router shutting down")
 		return errStopped
 	}
@@ -134,7 +134,7 @@ func (r *Router) readLink(ctx context.Context, c *conn, sr *streamReader, peer s
 		} else if handled {
 			continue
 		}
-		if !r.send(ctx, coreMsg(c.id, core.LinkFrame{Conn: c.id, Msg: m})) {
+		if !r.send(ctx, coreMsg(core.LinkFrame{Conn: c.id, Msg: m})) {
 			return errStopped
 		}
 	}

@@ -179,7 +179,7 @@ func (s *meshSim) newConn() *conn {
 func (s *meshSim) attachClient(i int) {
 	r := s.routers[i]
 	c := s.newConn()
-	r.l.step(loopMsg{kind: msgAttach, iface: c.id, conn: c})
+	r.l.step(loopMsg{in: core.Attach{Conn: c.id}, conn: c})
 	cl := &simClient{c: c, subs: map[uint64]string{}, ever: map[uint64]string{}, acked: map[uint64]bool{}}
 	r.clients[c.id] = cl
 	if !s.advertise {
@@ -189,7 +189,7 @@ func (s *meshSim) attachClient(i int) {
 		f := meshSimAdverts[s.rng.IntN(len(meshSimAdverts))]
 		cl.adverts = append(cl.adverts, match.MustParse(f))
 		ad := &wire.Advertise{ID: uint64(k + 1), Filter: f}
-		r.l.step(coreMsg(c.id, core.Advertise{Conn: c.id, ID: ad.ID, Filter: ad.Filter}))
+		r.l.step(coreMsg(core.Advertise{Conn: c.id, ID: ad.ID, Filter: ad.Filter}))
 	}
 }
 
@@ -220,7 +220,7 @@ func (s *meshSim) linkUp(k int) {
 		hello *wire.LinkHello
 	}{{a, ca, hb}, {b, cb, ha}} {
 		verdict := make(chan error, 1)
-		side.r.l.step(loopMsg{kind: msgLinkUp, iface: side.c.id, conn: side.c, hello: side.hello, linkErr: verdict})
+		side.r.l.step(loopMsg{in: core.LinkUp{Conn: side.c.id, Hello: side.hello}, conn: side.c, linkErr: verdict})
 		if err := <-verdict; err != nil {
 			s.t.Fatalf("link %s - %s: %v", a.name, b.name, err)
 		}
@@ -231,7 +231,7 @@ func (s *meshSim) linkUp(k int) {
 // linkDown takes edge k down at both ends; what was queued on it is lost.
 func (s *meshSim) linkDown(k int) {
 	for end, id := range []ifaceID{s.up[k].a, s.up[k].b} {
-		s.routers[s.edges[k][end]].l.step(loopMsg{kind: msgDetach, iface: id})
+		s.routers[s.edges[k][end]].l.step(loopMsg{in: core.Detach{Conn: id}})
 	}
 	s.up[k] = simLink{}
 }
@@ -257,7 +257,7 @@ func (s *meshSim) churn() {
 			cl.next++
 			f := meshSimFilters[s.rng.IntN(len(meshSimFilters))]
 			cl.subs[cl.next], cl.ever[cl.next] = f, f
-			r.l.step(coreMsg(cl.c.id, core.Subscribe{Conn: cl.c.id, Sub: cl.next, Filter: f}))
+			r.l.step(coreMsg(core.Subscribe{Conn: cl.c.id, Sub: cl.next, Filter: f}))
 		case op < 8:
 			cl := s.pickClient(r)
 			if len(cl.subs) == 0 {
@@ -266,10 +266,10 @@ func (s *meshSim) churn() {
 			ids := slices.Sorted(maps.Keys(cl.subs))
 			sub := ids[s.rng.IntN(len(ids))]
 			delete(cl.subs, sub)
-			r.l.step(coreMsg(cl.c.id, core.Unsubscribe{Conn: cl.c.id, Sub: sub}))
+			r.l.step(coreMsg(core.Unsubscribe{Conn: cl.c.id, Sub: sub}))
 		case op == 8:
 			cl := s.pickClient(r)
-			r.l.step(loopMsg{kind: msgDetach, iface: cl.c.id})
+			r.l.step(loopMsg{in: core.Detach{Conn: cl.c.id}})
 			delete(r.clients, cl.c.id)
 			s.attachClient(i)
 		default:
@@ -377,7 +377,7 @@ func (s *meshSim) carryData(from, to int, c *conn, dst ifaceID) (func(), bool) {
 		if r.l.want.stale(ver) {
 			s.stale++
 		}
-		r.l.step(loopMsg{kind: msgPublish, iface: dst, pub: &m.Publish, witness: m.Witness, wantVer: ver})
+		r.l.step(loopMsg{in: core.Publish{Conn: dst, Pub: &m.Publish, Witness: m.Witness}, wantVer: ver})
 	}, true
 }
 
@@ -407,7 +407,7 @@ func (s *meshSim) carryControl(to int, dst ifaceID, frame []byte) {
 	if err != nil {
 		s.t.Fatalf("control frame %s does not decode: %v", typ, err)
 	}
-	s.routers[to].l.step(coreMsg(dst, core.LinkFrame{Conn: dst, Msg: msg}))
+	s.routers[to].l.step(coreMsg(core.LinkFrame{Conn: dst, Msg: msg}))
 }
 
 // readAcks records the subscriptions a client had acknowledged.
@@ -475,7 +475,9 @@ type simPub struct {
 // readBatchFrom is readBatch for client iface.
 func readBatchFrom(l *matchLoop, iface ifaceID, evs ...match.Event) loopMsg {
 	m := readBatch(l, evs...)
-	m.iface = iface
+	in := m.in.(core.Publish)
+	in.Conn = iface
+	m.in = in
 	return m
 }
 

@@ -8,46 +8,22 @@ import (
 	"github.com/sift-pubsub/sift/router/core"
 )
 
-// msgKind is the kind of an input to the matching loop.
-type msgKind uint8
-
-const (
-	msgAttach msgKind = iota + 1
-	msgDetach
-	msgPublish
-	msgQuery
-	msgLinkUp
-	msgBloomPublish
-	// msgCore is a typed input of router/core from a connection attached
-	// (coreloop.go): Subscribe, SubscribeBatch, Unsubscribe, Advertise,
-	// Unadvertise, LinkFrame, ClientFrame.
-	msgCore
-	msgTick // the core's deadline passed (coreloop.go: the loop's timer)
-)
-
-// loopMsg is one input to the matching loop. Readers of every connection
-// send them on one channel, so the loop sees each publisher's batches in
-// the order they arrived.
+// loopMsg is one input to the matching loop: a typed input of router/core
+// with what only the shell knows of it, or a query of the shell's state.
+// Readers of every connection send them on one channel, so the loop sees
+// each publisher's batches in the order they arrived. The loop's only
+// other input is its timer on the core's deadline (run).
 type loopMsg struct {
-	kind  msgKind
-	iface ifaceID
-	conn  *conn         // msgAttach, msgLinkUp
-	pub   *wire.Publish // msgPublish
-	// witness (msgPublish from a link, exact mode) has one witness per
-	// event of pub (linktable.go); nil from clients.
-	witness []uint64
-	at      time.Time // msgPublish: when the frame was read
-	// wantVer (msgPublish) is the version of the wanted names pub was
-	// decoded with; 0: in full (wanted.go).
+	in core.Input // nil: a query; in.From is the connection it came from
+	// conn (with core.Attach and core.LinkUp) is the connection the loop
+	// registers once the core takes it.
+	conn    *conn
+	linkErr chan<- error // with core.LinkUp: the verdict
+	at      time.Time    // with core.Publish, core.BloomPublish: when the frame was read
+	// wantVer (with core.Publish) is the version of the wanted names the
+	// batch was decoded with; 0: in full (wanted.go).
 	wantVer uint64
-	query   func(*matchLoop) // msgQuery: runs inside the loop
-	hello   *wire.LinkHello  // msgLinkUp: the peer's hello
-	// sendHello (msgLinkUp) makes the loop queue this router's hello
-	// before anything else on the link: the accepting side answers.
-	sendHello bool
-	linkErr   chan<- error       // msgLinkUp: the verdict
-	bpub      *wire.BloomPublish // msgBloomPublish (forward.go)
-	in        core.Input         // msgCore
+	query   func(*matchLoop) // runs inside the loop: HTTP and stats reads
 }
 
 // matchLoop owns the engine (and so the index) and the map of attached
@@ -83,36 +59,37 @@ func (l *matchLoop) run(in <-chan loopMsg) {
 			}
 			l.step(m)
 		case <-l.timer.fired():
-			l.step(loopMsg{kind: msgTick})
+			l.tickCore()
+			l.flush()
 		}
 	}
 }
 
+// step carries out one input: the shell's part of it (registering or
+// forgetting a connection, the wanted names of a batch) around the core's.
 func (l *matchLoop) step(m loopMsg) {
 	defer l.flush()
-	switch m.kind {
-	case msgAttach:
-		if err := l.stepCore(core.Attach{Conn: m.iface}); err != nil {
+	switch in := m.in.(type) {
+	case nil:
+		m.query(l)
+	case core.Publish:
+		l.publish(in, m)
+	case core.BloomPublish:
+		l.publishBloom(in, m.at)
+	case core.Attach:
+		if err := l.stepCore(in); err != nil {
 			m.conn.fail(wire.CodeInternal, err.Error())
 			return
 		}
-		l.conns[m.iface] = m.conn
-	case msgDetach:
-		l.detach(m.iface)
-	case msgPublish:
-		l.publish(m)
-	case msgQuery:
-		m.query(l)
-	case msgLinkUp:
-		l.linkUp(m)
-	case msgBloomPublish:
-		l.publishBloom(m)
-	case msgCore:
-		if _, ok := l.conns[m.iface]; ok {
-			l.stepCore(m.in) // the core answers (or refuses) it through Ready
+		l.conns[in.Conn] = m.conn
+	case core.LinkUp:
+		l.linkUp(in, m.conn, m.linkErr)
+	case core.Detach:
+		l.detach(in.Conn)
+	default:
+		if _, ok := l.conns[in.From()]; ok {
+			l.stepCore(in) // the core answers (or refuses) it through Ready
 		}
-	case msgTick:
-		l.tickCore()
 	}
 }
 
@@ -162,13 +139,13 @@ func (l *matchLoop) reply(id ifaceID, about wire.Type, sub uint64, err error) {
 // publish hands a batch to the core, which routes it: to local clients
 // by the engine, to links by the link table (never back to the link it
 // came from); a client's batch is acknowledged after its deliveries.
-func (l *matchLoop) publish(m loopMsg) {
+func (l *matchLoop) publish(in core.Publish, m loopMsg) {
 	if l.want.stale(m.wantVer) { // before anything reads the events (wanted.go)
-		if err := l.want.refresh(&l.redec, m.pub); err != nil {
+		if err := l.want.refresh(&l.redec, in.Pub); err != nil {
 			panic("router: a validated batch no longer decodes: " + err.Error())
 		}
 	}
-	l.stepEvents(core.Publish{Conn: m.iface, Pub: m.pub, Witness: m.witness}, m.iface, len(m.pub.Events), m.at)
+	l.stepEvents(in, in.Conn, len(in.Pub.Events), m.at)
 }
 
 // stepEvents steps a batch of events read at at from connection from
@@ -219,5 +196,5 @@ func (r *Router) send(ctx context.Context, m loopMsg) bool {
 // sendDetach tells the loop a connection is gone; it never blocks once
 // input has stopped (the loop then forgets every connection anyway).
 func (r *Router) sendDetach(id ifaceID) {
-	r.send(context.Background(), loopMsg{kind: msgDetach, iface: id})
+	r.send(context.Background(), loopMsg{in: core.Detach{Conn: id}})
 }

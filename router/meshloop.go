@@ -69,27 +69,27 @@ func newLinks(cfg Config, eng *core.Engine) (links, error) {
 }
 
 // linkUp hands a peer's hello to the core, queues the core's frames for
-// the link (this router's hello if it answers, the snapshots), and only
-// then answers on m.linkErr: once the link's goroutine has the verdict it
+// the link c (this router's hello if it answers, the snapshots), and only
+// then answers on verdict: once the link's goroutine has the verdict it
 // brings up the link's durable side, whose frames must not overtake the
 // hello (the peer takes the first frame on a link for its hello).
-func (l *matchLoop) linkUp(m loopMsg) {
-	if err := l.feedCore(core.LinkUp{Conn: m.iface, Hello: m.hello, SendHello: m.sendHello}); err != nil {
-		m.linkErr <- err
+func (l *matchLoop) linkUp(in core.LinkUp, c *conn, verdict chan<- error) {
+	if err := l.feedCore(in); err != nil {
+		verdict <- err
 		return
 	}
-	name := m.hello.Name
-	m.conn.linkIn = l.metrics.LinkEvents.WithLabelValues(name, "in")
-	m.conn.linkOut = l.metrics.LinkEvents.WithLabelValues(name, "out")
+	name := in.Hello.Name
+	c.linkIn = l.metrics.LinkEvents.WithLabelValues(name, "in")
+	c.linkOut = l.metrics.LinkEvents.WithLabelValues(name, "out")
 	if l.bloom != nil {
-		id, _ := l.core.LinkOf(m.iface)
-		m.conn.witness = l.mesh.LinkVersion(id) >= wire.VersionBloomWitness
-		l.bloom[m.iface] = bloomLinkMetrics{
+		id, _ := l.core.LinkOf(in.Conn)
+		c.witness = l.mesh.LinkVersion(id) >= wire.VersionBloomWitness
+		l.bloom[in.Conn] = bloomLinkMetrics{
 			exactIn:       l.metrics.Bloom.ExactIn.WithLabelValues(name),
 			falseForwards: l.metrics.Bloom.FalseForwards.WithLabelValues(name),
 		}
 	}
-	l.conns[m.iface] = m.conn
+	l.conns[in.Conn] = c
 	l.carryCore()
-	m.linkErr <- nil
+	verdict <- nil
 }

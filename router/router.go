@@ -226,7 +226,7 @@ func (r *Router) shutdown(loopDone <-chan struct{}) {
 // subscription table, and waits for it; it fails once the router stops.
 func (r *Router) query(ctx context.Context, f func(*matchLoop)) error {
 	done := make(chan struct{})
-	if !r.send(ctx, loopMsg{kind: msgQuery, query: func(l *matchLoop) { f(l); close(done) }}) {
+	if !r.send(ctx, loopMsg{query: func(l *matchLoop) { f(l); close(done) }}) {
 		return errors.New("router is not running")
 	}
 	select {

@@ -15,7 +15,7 @@ import (
 // FFClaim) from client connection c to the matching loop (called by the
 // connection's control reader).
 func (r *Router) assistFromClient(ctx context.Context, c *conn, m wire.Message) error {
-	if !r.send(ctx, coreMsg(c.id, core.ClientFrame{Conn: c.id, Msg: m})) {
+	if !r.send(ctx, coreMsg(core.ClientFrame{Conn: c.id, Msg: m})) {
 		return errStopped
 	}
 	return nil

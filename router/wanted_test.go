@@ -21,7 +21,7 @@ func wantedLoop(t *testing.T) (*matchLoop, *conn) {
 	l := &matchLoop{eng: eng, conns: map[ifaceID]*conn{}, metrics: NewMetrics(nil), links: lk}
 	l.startWanted()
 	c := &conn{id: 1, q: newSendQueue(1024, 1<<20)}
-	l.step(loopMsg{kind: msgAttach, iface: 1, conn: c})
+	l.step(loopMsg{in: core.Attach{Conn: 1}, conn: c})
 	return l, c
 }
 
@@ -36,12 +36,12 @@ func readBatch(l *matchLoop, evs ...match.Event) loopMsg {
 	if err != nil {
 		panic(err)
 	}
-	return loopMsg{kind: msgPublish, iface: 99, pub: p, wantVer: ver}
+	return loopMsg{in: core.Publish{Conn: 99, Pub: p}, wantVer: ver}
 }
 
 func subscribe(t *testing.T, l *matchLoop, sub uint64, filter string) {
 	t.Helper()
-	l.step(coreMsg(1, core.Subscribe{Conn: 1, Sub: sub, Filter: filter}))
+	l.step(coreMsg(core.Subscribe{Conn: 1, Sub: sub, Filter: filter}))
 	if _, ok := l.eng.Filter(1, sub); !ok {
 		t.Fatalf("subscription %d (%s) not installed", sub, filter)
 	}
@@ -61,8 +61,9 @@ func TestBatchDecodedBeforeNewNameIsDecodedAgain(t *testing.T) {
 		match.Attr{Name: "symbol", Value: match.Str("HP")},
 	)
 	early := readBatch(l, ev)
-	if got := early.pub.Events[0].Len(); got != 1 {
-		t.Fatalf("decoded under {symbol}: %d attributes, want 1 (%v)", got, early.pub.Events[0])
+	pub := early.in.(core.Publish).Pub
+	if got := pub.Events[0].Len(); got != 1 {
+		t.Fatalf("decoded under {symbol}: %d attributes, want 1 (%v)", got, pub.Events[0])
 	}
 	subscribe(t, l, 2, `late == true`)
 	queuedItems(t, c)
@@ -71,8 +72,8 @@ func TestBatchDecodedBeforeNewNameIsDecodedAgain(t *testing.T) {
 	if len(got) != 1 || len(got[0].Subs) != 1 || got[0].Subs[0] != 2 {
 		t.Fatalf("deliveries %+v, want the event once, to subscription 2", got)
 	}
-	if !early.pub.Events[0].Equal(match.MustEvent(ev.At(0), ev.At(2))) {
-		t.Fatalf("decoded again: %v, want late and symbol", early.pub.Events[0])
+	if !pub.Events[0].Equal(match.MustEvent(ev.At(0), ev.At(2))) {
+		t.Fatalf("decoded again: %v, want late and symbol", pub.Events[0])
 	}
 }
 
@@ -93,7 +94,7 @@ func TestWantedVersions(t *testing.T) {
 	if _, v := l.want.load(); v != v2 {
 		t.Fatalf("no new name: version %d, want %d", v, v2)
 	}
-	l.step(coreMsg(1, core.Unsubscribe{Conn: 1, Sub: 1}))
+	l.step(coreMsg(core.Unsubscribe{Conn: 1, Sub: 1}))
 	if set, _ := l.want.load(); !set.Has("a") {
 		t.Fatalf("unsubscribing removed a name: %v", set)
 	}

@@ -35,6 +35,12 @@ type Unadvertise struct {
 func (Advertise) input()   {}
 func (Unadvertise) input() {}
 
+// From returns the connection the input came from (Input).
+func (x Advertise) From() ConnID { return x.Conn }
+
+// From returns the connection the input came from (Input).
+func (x Unadvertise) From() ConnID { return x.Conn }
+
 // advertising reports whether the router runs advertisements.
 func (c *Core) advertising() bool { return c.mesh != nil && c.mesh.Advertising() }
 

@@ -31,6 +31,9 @@ type SubscribeBatch struct {
 
 func (SubscribeBatch) input() {}
 
+// From returns the connection the input came from (Input).
+func (x SubscribeBatch) From() ConnID { return x.Conn }
+
 func (c *Core) subscribeBatch(in SubscribeBatch) {
 	if in.Refused != nil {
 		c.reply(in.Conn, wire.TypeSubscribeBatch, in.First, in.Refused)

@@ -9,8 +9,13 @@ import (
 // never reused.
 type ConnID uint64
 
-// Input is one typed input to Core.Step.
-type Input interface{ input() }
+// Input is one typed input to Core.Step. Each comes from one connection,
+// which From names: the driver steps a connection's inputs only while it
+// has the connection (a request queued behind its Detach is dropped).
+type Input interface {
+	input()
+	From() ConnID
+}
 
 // ClientFrame is a control frame read from a client connection that the
 // core handles: AssistOffer, FFClaim and RTOAnswer. The driver steps it
@@ -94,6 +99,27 @@ type LinkFrame struct {
 	Conn ConnID
 	Msg  wire.Message
 }
+
+// From returns the connection the input came from (Input).
+func (x ClientFrame) From() ConnID { return x.Conn }
+
+// From returns the connection the input came from (Input).
+func (x Attach) From() ConnID { return x.Conn }
+
+// From returns the connection the input came from (Input).
+func (x Subscribe) From() ConnID { return x.Conn }
+
+// From returns the connection the input came from (Input).
+func (x Unsubscribe) From() ConnID { return x.Conn }
+
+// From returns the connection the input came from (Input).
+func (x Detach) From() ConnID { return x.Conn }
+
+// From returns the connection the input came from (Input).
+func (x LinkUp) From() ConnID { return x.Conn }
+
+// From returns the connection the input came from (Input).
+func (x LinkFrame) From() ConnID { return x.Conn }
 
 func (ClientFrame) input() {}
 func (Attach) input()      {}

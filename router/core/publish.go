@@ -52,6 +52,12 @@ type BloomPublish struct {
 func (Publish) input()      {}
 func (BloomPublish) input() {}
 
+// From returns the connection the input came from (Input).
+func (x Publish) From() ConnID { return x.Conn }
+
+// From returns the connection the input came from (Input).
+func (x BloomPublish) From() ConnID { return x.Conn }
+
 // Delivery is an event for a local client: the subscriptions of Conn it
 // matched, in ascending order, and the event's encoding. Both are valid
 // until Advance.
