@@ -389,13 +389,22 @@ func (s *meshSim) checkWitness(from int, link ifaceID, d delivery) {
 		s.t.Fatal(err)
 	}
 	lt := s.routers[from].l.core.LinkTable()
-	for text := range lt.Subs[link] {
-		if wire.FilterHash(text) == d.witness && match.MustParse(text).Matches(ev) {
-			return
+	var held []string
+	for w, subs := range lt.Subs[link] {
+		for _, sub := range subs {
+			f, _ := lt.Engine.Filter(link, sub)
+			if wire.FilterHash(f.String()) != w {
+				s.t.Fatalf("%s link %d: filter %s held under witness %x, its own is %x", s.routers[from].name, link, f, w, wire.FilterHash(f.String()))
+			}
+			if w == d.witness && f.Matches(ev) {
+				return
+			}
+			held = append(held, f.String())
 		}
 	}
+	slices.Sort(held)
 	s.t.Fatalf("%s forwards %v on link %d with witness %x: no filter it holds from there that the event matches (%v)",
-		s.routers[from].name, ev, link, d.witness, slices.Sorted(maps.Keys(lt.Subs[link])))
+		s.routers[from].name, ev, link, d.witness, held)
 }
 
 func (s *meshSim) carryControl(to int, dst ifaceID, frame []byte) {

@@ -207,13 +207,25 @@ func (e *Engine) Detach(id ifaceID) int {
 // a duplicate id or a full interface is a *wire.ProtocolError and installs
 // nothing.
 func (e *Engine) Subscribe(id ifaceID, sub uint64, text string) error {
-	st, ok := e.Ifaces[id]
-	if !ok {
+	if _, ok := e.Ifaces[id]; !ok {
 		return fmt.Errorf("subscribe on unknown interface %d", id)
 	}
 	f, err := match.ParseCompact(text) // held for the subscription's life
 	if err != nil {
 		return wire.Errorf(wire.CodeBadFilter, "filter %s", err)
+	}
+	return e.SubscribeFilter(id, sub, f)
+}
+
+// SubscribeFilter is Subscribe for a filter parsed already, which the
+// engine keeps (or an equal one it holds): f must be compacted
+// (match.Compact) and never changed by the caller. Why: the link table
+// installs the filters the mesh parsed from a neighbour's Routes, so a
+// forwarded filter is parsed once and its constraints held once.
+func (e *Engine) SubscribeFilter(id ifaceID, sub uint64, f match.Filter) error {
+	st, ok := e.Ifaces[id]
+	if !ok {
+		return fmt.Errorf("subscribe on unknown interface %d", id)
 	}
 	if _, dup := st.subs.Get(sub); dup {
 		return wire.Errorf(wire.CodeDuplicateSubscription, "subscription id %d is already in use", sub)

@@ -105,18 +105,19 @@ func (c *Core) linkFrame(in LinkFrame) {
 	}
 	c.bloomRoutes(in.Conn, id, in.Msg)
 	c.apply(out)
-	c.mirrorRoutes(in.Conn, in.Msg)
+	c.mirrorRoutes(in.Conn, out.Held)
 }
 
-// mirrorRoutes copies a Routes message the mesh accepted from a link (the
-// link is still up) into the link table. Bloom mode keeps it too, for the
-// events it must route exactly (saturated summaries). A message the table
-// refuses (it cannot happen: the mesh accepted it) closes the link, which
-// redials and resyncs.
-func (c *Core) mirrorRoutes(conn ConnID, m wire.Message) {
-	r, ok := m.(*wire.Routes)
-	if !ok {
-		return
+// mirrorRoutes applies to the link table the change a Routes message the
+// mesh accepted from a link made (the link is still up), with the filters
+// the mesh parsed: the table holds what the mesh holds, and a filter is
+// parsed once. Bloom mode keeps the table too, for the events it must
+// route exactly (saturated summaries). A change the table refuses (it
+// cannot happen: the mesh accepted it) closes the link, which redials and
+// resyncs.
+func (c *Core) mirrorRoutes(conn ConnID, ch *mesh.HeldChange) {
+	if ch == nil {
+		return // not Routes
 	}
 	link, up := c.linkOf[conn]
 	if !up {
@@ -126,7 +127,7 @@ func (c *Core) mirrorRoutes(conn ConnID, m wire.Message) {
 		c.lt = NewLinkTable()
 		c.lt.Engine.OnFilter = c.noteFilter
 	}
-	if err := c.lt.Apply(conn, r); err != nil {
+	if err := c.lt.ApplyHeld(conn, ch.Add, ch.Remove); err != nil {
 		c.rd.Metrics = append(c.rd.Metrics, Metric{Kind: Errors, Code: wire.CodeInternal, N: 1})
 		c.closeConn(conn, wire.CodeInternal, err.Error())
 		c.dropLink(conn, link)

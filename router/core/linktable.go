@@ -29,7 +29,7 @@ import (
 // event to a link that does not want it; nothing ever loses one.
 type LinkTable struct {
 	Engine *Engine
-	Subs   map[ifaceID]map[string][]uint64 // canonical filter text → ids
+	Subs   map[ifaceID]map[uint64][]uint64 // witness (wire.FilterHash) → ids of the filters with it
 	next   uint64
 	// links lists the links with at least one filter, ascending.
 	links []ifaceID
@@ -71,73 +71,114 @@ func NewLinkTable() *LinkTable {
 	eng.ifacesOnly = true
 	return &LinkTable{
 		Engine:  eng,
-		Subs:    make(map[ifaceID]map[string][]uint64),
+		Subs:    make(map[ifaceID]map[uint64][]uint64),
 		hashOf:  make(map[uint64]uint64),
 		holders: make(map[uint64]*witnessed),
 		cache:   newLinkCache(),
 	}
 }
 
-// Apply carries out an accepted Routes message from link id: a snapshot
-// replaces what the link holds, an incremental one removes, then adds.
+// Apply carries out an accepted Routes message from link id, parsing its
+// filters: a snapshot replaces what the link holds, an incremental one
+// removes, then adds. The router's core uses ApplyHeld with the filters
+// the mesh parsed instead; Apply is for a table fed Routes alone.
 func (t *LinkTable) Apply(id ifaceID, r *wire.Routes) error {
-	defer t.listLinks()
-	defer t.cache.forget(id)
 	if r.Snapshot {
 		t.Drop(id)
 	}
+	add, err := parseAll(r.Add)
+	if err != nil {
+		return fmt.Errorf("link routes: added filter: %w", err)
+	}
+	remove, err := parseAll(r.Remove)
+	if err != nil {
+		return fmt.Errorf("link routes: removed filter: %w", err)
+	}
+	return t.ApplyHeld(id, add, remove)
+}
+
+func parseAll(texts []string) ([]match.Filter, error) {
+	fs := make([]match.Filter, len(texts))
+	for i, text := range texts {
+		f, err := match.ParseCompact(text)
+		if err != nil {
+			return nil, err
+		}
+		fs[i] = f
+	}
+	return fs, nil
+}
+
+// ApplyHeld removes one copy of each filter of remove from what link id
+// holds, then adds one of each of add: the net change a Routes message
+// made to what the mesh holds from the link (mesh.HeldChange). The
+// filters are kept as they are (compacted, never changed: the mesh holds
+// the same ones), so a forwarded filter is parsed once. Removing a filter
+// the link does not hold is an error.
+func (t *LinkTable) ApplyHeld(id ifaceID, add, remove []match.Filter) error {
+	defer t.listLinks()
+	defer t.cache.forget(id)
 	held, ok := t.Subs[id]
 	if !ok {
 		if err := t.Engine.Attach(id, KindNeighbour); err != nil {
 			return err
 		}
-		held = make(map[string][]uint64)
+		held = make(map[uint64][]uint64)
 		t.Subs[id] = held
 	}
-	for _, text := range r.Remove {
-		if err := t.remove(id, held, text); err != nil {
+	for _, f := range remove {
+		if err := t.remove(id, held, f); err != nil {
 			return err
 		}
 	}
-	for _, text := range r.Add {
-		t.next++
-		if err := t.Engine.Subscribe(id, t.next, text); err != nil {
-			return fmt.Errorf("link routes: added filter: %w", err)
+	for _, f := range add {
+		if err := t.add(id, held, f); err != nil {
+			return err
 		}
-		f := t.Engine.filterOf(t.Engine.indexOf(id, t.next))
-		t.cache.count(f, 1)
-		key := f.String()
-		held[key] = append(held[key], t.next)
-		w := wire.FilterHash(key)
-		t.hashOf[t.next] = w
-		wd := t.holders[w]
-		if wd == nil {
-			wd = &witnessed{f: f}
-			t.holders[w] = wd
-		}
-		wd.links = append(wd.links, id)
 	}
 	return nil
 }
 
-// remove takes out one copy of a filter link id holds.
-func (t *LinkTable) remove(id ifaceID, held map[string][]uint64, text string) error {
-	f, err := match.Parse(text)
-	if err != nil {
-		return fmt.Errorf("link routes: removed filter: %w", err)
+// add installs one copy of f for link id.
+func (t *LinkTable) add(id ifaceID, held map[uint64][]uint64, f match.Filter) error {
+	t.next++
+	if err := t.Engine.SubscribeFilter(id, t.next, f); err != nil {
+		return fmt.Errorf("link routes: added filter: %w", err)
 	}
-	key := f.String()
-	ids := held[key]
-	if len(ids) == 0 {
-		return fmt.Errorf("link routes: removes %q, which the link does not hold", key)
+	f = t.Engine.filterOf(t.Engine.indexOf(id, t.next)) // the pool's copy
+	t.cache.count(f, 1)
+	w := wire.FilterHash(f.String())
+	held[w] = append(held[w], t.next)
+	t.hashOf[t.next] = w
+	wd := t.holders[w]
+	if wd == nil {
+		wd = &witnessed{f: f}
+		t.holders[w] = wd
 	}
-	sub := ids[len(ids)-1]
+	wd.links = append(wd.links, id)
+	return nil
+}
+
+// remove takes out one copy of filter f link id holds: the last one
+// installed among those whose witness is f's and that equal f (two
+// filters' witnesses may collide).
+func (t *LinkTable) remove(id ifaceID, held map[uint64][]uint64, f match.Filter) error {
+	w := wire.FilterHash(f.String())
+	ids := held[w]
+	i := len(ids) - 1
+	for i >= 0 && !t.Engine.filterOf(t.Engine.indexOf(id, ids[i])).Equal(f) {
+		i--
+	}
+	if i < 0 {
+		return fmt.Errorf("link routes: removes %q, which the link does not hold", f)
+	}
+	sub := ids[i]
 	t.cache.count(t.Engine.filterOf(t.Engine.indexOf(id, sub)), -1)
 	if err := t.Engine.Unsubscribe(id, sub); err != nil {
 		return err
 	}
-	if held[key] = ids[:len(ids)-1]; len(held[key]) == 0 {
-		delete(held, key)
+	if held[w] = slices.Delete(ids, i, i+1); len(held[w]) == 0 {
+		delete(held, w)
 	}
 	t.forget(id, sub)
 	return nil

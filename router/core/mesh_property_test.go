@@ -38,6 +38,7 @@ func TestLinkedCoresAckImpliesTerms(t *testing.T) {
 		s := newCoreMesh(rt)
 		for range rapid.IntRange(1, 150).Draw(rt, "steps") {
 			s.act()
+			s.checkLinkTables()
 		}
 		s.quiesce()
 		s.checkQuiet()
@@ -388,6 +389,39 @@ func (s *coreMesh) checkQuiet() {
 	for id := range s.subs {
 		if !s.acked[id] {
 			s.rt.Fatalf("subscription %d alive and never acknowledged", id)
+		}
+	}
+}
+
+// checkLinkTables checks, after any step, that each router's link table
+// holds per link exactly the filters (with multiplicity) its mesh holds
+// from that link: the table applies the mesh's parsed changes
+// (mesh.HeldChange), never the messages' texts. The filters the table
+// holds are under their own witness.
+func (s *coreMesh) checkLinkTables() {
+	for _, r := range s.routers {
+		lt := r.core.LinkTable()
+		received := map[mesh.Link][]string{}
+		for _, lr := range r.core.mesh.Routes() {
+			received[lr.Link] = lr.Received
+		}
+		for conn, link := range r.core.linkOf {
+			var got []string
+			if lt != nil {
+				for w, subs := range lt.Subs[conn] {
+					for _, sub := range subs {
+						f, ok := lt.Engine.Filter(conn, sub)
+						if !ok || wire.FilterHash(f.String()) != w {
+							s.rt.Fatalf("%s link table, conn %d: sub %d (%s, held %v) under witness %x", r.name, conn, sub, f, ok, w)
+						}
+						got = append(got, f.String())
+					}
+				}
+			}
+			slices.Sort(got)
+			if want := received[link]; !slices.Equal(got, want) {
+				s.rt.Fatalf("%s conn %d: link table holds %q, the mesh %q", r.name, conn, got, want)
+			}
 		}
 	}
 }

@@ -86,6 +86,19 @@ type Output struct {
 	Sends []Send
 	Ready []Ready
 	Close []Close
+	// Held is, for a Routes message Receive accepted, the net change it
+	// made to what the link holds, as the filters the mesh parsed and
+	// keeps: a mirror of the link's filters (the router's link table)
+	// applies it instead of parsing the message's texts again.
+	Held *HeldChange
+}
+
+// HeldChange is the net change a Routes message made to what a link
+// holds: filters added and removed, one entry per copy, in canonical
+// order. For a snapshot it is the difference from what the link held.
+type HeldChange struct {
+	Link        Link
+	Add, Remove []match.Filter
 }
 
 func (o *Output) send(l Link, m wire.Message) { o.Sends = append(o.Sends, Send{l, m}) }
