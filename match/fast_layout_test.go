@@ -153,3 +153,45 @@ func TestParallelSharedTableAgreesWithScan(t *testing.T) {
 		}
 	}
 }
+
+// TestSizedLoadSegmentsAgreeWithScan loads in segments of 700 through
+// loaders told the right size, too few and too many (the next builder's
+// lists are presized from the last one's), with an attribute only the
+// first segment has (presized in the second, then unused): every load
+// matches as Scan does.
+func TestSizedLoadSegmentsAgreeWithScan(t *testing.T) {
+	fs, evs := layoutFilters(5000)
+	for i := range 300 {
+		fs[i] = match.MustParse(fmt.Sprintf("rare >= %d && rare < %d", i, i+40))
+	}
+	for j := range 30 {
+		evs = append(evs, match.MustEvent(match.Attr{Name: "rare", Value: match.Int(int64(j * 11))}))
+	}
+	ref := match.NewScan()
+	for i, f := range fs {
+		ref.Insert(match.ID(i), f)
+	}
+	for _, expect := range []int{0, len(fs), len(fs) / 3, 3 * len(fs)} {
+		for _, cfg := range []match.FastConfig{{SegmentSlots: 700, MaxCells: 8}, {SegmentSlots: 700, NarrowSlots: true}} {
+			x := match.NewFast(cfg)
+			l := match.NewSizedLoader(x, expect)
+			for i, f := range fs {
+				if err := l.Add(match.ID(i), f); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := l.Finish(); err != nil {
+				t.Fatal(err)
+			}
+			if x.Len() != ref.Len() {
+				t.Fatalf("expect %d, %+v: Len %d, want %d", expect, cfg, x.Len(), ref.Len())
+			}
+			for _, e := range evs {
+				got, want := match.SortIDs(x.Match(e, nil)), match.SortIDs(ref.Match(e, nil))
+				if !slices.Equal(got, want) {
+					t.Fatalf("expect %d, %+v: event %v: %d matches, scan %d", expect, cfg, e, len(got), len(want))
+				}
+			}
+		}
+	}
+}

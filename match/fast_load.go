@@ -14,11 +14,13 @@ import (
 // A load of n HEM-shaped filters thus holds about as much as the segment
 // it builds, whatever the size of the filters it was given.
 type fastLoader struct {
-	x     *Fast
-	b     *segBuilder
-	built []*segment // full segments, adopted at Finish
-	never []ID       // unsatisfiable filters, stored nowhere
-	done  bool
+	x      *Fast
+	b      *segBuilder
+	expect int        // subscriptions the load was sized for; 0 if not told
+	added  int        // subscriptions added so far
+	built  []*segment // full segments, adopted at Finish
+	never  []ID       // unsatisfiable filters, stored nowhere
+	done   bool
 }
 
 // NewLoader returns a loader that builds one segment of every
@@ -32,7 +34,7 @@ func (x *Fast) NewLoader() Loader { return x.NewSizedLoader(0) }
 // 2^20 instead of one builder of them all.
 func (x *Fast) NewSizedLoader(n int) Loader {
 	x.resize(x.Len() + n)
-	return &fastLoader{x: x, b: newSegBuilder()}
+	return &fastLoader{x: x, b: newSegBuilder(), expect: n}
 }
 
 var errLoaderDone = errors.New("fast: load: loader already finished")
@@ -44,6 +46,7 @@ func (l *fastLoader) Add(id ID, f Filter) error {
 	if _, dup := l.x.loc.get(id); dup {
 		return fmt.Errorf("fast: load: subscription %d already present", id)
 	}
+	l.added++
 	sets, empty := filterSets(f)
 	if empty {
 		l.never = append(l.never, id)
@@ -51,10 +54,27 @@ func (l *fastLoader) Add(id ID, f Filter) error {
 	}
 	l.b.addFilter(id, f, sets)
 	if len(l.b.ids) >= l.x.cfg.SegmentSlots {
-		l.built = append(l.built, l.b.build(&l.x.cfg))
-		l.b = newSegBuilder()
+		l.nextSegment()
 	}
 	return nil
+}
+
+// nextSegment builds the full segment and starts the next builder, its
+// lists presized from this one's for the subscriptions still expected
+// (see segBuilder.presize); a load not told its size lets them grow, as
+// the next segment may be much smaller.
+func (l *fastLoader) nextSegment() {
+	var sizes map[string]listSizes
+	full := len(l.b.ids)
+	left := l.expect - l.added
+	if left > 0 {
+		sizes = l.b.sizes()
+	}
+	l.built = append(l.built, l.b.build(&l.x.cfg))
+	l.b = newSegBuilder()
+	if sizes != nil {
+		l.b.presize(sizes, full, min(1, float64(left)/float64(full)))
+	}
 }
 
 func (l *fastLoader) Finish() error {

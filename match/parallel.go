@@ -242,7 +242,7 @@ func (p *Parallel) NewSizedLoader(n int) Loader {
 	total := p.Len() + n
 	for i, s := range l.into {
 		s.resize(total)
-		l.loaders[i] = &fastLoader{x: s, b: newSegBuilder()}
+		l.loaders[i] = &fastLoader{x: s, b: newSegBuilder(), expect: n / len(l.into)}
 	}
 	return l
 }
