@@ -20,10 +20,13 @@ import (
 
 // Defaults of the headroom: the larger of MinHeadroom bytes and
 // MinPercent percent of the live heap, and never more than the
-// percentage in force before the load.
+// percentage in force before the load. MinPercent binds from 1.28 GB of
+// live heap on; it is small because an index's heap is mostly arrays
+// without pointers (bitsets, packed bounds), which a collection need not
+// scan, so a cycle costs little however large the index.
 const (
 	MinHeadroom = 64 << 20
-	MinPercent  = 10
+	MinPercent  = 5
 )
 
 // checkEvery is how many Steps pass between two reads of the live heap

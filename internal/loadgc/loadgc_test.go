@@ -16,7 +16,8 @@ func TestPercent(t *testing.T) {
 		{16 * mb, 100, 100},         // a small heap: the ceiling binds
 		{128 * mb, 100, 50},         // 64 MB of headroom
 		{300 * mb, 100, 22},         // rounded up: at least 64 MB
-		{640 * mb, 100, MinPercent}, // 64 MB is exactly 10%
+		{640 * mb, 100, 10},
+		{1280 * mb, 100, MinPercent}, // 64 MB is exactly 5%
 		{2000 * mb, 100, MinPercent},
 		{2000 * mb, 5, 5}, // a tighter GOGC of the program stays
 	}
