@@ -12,10 +12,10 @@ func TestPercent(t *testing.T) {
 		ceiling int
 		want    int
 	}{
-		{0, 100, 100},               // nothing known yet: the program's own
-		{16 * mb, 100, 100},         // a small heap: the ceiling binds
-		{128 * mb, 100, 50},         // 64 MB of headroom
-		{300 * mb, 100, 22},         // rounded up: at least 64 MB
+		{0, 100, 100},       // nothing known yet: the program's own
+		{16 * mb, 100, 100}, // a small heap: the ceiling binds
+		{128 * mb, 100, 50}, // 64 MB of headroom
+		{300 * mb, 100, 22}, // rounded up: at least 64 MB
 		{640 * mb, 100, 10},
 		{1280 * mb, 100, MinPercent}, // 64 MB is exactly 5%
 		{2000 * mb, 100, MinPercent},
