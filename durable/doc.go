@@ -139,6 +139,12 @@
 // stream pauses while the queue is full and rejoins the constream once it
 // has conveyed everything up to latestDelivered.
 //
+// Catch-up fetches are shared: a tick nacked by one session is not nacked
+// again by another, and when the sessions catching up on a pubend want at
+// least half of the PFS records of a session's next window, the window's
+// span is nacked as one range (a cover) whose answer, one store scan at
+// the pubend, serves every session; sparse spans are nacked tick by tick.
+//
 // A router stamps each silence it made by filtering a D tick with its
 // incarnation and the link's filter-set generation; an SHB ignores such
 // silences stamped before its newest install acknowledgement, and a new

@@ -158,21 +158,11 @@ func (f *pfs) get(i uint64) (pfsRecord, error) {
 }
 
 // chop deletes every record whose tick is at or below upto (released
-// ticks). Record ticks increase with the index, so the cut is found by
-// binary search.
+// ticks).
 func (f *pfs) chop(upto Tick) error {
-	lo, hi := f.first, f.next // find the first index in [lo, hi) with tick > upto
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		rec, err := f.get(mid)
-		if err != nil {
-			return err
-		}
-		if rec.tick <= upto {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
+	lo, err := f.firstAbove(upto)
+	if err != nil {
+		return err
 	}
 	if lo == f.first {
 		return nil
@@ -187,3 +177,36 @@ func (f *pfs) chop(upto Tick) error {
 
 // records returns the number of records not chopped.
 func (f *pfs) records() uint64 { return f.next - f.first }
+
+// countIn returns the number of records, not chopped, whose tick is in r.
+func (f *pfs) countIn(r Range) (int, error) {
+	lo, err := f.firstAbove(r.From - 1)
+	if err != nil {
+		return 0, err
+	}
+	hi, err := f.firstAbove(r.To)
+	if err != nil {
+		return 0, err
+	}
+	return int(hi - lo), nil
+}
+
+// firstAbove returns the index of the first record not chopped whose
+// tick is above t (f.next if none). Record ticks increase with the index,
+// so it is a binary search.
+func (f *pfs) firstAbove(t Tick) (uint64, error) {
+	lo, hi := f.first, f.next
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		rec, err := f.get(mid)
+		if err != nil {
+			return 0, err
+		}
+		if rec.tick <= t {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo, nil
+}

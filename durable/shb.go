@@ -178,14 +178,15 @@ type SHB struct {
 
 // SHBStats counts what an SHB did.
 type SHBStats struct {
-	Delivered   int // event messages to subscribers
-	Gaps        int // gap messages
-	CatchupNack int // ticks nacked by catch-up streams
-	RemoteNacks int // ranges nacked for subscribers registered elsewhere (reconnect anywhere)
-	ClaimDrops  int // registrations dropped for a claim from another SHB
-	StreamNacks int // nack messages sent by istreams
-	Overflows   int // up-to-date sessions moved to catch-up by a full queue
-	PFSRecords  int // PFS records appended
+	Delivered     int // event messages to subscribers
+	Gaps          int // gap messages
+	CatchupNack   int // ticks nacked by catch-up streams
+	CatchupCovers int // spans nacked whole for every catch-up session (tryCover)
+	RemoteNacks   int // ranges nacked for subscribers registered elsewhere (reconnect anywhere)
+	ClaimDrops    int // registrations dropped for a claim from another SHB
+	StreamNacks   int // nack messages sent by istreams
+	Overflows     int // up-to-date sessions moved to catch-up by a full queue
+	PFSRecords    int // PFS records appended
 	// StaleIgnored counts filtered silences ignored because they were
 	// filtered before a registered subscription's filter was installed.
 	StaleIgnored int

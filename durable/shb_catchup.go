@@ -54,8 +54,7 @@ func (s *SHB) stepCatchup(c *conn, p string) error {
 		}
 		s.deliverReady(c, p)
 		if len(cu.pending) > 0 {
-			s.nackCatchup(cu, p)
-			return nil
+			return s.nackCatchup(cu, p)
 		}
 		if cu.readUpto >= pb.ld {
 			s.join(c, p)
@@ -126,27 +125,46 @@ func (s *SHB) deliverReady(c *conn, p string) {
 }
 
 // nackCatchup nacks the first CatchupWindow pending ticks whose event is
-// not at hand, each again with exponential backoff until it comes. The
-// retry state of a tick is the pubend's (shbPubend.fetch), shared by every
-// catch-up session: sessions that want the same tick (subscribers with
-// the same or overlapping filters, back at once) nack it once, and its
-// answer goes to all of them (offerCatchups). It is
+// not at hand. The first such tick not covered by a live cover (a span
+// already nacked whole for every session) starts a new cover when the
+// catch-up sessions want enough of the span (tryCover); the ticks left
+// are nacked one by one, each again with exponential backoff until it
+// comes. The retry state of a tick is the pubend's (shbPubend.fetch),
+// shared by every catch-up session: sessions that want the same tick
+// (subscribers with the same or overlapping filters, back at once) nack
+// it once, and its answer goes to all of them (offerCatchups). It is
 // called after every input, for every catch-up session: when every tick
 // of the window was nacked already (the window did not slide past
 // nackedTo) and no nack is due again before nextDue, there is nothing to
 // do and it returns at once, so work per input does not grow with the
 // sessions and windows that did not change.
-func (s *SHB) nackCatchup(cu *catchup, p string) {
+func (s *SHB) nackCatchup(cu *catchup, p string) error {
 	pb := s.pubs[p]
 	window := cu.pending[:min(len(cu.pending), s.cfg.CatchupWindow)]
 	if len(window) == 0 || (s.now < cu.nextDue && window[len(window)-1] <= cu.nackedTo) {
-		return
+		return nil
 	}
 	var rs []Range
+	tried := false
 	cu.nextDue = MaxTick
-	for _, t := range window {
+	for i, t := range window {
 		if _, ok := cu.events[t]; ok {
 			continue
+		}
+		if until, ok := s.covered(pb, t); ok {
+			cu.nextDue = min(cu.nextDue, until)
+			continue
+		}
+		if !tried {
+			tried = true
+			ok, err := s.tryCover(cu, p, i)
+			if err != nil {
+				return err
+			}
+			if ok {
+				cu.nextDue = min(cu.nextDue, s.now+s.cfg.NackRetryMax)
+				continue
+			}
 		}
 		r := pb.fetch[t]
 		if r == nil {
@@ -161,10 +179,11 @@ func (s *SHB) nackCatchup(cu *catchup, p string) {
 	}
 	cu.nackedTo = window[len(window)-1]
 	if len(rs) == 0 {
-		return
+		return nil
 	}
 	s.Stats.CatchupNack += len(rs)
 	s.send(s.cfg.Upstream, Msg{Kind: MsgNack, Pubend: p, Ranges: mergeRanges(rs)})
+	return nil
 }
 
 // join hands a caught-up session to the constream: everything up to LD has
@@ -183,6 +202,7 @@ func (s *SHB) join(c *conn, p string) {
 // of pubend p waiting for it.
 func (s *SHB) offerCatchups(p string, t Tick, e match.Event) {
 	delete(s.pubs[p].fetch, t)
+	s.renewCover(s.pubs[p], t)
 	for _, c := range s.catchingConns() {
 		cu := c.streams[p].catchup
 		if cu == nil {
@@ -198,7 +218,8 @@ func (s *SHB) offerCatchups(p string, t Tick, e match.Event) {
 // at or below the L prefix (they are answered by the gap) and, when no
 // session is catching up on p any more, all of it.
 func (s *SHB) pruneFetches(pb *shbPubend) {
-	if len(pb.fetch) == 0 {
+	s.dropExpiredCovers(pb)
+	if len(pb.fetch) == 0 && len(pb.covers) == 0 {
 		return
 	}
 	for _, c := range s.catchingConns() {
@@ -212,4 +233,5 @@ func (s *SHB) pruneFetches(pb *shbPubend) {
 		}
 	}
 	clear(pb.fetch)
+	pb.covers = nil
 }

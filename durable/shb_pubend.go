@@ -25,6 +25,9 @@ type shbPubend struct {
 	// fetch holds the nack retry state of every tick catch-up sessions
 	// asked for and did not get yet, shared by the sessions (nackCatchup).
 	fetch map[Tick]*retry
+	// covers holds the spans nacked whole for every catch-up session
+	// (tryCover).
+	covers []cover
 }
 
 func newSHBPubend(id string, w *pendingWrites, tailSize int) *shbPubend {
