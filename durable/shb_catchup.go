@@ -162,7 +162,7 @@ func (s *SHB) nackCatchup(cu *catchup, p string) error {
 				return err
 			}
 			if ok {
-				cu.nextDue = min(cu.nextDue, s.now+s.cfg.NackRetryMax)
+				cu.nextDue = min(cu.nextDue, s.now+s.coverLife())
 				continue
 			}
 		}

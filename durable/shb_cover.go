@@ -10,7 +10,7 @@ import "slices"
 // (offerCatchups), instead of each session nacking its own ticks one by
 // one and sharing nothing. Ticks inside a live cover are not nacked again;
 // a cover lives while its answer flows (each answered tick inside it
-// renews it) and expires NackRetryMax after the last, when the ticks still
+// renews it) and expires coverLife after the last, when the ticks still
 // missing fall back to nacks of their own, with backoff.
 type cover struct {
 	r  Range
@@ -24,12 +24,17 @@ type cover struct {
 // no session here wants.
 const coverDensity = 2
 
+// coverLife is how long a cover lives after it was sent or last renewed:
+// twice a tick's first retry wait, not the backoff's ceiling, so an answer
+// lost on the way is asked for again within a few round trips.
+func (s *SHB) coverLife() Tick { return 2 * s.cfg.NackRetry }
+
 // covered reports whether a live cover of pb holds t, and if so when it
 // expires.
 func (s *SHB) covered(pb *shbPubend, t Tick) (Tick, bool) {
 	for _, c := range pb.covers {
-		if c.r.From <= t && t <= c.r.To && s.now-c.at < s.cfg.NackRetryMax {
-			return c.at + s.cfg.NackRetryMax, true
+		if c.r.From <= t && t <= c.r.To && s.now-c.at < s.coverLife() {
+			return c.at + s.coverLife(), true
 		}
 	}
 	return 0, false
@@ -52,7 +57,7 @@ func (s *SHB) tryCover(cu *catchup, p string, i int) (bool, error) {
 	pb := s.pubs[p]
 	r := Range{cu.pending[i], cu.pending[min(len(cu.pending), i+s.cfg.CatchupWindow)-1]}
 	for _, c := range pb.covers {
-		if r.From < c.r.From && c.r.From <= r.To && s.now-c.at < s.cfg.NackRetryMax {
+		if r.From < c.r.From && c.r.From <= r.To && s.now-c.at < s.coverLife() {
 			r.To = c.r.From - 1 // asked for already
 		}
 	}
@@ -96,6 +101,6 @@ func (s *SHB) wantedIn(p string, r Range) int {
 // L prefix.
 func (s *SHB) dropExpiredCovers(pb *shbPubend) {
 	pb.covers = slices.DeleteFunc(pb.covers, func(c cover) bool {
-		return s.now-c.at >= s.cfg.NackRetryMax || c.r.To <= pb.lost
+		return s.now-c.at >= s.coverLife() || c.r.To <= pb.lost
 	})
 }
