@@ -107,12 +107,7 @@ func TestScenarios(t *testing.T) {
 func TestResumeRetriesSkipped(t *testing.T) {
 	dir := t.TempDir()
 	builds := 0
-	cfg := Config{
-		Spec:       Spec{Kind: KindHEM, Seed: 1, HEM: workload.HEMConfig{Subscriptions: 100, Events: 10}},
-		Structures: []Structure{{Name: "s", New: func() match.Index { builds++; return match.NewScan() }}},
-		Options:    Options{Runs: 1, Warmup: 2, Check: 2},
-		ResumeDir:  dir,
-	}
+	cfg := tinyResumeConfig(dir, &builds)
 	if _, err := Run(cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -136,12 +131,7 @@ func TestResumeRetriesSkipped(t *testing.T) {
 func TestResumeRemeasuresOtherBuilds(t *testing.T) {
 	dir := t.TempDir()
 	builds := 0
-	cfg := Config{
-		Spec:       Spec{Kind: KindHEM, Seed: 1, HEM: workload.HEMConfig{Subscriptions: 100, Events: 10}},
-		Structures: []Structure{{Name: "s", New: func() match.Index { builds++; return match.NewScan() }}},
-		Options:    Options{Runs: 1, Warmup: 2, Check: 2},
-		ResumeDir:  dir,
-	}
+	cfg := tinyResumeConfig(dir, &builds)
 	rep, err := Run(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -180,5 +170,16 @@ func TestResumeRemeasuresOtherBuilds(t *testing.T) {
 	}
 	if builds != 2 || rep.Results[0].Build != CurrentBuild() {
 		t.Fatalf("without ResumeAnyBuild: built %d times, build %q; want the other build's result measured again", builds, rep.Results[0].Build)
+	}
+}
+
+// tinyResumeConfig is one structure (scan, counting its builds in *builds)
+// on a tiny HEM workload, resuming from dir.
+func tinyResumeConfig(dir string, builds *int) Config {
+	return Config{
+		Spec:       Spec{Kind: KindHEM, Seed: 1, HEM: workload.HEMConfig{Subscriptions: 100, Events: 10}},
+		Structures: []Structure{{Name: "s", New: func() match.Index { *builds++; return match.NewScan() }}},
+		Options:    Options{Runs: 1, Warmup: 2, Check: 2},
+		ResumeDir:  dir,
 	}
 }

@@ -151,19 +151,7 @@ func TestReplicatedPubendMembership(t *testing.T) {
 	}
 	t.Logf("sift admin pubend status:\n%s", st)
 
-	if err := pub.wait(); err != nil || !publishedRE.MatchString(pub.p.stdout.String()) {
-		t.Fatalf("durable pub: %v\n%s\n%s\n%s", err, pub.p.stdout.String(), pub.stderr(), m.logs())
-	}
-	if got := waitLogs(ctx, []*durableSub{sub}, []int{n}, 60*time.Second); got[0] != n {
-		t.Logf("log incomplete: %d of %d\n%s", got[0], n, m.logs())
-	}
-	if err := sub.proc.stop(); err != nil {
-		t.Errorf("sub after SIGTERM: %v\n%s", err, sub.proc.stderr())
-	}
-	c, err := checkSubLog(sub.file, sub.parsed, events, false, nil, 0)
-	if err != nil {
-		t.Fatalf("sub: %s: %v\n%s", c, err, m.logs())
-	}
+	c := m.finishOneSub(ctx, pub, sub, events)
 	m.waitReplicas(ctx, live, "the final voters", 10*time.Second, func(sts map[string]replicaStatusView) bool {
 		want := slices.Clone(live)
 		for _, name := range live {

@@ -60,21 +60,7 @@ func TestReplicatedFailoverLeaderGone(t *testing.T) {
 	m.waitReplicas(ctx, rest, "a new leader without "+gone, 30*time.Second, oneLeader)
 	t.Logf("killed the leader %s; %s leads after %v", gone, m.leaderOf(rest), time.Since(killed).Round(time.Millisecond))
 
-	err := pub.wait()
-	if out := pub.p.stdout.String(); err != nil || !publishedRE.MatchString(out) {
-		t.Fatalf("durable pub: %v\n%s\n%s\n%s", err, out, pub.stderr(), m.logs())
-	}
-	want := len(matchingSeqs(sub.parsed, events))
-	if got := waitLogs(ctx, []*durableSub{sub}, []int{want}, 60*time.Second); got[0] != want {
-		t.Errorf("subscriber logged %d of %d events\n%s", got[0], want, m.logs())
-	}
-	if err := sub.proc.stop(); err != nil {
-		t.Errorf("sub after SIGTERM: %v\n%s", err, sub.proc.stderr())
-	}
-	c, err := checkSubLog(sub.file, sub.parsed, events, false, nil, 0)
-	if err != nil {
-		t.Fatalf("subscriber: %s: %v", c, err)
-	}
+	c := m.finishOneSub(ctx, pub, sub, events)
 	m.waitReplicas(ctx, rest, "the survivors applied the same index", 30*time.Second, func(sts map[string]replicaStatusView) bool {
 		a, b := sts[rest[0]], sts[rest[1]]
 		return a.Applied == b.Applied && a.Applied == a.Commit

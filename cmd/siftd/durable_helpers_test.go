@@ -732,3 +732,28 @@ func mustWrite(t *testing.T, es []sublog.Entry) string {
 	}
 	return path
 }
+
+// finishOneSub waits for the durable publisher pub to succeed and for
+// sub's log to hold every event of events it matches, stops sub, and
+// checks its log: each matching event once, in order, no gap. It fails
+// the test (with every router's view) otherwise and returns the check.
+func (m *durableMesh) finishOneSub(ctx context.Context, pub *bgProc, sub *durableSub, events []match.Event) logCheck {
+	t := m.t
+	t.Helper()
+	err := pub.wait()
+	if out := pub.p.stdout.String(); err != nil || !publishedRE.MatchString(out) {
+		t.Fatalf("durable pub: %v\n%s\n%s\n%s", err, out, pub.stderr(), m.logs())
+	}
+	want := len(matchingSeqs(sub.parsed, events))
+	if got := waitLogs(ctx, []*durableSub{sub}, []int{want}, 60*time.Second); got[0] != want {
+		t.Logf("sub %s logged %d of %d events", sub.id, got[0], want)
+	}
+	if err := sub.proc.stop(); err != nil {
+		t.Errorf("sub %s after SIGTERM: %v\n%s", sub.id, err, sub.proc.stderr())
+	}
+	c, err := checkSubLog(sub.file, sub.parsed, events, false, nil, 0)
+	if err != nil {
+		t.Fatalf("sub %s: %s: %v\n%s", sub.id, c, err, m.logs())
+	}
+	return c
+}
