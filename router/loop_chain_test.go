@@ -108,33 +108,23 @@ func (ch *loopChain) peer(i int, id ifaceID) (*chainNode, ifaceID) {
 // settle carries control frames on every link to the peer's loop, as
 // LinkFrames decoded from their encoding, until none is queued.
 func (ch *loopChain) settle() {
-	for range 100 {
+	ch.untilStill("control frames", func(i int, n *chainNode, id ifaceID) bool {
+		to, dst := ch.peer(i, id)
 		moved := false
-		for i, n := range ch.nodes {
-			for _, id := range []ifaceID{n.left, n.right} {
-				if id == 0 {
-					continue
-				}
-				to, dst := ch.peer(i, id)
-				for _, frame := range n.l.conns[id].q.takeControl(nil) {
-					moved = true
-					typ, body, _, err := wire.SplitFrame(frame, 0)
-					if err != nil {
-						ch.t.Fatal(err)
-					}
-					msg, err := wire.Decode(typ, body)
-					if err != nil {
-						ch.t.Fatalf("%s's control frame %s does not decode: %v", n.name, typ, err)
-					}
-					to.l.step(coreMsg(core.LinkFrame{Conn: dst, Msg: msg}))
-				}
+		for _, frame := range n.l.conns[id].q.takeControl(nil) {
+			moved = true
+			typ, body, _, err := wire.SplitFrame(frame, 0)
+			if err != nil {
+				ch.t.Fatal(err)
 			}
+			msg, err := wire.Decode(typ, body)
+			if err != nil {
+				ch.t.Fatalf("%s's control frame %s does not decode: %v", n.name, typ, err)
+			}
+			to.l.step(coreMsg(core.LinkFrame{Conn: dst, Msg: msg}))
 		}
-		if !moved {
-			return
-		}
-	}
-	ch.t.Fatal("the chain does not settle")
+		return moved
+	})
 }
 
 // readLink takes what node i queued on its link id and decodes it as the
@@ -192,15 +182,23 @@ func (ch *loopChain) checkWitness(n *chainNode, id ifaceID, d delivery) {
 // carryData steps every link's queued batches into the peers, decoded
 // with the peers' wanted names at the time, until nothing is queued.
 func (ch *loopChain) carryData() {
+	ch.untilStill("data batches", func(i int, _ *chainNode, id ifaceID) bool {
+		to, m, ok := ch.readLink(i, id)
+		if ok {
+			to.l.step(m)
+		}
+		return ok
+	})
+}
+
+// untilStill calls move on every link end of every node (its index, the
+// node, the link's interface) until no call moves anything.
+func (ch *loopChain) untilStill(what string, move func(i int, n *chainNode, id ifaceID) bool) {
 	for range 100 {
 		moved := false
 		for i, n := range ch.nodes {
 			for _, id := range []ifaceID{n.left, n.right} {
-				if id == 0 {
-					continue
-				}
-				if to, m, ok := ch.readLink(i, id); ok {
-					to.l.step(m)
+				if id != 0 && move(i, n, id) {
 					moved = true
 				}
 			}
@@ -209,7 +207,7 @@ func (ch *loopChain) carryData() {
 			return
 		}
 	}
-	ch.t.Fatal("the chain's data does not settle")
+	ch.t.Fatalf("%s still move on the chain's links after 100 rounds", what)
 }
 
 // checkDelivered checks that each client got ev exactly once with
