@@ -29,11 +29,14 @@ const coverDensity = 2
 // lost on the way is asked for again within a few round trips.
 func (s *SHB) coverLife() Tick { return 2 * s.cfg.NackRetry }
 
+// live reports whether c has not expired.
+func (s *SHB) live(c cover) bool { return s.now-c.at < s.coverLife() }
+
 // covered reports whether a live cover of pb holds t, and if so when it
 // expires.
 func (s *SHB) covered(pb *shbPubend, t Tick) (Tick, bool) {
 	for _, c := range pb.covers {
-		if c.r.From <= t && t <= c.r.To && s.now-c.at < s.coverLife() {
+		if c.r.Contains(t) && s.live(c) {
 			return c.at + s.coverLife(), true
 		}
 	}
@@ -43,7 +46,7 @@ func (s *SHB) covered(pb *shbPubend, t Tick) (Tick, bool) {
 // renewCover keeps alive the covers holding t, a tick just answered.
 func (s *SHB) renewCover(pb *shbPubend, t Tick) {
 	for i := range pb.covers {
-		if c := &pb.covers[i]; c.r.From <= t && t <= c.r.To {
+		if c := &pb.covers[i]; c.r.Contains(t) {
 			c.at = s.now
 		}
 	}
@@ -57,7 +60,7 @@ func (s *SHB) tryCover(cu *catchup, p string, i int) (bool, error) {
 	pb := s.pubs[p]
 	r := Range{cu.pending[i], cu.pending[min(len(cu.pending), i+s.cfg.CatchupWindow)-1]}
 	for _, c := range pb.covers {
-		if r.From < c.r.From && c.r.From <= r.To && s.now-c.at < s.coverLife() {
+		if r.Contains(c.r.From) && c.r.From != r.From && s.live(c) {
 			r.To = c.r.From - 1 // asked for already
 		}
 	}
@@ -88,10 +91,7 @@ func (s *SHB) wantedIn(p string, r Range) int {
 			continue
 		}
 		lo, _ := slices.BinarySearch(cu.pending, r.From)
-		hi, found := slices.BinarySearch(cu.pending, r.To)
-		if found {
-			hi++
-		}
+		hi, _ := slices.BinarySearch(cu.pending, r.To+1)
 		n += hi - lo
 	}
 	return n
@@ -101,6 +101,6 @@ func (s *SHB) wantedIn(p string, r Range) int {
 // L prefix.
 func (s *SHB) dropExpiredCovers(pb *shbPubend) {
 	pb.covers = slices.DeleteFunc(pb.covers, func(c cover) bool {
-		return s.now-c.at >= s.coverLife() || c.r.To <= pb.lost
+		return !s.live(c) || c.r.To <= pb.lost
 	})
 }

@@ -241,8 +241,8 @@ func (p *Parallel) NewSizedLoader(n int) Loader {
 	}
 	total := p.Len() + n
 	for i, s := range l.into {
-		s.resize(total)
-		l.loaders[i] = &fastLoader{x: s, b: newSegBuilder(), expect: n / len(l.into)}
+		s.resize(total) // the whole's layout; the shard's own share resolves to no other
+		l.loaders[i] = s.NewSizedLoader(n / len(l.into))
 	}
 	return l
 }

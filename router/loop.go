@@ -145,7 +145,7 @@ func (l *matchLoop) publish(in core.Publish, m loopMsg) {
 			panic("router: a validated batch no longer decodes: " + err.Error())
 		}
 	}
-	l.stepEvents(in, in.Conn, len(in.Pub.Events), m.at)
+	l.stepEvents(m.in, in.Conn, len(in.Pub.Events), m.at) // m.in: boxed once, by the reader
 }
 
 // stepEvents steps a batch of events read at at from connection from

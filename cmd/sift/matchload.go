@@ -38,7 +38,7 @@ func loadSubscriptionsFile(ctx context.Context, idx match.Index, opts matchOptio
 	defer pacer.Stop()
 	prog := newLoadProgress(stderr, opts, size)
 	expect := opts.expect
-	if expect <= 0 {
+	if _, sized := idx.(match.SizedLoader); sized && expect <= 0 {
 		if expect, err = countLines(f); err != nil {
 			return fmt.Errorf("match: %w", err)
 		}

@@ -97,7 +97,6 @@ type Output struct {
 // holds: filters added and removed, one entry per copy, in canonical
 // order. For a snapshot it is the difference from what the link held.
 type HeldChange struct {
-	Link        Link
 	Add, Remove []match.Filter
 }
 

@@ -73,7 +73,7 @@ func (m *Mesh) receiveRoutes(l *link, r *wire.Routes, out *Output) error {
 		m.unsubscribe(d, l.slot, f)
 		l.hold(f, -1)
 	}
-	out.Held = &HeldChange{Link: l.id, Add: add, Remove: remove}
+	out.Held = &HeldChange{Add: add, Remove: remove}
 	m.flush(d, out)
 	if r.Snapshot || len(r.Add) > 0 || len(r.Remove) == 0 {
 		m.barrier(out, l.id)
