@@ -275,8 +275,8 @@ func (s *sim) receive(r *simRouter, id mesh.Link, msg wire.Message) {
 	if err != nil {
 		s.t.Fatalf("%s: %v", r.name, err)
 	}
-	if rt, ok := msg.(*wire.Routes); ok {
-		if err := r.trees.Routes(id, rt); err != nil {
+	if h := out.Held; h != nil { // as the router's core: the mesh's parsed change
+		if err := r.trees.ApplyHeld(id, h.Add, h.Remove); err != nil {
 			s.t.Fatalf("%s: %v", r.name, err)
 		}
 	}

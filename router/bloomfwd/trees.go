@@ -27,9 +27,10 @@ type Trees struct {
 // linkTree is one link's tree and the filters it holds.
 type linkTree struct {
 	tree bloom.Tree
-	held map[string]*heldFilter // canonical text -> filter
-	// byWitness finds the held filters by witness (wire.FilterHash of
-	// the canonical text; several when hashes collide): witness.go.
+	// byWitness holds the distinct filters the link holds by witness
+	// (wire.FilterHash of the canonical text; several when hashes
+	// collide): the lookup of held filters and of RouteWitness
+	// (witness.go) alike, with no text kept.
 	byWitness map[uint64][]*heldFilter
 }
 
@@ -39,9 +40,11 @@ type anyMatcher interface {
 	MatchAny(e *bitset.BitSet) bool
 }
 
-// heldFilter is one distinct filter a link forwarded, with its Bloom
-// filter and how many times the link holds it.
+// heldFilter is one distinct filter a link forwarded (the parsed form
+// the mesh holds, shared), with its Bloom filter and how many times the
+// link holds it.
 type heldFilter struct {
+	f    match.Filter
 	bits *bitset.BitSet
 	n    int
 }
@@ -76,7 +79,7 @@ func (t *Trees) LinkUp(l mesh.Link) {
 		return
 	}
 	tree, _ := t.cfg.newTree() // NewTrees built one with this config
-	t.links[l] = &linkTree{tree: tree, held: make(map[string]*heldFilter), byWitness: make(map[uint64][]*heldFilter)}
+	t.links[l] = &linkTree{tree: tree, byWitness: make(map[uint64][]*heldFilter)}
 	t.order = append(t.order, l)
 	slices.Sort(t.order)
 }
@@ -90,88 +93,108 @@ func (t *Trees) LinkDown(l mesh.Link) {
 	t.order = slices.DeleteFunc(t.order, func(x mesh.Link) bool { return x == l })
 }
 
-// Routes applies a Routes message that router/mesh accepted from link l
-// (the mesh checked sequence and removals; this repeats the checks it
-// needs and changes nothing on error).
-func (t *Trees) Routes(l mesh.Link, r *wire.Routes) error {
+// ApplyHeld applies to link l's tree the net change a Routes message
+// that router/mesh accepted made to what the link holds
+// (mesh.HeldChange): one copy of each filter of remove goes, one of each
+// of add comes. The filters are the mesh's parsed ones, kept as they are,
+// so a forwarded filter is parsed once. Removing more copies of a filter
+// than the link holds is an error that changes nothing. A link not up is
+// ignored.
+func (t *Trees) ApplyHeld(l mesh.Link, add, remove []match.Filter) error {
 	lt, ok := t.links[l]
 	if !ok {
 		return nil
 	}
-	held := lt.held
-	net, err := t.change(held, r)
-	if err != nil {
+	if err := lt.checkRemovals(remove); err != nil {
 		return fmt.Errorf("bloom trees: routes from link %d: %w", l, err)
 	}
-	for _, text := range slices.Sorted(maps.Keys(net)) {
-		c := net[text]
-		h := held[text]
+	for _, f := range add {
+		h := lt.find(f)
 		if h == nil {
-			h = &heldFilter{bits: t.cfg.Params.Encode(c.f)}
-			held[text] = h
-			lt.addWitness(text, h)
+			h = lt.hold(f, t.cfg.Params.Encode(f))
 		}
-		for ; c.n > 0; c.n-- {
-			lt.tree.Insert(h.bits, uint64(l))
-			h.n++
-			t.n++
+		lt.tree.Insert(h.bits, uint64(l))
+		h.n++
+		t.n++
+	}
+	for _, f := range remove {
+		h := lt.find(f)
+		if err := lt.tree.Delete(h.bits, uint64(l)); err != nil {
+			panic(fmt.Sprintf("bloomfwd: tree lost a filter of link %d: %v", l, err)) // byWitness mirrors the tree
 		}
-		for ; c.n < 0; c.n++ {
-			if err := lt.tree.Delete(h.bits, uint64(l)); err != nil {
-				panic(fmt.Sprintf("bloomfwd: tree lost a filter of link %d: %v", l, err)) // held mirrors the tree
-			}
-			h.n--
-			t.n--
-		}
-		if h.n == 0 {
-			delete(held, text)
-			lt.dropWitness(text, h)
+		t.n--
+		if h.n--; h.n == 0 {
+			lt.drop(h)
 		}
 	}
 	return nil
 }
 
-type netFilter struct {
-	f match.Filter
-	n int
+// checkRemovals reports a filter of remove that the link holds fewer
+// copies of than remove names.
+func (lt *linkTree) checkRemovals(remove []match.Filter) error {
+	var taken map[*heldFilter]int
+	for _, f := range remove {
+		h := lt.find(f)
+		if h != nil && taken == nil {
+			taken = make(map[*heldFilter]int)
+		}
+		if h == nil || taken[h] == h.n {
+			return fmt.Errorf("removes %q, which it never sent", f)
+		}
+		taken[h]++
+	}
+	return nil
 }
 
-// change parses r into the net change of each filter against held.
-func (t *Trees) change(held map[string]*heldFilter, r *wire.Routes) (map[string]*netFilter, error) {
-	net := make(map[string]*netFilter)
-	if r.Snapshot {
-		for text, h := range held {
-			net[text] = &netFilter{n: -h.n}
-		}
-	}
-	count := func(text string, delta int) error {
-		f, err := match.Parse(text)
-		if err != nil {
-			return fmt.Errorf("filter %q: %w", text, err)
-		}
-		key := f.String()
-		c := net[key]
-		if c == nil {
-			c = &netFilter{}
-			net[key] = c
-		}
-		c.f, c.n = f, c.n+delta
-		if h := held[key]; (h == nil && c.n < 0) || (h != nil && h.n+c.n < 0) {
-			return fmt.Errorf("removes %q, which it never sent", text)
-		}
+// Routes applies a Routes message that router/mesh accepted from link l,
+// parsing its texts: a snapshot replaces what the link holds, an
+// incremental message removes, then adds. A router applies the mesh's
+// parsed change with ApplyHeld instead; Routes is for trees fed Routes
+// alone. It changes nothing on error.
+func (t *Trees) Routes(l mesh.Link, r *wire.Routes) error {
+	lt, ok := t.links[l]
+	if !ok {
 		return nil
 	}
-	for _, text := range r.Remove {
-		if err := count(text, -1); err != nil {
-			return nil, err
+	add, err := parseAll(r.Add)
+	if err != nil {
+		return fmt.Errorf("bloom trees: routes from link %d: %w", l, err)
+	}
+	remove, err := parseAll(r.Remove)
+	if err != nil {
+		return fmt.Errorf("bloom trees: routes from link %d: %w", l, err)
+	}
+	if r.Snapshot {
+		remove = lt.all()
+	}
+	return t.ApplyHeld(l, add, remove)
+}
+
+func parseAll(texts []string) ([]match.Filter, error) {
+	fs := make([]match.Filter, len(texts))
+	for i, text := range texts {
+		f, err := match.ParseCompact(text)
+		if err != nil {
+			return nil, fmt.Errorf("filter %q: %w", text, err)
+		}
+		fs[i] = f
+	}
+	return fs, nil
+}
+
+// all lists every copy of every filter the link holds, in witness order
+// (the trees change deterministically).
+func (lt *linkTree) all() []match.Filter {
+	var fs []match.Filter
+	for _, w := range slices.Sorted(maps.Keys(lt.byWitness)) {
+		for _, h := range lt.byWitness[w] {
+			for range h.n {
+				fs = append(fs, h.f)
+			}
 		}
 	}
-	for _, text := range r.Add {
-		if err := count(text, 1); err != nil {
-			return nil, err
-		}
-	}
-	return net, nil
+	return fs
 }
 
 // Route appends to dst the links, in increasing order, whose neighbour

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/bits-and-blooms/bitset"
 	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/match/bloom"
 	"github.com/sift-pubsub/sift/router/mesh"
 )
@@ -71,15 +73,28 @@ func (lt *linkTree) witnessed(summary []uint64, w uint64) bool {
 	return false
 }
 
-// addWitness indexes a filter the link now holds (canonical text).
-func (lt *linkTree) addWitness(text string, h *heldFilter) {
-	w := wire.FilterHash(text)
-	lt.byWitness[w] = append(lt.byWitness[w], h)
+// find returns the held filter equal to f, or nil.
+func (lt *linkTree) find(f match.Filter) *heldFilter {
+	for _, h := range lt.byWitness[wire.FilterHash(f.String())] {
+		if h.f.Equal(f) {
+			return h
+		}
+	}
+	return nil
 }
 
-// dropWitness forgets a filter the link no longer holds.
-func (lt *linkTree) dropWitness(text string, h *heldFilter) {
-	w := wire.FilterHash(text)
+// hold starts holding f, not held yet, with its Bloom filter bits (no
+// copy yet: the caller counts them).
+func (lt *linkTree) hold(f match.Filter, bits *bitset.BitSet) *heldFilter {
+	h := &heldFilter{f: f, bits: bits}
+	w := wire.FilterHash(f.String())
+	lt.byWitness[w] = append(lt.byWitness[w], h)
+	return h
+}
+
+// drop forgets a filter the link no longer holds.
+func (lt *linkTree) drop(h *heldFilter) {
+	w := wire.FilterHash(h.f.String())
 	hs := slices.DeleteFunc(lt.byWitness[w], func(x *heldFilter) bool { return x == h })
 	if len(hs) == 0 {
 		delete(lt.byWitness, w)

@@ -1,6 +1,7 @@
 package bloomfwd
 
 import (
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -106,14 +107,7 @@ func TestRouteWitnessIsRoute(t *testing.T) {
 				}
 			}
 			for l, texts := range held { // the index holds exactly the held filters
-				lt := tr.links[l]
-				n := 0
-				for _, hs := range lt.byWitness {
-					n += len(hs)
-				}
-				if n != len(lt.held) {
-					t.Fatalf("link %d: %d filters indexed by witness, %d held (%d references sent)", l, n, len(lt.held), len(texts))
-				}
+				checkHeld(t, tr.links[l], texts)
 			}
 		}
 		if decided == 0 {
@@ -134,5 +128,28 @@ func TestRouteWitnessBadSummary(t *testing.T) {
 	_, _, got := tr.RouteWitness(make([]uint64, 3), 0, 42, nil)
 	if want == nil || got == nil || got.Error() != want.Error() {
 		t.Fatalf("RouteWitness %v, Route %v", got, want)
+	}
+}
+
+// checkHeld fails unless lt holds exactly the filters of texts, with
+// their multiplicities, each under its own witness.
+func checkHeld(t *testing.T, lt *linkTree, texts []string) {
+	t.Helper()
+	want := map[string]int{}
+	for _, text := range texts {
+		want[match.MustParse(text).String()]++
+	}
+	got := map[string]int{}
+	for w, hs := range lt.byWitness {
+		for _, h := range hs {
+			text := h.f.String()
+			if wire.FilterHash(text) != w || h.n <= 0 || got[text] != 0 {
+				t.Fatalf("%q held under witness %#x with %d copies (seen before: %d)", text, w, h.n, got[text])
+			}
+			got[text] = h.n
+		}
+	}
+	if !maps.Equal(got, want) {
+		t.Fatalf("the link holds %v, was sent %v", got, want)
 	}
 }

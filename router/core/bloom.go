@@ -173,15 +173,15 @@ func (c *Core) bloomTerms(conn ConnID, id mesh.Link, m *wire.BloomTerms) {
 	c.bloomGauges()
 }
 
-// bloomRoutes mirrors into the trees a control message the mesh accepted
-// from a link.
-func (c *Core) bloomRoutes(conn ConnID, id mesh.Link, m wire.Message) {
-	r, ok := m.(*wire.Routes)
-	if c.bloom == nil || !ok {
+// bloomRoutes mirrors into the trees the change a Routes message the
+// mesh accepted from a link made (nil: not Routes), with the filters the
+// mesh parsed: a forwarded filter is parsed once.
+func (c *Core) bloomRoutes(conn ConnID, id mesh.Link, ch *mesh.HeldChange) {
+	if c.bloom == nil || ch == nil {
 		return
 	}
-	if err := c.bloom.trees.Routes(id, r); err != nil {
-		c.refuseLink(conn, err) // unreachable: the mesh accepted the same message
+	if err := c.bloom.trees.ApplyHeld(id, ch.Add, ch.Remove); err != nil {
+		c.refuseLink(conn, err) // unreachable: the mesh accepted the same change
 		return
 	}
 	c.bloomGauges()

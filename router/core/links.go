@@ -103,7 +103,7 @@ func (c *Core) linkFrame(in LinkFrame) {
 		c.refuseLink(in.Conn, err)
 		return
 	}
-	c.bloomRoutes(in.Conn, id, in.Msg)
+	c.bloomRoutes(in.Conn, id, out.Held)
 	c.apply(out)
 	c.mirrorRoutes(in.Conn, out.Held)
 }

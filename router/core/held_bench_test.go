@@ -1,0 +1,118 @@
+package core
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"testing"
+
+	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/match"
+	"github.com/sift-pubsub/sift/router/bloomfwd"
+	"github.com/sift-pubsub/sift/router/mesh"
+)
+
+// BenchmarkHeldFilters measures what an upstream router holds per filter
+// a link forwarded to it: one core (shallow table, as siftd's default)
+// receives SIFT_BENCH_HELD_N (default 10^4) distinct filters `k == "vI"`
+// (nothing covers anything, so every one is held apart) from one link, in
+// Routes parts of 2,000 filters (the first a snapshot, as a resync's
+// stream), then its live heap above the empty core's is reported per
+// filter (heap-B/filter), with the receiving CPU time per filter (the
+// benchmark's ns/op is one whole receive). SIFT_BENCH_HELD_HEAPPROFILE
+// names a file for a heap profile taken while the core holds everything
+// (go tool pprof -sample_index inuse_space).
+func BenchmarkHeldFilters(b *testing.B) {
+	n := 10_000
+	if s := os.Getenv("SIFT_BENCH_HELD_N"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = v
+	}
+	texts := make([]string, n)
+	for i := range texts {
+		texts[i] = fmt.Sprintf(`k == "v%d"`, i)
+	}
+	for _, fwd := range []string{"exact", "bloom"} {
+		b.Run("forward="+fwd, func(b *testing.B) {
+			for b.Loop() {
+				benchHeld(b, fwd == "bloom", texts)
+			}
+		})
+	}
+}
+
+func benchHeld(b *testing.B, bloomMode bool, texts []string) {
+	c, m := newHeldCore(b, bloomMode)
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const part = 2000
+	for seq, lo := uint64(1), 0; lo < len(texts); seq, lo = seq+1, lo+part {
+		r := &wire.Routes{Gen: 1, Seq: seq, Snapshot: lo == 0, Add: texts[lo:min(lo+part, len(texts))]}
+		stepHeld(b, c, LinkFrame{Conn: 1, Msg: r})
+	}
+	runtime.GC()
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if rc := m.RouteCounts(); len(rc) != 1 || rc[0].ReceivedCount != len(texts) || c.lt.Engine.Subscriptions() != len(texts) {
+		b.Fatalf("the core holds %+v filters from the link, its link table %d, want %d", rc, c.lt.Engine.Subscriptions(), len(texts))
+	}
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(len(texts)), "heap-B/filter")
+	if p := os.Getenv("SIFT_BENCH_HELD_HEAPPROFILE"); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runtime.KeepAlive(c)
+	runtime.KeepAlive(m)
+}
+
+// newHeldCore returns a core with one link up (connection 1) to a peer
+// that sends nothing yet.
+func newHeldCore(b *testing.B, bloomMode bool) (*Core, *mesh.Mesh) {
+	m, err := mesh.New(mesh.Config{Name: "up", MaxLinks: 4, Incarnation: 1, Table: "shallow"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	peer, err := mesh.New(mesh.Config{Name: "down", MaxLinks: 4, Incarnation: 2, Table: "shallow"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := Config{Mesh: m, Engine: NewEngine(match.NewFast(match.FastConfig{}), 0)}
+	if bloomMode {
+		cfg.Bloom = &bloomfwd.Config{}
+	}
+	c, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := peer.Hello()
+	if bloomMode {
+		h.Bloom = bloomfwd.WireParams(cfg.Bloom.Params.Resolved())
+	}
+	stepHeld(b, c, LinkUp{Conn: 1, Hello: h, SendHello: true})
+	return c, m
+}
+
+// stepHeld steps c and drops what it sends (the peer is not simulated).
+func stepHeld(b *testing.B, c *Core, in Input) {
+	if err := c.Step(in); err != nil {
+		b.Fatal(err)
+	}
+	for c.HasReady() {
+		if rd := c.Ready(); len(rd.Close) > 0 {
+			b.Fatalf("the core closed connection %d: %s", rd.Close[0].Conn, rd.Close[0].Reason)
+		}
+		c.Advance()
+	}
+}
