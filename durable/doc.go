@@ -144,6 +144,11 @@
 // least half of the PFS records of a session's next window, the window's
 // span is nacked as one range (a cover) whose answer, one store scan at
 // the pubend, serves every session; sparse spans are nacked tick by tick.
+// A cover leaves out the ticks already in flight on nacks of their own, so
+// no tick is asked for twice, and a session just back holds its first nack
+// while other sessions are still coming back (each within NackDelay of the
+// last, for at most NackRetry), so sessions back from one outage are
+// counted in one cover rather than nacking their ticks one by one.
 //
 // A router stamps each silence it made by filtering a D tick with its
 // incarnation and the link's filter-set generation; an SHB ignores such

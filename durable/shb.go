@@ -167,6 +167,11 @@ type SHB struct {
 	matchBuf   []match.ID
 	catching   map[*conn]struct{}
 	catchOrder []*conn
+	// catchGen counts the sessions that started catching up (a declined
+	// cover is tried again after it changes; see mayCover), and lastOpen
+	// is when a session last opened catching up (see held).
+	catchGen   uint64
+	lastOpen   Tick
 	out        []Envelope
 	now        Tick
 	lastReport Tick
@@ -182,6 +187,7 @@ type SHBStats struct {
 	Gaps          int // gap messages
 	CatchupNack   int // ticks nacked by catch-up streams
 	CatchupCovers int // spans nacked whole for every catch-up session (tryCover)
+	CoverDeclines int // spans tried as covers and found too sparse
 	RemoteNacks   int // ranges nacked for subscribers registered elsewhere (reconnect anywhere)
 	ClaimDrops    int // registrations dropped for a claim from another SHB
 	StreamNacks   int // nack messages sent by istreams

@@ -21,6 +21,13 @@ type catchup struct {
 	// (see nackCatchup).
 	nackedTo Tick
 	nextDue  Tick
+	// declinedGen and declinedAt say when a cover was last declined for
+	// the session (SHB.catchGen then, and the time; see mayCover).
+	declinedGen uint64
+	declinedAt  Tick
+	// holding: the session's first nack is held since openedAt (see held).
+	holding  bool
+	openedAt Tick
 }
 
 func newCatchup(pos Tick) *catchup {
@@ -125,23 +132,26 @@ func (s *SHB) deliverReady(c *conn, p string) {
 }
 
 // nackCatchup nacks the first CatchupWindow pending ticks whose event is
-// not at hand. The first such tick not covered by a live cover (a span
-// already nacked whole for every session) starts a new cover when the
-// catch-up sessions want enough of the span (tryCover); the ticks left
-// are nacked one by one, each again with exponential backoff until it
-// comes. The retry state of a tick is the pubend's (shbPubend.fetch),
-// shared by every catch-up session: sessions that want the same tick
-// (subscribers with the same or overlapping filters, back at once) nack
-// it once, and its answer goes to all of them (offerCatchups). It is
-// called after every input, for every catch-up session: when every tick
-// of the window was nacked already (the window did not slide past
-// nackedTo) and no nack is due again before nextDue, there is nothing to
-// do and it returns at once, so work per input does not grow with the
-// sessions and windows that did not change.
+// not at hand. A tick already nacked (by any session) keeps its own retry
+// state, the pubend's (shbPubend.fetch), shared by every catch-up
+// session: sessions that want the same tick (subscribers with the same or
+// overlapping filters, back at once) nack it once, and its answer goes to
+// all of them (offerCatchups); each is nacked again with exponential
+// backoff until it comes. Of the ticks not nacked yet, those in a live
+// cover (a span already nacked whole for every session) wait for it; the
+// first one outside starts a new cover when the catch-up sessions want
+// enough of the span (tryCover); the others are nacked one by one. A
+// session just back holds its first nack while other sessions are coming
+// back (held), so that they are counted in one cover. It is called after
+// every input, for every catch-up session: when every tick of the window
+// was nacked already (the window did not slide past nackedTo) and no
+// nack is due again before nextDue, there is nothing to do and it returns
+// at once, so work per input does not grow with the sessions and windows
+// that did not change.
 func (s *SHB) nackCatchup(cu *catchup, p string) error {
 	pb := s.pubs[p]
 	window := cu.pending[:min(len(cu.pending), s.cfg.CatchupWindow)]
-	if len(window) == 0 || (s.now < cu.nextDue && window[len(window)-1] <= cu.nackedTo) {
+	if len(window) == 0 || (s.now < cu.nextDue && window[len(window)-1] <= cu.nackedTo) || s.held(cu) {
 		return nil
 	}
 	var rs []Range
@@ -151,23 +161,23 @@ func (s *SHB) nackCatchup(cu *catchup, p string) error {
 		if _, ok := cu.events[t]; ok {
 			continue
 		}
-		if until, ok := s.covered(pb, t); ok {
-			cu.nextDue = min(cu.nextDue, until)
-			continue
-		}
-		if !tried {
-			tried = true
-			ok, err := s.tryCover(cu, p, i)
-			if err != nil {
-				return err
-			}
-			if ok {
-				cu.nextDue = min(cu.nextDue, s.now+s.coverLife())
-				continue
-			}
-		}
 		r := pb.fetch[t]
 		if r == nil {
+			if until, ok := s.covered(pb, t); ok {
+				cu.nextDue = min(cu.nextDue, until)
+				continue
+			}
+			if !tried && s.mayCover(cu) {
+				tried = true
+				ok, err := s.tryCover(cu, p, i)
+				if err != nil {
+					return err
+				}
+				if ok {
+					cu.nextDue = min(cu.nextDue, s.now+s.coverLife())
+					continue
+				}
+			}
 			r = &retry{}
 			pb.fetch[t] = r
 		}
@@ -184,6 +194,24 @@ func (s *SHB) nackCatchup(cu *catchup, p string) error {
 	s.Stats.CatchupNack += len(rs)
 	s.send(s.cfg.Upstream, Msg{Kind: MsgNack, Pubend: p, Ranges: mergeRanges(rs)})
 	return nil
+}
+
+// held reports whether cu's first nack is still held: while sessions keep
+// coming back (the last opened less than NackDelay ago), for at most
+// NackRetry after cu's own. Sessions back together from one outage (an
+// SHB restart, a network partition healed) then try their covers once
+// all of them are catching up, so the first ones back do not nack their
+// ticks one by one, sparse among the others', and a later cover fetch the
+// rest around them.
+func (s *SHB) held(cu *catchup) bool {
+	if !cu.holding {
+		return false
+	}
+	if s.now-s.lastOpen < s.cfg.NackDelay && s.now-cu.openedAt < s.cfg.NackRetry {
+		return true
+	}
+	cu.holding = false
+	return false
 }
 
 // join hands a caught-up session to the constream: everything up to LD has

@@ -67,6 +67,7 @@ func (s *SHB) addCatching(c *conn) {
 		return
 	}
 	s.catching[c] = struct{}{}
+	s.catchGen++
 	i, _ := slices.BinarySearchFunc(s.catchOrder, c.sub.id, func(x *conn, id string) int { return strings.Compare(x.sub.id, id) })
 	s.catchOrder = slices.Insert(s.catchOrder, i, c)
 }

@@ -52,10 +52,14 @@ func (s *SHB) renewCover(pb *shbPubend, t Tick) {
 	}
 }
 
-// tryCover nacks, as one range, the span from cu.pending[i] (a tick not at
-// hand and not covered) through the next CatchupWindow pending ticks of
-// the session (up to the next live cover), if the pubend's catch-up sessions want enough of the span's
-// PFS records (coverDensity). It reports whether it did.
+// tryCover nacks the span from cu.pending[i] (a tick not at hand, not
+// covered and not in flight) through the next CatchupWindow pending ticks
+// of the session (up to the next live cover) for every catch-up session,
+// if they want enough of the span's PFS records (coverDensity). Ticks of
+// the span already in flight on nacks of their own (pb.fetch) are left
+// out of the nack, so no tick is asked for twice. It reports whether it
+// nacked; a declined span is not tried again for the session until
+// another session starts catching up or NackRetry has passed (mayCover).
 func (s *SHB) tryCover(cu *catchup, p string, i int) (bool, error) {
 	pb := s.pubs[p]
 	r := Range{cu.pending[i], cu.pending[min(len(cu.pending), i+s.cfg.CatchupWindow)-1]}
@@ -71,30 +75,75 @@ func (s *SHB) tryCover(cu *catchup, p string, i int) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if coverDensity*s.wantedIn(p, r) < records {
+	wanted, inFlight := s.wantedIn(pb, r)
+	if coverDensity*wanted < records {
+		cu.declinedGen, cu.declinedAt = s.catchGen, s.now
+		s.Stats.CoverDeclines++
 		return false, nil
 	}
+	rs := s.holed(r, inFlight)
+	r.To = rs[len(rs)-1].To
 	s.dropExpiredCovers(pb)
 	pb.covers = append(pb.covers, cover{r: r, at: s.now})
 	s.Stats.CatchupCovers++
-	s.send(s.cfg.Upstream, Msg{Kind: MsgNack, Pubend: p, Ranges: []Range{r}})
+	s.send(s.cfg.Upstream, Msg{Kind: MsgNack, Pubend: p, Ranges: rs})
 	return true, nil
 }
 
-// wantedIn counts the pending ticks of pubend p's catch-up sessions in r:
-// a binary search per session, done once per cover tried.
-func (s *SHB) wantedIn(p string, r Range) int {
+// mayCover reports whether a cover may be tried for cu: not while a span
+// of it was declined and nothing has changed since, so a session whose
+// window slides past single ticks does not pay a declined cover (two
+// binary searches over the PFS, one over each catch-up session) per tick.
+func (s *SHB) mayCover(cu *catchup) bool {
+	return cu.declinedGen != s.catchGen || s.now-cu.declinedAt >= s.cfg.NackRetry
+}
+
+// holed returns r less the ticks in inFlight (ascending, inside r): the
+// ranges of a cover. At most CatchupWindow holes are cut; past them the
+// span ends before the next hole.
+func (s *SHB) holed(r Range, inFlight []Tick) []Range {
+	var rs []Range
+	from := r.From
+	for n, t := range inFlight {
+		if n == s.cfg.CatchupWindow {
+			break
+		}
+		if t > from {
+			rs = append(rs, Range{from, t - 1})
+		}
+		from = t + 1
+	}
+	if len(inFlight) <= s.cfg.CatchupWindow && from <= r.To {
+		rs = append(rs, Range{from, r.To})
+	}
+	return rs
+}
+
+// wantedIn counts the pending ticks of pb's catch-up sessions in r (a
+// binary search per session, done once per cover tried) and returns those
+// already in flight on nacks of their own, ascending.
+func (s *SHB) wantedIn(pb *shbPubend, r Range) (int, []Tick) {
 	n := 0
+	var inFlight []Tick
 	for _, c := range s.catchingConns() {
-		cu := c.streams[p].catchup
+		cu := c.streams[pb.id].catchup
 		if cu == nil {
 			continue
 		}
 		lo, _ := slices.BinarySearch(cu.pending, r.From)
 		hi, _ := slices.BinarySearch(cu.pending, r.To+1)
 		n += hi - lo
+		if len(pb.fetch) == 0 {
+			continue
+		}
+		for _, t := range cu.pending[lo:hi] {
+			if pb.fetch[t] != nil {
+				inFlight = append(inFlight, t)
+			}
+		}
 	}
-	return n
+	slices.Sort(inFlight)
+	return n, slices.Compact(inFlight)
 }
 
 // dropExpiredCovers forgets the covers that expired or lie at or below the

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sift-pubsub/sift/match"
+	"pgregory.net/rapid"
 )
 
 // coverRig drives one SHB against a PHB played by the test: every nack is
@@ -38,34 +39,63 @@ func newCoverRig(t *testing.T) *coverRig {
 // those the answers cause, until the SHB is quiet.
 func (g *coverRig) step(m Msg, from string) {
 	g.t.Helper()
-	queue := []Envelope{{From: from, To: "shb", Msg: m}}
-	for len(queue) > 0 {
+	g.now++
+	g.run(g.s.Step(g.now, Envelope{From: from, To: "shb", Msg: m}))
+}
+
+// tick fires the SHB's timer NackDelay later (a held first nack goes out)
+// and handles what follows as step does.
+func (g *coverRig) tick() {
+	g.t.Helper()
+	g.now += g.s.cfg.NackDelay
+	g.run(g.s.Tick(g.now))
+}
+
+// run handles the output of the SHB's last step (err its error), then
+// steps the answers of its nacks in turn until the SHB is quiet.
+func (g *coverRig) run(err error) {
+	g.t.Helper()
+	var queue []Envelope
+	for {
+		if err != nil {
+			g.t.Fatal(err)
+		}
+		queue = append(queue, g.handle()...)
+		if len(queue) == 0 {
+			return
+		}
 		env := queue[0]
 		queue = queue[1:]
 		g.now++
-		if err := g.s.Step(g.now, env); err != nil {
-			g.t.Fatal(err)
-		}
-		rd := g.s.Ready()
-		if err := g.st.Apply(rd.Writes, rd.Sync); err != nil {
-			g.t.Fatal(err)
-		}
-		for _, out := range rd.Msgs {
-			switch out.Msg.Kind {
-			case MsgNack:
-				for _, r := range out.Msg.Ranges {
-					g.nacks = append(g.nacks, r)
-					if g.hold {
-						g.held = append(g.held, g.answer(r)...)
-					} else {
-						queue = append(queue, g.answer(r)...)
-					}
+		err = g.s.Step(g.now, env)
+	}
+}
+
+// handle applies the SHB's writes, records its nacks and events, and
+// returns the answers to step now (none while g.hold).
+func (g *coverRig) handle() []Envelope {
+	g.t.Helper()
+	rd := g.s.Ready()
+	if err := g.st.Apply(rd.Writes, rd.Sync); err != nil {
+		g.t.Fatal(err)
+	}
+	var answers []Envelope
+	for _, out := range rd.Msgs {
+		switch out.Msg.Kind {
+		case MsgNack:
+			for _, r := range out.Msg.Ranges {
+				g.nacks = append(g.nacks, r)
+				if g.hold {
+					g.held = append(g.held, g.answer(r)...)
+				} else {
+					answers = append(answers, g.answer(r)...)
 				}
-			case MsgEvent:
-				g.got[out.To] = append(g.got[out.To], out.Msg.Tick)
 			}
+		case MsgEvent:
+			g.got[out.To] = append(g.got[out.To], out.Msg.Tick)
 		}
 	}
+	return answers
 }
 
 // answer is the PHB's answer to a nack of r: D for each logged tick.
@@ -136,10 +166,12 @@ func (g *coverRig) complete(i, subs, ticks int) {
 }
 
 // TestSHBCatchupCoversDisjointSessions: 50 subscribers with disjoint
-// filters back (their nacks' answers overlapping) to a backlog of 2,000 ticks (tail of 1, so every
-// event is fetched): the sessions' windows are fetched as shared ranges,
-// not a nack per tick, every subscriber gets each of its events once and
-// in order, and no more than coverDensity times the backlog is answered.
+// filters back together (their nacks' answers overlapping) to a backlog
+// of 2,000 ticks (tail of 1, so every event is fetched): their first
+// nacks are held until all are back, so the backlog is fetched as shared
+// covers (two: the first session's window starts at tick 50, the second's
+// at 1), no tick nacked on its own, every event answered once, and every subscriber gets each
+// of its events once and in order.
 func TestSHBCatchupCoversDisjointSessions(t *testing.T) {
 	const subs, ticks = 50, 2000
 	g := newCoverRig(t)
@@ -148,6 +180,40 @@ func TestSHBCatchupCoversDisjointSessions(t *testing.T) {
 	for i := range subs {
 		g.resume(i, subs)
 	}
+	if len(g.nacks) != 0 {
+		t.Fatalf("%d ranges nacked while sessions were still coming back", len(g.nacks))
+	}
+	g.tick()
+	g.release()
+	for i := range subs {
+		g.complete(i, subs, ticks)
+	}
+	if g.s.Stats.CatchupCovers > 2 || g.s.Stats.CatchupNack != 0 {
+		t.Fatalf("%d covers and %d single ticks nacked (%v), want two covers", g.s.Stats.CatchupCovers, g.s.Stats.CatchupNack, g.nacks)
+	}
+	if g.answered != ticks {
+		t.Fatalf("%d events answered for a backlog of %d", g.answered, ticks)
+	}
+}
+
+// TestSHBCatchupCoverLeavesOutInFlight: one subscriber back alone nacks
+// its sparse ticks one by one; the 49 others back later (answers still on
+// the way) fetch the backlog as covers around those ticks: no tick is
+// asked for twice, and everyone is complete and in order.
+func TestSHBCatchupCoverLeavesOutInFlight(t *testing.T) {
+	const subs, ticks = 50, 2000
+	g := newCoverRig(t)
+	g.backlog(subs, ticks, func(int) bool { return false })
+	g.hold = true
+	g.resume(0, subs)
+	g.tick()
+	if g.s.Stats.CatchupCovers != 0 || g.s.Stats.CatchupNack != ticks/subs {
+		t.Fatalf("alone: %d covers, %d ticks nacked; want 0 and %d", g.s.Stats.CatchupCovers, g.s.Stats.CatchupNack, ticks/subs)
+	}
+	for i := 1; i < subs; i++ {
+		g.resume(i, subs)
+	}
+	g.tick()
 	g.release()
 	for i := range subs {
 		g.complete(i, subs, ticks)
@@ -155,29 +221,36 @@ func TestSHBCatchupCoversDisjointSessions(t *testing.T) {
 	if g.s.Stats.CatchupCovers == 0 {
 		t.Fatalf("no cover: %d nacked ranges", len(g.nacks))
 	}
-	// The first sessions back are alone and sparse (one record in 50 is
-	// theirs) and nack tick by tick; once half of them are back, their
-	// windows are dense and fetched as ranges.
-	if len(g.nacks) >= ticks/2 {
-		t.Fatalf("%d nacked ranges for %d ticks: not fetched as ranges", len(g.nacks), ticks)
+	seen := map[Tick]bool{}
+	for _, r := range g.nacks {
+		for tk := r.From; tk <= r.To; tk++ {
+			if seen[tk] {
+				t.Fatalf("tick %d nacked twice (%v)", tk, g.nacks)
+			}
+			seen[tk] = true
+		}
 	}
-	if g.answered > coverDensity*ticks {
+	if g.answered != ticks {
 		t.Fatalf("%d events answered for a backlog of %d", g.answered, ticks)
 	}
-	t.Logf("%d ranges nacked (%d covers), %d events answered for %d", len(g.nacks), g.s.Stats.CatchupCovers, g.answered, ticks)
 }
 
 // TestSHBCatchupSparseNacksTicks: one subscriber behind among 19 up to
 // date wants one PFS record in 20 of the span it misses: it nacks its
-// own ticks, never a range that would fetch the others' events.
+// own ticks, never a range that would fetch the others' events, and the
+// declined cover is not tried again as its window slides.
 func TestSHBCatchupSparseNacksTicks(t *testing.T) {
-	const subs, ticks = 20, 400
+	const subs, ticks = 20, 6000
 	g := newCoverRig(t)
 	g.backlog(subs, ticks, func(i int) bool { return i != 7 })
 	g.resume(7, subs)
+	g.tick()
 	g.complete(7, subs, ticks)
 	if g.s.Stats.CatchupCovers != 0 {
 		t.Fatalf("%d covers for a sparse span", g.s.Stats.CatchupCovers)
+	}
+	if g.s.Stats.CoverDeclines != 1 {
+		t.Fatalf("%d covers declined for one session catching up %d ticks, want 1", g.s.Stats.CoverDeclines, ticks/subs)
 	}
 	for _, r := range g.nacks {
 		if r.From != r.To || int(r.From)%subs != 7 {
@@ -187,4 +260,48 @@ func TestSHBCatchupSparseNacksTicks(t *testing.T) {
 	if g.answered != ticks/subs {
 		t.Fatalf("%d events answered, want %d", g.answered, ticks/subs)
 	}
+}
+
+// TestHoledProperty: a cover's ranges are ascending, disjoint, inside the
+// span, start at its first tick, hold no tick in flight and every other
+// tick up to their end, and stop at the first hole past CatchupWindow.
+func TestHoledProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := &SHB{cfg: SHBConfig{CatchupWindow: rapid.IntRange(1, 8).Draw(t, "window")}}
+		from := Tick(rapid.IntRange(1, 100).Draw(t, "from"))
+		r := Range{from, from + Tick(rapid.IntRange(1, 60).Draw(t, "len"))}
+		in := map[Tick]bool{}
+		var inFlight []Tick
+		for tk := r.From + 1; tk <= r.To; tk++ {
+			if rapid.Bool().Draw(t, "hole") {
+				in[tk] = true
+				inFlight = append(inFlight, tk)
+			}
+		}
+		rs := s.holed(r, inFlight)
+		if len(rs) == 0 || rs[0].From != r.From {
+			t.Fatalf("holed(%v, %v) = %v: does not start at the span", r, inFlight, rs)
+		}
+		end := rs[len(rs)-1].To
+		asked := map[Tick]bool{}
+		for i, x := range rs {
+			if x.From > x.To || x.To > r.To || (i > 0 && x.From <= rs[i-1].To) {
+				t.Fatalf("holed(%v, %v) = %v: range %v out of order or outside", r, inFlight, rs, x)
+			}
+			for tk := x.From; tk <= x.To; tk++ {
+				asked[tk] = true
+			}
+		}
+		for tk := r.From; tk <= end; tk++ {
+			if asked[tk] == in[tk] {
+				t.Fatalf("holed(%v, %v) = %v: tick %d asked %v, in flight %v", r, inFlight, rs, tk, asked[tk], in[tk])
+			}
+		}
+		if len(inFlight) <= s.cfg.CatchupWindow && end != r.To && !in[r.To] {
+			t.Fatalf("holed(%v, %v) = %v: ends at %d with at most CatchupWindow holes", r, inFlight, rs, end)
+		}
+		if len(inFlight) > s.cfg.CatchupWindow && end >= inFlight[s.cfg.CatchupWindow] {
+			t.Fatalf("holed(%v, %v) = %v: past the hole after CatchupWindow", r, inFlight, rs)
+		}
+	})
 }

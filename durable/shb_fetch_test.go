@@ -9,7 +9,7 @@ import (
 
 // TestSHBCatchupSharesNacks: 20 subscribers with the same filter come
 // back at once to a backlog of 100 ticks (tail of 1, so every event is
-// fetched): each tick is nacked upstream once, not once per session, and
+// fetched): once all are back, each tick is nacked upstream once, not once per session, and
 // one answer per tick completes every session, each getting all 100
 // events in order.
 func TestSHBCatchupSharesNacks(t *testing.T) {
@@ -22,10 +22,9 @@ func TestSHBCatchupSharesNacks(t *testing.T) {
 	var now Tick
 	nacked := map[Tick]int{}
 	got := map[string][]Tick{}
-	step := func(m Msg, from string) {
+	handle := func(err error) {
 		t.Helper()
-		now++
-		if err := s.Step(now, Envelope{From: from, To: "shb", Msg: m}); err != nil {
+		if err != nil {
 			t.Fatal(err)
 		}
 		rd := s.Ready()
@@ -45,6 +44,11 @@ func TestSHBCatchupSharesNacks(t *testing.T) {
 			}
 		}
 	}
+	step := func(m Msg, from string) {
+		t.Helper()
+		now++
+		handle(s.Step(now, Envelope{From: from, To: "shb", Msg: m}))
+	}
 	all := match.MustParse(`g >= 0`)
 	for i := range subs {
 		id := fmt.Sprintf("s%02d", i)
@@ -61,6 +65,8 @@ func TestSHBCatchupSharesNacks(t *testing.T) {
 		id := fmt.Sprintf("s%02d", i)
 		step(Msg{Kind: MsgResume, Sub: id, Session: 2, Filter: all, HasCT: true, CT: CT{"p": 0}}, id)
 	}
+	now += s.cfg.NackDelay // the sessions' first nacks are held until all are back
+	handle(s.Tick(now))
 	for tk := Tick(1); tk <= ticks; tk++ {
 		if nacked[tk] != 1 {
 			t.Fatalf("tick %d nacked %d times by %d sessions, want once", tk, nacked[tk], subs)

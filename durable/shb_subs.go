@@ -126,6 +126,10 @@ func (s *SHB) open(d *durableSub, node string, session uint64, start CT) {
 		case start[p] < s.pubs[p].ld:
 			cs.catchup = newCatchup(start[p])
 		}
+		if cs.catchup != nil {
+			cs.catchup.holding, cs.catchup.openedAt = true, s.now
+			s.lastOpen = s.now
+		}
 		c.streams[p] = cs
 	}
 	s.setConn(d.id, c) // enters it in catching if a stream catches up
