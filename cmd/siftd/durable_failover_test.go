@@ -61,10 +61,7 @@ func TestReplicatedFailoverLeaderGone(t *testing.T) {
 	t.Logf("killed the leader %s; %s leads after %v", gone, m.leaderOf(rest), time.Since(killed).Round(time.Millisecond))
 
 	c := m.finishOneSub(ctx, pub, sub, events)
-	m.waitReplicas(ctx, rest, "the survivors applied the same index", 30*time.Second, func(sts map[string]replicaStatusView) bool {
-		a, b := sts[rest[0]], sts[rest[1]]
-		return a.Applied == b.Applied && a.Applied == a.Commit
-	})
+	m.waitCaughtUp(ctx, rest, 30*time.Second)
 	failover, err := failoverFrom(sub.file, killed)
 	if err != nil {
 		t.Fatal(err)

@@ -28,6 +28,9 @@ type group struct {
 	// first replica that applied it; every other must apply the same.
 	applied map[uint64]uint64
 	wiped   bool // one replica's disk was wiped (at most one per run)
+	// catchUp is the commit index every replica must apply before the run
+	// is caught up (replicaBehind).
+	catchUp uint64
 }
 
 // replicaTick is the simulated raft tick: elections time out after 50
@@ -291,7 +294,8 @@ func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
 }
 
 // replicaLagging describes what a replicated pubend has not done yet
-// ("" when done): every replica up, and every replica's log released.
+// ("" when done): every replica up, every replica's log released, and
+// every replica caught up with its group's leader.
 func (w *world) replicaLagging(n *node) string {
 	if n.replica == nil {
 		return n.name + " is down"
@@ -300,6 +304,32 @@ func (w *world) replicaLagging(n *node) string {
 	pre := append(replica.StatePrefix(p), durable.PHBLogPrefix(p)...)
 	if k := n.store.Keys(pre); len(k) > 0 {
 		return fmt.Sprintf("%s still logs %d events (leader %q)", n.name, len(k), n.replica.Leader())
+	}
+	return w.replicaBehind(n)
+}
+
+// replicaBehind describes how replica n is behind its group (""
+// when it is not): once the faults heal, every replica must apply every
+// entry committed by then, or a later leader change could stall on a
+// replica that never heard of entries committed long before. The target
+// is the leader's commit index the first time it is asked (a leader
+// keeps committing, silences' tick marks among others, so the replicas
+// seldom show one index at one instant).
+func (w *world) replicaBehind(n *node) string {
+	g := n.group
+	if g.catchUp == 0 {
+		for _, name := range g.replicas {
+			if m := w.nodes[name]; m.up && m.replica != nil && m.replica.Leading() {
+				g.catchUp = m.replica.Status().GetCommit()
+			}
+		}
+		if g.catchUp == 0 {
+			return fmt.Sprintf("%s: no replica of %s leads", n.name, g.pubend)
+		}
+	}
+	if st := n.replica.Status(); st.Applied < g.catchUp {
+		return fmt.Sprintf("%s has applied %d (commit %d, term %d) of the %d entries its group had committed",
+			n.name, st.Applied, st.GetCommit(), st.GetTerm(), g.catchUp)
 	}
 	return ""
 }
