@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/sift-pubsub/sift/match"
@@ -17,17 +18,7 @@ import (
 type Stream struct {
 	base Tick
 	lost Tick
-	runs []run // sorted, disjoint, all above floor(); adjacent S runs merged
-	// arr is the whole array runs lies in, from runs[0]'s slot head
-	// onward: runs == arr[head:head+len(runs)]. The slots before head,
-	// freed by runs dropped from the front, let a run inserted near the
-	// front move the runs before it down instead of every run after it
-	// up. A stream that fills a hole below many known runs (an SHB
-	// fetching a long outage while the newest knowledge is already in)
-	// inserts just above its front at every message: each insert then
-	// costs the few runs before it, not the thousands after it.
-	arr  []run
-	head int
+	runs runs // sorted, disjoint, all above floor(); adjacent S runs merged
 }
 
 // run is a maximal range of one known state: S over [from, to], or D at a
@@ -59,25 +50,16 @@ func (s *Stream) Get(t Tick) (State, match.Event) {
 	if t <= s.base {
 		return Q, match.Event{}
 	}
-	i := s.search(t)
-	if i < len(s.runs) && s.runs[i].from <= t {
-		return s.runs[i].state, s.runs[i].event
+	if i := s.search(t); i < s.runs.len() && s.runs.at(i).from <= t {
+		r := s.runs.at(i)
+		return r.state, r.event
 	}
 	return Q, match.Event{}
 }
 
 // search returns the index of the first run ending at or after t.
 func (s *Stream) search(t Tick) int {
-	i, _ := slices.BinarySearchFunc(s.runs, t, func(r run, t Tick) int {
-		switch {
-		case r.to < t:
-			return -1
-		case r.from > t:
-			return 1
-		}
-		return 0
-	})
-	return i
+	return sort.Search(s.runs.len(), func(i int) bool { return s.runs.at(i).to >= t })
 }
 
 // AddSilence records that ticks [from, to] are S and returns the ranges
@@ -124,19 +106,12 @@ func (s *Stream) Advance(upto Tick) {
 // dropThrough removes runs at or below t, trimming one that straddles it.
 func (s *Stream) dropThrough(t Tick) {
 	i := 0
-	for i < len(s.runs) && s.runs[i].to <= t {
+	for i < s.runs.len() && s.runs.at(i).to <= t {
 		i++
 	}
-	// Reslice rather than copy the rest down: streams drop from the front
-	// at every step (a router's cache trims its oldest run per message),
-	// and copying thousands of runs each time was most of a message's
-	// cost. The dropped runs are zeroed so their events are not kept; the
-	// array is compacted when append grows it.
-	clear(s.runs[:i])
-	s.runs = s.runs[i:]
-	s.head += i
-	if len(s.runs) > 0 && s.runs[0].from <= t {
-		s.runs[0].from = t + 1
+	s.runs.dropFront(i)
+	if s.runs.len() > 0 && s.runs.at(0).from <= t {
+		s.runs.at(0).from = t + 1
 	}
 }
 
@@ -147,54 +122,29 @@ func (s *Stream) dropThrough(t Tick) {
 func (s *Stream) insert(r run) {
 	i := s.search(r.from)
 	if r.state == S {
-		joinsNext := i < len(s.runs) && s.runs[i].state == S && s.runs[i].from == r.to+1
-		joinsPrev := i > 0 && s.runs[i-1].state == S && s.runs[i-1].to+1 == r.from
+		var prev, next *run
+		if i > 0 {
+			prev = s.runs.at(i - 1)
+		}
+		if i < s.runs.len() {
+			next = s.runs.at(i)
+		}
+		joinsNext := next != nil && next.state == S && next.from == r.to+1
+		joinsPrev := prev != nil && prev.state == S && prev.to+1 == r.from
 		switch {
 		case joinsPrev && joinsNext:
-			s.runs[i-1].to = s.runs[i].to
-			s.removeAt(i)
+			prev.to = next.to
+			s.runs.remove(i)
 			return
 		case joinsPrev:
-			s.runs[i-1].to = r.to
+			prev.to = r.to
 			return
 		case joinsNext:
-			s.runs[i].from = r.from
+			next.from = r.from
 			return
 		}
 	}
-	s.insertAt(i, r)
-}
-
-// insertAt puts r at index i, moving whichever side of i is shorter and
-// has room: the runs before i down into the free slots at the front, or
-// the runs from i up.
-func (s *Stream) insertAt(i int, r run) {
-	n := len(s.runs)
-	if s.head > 0 && i <= n/2 {
-		copy(s.arr[s.head-1:], s.arr[s.head:s.head+i])
-		s.head--
-		s.arr[s.head+i] = r
-		s.runs = s.arr[s.head : s.head+n+1]
-		return
-	}
-	before := cap(s.runs)
-	s.runs = slices.Insert(s.runs, i, r)
-	if cap(s.runs) != before || s.arr == nil {
-		s.arr, s.head = s.runs[:cap(s.runs)], 0 // a new array
-	}
-}
-
-// removeAt removes the run at index i, moving whichever side is shorter.
-func (s *Stream) removeAt(i int) {
-	n := len(s.runs)
-	if i < n/2 {
-		copy(s.runs[1:i+1], s.runs[:i])
-		s.runs[0] = run{}
-		s.runs = s.runs[1:]
-		s.head++
-		return
-	}
-	s.runs = slices.Delete(s.runs, i, i+1)
+	s.runs.insert(i, r)
 }
 
 // qRanges returns the Q sub-ranges of r, in order.
@@ -205,11 +155,12 @@ func (s *Stream) qRanges(r Range) []Range {
 	}
 	var out []Range
 	next := r.From
-	for i := s.search(r.From); i < len(s.runs) && s.runs[i].from <= r.To; i++ {
-		if s.runs[i].from > next {
-			out = append(out, Range{next, s.runs[i].from - 1})
+	for i := s.search(r.From); i < s.runs.len() && s.runs.at(i).from <= r.To; i++ {
+		ru := s.runs.at(i)
+		if ru.from > next {
+			out = append(out, Range{next, ru.from - 1})
 		}
-		next = s.runs[i].to + 1
+		next = ru.to + 1
 	}
 	if next <= r.To {
 		out = append(out, Range{next, r.To})
@@ -220,21 +171,18 @@ func (s *Stream) qRanges(r Range) []Range {
 // Highest returns the highest tick whose state is known (S, D or L), or
 // the floor of the stream if none above it is.
 func (s *Stream) Highest() Tick {
-	if len(s.runs) == 0 {
+	if s.runs.len() == 0 {
 		return s.floor()
 	}
-	return s.runs[len(s.runs)-1].to
+	return s.runs.at(s.runs.len() - 1).to
 }
 
 // DoubtHorizon returns the highest tick h such that no tick in the stream
 // up to h is Q.
 func (s *Stream) DoubtHorizon() Tick {
 	h := s.floor()
-	for _, r := range s.runs {
-		if r.from != h+1 {
-			break
-		}
-		h = r.to
+	for i := 0; i < s.runs.len() && s.runs.at(i).from == h+1; i++ {
+		h = s.runs.at(i).to
 	}
 	return h
 }
@@ -273,8 +221,8 @@ func (s *Stream) Segments(r Range) []Segment {
 		r.From = s.base + 1
 	}
 	next := r.From
-	for i := s.search(r.From); i < len(s.runs) && s.runs[i].from <= r.To && next <= r.To; i++ {
-		ru := s.runs[i]
+	for i := s.search(r.From); i < s.runs.len() && s.runs.at(i).from <= r.To && next <= r.To; i++ {
+		ru := s.runs.at(i)
 		if ru.from > next {
 			out = append(out, Segment{Range: Range{next, ru.from - 1}, State: Q})
 		}
@@ -293,8 +241,8 @@ func (s *Stream) Segments(r Range) []Segment {
 func (s *Stream) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "base=%d lost=%d", s.base, s.lost)
-	for _, r := range s.runs {
-		if r.state == D {
+	for i := range s.runs.len() {
+		if r := s.runs.at(i); r.state == D {
 			fmt.Fprintf(&b, " D%d%s", r.from, r.event)
 		} else {
 			fmt.Fprintf(&b, " S[%d,%d]", r.from, r.to)
@@ -308,12 +256,12 @@ func (s *Stream) String() string {
 }
 
 // runCount returns the number of runs held (a measure of memory).
-func (s *Stream) runCount() int { return len(s.runs) }
+func (s *Stream) runCount() int { return s.runs.len() }
 
 // trimRuns forgets the oldest runs, raising Base, so that at most n remain.
 func (s *Stream) trimRuns(n int) {
-	if len(s.runs) > n {
-		s.Advance(s.runs[len(s.runs)-n-1].to)
+	if s.runs.len() > n {
+		s.Advance(s.runs.at(s.runs.len() - n - 1).to)
 	}
 }
 

@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/sift-pubsub/sift/match"
@@ -67,23 +68,60 @@ func TestStreamMatchesReference(t *testing.T) {
 }
 
 // checkRuns checks the runs' layout: sorted, disjoint, above the floor,
-// no two S runs adjacent, D runs one tick wide, and runs lying at slot
-// head of arr (the free slots the front inserts use).
+// no two S runs adjacent, D runs one tick wide.
 func checkRuns(t *rapid.T, s *Stream) {
-	for i, r := range s.runs {
+	for i := range s.runs.len() {
+		r := s.runs.at(i)
 		if r.from > r.to || r.from <= s.floor() || (r.state == D && r.from != r.to) {
 			t.Fatalf("run %d %+v malformed; stream %v", i, r, s)
 		}
 		if i > 0 {
-			p := s.runs[i-1]
+			p := s.runs.at(i - 1)
 			if p.to >= r.from || (p.state == S && r.state == S && p.to+1 == r.from) {
 				t.Fatalf("runs %d and %d overlap or are unmerged S; stream %v", i-1, i, s)
 			}
 		}
 	}
-	if len(s.runs) > 0 && &s.arr[s.head] != &s.runs[0] {
-		t.Fatalf("runs do not start at slot head %d of arr", s.head)
-	}
+}
+
+// TestRunsMatchSlice: the gap buffer behaves as a plain slice under random
+// inserts, removals and front drops at random places.
+func TestRunsMatchSlice(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var rs runs
+		var ref []run
+		next := Tick(1)
+		for range rapid.IntRange(1, 200).Draw(t, "ops") {
+			switch op := rapid.IntRange(0, 5).Draw(t, "op"); {
+			case op <= 2 || len(ref) == 0:
+				i := rapid.IntRange(0, len(ref)).Draw(t, "at")
+				r := run{from: next, to: next}
+				next++
+				rs.insert(i, r)
+				ref = slices.Insert(ref, i, r)
+			case op == 3:
+				i := rapid.IntRange(0, len(ref)-1).Draw(t, "at")
+				rs.remove(i)
+				ref = slices.Delete(ref, i, i+1)
+			case op == 4:
+				k := rapid.IntRange(0, len(ref)).Draw(t, "k")
+				rs.dropFront(k)
+				ref = ref[k:]
+			default:
+				i := rapid.IntRange(0, len(ref)-1).Draw(t, "at")
+				rs.at(i).to += 1000
+				ref[i].to += 1000
+			}
+			if rs.len() != len(ref) {
+				t.Fatalf("len %d, slice %d", rs.len(), len(ref))
+			}
+			for i := range ref {
+				if got := rs.at(i); got.from != ref[i].from || got.to != ref[i].to {
+					t.Fatalf("run %d: %+v, slice %+v", i, *rs.at(i), ref[i])
+				}
+			}
+		}
+	})
 }
 
 func checkAgainstRef(t *rapid.T, s *Stream, ref *refStream, n Tick) {
