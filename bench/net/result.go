@@ -32,6 +32,36 @@ type Result struct {
 	// low fixed rate.
 	Loaded Latency `json:"latency_loaded"`
 	Paced  Latency `json:"latency_paced"`
+	// Transport is what the publishing connections' transport did in the
+	// throughput phase, for systems whose publishers report it (Sift's
+	// QUIC connections); nil for the others.
+	Transport *TransportStats `json:"publisher_transport,omitempty"`
+	// PacedTransport is the same for the latency phase's publisher.
+	PacedTransport *TransportStats `json:"paced_publisher_transport,omitempty"`
+}
+
+// TransportStats counts the packets of the throughput phase's publishing
+// connections, summed over them. A packet declared lost shrinks QUIC's
+// congestion window, so losses on loopback (a receive buffer overflowing,
+// or a receiver descheduled past the loss-detection timers) throttle
+// throughput where TCP would not.
+type TransportStats struct {
+	PacketsSent     uint64 `json:"packets_sent"`
+	PacketsLost     uint64 `json:"packets_lost"`
+	PacketsReceived uint64 `json:"packets_received"`
+	// CongestionWindow is the smallest of the connections' windows at the
+	// end of the phase, in bytes; SmoothedRTT the largest smoothed RTT, in
+	// microseconds.
+	CongestionWindow uint64  `json:"congestion_window_bytes"`
+	SmoothedRTT      float64 `json:"smoothed_rtt_us"`
+}
+
+// LossRate is the share of the packets sent that were declared lost.
+func (t *TransportStats) LossRate() float64 {
+	if t == nil || t.PacketsSent == 0 {
+		return 0
+	}
+	return float64(t.PacketsLost) / float64(t.PacketsSent)
 }
 
 // Latency summarises a latency histogram, in microseconds.

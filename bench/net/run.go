@@ -78,7 +78,7 @@ func runOnce(ctx context.Context, sys System, run int, w workload.NetWorkload, c
 		return res, fmt.Errorf("throughput phase: %w", err)
 	}
 	wd.begin("in the latency phase")
-	if err := latencyPhase(ctx, cl, rec, cfg, int64(res.Events)); err != nil {
+	if err := latencyPhase(ctx, cl, rec, cfg, &res); err != nil {
 		return res, fmt.Errorf("latency phase: %w", err)
 	}
 	if n := rec.wrong(int64(res.Events)); n > 0 {
@@ -108,6 +108,7 @@ func throughputPhase(ctx context.Context, cl Cluster, rec *recorder, cfg Config,
 	}
 	defer stopProfile()
 	bytes0, layer, bytesOK := cl.WireBytes()
+	transport0 := transportStats(pubs)
 	cpu0, cpuOK := bench.ProcessCPU()
 	start := time.Now()
 	// The sequences to publish are unbounded until the duration has
@@ -146,7 +147,49 @@ func throughputPhase(ctx context.Context, cl Cluster, rec *recorder, cfg Config,
 	if bytesOK && res.Deliveries > 0 {
 		res.WireBytes, res.WireLayer = bytes1-bytes0, layer
 	}
+	if transport0 != nil {
+		res.Transport = transportStats(pubs).since(*transport0)
+	}
 	return nil
+}
+
+// transportStats sums the publishers' transport counters (the smallest
+// congestion window, the largest smoothed RTT), or nil when a publisher
+// does not report them.
+func transportStats(pubs []Publisher) *TransportStats {
+	var sum TransportStats
+	for i, p := range pubs {
+		tr, ok := p.(TransportReporter)
+		if !ok {
+			return nil
+		}
+		st := tr.TransportStats()
+		sum.PacketsSent += st.PacketsSent
+		sum.PacketsLost += st.PacketsLost
+		sum.PacketsReceived += st.PacketsReceived
+		if i == 0 || st.CongestionWindow < sum.CongestionWindow {
+			sum.CongestionWindow = st.CongestionWindow
+		}
+		sum.SmoothedRTT = max(sum.SmoothedRTT, st.SmoothedRTT)
+	}
+	return &sum
+}
+
+// since is t's counters less those of before (a loss count may fall, as
+// packets declared lost can arrive after all: then zero); the window and
+// RTT are t's.
+func (t *TransportStats) since(before TransportStats) *TransportStats {
+	sub := func(a, b uint64) uint64 {
+		if a < b {
+			return 0
+		}
+		return a - b
+	}
+	d := *t
+	d.PacketsSent = sub(t.PacketsSent, before.PacketsSent)
+	d.PacketsLost = sub(t.PacketsLost, before.PacketsLost)
+	d.PacketsReceived = sub(t.PacketsReceived, before.PacketsReceived)
+	return &d
 }
 
 // publishAll publishes sequences taken from rec until its limit, each within
@@ -174,11 +217,16 @@ func publishAll(ctx context.Context, p Publisher, rec *recorder, cfg Config) err
 }
 
 // latencyPhase publishes cfg.LatencyEvents events one at a time at
-// cfg.Rate from one connection, and waits for every delivery.
-func latencyPhase(ctx context.Context, cl Cluster, rec *recorder, cfg Config, published int64) error {
+// cfg.Rate from one connection, and waits for every delivery (of the
+// res.Events published before too).
+func latencyPhase(ctx context.Context, cl Cluster, rec *recorder, cfg Config, res *Result) error {
 	p, err := cl.Publisher(ctx, 0, true)
 	if err != nil {
 		return err
+	}
+	pubs := []Publisher{p}
+	if before := transportStats(pubs); before != nil {
+		defer func() { res.PacedTransport = transportStats(pubs).since(*before) }()
 	}
 	interval := time.Duration(float64(time.Second) / cfg.Rate)
 	start := time.Now()
@@ -193,5 +241,5 @@ func latencyPhase(ctx context.Context, cl Cluster, rec *recorder, cfg Config, pu
 	if err := p.Flush(ctx); err != nil {
 		return err
 	}
-	return rec.waitFor(ctx, rec.expectedAll(published), cfg.Stall)
+	return rec.waitFor(ctx, rec.expectedAll(int64(res.Events)), cfg.Stall)
 }

@@ -63,6 +63,7 @@ func TestRunSiftTiny(t *testing.T) {
 				if r.WireBytes <= 0 || r.Paced.P99 < r.Paced.P50 {
 					t.Fatalf("%s run %d: wire bytes %d, paced %+v", r.System, r.Run, r.WireBytes, r.Paced)
 				}
+				checkTransport(t, r)
 			}
 			for _, sys := range []string{"sift-exact", "sift-bloom"} {
 				if bpd := rep.runsOf(sys)[0].BytesPerDelivery(); bpd < 50 || bpd > 5000 {
@@ -83,6 +84,52 @@ func TestRunSiftTiny(t *testing.T) {
 			}
 			checkFiles(t, rep)
 		})
+	}
+}
+
+// checkTransport: Sift's runs record their publisher's QUIC packets
+// (sent, lost, the acknowledgements received, a window and an RTT), at
+// least one packet per 1,452 bytes of the frames the client sent; the
+// in-memory peer's record none.
+func checkTransport(t *testing.T, r Result) {
+	t.Helper()
+	tr := r.Transport
+	if !strings.HasPrefix(r.System, "sift-") {
+		if tr != nil || r.PacedTransport != nil {
+			t.Errorf("%s run %d: transport %+v from a system without one", r.System, r.Run, tr)
+		}
+		return
+	}
+	if tr == nil || tr.PacketsReceived == 0 || tr.PacketsLost > tr.PacketsSent || tr.CongestionWindow == 0 || tr.SmoothedRTT <= 0 {
+		t.Fatalf("%s run %d: transport %+v", r.System, r.Run, tr)
+	}
+	if minPackets := uint64(r.Events) * 60 / 1452; tr.PacketsSent < minPackets {
+		t.Errorf("%s run %d: %d packets for %d events, want at least %d", r.System, r.Run, tr.PacketsSent, r.Events, minPackets)
+	}
+	// The paced publisher sends each event on its own (a batch of one).
+	if p := r.PacedTransport; p == nil || p.PacketsSent < r.Paced.Count/10 || p.PacketsLost > p.PacketsSent {
+		t.Errorf("%s run %d: paced transport %+v for %d paced deliveries", r.System, r.Run, p, r.Paced.Count)
+	}
+}
+
+// TestTransportSince: the phase's counts are the differences, a loss
+// count that fell (packets declared lost that arrived after all) is
+// zero, and the window and RTT are the end's.
+func TestTransportSince(t *testing.T) {
+	before := TransportStats{PacketsSent: 10, PacketsLost: 5, PacketsReceived: 4, CongestionWindow: 1, SmoothedRTT: 1}
+	after := TransportStats{PacketsSent: 110, PacketsLost: 3, PacketsReceived: 54, CongestionWindow: 9000, SmoothedRTT: 80}
+	got := *after.since(before)
+	want := TransportStats{PacketsSent: 100, PacketsLost: 0, PacketsReceived: 50, CongestionWindow: 9000, SmoothedRTT: 80}
+	if got != want {
+		t.Fatalf("since: %+v, want %+v", got, want)
+	}
+	after.PacketsLost = 15
+	if got := after.since(before); got.PacketsLost != 10 || got.LossRate() != 0.1 {
+		t.Fatalf("since: %+v, loss rate %v", got, got.LossRate())
+	}
+	var none *TransportStats
+	if none.LossRate() != 0 {
+		t.Fatal("nil loss rate")
 	}
 }
 
@@ -110,7 +157,8 @@ func checkFiles(t *testing.T, rep *Report) {
 		}
 	}
 	var table strings.Builder
-	if err := rep.WriteTable(&table); err != nil || !strings.Contains(table.String(), "sift-exact / mem") {
+	if err := rep.WriteTable(&table); err != nil || !strings.Contains(table.String(), "sift-exact / mem") ||
+		!strings.Contains(table.String(), "sift-exact run 1 publisher: ") || strings.Contains(table.String(), "mem run 1 publisher") {
 		t.Errorf("table: %v\n%s", err, table.String())
 	}
 }

@@ -158,6 +158,16 @@ type siftPublisher struct{ c *client.Client }
 func (p siftPublisher) Publish(ctx context.Context, e match.Event) error { return p.c.Publish(ctx, e) }
 func (p siftPublisher) Flush(ctx context.Context) error                  { return p.c.Flush(ctx) }
 
+// TransportStats is the QUIC connection's packet counters since it
+// connected (a TransportReporter).
+func (p siftPublisher) TransportStats() TransportStats {
+	st := p.c.ConnectionStats()
+	return TransportStats{
+		PacketsSent: st.PacketsSent, PacketsLost: st.PacketsLost, PacketsReceived: st.PacketsReceived,
+		CongestionWindow: st.CongestionWindow, SmoothedRTT: float64(st.SmoothedRTT) / float64(time.Microsecond),
+	}
+}
+
 // WireBytes sums the routers' connection byte counters: everything each
 // router wrote, plus what clients wrote to it (a router-to-router byte is
 // counted once, by its sender). These are Sift frames, above QUIC: QUIC

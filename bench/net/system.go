@@ -49,6 +49,13 @@ type Publisher interface {
 	Flush(ctx context.Context) error
 }
 
+// TransportReporter is a Publisher that also reports its connection's
+// packet counters since it connected (Sift's QUIC connections); the
+// throughput phase records the difference over the phase.
+type TransportReporter interface {
+	TransportStats() TransportStats
+}
+
 // Peer names accepted by --peer.
 const (
 	PeerNone = bench.PeerNone

@@ -24,7 +24,23 @@ func (rep *Report) WriteTable(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	writeTransport(w, rep.Results)
 	return bench.WriteRatios(w, rep.Ratios)
+}
+
+// writeTransport gives, for each run whose publishers report their
+// transport, the packets they sent and the share declared lost.
+func writeTransport(w io.Writer, rs []Result) {
+	for _, r := range rs {
+		if t := r.Transport; t != nil {
+			fmt.Fprintf(w, "%s run %d publisher: %d packets sent, %d lost (%.3f%%), congestion window %d bytes, smoothed RTT %.0f us",
+				r.System, r.Run, t.PacketsSent, t.PacketsLost, 100*t.LossRate(), t.CongestionWindow, t.SmoothedRTT)
+			if p := r.PacedTransport; p != nil {
+				fmt.Fprintf(w, "; paced: %d sent, %d lost", p.PacketsSent, p.PacketsLost)
+			}
+			fmt.Fprintln(w)
+		}
+	}
 }
 
 func selectivityRange(xs []float64) string {
