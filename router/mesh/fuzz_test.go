@@ -39,9 +39,9 @@ func FuzzReceive(f *testing.F) {
 		if err != nil {
 			return
 		}
-		before, held := a.table.Structure(), len(l.held)
+		before, held := a.table.Structure(), l.held.copies
 		if _, err := a.Receive(l.id, msg); err != nil {
-			if a.table.Structure() != before || len(l.held) != held {
+			if a.table.Structure() != before || l.held.copies != held {
 				t.Fatalf("refused %s changed the state: %v", describe(msg), err)
 			}
 			return
@@ -50,7 +50,7 @@ func FuzzReceive(f *testing.F) {
 			return // closed (a cycle claimed by Reach)
 		}
 		n := 0
-		for _, h := range l.held {
+		for _, h := range l.held.sorted() {
 			n += h.n
 		}
 		for _, rt := range a.Routes() {

@@ -67,11 +67,11 @@ func (m *Mesh) receiveRoutes(l *link, r *wire.Routes, out *Output) error {
 	d := delta{}
 	for _, f := range add {
 		m.subscribe(d, l.slot, f)
-		l.hold(f, 1)
+		l.held.add(f, 1)
 	}
 	for _, f := range remove {
 		m.unsubscribe(d, l.slot, f)
-		l.hold(f, -1)
+		l.held.add(f, -1)
 	}
 	out.Held = &HeldChange{Add: add, Remove: remove}
 	m.flush(d, out)
@@ -95,7 +95,7 @@ func (l *link) change(r *wire.Routes) (add, remove []match.Filter, err error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("removed %w", err)
 		}
-		if l.count(h.f.String())+h.n <= 0 {
+		if l.held.count(h.f)+h.n <= 0 {
 			return nil, nil, fmt.Errorf("removes %q, which it never sent", text)
 		}
 		h.n--
@@ -115,8 +115,8 @@ func (l *link) change(r *wire.Routes) (add, remove []match.Filter, err error) {
 // holds and r.Add.
 func (l *link) snapshotChange(r *wire.Routes) (add, remove []match.Filter, err error) {
 	net := make(map[string]*heldFilter)
-	for text, h := range l.held {
-		net[text] = &heldFilter{h.f, -h.n}
+	for _, h := range l.held.sorted() {
+		net[h.text] = &heldFilter{h.f, -h.n}
 	}
 	for _, text := range r.Add {
 		h, err := parseInto(net, text)
@@ -158,25 +158,6 @@ func expand(net map[string]*heldFilter) (add, remove []match.Filter) {
 		}
 	}
 	return add, remove
-}
-
-func (l *link) count(text string) int {
-	if h := l.held[text]; h != nil {
-		return h.n
-	}
-	return 0
-}
-
-func (l *link) hold(f match.Filter, n int) {
-	text := f.String()
-	h := l.held[text]
-	if h == nil {
-		h = &heldFilter{f: f}
-		l.held[text] = h
-	}
-	if h.n += n; h.n == 0 {
-		delete(l.held, text)
-	}
 }
 
 // Subscribe installs a local client's subscription ref to f. The output's

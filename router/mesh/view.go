@@ -30,9 +30,9 @@ func (m *Mesh) Routes() []LinkRoutes {
 	var out []LinkRoutes
 	for _, l := range m.sortedLinks() {
 		var recv []string
-		for _, text := range sortedKeys(l.held) {
-			for range l.held[text].n {
-				recv = append(recv, text)
+		for _, h := range l.held.sorted() {
+			for range h.n {
+				recv = append(recv, h.text)
 			}
 		}
 		fwd := m.forwardedTo(l)
@@ -52,13 +52,9 @@ func (m *Mesh) Routes() []LinkRoutes {
 func (m *Mesh) RouteCounts() []LinkRoutes {
 	var out []LinkRoutes
 	for _, l := range m.sortedLinks() {
-		recv := 0
-		for _, h := range l.held {
-			recv += h.n
-		}
 		out = append(out, LinkRoutes{
 			Link: l.id, Peer: l.peer, Epoch: l.epoch, Reach: append([]string(nil), l.reach...),
-			ForwardedCount: m.forwardedCount(l), ReceivedCount: recv,
+			ForwardedCount: m.forwardedCount(l), ReceivedCount: l.held.copies,
 			Unacked: l.sentSeq - l.ackedSeq,
 		})
 		m.addAdverts(&out[len(out)-1], l)
