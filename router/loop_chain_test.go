@@ -162,7 +162,7 @@ func (ch *loopChain) checkWitness(n *chainNode, id ifaceID, d delivery) {
 	}
 	lt := n.l.core.LinkTable()
 	var held []string
-	for w, subs := range lt.Subs[id] {
+	for w, subs := range lt.Witnessed(id) {
 		for _, sub := range subs {
 			f, _ := lt.Engine.Filter(id, sub)
 			if wire.FilterHash(f.String()) != w {

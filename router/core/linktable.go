@@ -29,23 +29,26 @@ import (
 // event to a link that does not want it; nothing ever loses one.
 type LinkTable struct {
 	Engine *Engine
-	Subs   map[ifaceID]map[uint64][]uint64 // witness (wire.FilterHash) → ids of the filters with it
 	next   uint64
 	// links lists the links with at least one filter, ascending.
 	links []ifaceID
 	// hashOf[id] is the witness (wire.FilterHash) of filter id;
-	// holders[w] the filter with witness w and the links holding it.
+	// holders[w] the filter with witness w and the copies of it the links
+	// hold: one map for the witness path and for finding a link's copy of
+	// a filter (a per-link map of witnesses cost ~90 B a filter more).
 	hashOf  map[uint64]uint64
 	holders map[uint64]*witnessed
 	cache   *linkCache
 	out     []LinkHit
 }
 
-// witnessed is a filter a witness names and the links holding it, a link
-// once per copy it holds.
+// witnessed is a filter a witness names and the copies held under the
+// witness: links[i] holds the copy whose id is subs[i], a link once per
+// copy. A copy may be of another filter whose witness collides with f's.
 type witnessed struct {
 	f     match.Filter
 	links []ifaceID
+	subs  []uint64
 }
 
 // LinkHit is a link an event goes to, with the witness to send along: a
@@ -71,7 +74,6 @@ func NewLinkTable() *LinkTable {
 	eng.ifacesOnly = true
 	return &LinkTable{
 		Engine:  eng,
-		Subs:    make(map[ifaceID]map[uint64][]uint64),
 		hashOf:  make(map[uint64]uint64),
 		holders: make(map[uint64]*witnessed),
 		cache:   newLinkCache(),
@@ -118,21 +120,18 @@ func parseAll(texts []string) ([]match.Filter, error) {
 func (t *LinkTable) ApplyHeld(id ifaceID, add, remove []match.Filter) error {
 	defer t.listLinks()
 	defer t.cache.forget(id)
-	held, ok := t.Subs[id]
-	if !ok {
+	if _, ok := t.Engine.Ifaces[id]; !ok {
 		if err := t.Engine.Attach(id, KindNeighbour); err != nil {
 			return err
 		}
-		held = make(map[uint64][]uint64)
-		t.Subs[id] = held
 	}
 	for _, f := range remove {
-		if err := t.remove(id, held, f); err != nil {
+		if err := t.remove(id, f); err != nil {
 			return err
 		}
 	}
 	for _, f := range add {
-		if err := t.add(id, held, f); err != nil {
+		if err := t.add(id, f); err != nil {
 			return err
 		}
 	}
@@ -140,7 +139,7 @@ func (t *LinkTable) ApplyHeld(id ifaceID, add, remove []match.Filter) error {
 }
 
 // add installs one copy of f for link id.
-func (t *LinkTable) add(id ifaceID, held map[uint64][]uint64, f match.Filter) error {
+func (t *LinkTable) add(id ifaceID, f match.Filter) error {
 	t.next++
 	if err := t.Engine.SubscribeFilter(id, t.next, f); err != nil {
 		return fmt.Errorf("link routes: added filter: %w", err)
@@ -148,7 +147,6 @@ func (t *LinkTable) add(id ifaceID, held map[uint64][]uint64, f match.Filter) er
 	f = t.Engine.filterOf(t.Engine.indexOf(id, t.next)) // the pool's copy
 	t.cache.count(f, 1)
 	w := wire.FilterHash(f.String())
-	held[w] = append(held[w], t.next)
 	t.hashOf[t.next] = w
 	wd := t.holders[w]
 	if wd == nil {
@@ -156,66 +154,87 @@ func (t *LinkTable) add(id ifaceID, held map[uint64][]uint64, f match.Filter) er
 		t.holders[w] = wd
 	}
 	wd.links = append(wd.links, id)
+	wd.subs = append(wd.subs, t.next)
 	return nil
 }
 
 // remove takes out one copy of filter f link id holds: the last one
 // installed among those whose witness is f's and that equal f (two
 // filters' witnesses may collide).
-func (t *LinkTable) remove(id ifaceID, held map[uint64][]uint64, f match.Filter) error {
+func (t *LinkTable) remove(id ifaceID, f match.Filter) error {
 	w := wire.FilterHash(f.String())
-	ids := held[w]
-	i := len(ids) - 1
-	for i >= 0 && !t.Engine.filterOf(t.Engine.indexOf(id, ids[i])).Equal(f) {
+	wd := t.holders[w]
+	i := -1
+	if wd != nil {
+		i = len(wd.subs) - 1
+	}
+	for i >= 0 && (wd.links[i] != id || !t.Engine.filterOf(t.Engine.indexOf(id, wd.subs[i])).Equal(f)) {
 		i--
 	}
 	if i < 0 {
 		return fmt.Errorf("link routes: removes %q, which the link does not hold", f)
 	}
-	sub := ids[i]
+	sub := wd.subs[i]
 	t.cache.count(t.Engine.filterOf(t.Engine.indexOf(id, sub)), -1)
 	if err := t.Engine.Unsubscribe(id, sub); err != nil {
 		return err
 	}
-	if held[w] = slices.Delete(ids, i, i+1); len(held[w]) == 0 {
-		delete(held, w)
-	}
-	t.forget(id, sub)
+	t.forgetAt(w, wd, i)
 	return nil
 }
 
 // forget drops filter sub of link id from the witnesses.
 func (t *LinkTable) forget(id ifaceID, sub uint64) {
 	w := t.hashOf[sub]
-	delete(t.hashOf, sub)
 	wd := t.holders[w]
-	if i := slices.Index(wd.links, id); i >= 0 {
-		wd.links = slices.Delete(wd.links, i, i+1)
+	for i := range wd.subs {
+		if wd.subs[i] == sub && wd.links[i] == id {
+			t.forgetAt(w, wd, i)
+			return
+		}
 	}
+}
+
+// forgetAt drops the copy wd holds at i (under witness w).
+func (t *LinkTable) forgetAt(w uint64, wd *witnessed, i int) {
+	delete(t.hashOf, wd.subs[i])
+	wd.links = slices.Delete(wd.links, i, i+1)
+	wd.subs = slices.Delete(wd.subs, i, i+1)
 	if len(wd.links) == 0 {
 		delete(t.holders, w)
 	}
 }
 
+// Witnessed returns the ids of the filters link id holds by witness
+// (wire.FilterHash), for checks and diagnostics: built on each call.
+func (t *LinkTable) Witnessed(id ifaceID) map[uint64][]uint64 {
+	out := make(map[uint64][]uint64)
+	for w, wd := range t.holders {
+		for i, l := range wd.links {
+			if l == id {
+				out[w] = append(out[w], wd.subs[i])
+			}
+		}
+	}
+	return out
+}
+
 // Drop forgets a link's filters.
 func (t *LinkTable) Drop(id ifaceID) {
-	for _, ids := range t.Subs[id] {
-		for _, sub := range ids {
-			t.cache.count(t.Engine.filterOf(t.Engine.indexOf(id, sub)), -1)
-			t.forget(id, sub)
-		}
+	for sub, f := range t.Engine.Subs(id) {
+		t.cache.count(f, -1)
+		t.forget(id, sub)
 	}
 	t.cache.forget(id)
 	t.Engine.Detach(id)
-	delete(t.Subs, id)
 	t.listLinks()
 }
 
 // listLinks refreshes links.
 func (t *LinkTable) listLinks() {
 	t.links = t.links[:0]
-	for id, held := range t.Subs {
-		if len(held) > 0 {
+	for id, st := range t.Engine.Ifaces {
+		if st.Len() > 0 {
 			t.links = append(t.links, id)
 		}
 	}

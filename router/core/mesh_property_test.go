@@ -408,7 +408,7 @@ func (s *coreMesh) checkLinkTables() {
 		for conn, link := range r.core.linkOf {
 			var got []string
 			if lt != nil {
-				for w, subs := range lt.Subs[conn] {
+				for w, subs := range lt.Witnessed(conn) {
 					for _, sub := range subs {
 						f, ok := lt.Engine.Filter(conn, sub)
 						if !ok || wire.FilterHash(f.String()) != w {
