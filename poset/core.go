@@ -293,3 +293,18 @@ func (c *core) walkMatching(e match.Event, fn func(*node)) {
 	clear(queue)
 	c.buf = queue[:0]
 }
+
+// filterOf returns the filter subscription id was made with (the
+// subscription is present).
+func (c *core) filterOf(id match.ID) match.Filter {
+	if e, ok := c.void[id]; ok {
+		return e.f
+	}
+	n := c.byID[id]
+	for _, e := range n.entries {
+		if e.id == id {
+			return e.f
+		}
+	}
+	panic(fmt.Sprintf("%s: subscription %d has no entry in its node", c.name, id))
+}

@@ -3,6 +3,7 @@ package poset
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/sift-pubsub/sift/match"
 )
@@ -223,3 +224,33 @@ func (t *Table) Structure() string { return t.s.String() }
 
 // Counters returns the underlying structure's counters.
 func (t *Table) Counters() Counters { return t.s.Counters() }
+
+// Count returns how many times interface from subscribed f (0: never, or
+// every one was unsubscribed).
+func (t *Table) Count(from Iface, f match.Filter) int {
+	return t.subs[subKey{from, f.String()}].count
+}
+
+// Held is a distinct subscription of one interface: its filter (as
+// subscribed), canonical text and count.
+type Held struct {
+	Filter match.Filter
+	Text   string
+	N      int
+}
+
+// HeldBy returns the distinct subscriptions of interface from in
+// canonical text order. It walks every subscription of the table: for a
+// caller that needs them all at once (a neighbour's link going down or
+// resynchronising), so that it need not keep its own copy of what the
+// interface subscribed.
+func (t *Table) HeldBy(from Iface) []Held {
+	var out []Held
+	for k, s := range t.subs {
+		if k.from == from {
+			out = append(out, Held{Filter: t.s.filterOf(s.id), Text: k.text, N: s.count})
+		}
+	}
+	slices.SortFunc(out, func(a, b Held) int { return strings.Compare(a.Text, b.Text) })
+	return out
+}

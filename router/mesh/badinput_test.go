@@ -39,8 +39,8 @@ func TestBadRoutesChangeNothing(t *testing.T) {
 		if len(out.Sends)+len(out.Ready)+len(out.Close) != 0 {
 			t.Errorf("%s: output %+v after an error", describe(c.msg), out)
 		}
-		if got := a.table.Structure(); got != before || l.held.distinct() != 1 || l.held.count(match.MustParse("x > 1")) != 1 {
-			t.Fatalf("%s changed the state:\n%s\nheld %v", describe(c.msg), got, l.held.sorted())
+		if got := a.table.Structure(); got != before || len(a.table.HeldBy(l.slot)) != 1 || a.table.Count(l.slot, match.MustParse("x > 1")) != 1 {
+			t.Fatalf("%s changed the state:\n%s\nheld %v", describe(c.msg), got, a.table.HeldBy(l.slot))
 		}
 	}
 	if _, err := a.Receive(l.id, &wire.RoutesAck{Gen: uint64(l.id), Seq: l.sentSeq + 1}); err == nil {

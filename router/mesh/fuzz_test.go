@@ -39,9 +39,9 @@ func FuzzReceive(f *testing.F) {
 		if err != nil {
 			return
 		}
-		before, held := a.table.Structure(), l.held.copies
+		before, held := a.table.Structure(), l.received
 		if _, err := a.Receive(l.id, msg); err != nil {
-			if a.table.Structure() != before || l.held.copies != held {
+			if a.table.Structure() != before || l.received != held {
 				t.Fatalf("refused %s changed the state: %v", describe(msg), err)
 			}
 			return
@@ -50,8 +50,11 @@ func FuzzReceive(f *testing.F) {
 			return // closed (a cycle claimed by Reach)
 		}
 		n := 0
-		for _, h := range l.held.sorted() {
-			n += h.n
+		for _, h := range a.table.HeldBy(l.slot) {
+			n += h.N
+		}
+		if n != l.received {
+			t.Fatalf("link holds %d filters, counts %d", n, l.received)
 		}
 		for _, rt := range a.Routes() {
 			if rt.Link == l.id && len(rt.Received) != n {

@@ -15,19 +15,22 @@ type link struct {
 	id          Link
 	slot        poset.Iface
 	peer        string
-	version     uint64      // the link protocol version both ends speak
-	incarn      uint64      // the peer's incarnation, from its hello
-	epoch       uint64      // the link's epoch, the same at both ends (epoch.go)
-	reach       []string    // names reachable through the peer without this link
-	reachEp     []uint64    // per reach name, the newest link's epoch on the peer's path to it
-	sentReach   []string    // what we last told the peer it reaches through us
-	sentReachEp []uint64    // and the epochs we told it
-	sentSeq     uint64      // last Routes seq sent (our session gen is id)
-	ackedSeq    uint64      // highest seq the peer acknowledged
-	peerGen     uint64      // the peer's session gen, from its first Routes
-	recvSeq     uint64      // last Routes seq received
-	held        heldSet     // what the peer sent (heldset.go)
-	stream      *snapStream // the snapshot still being sent (snapstream.go)
+	version     uint64   // the link protocol version both ends speak
+	incarn      uint64   // the peer's incarnation, from its hello
+	epoch       uint64   // the link's epoch, the same at both ends (epoch.go)
+	reach       []string // names reachable through the peer without this link
+	reachEp     []uint64 // per reach name, the newest link's epoch on the peer's path to it
+	sentReach   []string // what we last told the peer it reaches through us
+	sentReachEp []uint64 // and the epochs we told it
+	sentSeq     uint64   // last Routes seq sent (our session gen is id)
+	ackedSeq    uint64   // highest seq the peer acknowledged
+	peerGen     uint64   // the peer's session gen, from its first Routes
+	recvSeq     uint64   // last Routes seq received
+	// received counts the filters the peer sent that the link holds; the
+	// routing table holds them (its subscriptions from slot: HeldBy,
+	// Count), so the link keeps no copy of its own.
+	received int
+	stream   *snapStream // the snapshot still being sent (snapstream.go)
 }
 
 // heldFilter is a filter received from the peer, with its multiplicity.
@@ -125,7 +128,7 @@ func (m *Mesh) linkUp(h *wire.LinkHello, epoch uint64) (Link, Output, error) {
 	if err := m.checkPeer(h, stale); err != nil {
 		return 0, Output{}, fmt.Errorf("link to %s refused: %w", h.Name, err)
 	}
-	l := &link{peer: h.Name, version: version, incarn: h.Incarnation, epoch: epoch, reach: slices.Clone(h.Reach), reachEp: epochsFor(h.ReachEpochs, len(h.Reach)), held: newHeldSet()}
+	l := &link{peer: h.Name, version: version, incarn: h.Incarnation, epoch: epoch, reach: slices.Clone(h.Reach), reachEp: epochsFor(h.ReachEpochs, len(h.Reach))}
 	others := []*link{}
 	for _, o := range m.sortedLinks() {
 		if o.id != stale {
@@ -203,9 +206,9 @@ func (m *Mesh) drop(id Link, out *Output) {
 		return
 	}
 	d := delta{}
-	for _, h := range l.held.sorted() {
-		for range h.n {
-			m.unsubscribe(d, l.slot, h.f)
+	for _, h := range m.table.HeldBy(l.slot) {
+		for range h.N {
+			m.unsubscribe(d, l.slot, h.Filter)
 		}
 	}
 	delete(m.links, id)

@@ -59,7 +59,7 @@ func (m *Mesh) receiveRoutes(l *link, r *wire.Routes, out *Output) error {
 	if err := m.checkFirstAdverts(l); err != nil {
 		return err
 	}
-	add, remove, err := l.change(r)
+	add, remove, err := m.change(l, r)
 	if err != nil {
 		return fmt.Errorf("routes from %s seq %d: %w", l.peer, r.Seq, err)
 	}
@@ -67,11 +67,11 @@ func (m *Mesh) receiveRoutes(l *link, r *wire.Routes, out *Output) error {
 	d := delta{}
 	for _, f := range add {
 		m.subscribe(d, l.slot, f)
-		l.held.add(f, 1)
+		l.received++
 	}
 	for _, f := range remove {
 		m.unsubscribe(d, l.slot, f)
-		l.held.add(f, -1)
+		l.received--
 	}
 	out.Held = &HeldChange{Add: add, Remove: remove}
 	m.flush(d, out)
@@ -85,9 +85,9 @@ func (m *Mesh) receiveRoutes(l *link, r *wire.Routes, out *Output) error {
 // change parses r into the filters to add and to remove against what l
 // holds, without changing anything. An incremental message costs its own
 // size; a snapshot is the difference between what l holds and r.Add.
-func (l *link) change(r *wire.Routes) (add, remove []match.Filter, err error) {
+func (m *Mesh) change(l *link, r *wire.Routes) (add, remove []match.Filter, err error) {
 	if r.Snapshot {
-		return l.snapshotChange(r)
+		return m.snapshotChange(l, r)
 	}
 	net := make(map[string]*heldFilter) // by canonical text: net change
 	for _, text := range r.Remove {
@@ -95,7 +95,7 @@ func (l *link) change(r *wire.Routes) (add, remove []match.Filter, err error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("removed %w", err)
 		}
-		if l.held.count(h.f)+h.n <= 0 {
+		if m.table.Count(l.slot, h.f)+h.n <= 0 {
 			return nil, nil, fmt.Errorf("removes %q, which it never sent", text)
 		}
 		h.n--
@@ -113,10 +113,10 @@ func (l *link) change(r *wire.Routes) (add, remove []match.Filter, err error) {
 
 // snapshotChange is change for a snapshot: the difference between what l
 // holds and r.Add.
-func (l *link) snapshotChange(r *wire.Routes) (add, remove []match.Filter, err error) {
+func (m *Mesh) snapshotChange(l *link, r *wire.Routes) (add, remove []match.Filter, err error) {
 	net := make(map[string]*heldFilter)
-	for _, h := range l.held.sorted() {
-		net[h.text] = &heldFilter{h.f, -h.n}
+	for _, h := range m.table.HeldBy(l.slot) {
+		net[h.Text] = &heldFilter{h.Filter, -h.N}
 	}
 	for _, text := range r.Add {
 		h, err := parseInto(net, text)

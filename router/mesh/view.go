@@ -30,9 +30,9 @@ func (m *Mesh) Routes() []LinkRoutes {
 	var out []LinkRoutes
 	for _, l := range m.sortedLinks() {
 		var recv []string
-		for _, h := range l.held.sorted() {
-			for range h.n {
-				recv = append(recv, h.text)
+		for _, h := range m.table.HeldBy(l.slot) {
+			for range h.N {
+				recv = append(recv, h.Text)
 			}
 		}
 		fwd := m.forwardedTo(l)
@@ -54,7 +54,7 @@ func (m *Mesh) RouteCounts() []LinkRoutes {
 	for _, l := range m.sortedLinks() {
 		out = append(out, LinkRoutes{
 			Link: l.id, Peer: l.peer, Epoch: l.epoch, Reach: append([]string(nil), l.reach...),
-			ForwardedCount: m.forwardedCount(l), ReceivedCount: l.held.copies,
+			ForwardedCount: m.forwardedCount(l), ReceivedCount: l.received,
 			Unacked: l.sentSeq - l.ackedSeq,
 		})
 		m.addAdverts(&out[len(out)-1], l)

@@ -1,0 +1,67 @@
+package poset
+
+import (
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/sift-pubsub/sift/match"
+	"pgregory.net/rapid"
+)
+
+// TestTableHeldBy: after random subscriptions and unsubscriptions from a
+// few interfaces (equal filters, equivalent texts and an unsatisfiable
+// filter among them), Count and HeldBy give, per interface, what a
+// reference count by canonical text gives, with the filters as subscribed.
+func TestTableHeldBy(t *testing.T) {
+	texts := []string{`a == 1`, `a == 1 && b > 2`, `b > 2`, `b > 2 && b > 3`, `a > 5 && a < 2`, `c prefix "x"`, `a == 1 && a == 1`}
+	for _, structure := range []string{"poset", "forest", "shallow"} {
+		rapid.Check(t, func(rt *rapid.T) {
+			tb, err := NewTable(TableConfig{Structure: structure, Neighbours: []Iface{1, 2}})
+			if err != nil {
+				rt.Fatal(err)
+			}
+			ref := map[Iface]map[string]int{1: {}, 2: {}, 3: {}}
+			for range rapid.IntRange(0, 60).Draw(rt, "steps") {
+				from := Iface(rapid.IntRange(1, 3).Draw(rt, "from"))
+				f := match.MustParse(rapid.SampledFrom(texts).Draw(rt, "filter"))
+				if ref[from][f.String()] > 0 && rapid.Bool().Draw(rt, "remove") {
+					if _, err := tb.Unsubscribe(from, f); err != nil {
+						rt.Fatal(err)
+					}
+					if ref[from][f.String()]--; ref[from][f.String()] == 0 {
+						delete(ref[from], f.String())
+					}
+				} else {
+					if _, err := tb.Subscribe(from, f); err != nil {
+						rt.Fatal(err)
+					}
+					ref[from][f.String()]++
+				}
+				checkHeldBy(rt, tb, ref)
+			}
+		})
+	}
+}
+
+func checkHeldBy(rt *rapid.T, tb *Table, ref map[Iface]map[string]int) {
+	for from, want := range ref {
+		got := map[string]int{}
+		var order []string
+		for _, h := range tb.HeldBy(from) {
+			if h.Filter.String() != h.Text || h.N <= 0 {
+				rt.Fatalf("interface %d: held %q as filter %s with count %d", from, h.Text, h.Filter, h.N)
+			}
+			got[h.Text] = h.N
+			order = append(order, h.Text)
+		}
+		if !maps.Equal(got, want) || !slices.IsSorted(order) {
+			rt.Fatalf("interface %d holds %v (in order %q), want %v", from, got, order, want)
+		}
+		for text := range want {
+			if n := tb.Count(from, match.MustParse(text)); n != want[text] {
+				rt.Fatalf("interface %d: Count(%s) = %d, want %d", from, text, n, want[text])
+			}
+		}
+	}
+}
