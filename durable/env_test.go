@@ -12,7 +12,9 @@ import (
 
 // env wires one pubend "p" at node "phb", optionally a router "r" (or a
 // chain of routers "r1" - "r2" - ..., r1 nearest the PHB), and an SHB
-// "shb" with a reliable FIFO network, for datadriven scenarios. Node
+// "shb" with a reliable FIFO network, for datadriven scenarios. Nothing
+// is held back from a Ready (ProgressHold -1): the scenarios show every
+// write's effect at once; idle_test.go tests the holding. Node
 // names starting with "s" followed by a digit are subscribers, "pub"
 // publishers; their messages are printed.
 type env struct {
@@ -96,7 +98,7 @@ func (e *env) bootPHB() {
 	_, down := e.neighbours("phb")
 	p, err := NewPubend(PubendConfig{ID: "p", Node: "phb", Downstream: down,
 		SHBs: e.snames, MaxRetain: e.opts.maxRetain, DedupExpiry: e.opts.dedupExpiry, DropAfter: e.opts.dropAfter,
-		IdleSilenceInterval: e.opts.idleSilence}, e.phbSt)
+		IdleSilenceInterval: e.opts.idleSilence, ProgressHold: -1}, e.phbSt)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -116,7 +118,8 @@ func (e *env) bootRouter(name string) {
 
 func (e *env) bootSHB(name string) {
 	up, _ := e.neighbours(name)
-	s, err := NewSHB(SHBConfig{Node: name, Upstream: up, Pubends: []string{"p"}, SubQueue: e.opts.subQueue}, e.shbSts[name])
+	s, err := NewSHB(SHBConfig{Node: name, Upstream: up, Pubends: []string{"p"}, SubQueue: e.opts.subQueue,
+		ProgressHold: -1}, e.shbSts[name])
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -28,6 +28,19 @@ type Host struct {
 	failErr         error
 }
 
+// Deferrer is a broker with writes it may hold back: progress that a
+// crash may forget at no cost but a repeated message (an idle SHB's LD, a
+// pubend's release over silent ticks and the reports it took; see their
+// doc comments for why each is safe). Its Ready leaves them out unless it
+// has writes of its own or they have waited too long, and Host asks for
+// them with Deferred whenever another broker's writes are to be synced
+// anyway, so they cost no sync of their own.
+type Deferrer interface {
+	// Deferred returns the writes held back (nil: none) and counts them as
+	// handed to the driver, exactly as if Ready had returned them.
+	Deferred() *Batch
+}
+
 // HostBatch is the writes of one group commit and the messages that may
 // leave once they are synced.
 type HostBatch struct {
@@ -45,7 +58,8 @@ func (h *Host) SetBrokers(brokers ...Broker) { h.brokers = brokers }
 
 // Take collects the brokers' Readies unless a batch is in flight. It
 // returns the batch to apply and sync (nil if there are no writes) and the
-// messages that may leave now (all of them, when there are no writes).
+// messages that may leave now (all of them, when there are no writes). A
+// batch with writes carries every Deferrer's held-back writes too.
 func (h *Host) Take() (*HostBatch, []Envelope) {
 	if h.inFlight != nil {
 		return nil, nil
@@ -60,6 +74,13 @@ func (h *Host) Take() (*HostBatch, []Envelope) {
 	}
 	if b.Writes.Empty() {
 		return nil, b.Msgs
+	}
+	for _, br := range h.brokers {
+		if d, ok := br.(Deferrer); ok {
+			if w := d.Deferred(); w != nil {
+				b.Writes.Ops = append(b.Writes.Ops, w.Ops...)
+			}
+		}
 	}
 	h.inFlight = b
 	return b, nil

@@ -52,6 +52,14 @@ type PubendConfig struct {
 	// meanwhile. The drop is persisted and listed by Dropped; an SHB that
 	// reports again is taken back. Zero never drops.
 	DropAfter Tick
+	// ProgressHold is how long the reports taken and a release over
+	// silent ticks may wait to be written with other writes (the pubend's
+	// own, or another broker's in the same group commit) before they are
+	// written alone (default 2 x Lease, so an idle pubend's renewal of its
+	// high-water mark, every Lease, always takes them first and they cost
+	// no sync of their own). See writeHeld for why a crash that forgets
+	// them is safe. Negative: never held.
+	ProgressHold Tick
 	// WipeGrace is how long release keeps holding at the last report of
 	// a member SHB's previous store after it came back with an empty
 	// disk (see pubend_wiped.go): its subscribers that come back within
@@ -74,6 +82,9 @@ func (c *PubendConfig) populate() error {
 		c.IdleSilenceInterval = 100_000
 	}
 	c.IdleSilenceInterval = max(c.IdleSilenceInterval, c.SilenceInterval)
+	if c.ProgressHold == 0 {
+		c.ProgressHold = 2 * c.Lease
+	}
 	c.SHBs = slices.Sorted(slices.Values(c.SHBs))
 	return nil
 }
@@ -109,12 +120,18 @@ type Pubend struct {
 	lastEvent    Tick // time of the last event logged by this incarnation
 	lastLost     Tick // time of the last lost announcement
 	metaDirty    bool
-	reportsDirty map[string]bool
-	heard        map[string]Tick      // per SHB, when its last report came (soft)
-	dropped      map[string]bool      // SHBs dropped for their absence (persisted)
-	answers      map[string][]Range   // nacked ranges not answered yet, per asker (see answerNacks)
-	born         map[string]Tick      // per SHB, the Born of its store (persisted)
-	wiped        map[string]wipedHold // per wiped SHB, its previous store's hold (persisted)
+	reportsDirty map[string]bool // reports (and stamps) taken and not yet written
+	// lostHeld: the L prefix moved over silent ticks only and is not yet
+	// written; heldAt is when held writes were last written, now the time
+	// of the last Step or Tick (see writeHeld).
+	lostHeld bool
+	heldAt   Tick
+	now      Tick
+	heard    map[string]Tick      // per SHB, when its last report came (soft)
+	dropped  map[string]bool      // SHBs dropped for their absence (persisted)
+	answers  map[string][]Range   // nacked ranges not answered yet, per asker (see answerNacks)
+	born     map[string]Tick      // per SHB, the Born of its store (persisted)
+	wiped    map[string]wipedHold // per wiped SHB, its previous store's hold (persisted)
 	// lostFrom starts the silent end of the L prefix: nothing was logged
 	// in [lostFrom, lost] (MsgLost.From). logged holds the ticks this
 	// incarnation logged above lost, ascending, and recovered the ticker's
@@ -240,6 +257,7 @@ func (p *Pubend) LastAnnounced() Tick { return p.ticker.LastAnnounced() }
 
 // Step handles one message at time now.
 func (p *Pubend) Step(now Tick, env Envelope) error {
+	p.now = now
 	m := env.Msg
 	switch m.Kind {
 	case MsgHello:
@@ -270,6 +288,7 @@ func (p *Pubend) Step(now Tick, env Envelope) error {
 // Tick handles a timer firing at time now: silence and early release.
 // It returns an error only if answering nacks could not read the log.
 func (p *Pubend) Tick(now Tick) error {
+	p.now = now
 	if now-p.lastSilence >= p.silenceInterval(now) {
 		p.silence(now)
 	}
@@ -298,22 +317,73 @@ func (p *Pubend) silenceInterval(now Tick) Tick {
 }
 
 // Ready returns the writes to persist and the messages to send after them.
+// Held writes (see writeHeld) are in it only if it has writes of its own
+// or they have waited ProgressHold.
 func (p *Pubend) Ready() Ready {
 	p.announceBatch()
-	if p.metaDirty {
-		p.w.set(phbMetaKey(p.cfg.ID), encodeTicks(p.ticker.Mark(), p.lost))
-		p.w.set(phbLostFromKey(p.cfg.ID), encodeTicks(p.lostFrom))
-		p.metaDirty = false
+	if p.metaDirty || !p.w.empty() || p.now-p.heldAt >= p.cfg.ProgressHold {
+		p.writeHeld()
 	}
-	for _, shb := range slices.Sorted(mapKeys(p.reportsDirty)) {
-		r := p.reports[shb]
-		p.w.set(phbReportKey(p.cfg.ID, shb), encodeTicks(r.Tr, r.Td))
-	}
-	clear(p.reportsDirty)
 	rd := Ready{Writes: p.w.take(), Msgs: p.out}
 	rd.Sync = !rd.Writes.Empty()
 	p.out = nil
 	return rd
+}
+
+// Deferred returns the held writes (Deferrer): another broker's batch is
+// synced anyway, so they ride in it.
+func (p *Pubend) Deferred() *Batch {
+	p.writeHeld()
+	if p.w.empty() {
+		return nil
+	}
+	return p.w.take()
+}
+
+// writeHeld writes the meta (the high-water mark, L and lostFrom) if it
+// changed, and the reports taken since the last write with their stamps.
+//
+// Only two kinds of change wait for it: the reports taken (report), and
+// an L prefix moved over silent ticks only (release). Everything else
+// (the log, dedup entries, the high-water mark, members, Born and wiped
+// holds, drops, a release that deletes a logged tick) is written with the
+// Ready that makes it, and takes the held writes with it, so no write on
+// disk was computed from a report that is not.
+//
+// What a crash before the held writes are synced loses, and why that is
+// safe:
+//   - Reports taken: the pubend restarts with each member's last written
+//     report and stamp, as if the later ones had been lost on the way,
+//     which the protocol already survives: members report again every
+//     report interval, and release waits for them.
+//   - A release over silent ticks (lost moved from X to X'): L is back at
+//     X, and release moves it again once the reports are back. Its
+//     announcement may have left: downstream knows ticks up to X' as L.
+//     No event was logged in (X, X'] and none can be after the restart
+//     (every announced tick, X' included, is at or below the written
+//     high-water mark, and the restarted ticker assigns above it), so
+//     the log and the nack answers say S for them, which is what the
+//     announcement said of their content: MsgLost.From (nothing logged
+//     from there up to X') stays true, and a lower L announced after
+//     the restart is below what SHBs know and changes nothing.
+func (p *Pubend) writeHeld() {
+	p.heldAt = p.now
+	if p.metaDirty || p.lostHeld {
+		p.w.set(phbMetaKey(p.cfg.ID), encodeTicks(p.ticker.Mark(), p.lost))
+		p.w.set(phbLostFromKey(p.cfg.ID), encodeTicks(p.lostFrom))
+		p.metaDirty, p.lostHeld = false, false
+	}
+	for _, shb := range slices.Sorted(mapKeys(p.reportsDirty)) {
+		r, ok := p.reports[shb]
+		if !ok {
+			continue // forgotten since (a new store of the SHB)
+		}
+		p.w.set(phbReportKey(p.cfg.ID, shb), encodeTicks(r.Tr, r.Td))
+		if st, ok := p.stamps[shb]; ok {
+			p.w.set(phbStampKey(p.cfg.ID, shb), encodeTicks(Tick(st.epoch), Tick(st.version)))
+		}
+	}
+	clear(p.reportsDirty)
 }
 
 func (p *Pubend) send(to string, m Msg) {

@@ -108,10 +108,10 @@ func TestPubendLostFrom(t *testing.T) {
 // registered there with a lower CT); an older or repeated stamp changes
 // nothing; unstamped reports merge by their maximum; a new store of the
 // SHB (a larger Born) counts its stamps afresh; the stamp survives a
-// restart of the pubend.
+// restart of the pubend once written (nothing held back here).
 func TestPubendReportStamps(t *testing.T) {
 	st := newMapStore()
-	cfg := PubendConfig{ID: "p", Node: "phb", Downstream: []string{"r"}, SHBs: []string{"s"}}
+	cfg := PubendConfig{ID: "p", Node: "phb", Downstream: []string{"r"}, SHBs: []string{"s"}, ProgressHold: -1}
 	p, err := NewPubend(cfg, st)
 	if err != nil {
 		t.Fatal(err)

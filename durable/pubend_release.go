@@ -14,6 +14,11 @@ import (
 // their maximum, as its persisted values only grow. Reports from SHBs not
 // configured are ignored (with LearnSHBs, such an SHB becomes a member); a
 // dropped SHB that reports is taken back.
+//
+// A report taken is written with the pubend's next batch that has writes
+// of its own or of a broker sharing its store (the high-water mark is
+// renewed every Lease while silence is announced), or after ProgressHold:
+// not in a sync of its own (see writeHeld for why that is safe).
 func (p *Pubend) report(now Tick, m Msg, born Tick) {
 	st := reportStamp{epoch: m.Epoch, version: m.Version}
 	for _, r := range m.Reports {
@@ -35,7 +40,7 @@ func (p *Pubend) report(now Tick, m Msg, born Tick) {
 				continue // delayed or repeated
 			}
 			p.stamps[r.SHB] = st
-			p.w.set(phbStampKey(p.cfg.ID, r.SHB), encodeTicks(Tick(st.epoch), Tick(st.version)))
+			p.reportsDirty[r.SHB] = true // the stamp, with the report
 			nr = Report{SHB: r.SHB, Tr: r.Tr, Td: max(old.Td, r.Td)}
 		}
 		if !ok || nr != old {
@@ -75,7 +80,11 @@ func (p *Pubend) releasePoint(now Tick) Tick {
 }
 
 // release moves the L prefix, deletes released log entries and announces
-// lost downstream; the announcement leaves after the new prefix is synced.
+// lost downstream. A release that passes a logged tick is written with
+// the log deletion, and its announcement leaves after both are synced. A
+// release over silent ticks only (nothing logged in them) is held back
+// like the reports (see writeHeld): its announcement may leave before
+// it is written.
 func (p *Pubend) release(now Tick) {
 	upto := p.releasePoint(now)
 	if upto <= p.lost {
@@ -92,9 +101,13 @@ func (p *Pubend) release(now Tick) {
 	case p.lostFrom == 0:
 		p.lostFrom = p.lost + 1
 	}
+	if last > p.lost {
+		p.metaDirty = true
+		p.w.deleteRange(phbLogKey(p.cfg.ID, 0), phbLogKey(p.cfg.ID, upto+1))
+	} else {
+		p.lostHeld = true
+	}
 	p.lost = upto
-	p.metaDirty = true
-	p.w.deleteRange(phbLogKey(p.cfg.ID, 0), phbLogKey(p.cfg.ID, upto+1))
 	p.broadcast(p.lostMsg())
 }
 

@@ -63,6 +63,7 @@ func (p *Pubend) bornOf(now Tick, shb string, born Tick) bool {
 	p.wiped[shb] = h
 	p.w.set(phbWipedKey(p.cfg.ID, shb), encodeTicks(h.Tr, h.Td, h.since))
 	delete(p.reports, shb)
+	delete(p.reportsDirty, shb)
 	p.w.del(phbReportKey(p.cfg.ID, shb))
 	delete(p.stamps, shb) // the new store counts its own
 	p.w.del(phbStampKey(p.cfg.ID, shb))

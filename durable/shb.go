@@ -53,6 +53,15 @@ type SHBConfig struct {
 	// InstallRetry is the interval between resends of an unacknowledged
 	// install (default 20 ms).
 	InstallRetry Tick
+	// ProgressHold is how long LD progress over silence may wait to be
+	// written with other writes (the SHB's own, or another broker's in the
+	// same group commit) before it is written alone (default 2 s): an
+	// idle SHB then costs no sync of its own while its router's pubend
+	// renews its lease (every second), and one per ProgressHold without
+	// one. Reports and idle silences carry the LD written, so they lag by
+	// up to this much while idle. See shbPubend.holdMeta for why a crash
+	// that forgets the progress is safe. Negative: never held.
+	ProgressHold Tick
 }
 
 func (c *SHBConfig) populate() error {
@@ -73,6 +82,9 @@ func (c *SHBConfig) populate() error {
 	}
 	def(&c.ReportInterval, 20_000)
 	def(&c.InstallRetry, 20_000)
+	if c.ProgressHold == 0 {
+		c.ProgressHold = 2_000_000
+	}
 	if c.CatchupWindow <= 0 {
 		c.CatchupWindow = 256
 	}
@@ -284,19 +296,42 @@ func (s *SHB) Tick(now Tick) error {
 }
 
 // Ready returns the writes to persist (always synced) and the messages to
-// send after them.
+// send after them. LD progress over silence is left out while it may be
+// held (shbPubend.holdMeta), unless the batch has writes anyway.
 func (s *SHB) Ready() Ready {
 	if s.epochDirty {
 		s.w.set(shbEpochKey(), encodeTicks(Tick(s.epoch), Tick(s.version), Tick(s.nextSID)))
 		s.epochDirty = false
 	}
-	for _, p := range s.cfg.Pubends {
-		s.pubs[p].flushMeta()
-	}
+	s.flushMetas(false)
 	rd := Ready{Writes: s.w.take(), Msgs: s.out}
 	rd.Sync = !rd.Writes.Empty()
 	s.out = nil
 	return rd
+}
+
+// Deferred returns the LD progress held back (Deferrer): another broker's
+// batch is synced anyway, so it rides in it.
+func (s *SHB) Deferred() *Batch {
+	s.flushMetas(true)
+	if s.w.empty() {
+		return nil
+	}
+	return s.w.take()
+}
+
+// flushMetas writes each pubend's meta that changed, and every held one
+// once the batch has writes (force: it has, elsewhere).
+func (s *SHB) flushMetas(force bool) {
+	for pass := 0; pass < 2; pass++ {
+		for _, p := range s.cfg.Pubends {
+			s.pubs[p].flushMeta(s.now, force || !s.w.empty(), s.cfg.ProgressHold)
+		}
+		if force || s.w.empty() {
+			return
+		}
+		force = true
+	}
 }
 
 func (s *SHB) send(to string, m Msg) {

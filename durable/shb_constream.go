@@ -210,7 +210,7 @@ func (s *SHB) report() {
 	born := s.stampBorn()
 	for _, p := range s.cfg.Pubends {
 		pb := s.pubs[p]
-		tr := pb.ld
+		tr := pb.written.ld
 		for _, d := range s.sortedSubs() {
 			tr = min(tr, d.released[p])
 		}
@@ -221,7 +221,7 @@ func (s *SHB) report() {
 		}
 		s.reports++
 		s.send(s.cfg.Upstream, Msg{Kind: MsgRelease, Pubend: p, Epoch: s.epoch, Version: s.reports,
-			Reports: []Report{{SHB: s.cfg.Node, Tr: tr, Td: pb.ld}}, Born: born})
+			Reports: []Report{{SHB: s.cfg.Node, Tr: tr, Td: pb.written.ld}}, Born: born})
 	}
 }
 
@@ -241,7 +241,7 @@ func (s *SHB) idleSilences() {
 		}
 		c.nextSilence = max(c.nextSilence+s.cfg.ReportInterval, s.now)
 		for _, p := range s.cfg.Pubends {
-			cs, ld := c.streams[p], s.pubs[p].ld
+			cs, ld := c.streams[p], s.pubs[p].written.ld
 			if cs.catchup == nil && cs.sent < ld {
 				s.toSub(c, Msg{Kind: MsgSubSilence, Pubend: p, Tick: ld})
 				cs.pos = max(cs.pos, ld)
@@ -279,13 +279,17 @@ func (s *SHB) toSub(c *conn, m Msg) {
 	case MsgEvent:
 		s.Stats.Delivered++
 		c.streams[m.Pubend].sent = m.Tick
+		s.conveys(m.Pubend, m.Tick)
 	case MsgSubSilence:
 		c.streams[m.Pubend].sent = m.Tick
+		s.conveys(m.Pubend, m.Tick)
 	case MsgGap:
 		s.Stats.Gaps++
 		c.streams[m.Pubend].sent = m.To
+		s.conveys(m.Pubend, m.To)
 	case MsgStart:
 		for p, t := range m.CT {
+			s.conveys(p, t)
 			if cs, ok := c.streams[p]; ok {
 				cs.sent = t
 			}
@@ -304,4 +308,12 @@ func (s *SHB) stampBorn() Tick {
 		s.w.set(shbBornKey(), encodeTicks(s.born))
 	}
 	return s.born
+}
+
+// conveys records that a message to a subscriber conveys tick t of
+// pubend p (see shbPubend.holdMeta).
+func (s *SHB) conveys(p string, t Tick) {
+	if pb, ok := s.pubs[p]; ok {
+		pb.conveys(t)
+	}
 }

@@ -18,6 +18,13 @@ type shbPubend struct {
 	nack      retry
 	nackedAt  Tick // the doubt horizon when the istream last nacked
 	metaDirty bool
+	// written is the meta last handed to the driver (what reports and idle
+	// silences may use: messages leave after it is synced), and wroteAt
+	// when; mustWrite says a message this Ready sends conveys a tick above
+	// written.ld, so the meta may not be held back (see holdMeta).
+	written   shbMeta
+	wroteAt   Tick
+	mustWrite bool
 	w         *pendingWrites
 	// remotes holds the sessions whose catch-up stream on this pubend is
 	// in its remote phase (kept by setConn, dropConn and endRemote).
@@ -35,14 +42,64 @@ func newSHBPubend(id string, w *pendingWrites, tailSize int) *shbPubend {
 		qSince: -1, w: w, remotes: map[*conn]struct{}{}, fetch: map[Tick]*retry{}}
 }
 
-// flushMeta writes LD, the L prefix and the PFS counters if they changed.
-func (p *shbPubend) flushMeta() {
+// shbMeta is what an SHB persists of one pubend besides the PFS records:
+// LD, the L prefix heard of with its silent start, and the PFS counters.
+type shbMeta struct {
+	ld, lost, lostFrom, lastTS Tick
+	next, first                uint64
+}
+
+func (p *shbPubend) meta() shbMeta {
+	return shbMeta{ld: p.ld, lost: p.lost, lostFrom: p.lostFrom, lastTS: p.pfs.lastTS, next: p.pfs.next, first: p.pfs.first}
+}
+
+// flushMeta writes LD, the L prefix and the PFS counters if they changed,
+// unless holdMeta lets them wait (force: the batch carries other writes
+// anyway, so they ride in it at no cost).
+func (p *shbPubend) flushMeta(now Tick, force bool, hold Tick) {
 	if !p.metaDirty {
+		p.mustWrite = false
 		return
 	}
-	p.w.set(shbMetaKey(p.id), encodeTicks(p.ld, p.lost, p.pfs.lastTS, Tick(p.pfs.next), Tick(p.pfs.first)))
-	p.w.set(shbLostFromKey(p.id), encodeTicks(p.lostFrom))
-	p.metaDirty = false
+	cur := p.meta()
+	if !force && hold > 0 && p.holdMeta(cur) && now-p.wroteAt < hold {
+		return
+	}
+	p.w.set(shbMetaKey(p.id), encodeTicks(cur.ld, cur.lost, cur.lastTS, Tick(cur.next), Tick(cur.first)))
+	p.w.set(shbLostFromKey(p.id), encodeTicks(cur.lostFrom))
+	p.written, p.wroteAt = cur, now
+	p.metaDirty, p.mustWrite = false, false
+}
+
+// holdMeta reports whether the meta may wait for a later batch: when it
+// only moved LD (and the L prefix) over ticks that gave no PFS record,
+// and no message to a subscriber conveys a tick above the written LD.
+//
+// Why a crash that forgets such progress is safe: the store then holds an
+// older LD, L and lostFrom, and the same PFS. Every tick the lost
+// progress passed was, for this SHB, silent, L, or a D tick no
+// registration wanted (a PFS record would have changed lastTS); a new
+// registration is a write of its own, which takes the meta with it, so no
+// registration on disk starts above the written LD. Release reports use
+// written.ld only (rule SHB 7: messages leave after the batch that wrote
+// it), idle silences too, and any other message conveying a tick above it
+// sets mustWrite, so no subscriber's CT and no pubend's release is above
+// the LD on disk. After the restart the istream starts at that LD and
+// asks for the ticks above it again: the answers are the same silences
+// (or L) and D ticks matching nothing, so the constream passes them again
+// with the same result. The L prefix is announced again by the pubend
+// every few silence intervals. The cost is a repeated nack round trip.
+func (p *shbPubend) holdMeta(cur shbMeta) bool {
+	w := p.written
+	return !p.mustWrite && cur.lastTS == w.lastTS && cur.next == w.next && cur.first == w.first
+}
+
+// conveys records that a message to a subscriber conveys tick t of this
+// pubend: the meta must be written with it if t is above the written LD.
+func (p *shbPubend) conveys(t Tick) {
+	if t > p.written.ld {
+		p.mustWrite = true
+	}
 }
 
 // tail is a bounded in-memory map of recent matched events, oldest evicted

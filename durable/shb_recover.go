@@ -120,6 +120,7 @@ func (s *SHB) recoverPubend(id string, bySID map[uint64]*durableSub) error {
 		return err
 	}
 	pb.lostFrom = lf[0] // 0 (not known) in a store written before it existed
+	pb.written = pb.meta()
 	pb.in = NewStream(pb.ld)
 	pb.in.AddLost(pb.lost)
 	if err := scanNum(st, keyPrefix(roleSHB, 'i', id), func(sid uint64, v []byte) error {

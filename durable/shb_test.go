@@ -77,7 +77,7 @@ func TestStaleFilteredSilenceIgnored(t *testing.T) {
 // the newest as it is, so the lower Tr counts).
 func TestSHBReportHoldsPendingCT(t *testing.T) {
 	st := newMapStore()
-	s, err := NewSHB(SHBConfig{Node: "shb", Upstream: "r", Pubends: []string{"p"}}, st)
+	s, err := NewSHB(SHBConfig{Node: "shb", Upstream: "r", Pubends: []string{"p"}, ProgressHold: -1}, st)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -127,6 +127,9 @@ func (p *pendingWrites) get(key []byte) ([]byte, bool, error) {
 	return p.store.Get(key)
 }
 
+// empty reports whether nothing was written since the last take.
+func (p *pendingWrites) empty() bool { return p.batch.Empty() }
+
 // take returns the batch and starts a new one.
 func (p *pendingWrites) take() *Batch {
 	b := p.batch

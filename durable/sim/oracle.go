@@ -16,7 +16,11 @@ type oracle struct {
 	ticks  map[string][]durable.Tick            // per pubend, sorted
 	bySeq  map[string]durable.Tick              // "pubend/publisher/seq" -> tick
 	lost   map[string]durable.Tick              // per pubend, the durable L prefix
-	ld     map[string]map[string]durable.Tick   // per pubend, per SHB, the durable LD
+	// heldLost is per pubend the highest L prefix announced above the
+	// durable one: a release over silent ticks the pubend had not yet
+	// written when it announced it (see lostAnnounced).
+	heldLost map[string]durable.Tick
+	ld       map[string]map[string]durable.Tick // per pubend, per SHB, the durable LD
 	// dropped: per pubend, the SHBs its PHB has durably dropped for their
 	// absence (rule PHB 6), which release does not wait for.
 	dropped map[string]map[string]bool
@@ -37,7 +41,7 @@ type pubEvent struct {
 
 func newOracle(early, learn bool) *oracle {
 	return &oracle{early: early, learn: learn, base: map[string]map[string]durable.Tick{}, events: map[string]map[durable.Tick]pubEvent{},
-		ticks: map[string][]durable.Tick{}, bySeq: map[string]durable.Tick{}, lost: map[string]durable.Tick{},
+		ticks: map[string][]durable.Tick{}, bySeq: map[string]durable.Tick{}, lost: map[string]durable.Tick{}, heldLost: map[string]durable.Tick{},
 		ld: map[string]map[string]durable.Tick{}, dropped: map[string]map[string]bool{},
 		announcements: map[string]*durable.Stream{}}
 }
@@ -141,8 +145,8 @@ func (o *oracle) checkGap(w *world, s *subscriber, m durable.Msg, last durable.T
 	if m.From != last+1 {
 		w.violate("subscriber %s: %v does not start right after its CT %d", s.id, m, last)
 	}
-	if m.To > o.lost[m.Pubend] {
-		w.violate("subscriber %s: %v covers ticks above the released prefix %d", s.id, m, o.lost[m.Pubend])
+	if released := max(o.lost[m.Pubend], o.heldLost[m.Pubend]); m.To > released {
+		w.violate("subscriber %s: %v covers ticks above the released prefix %d", s.id, m, released)
 	}
 	if ts := o.ticks[m.Pubend]; !anyIn(ts, m.From, m.To) {
 		// Nothing was logged there: every tick was S, so nothing was
@@ -223,7 +227,7 @@ func (o *oracle) releasedIn(w *world, p string, b *durable.Batch) {
 			// SHB taken back after a drop may lag the prefix for a
 			// while: the PHB releases nothing more until it caught up.)
 			o.released(p, lost)
-			o.checkReleaseBound(w, p, excused)
+			o.checkReleaseBound(w, p, o.lost[p], excused)
 		}
 	}
 	for _, shb := range joined {
@@ -257,14 +261,14 @@ func (o *oracle) membersIn(p string, b *durable.Batch) []string {
 	return out
 }
 
-// checkReleaseBound checks that the pubend released nothing above what
+// checkReleaseBound checks that the pubend's release up to lost is not above what
 // every SHB had durably delivered to its up-to-date subscribers (Td): so no
 // up-to-date subscriber can ever meet an L tick, and none gets a gap. When
 // pubends learn their members, an SHB counts from when it became one, and
 // above the L prefix it joined at: before, no subscription of it can start
 // at or below the pubend's release (an install is acknowledged only once
 // its SHB is a member; see the gap checks for the rest).
-func (o *oracle) checkReleaseBound(w *world, p string, excused map[string]bool) {
+func (o *oracle) checkReleaseBound(w *world, p string, lost durable.Tick, excused map[string]bool) {
 	for _, shb := range w.shbNames() {
 		if excused[shb] {
 			continue // dropped: its subscribers get gaps (rule PHB 6)
@@ -277,8 +281,8 @@ func (o *oracle) checkReleaseBound(w *world, p string, excused map[string]bool) 
 			}
 			ld = max(ld, base)
 		}
-		if o.lost[p] > ld {
-			w.violate("pubend %s released up to %d, above the latestDelivered %d of %s", p, o.lost[p], ld, shb)
+		if lost > ld {
+			w.violate("pubend %s released up to %d, above the latestDelivered %d of %s", p, lost, ld, shb)
 			return
 		}
 	}
@@ -322,7 +326,10 @@ func (o *oracle) droppedIn(p string, b *durable.Batch) map[string]bool {
 		}
 		shb := string(op.Key[len(pre):])
 		o.dropped[p][shb] = op.Kind == durable.OpSet
-		excused[shb] = excused[shb] || op.Kind == durable.OpSet
+		// A deletion is a take-back, so the SHB was dropped before it:
+		// in an earlier batch, or in this one, the drop's write replaced
+		// by the deletion (a batch writes each key once).
+		excused[shb] = true
 	}
 	return excused
 }

@@ -26,6 +26,9 @@ func (o *oracle) announced(w *world, m durable.Msg) {
 		}
 	case durable.MsgSilence:
 		silent = durable.Range{From: m.From, To: m.To}
+	case durable.MsgLost:
+		o.lostAnnounced(w, m)
+		return
 	default:
 		return
 	}
@@ -39,4 +42,28 @@ func (o *oracle) announced(w *world, m durable.Msg) {
 	if m.Kind == durable.MsgData {
 		st.AddData(m.Tick, m.Event)
 	}
+}
+
+// lostAnnounced checks an L prefix as the pubend announces it. A release
+// over silent ticks only may be announced before it is written (the
+// pubend holds it back: durable.Pubend's writeHeld), so an announced
+// prefix above the durable one must cover no logged tick above it; a
+// crash may make the pubend forget it, and its ticks stay released for
+// the gap checks, as they held no event. Either way it must respect
+// every member SHB's LD, as a written release must (releasedIn).
+func (o *oracle) lostAnnounced(w *world, m durable.Msg) {
+	p := m.Pubend
+	if m.Tick <= max(o.lost[p], o.heldLost[p]) {
+		return // written, repeated, or a restarted pubend's older prefix
+	}
+	if anyIn(o.ticks[p], o.lost[p]+1, m.Tick) {
+		w.violate("pubend %s announced L up to %d before writing it, over logged ticks above its written prefix %d", p, m.Tick, o.lost[p])
+		return
+	}
+	o.heldLost[p] = m.Tick
+	excused := map[string]bool{}
+	for shb, d := range o.dropped[p] {
+		excused[shb] = d
+	}
+	o.checkReleaseBound(w, p, m.Tick, excused)
 }

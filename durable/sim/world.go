@@ -100,7 +100,16 @@ func (w *world) phbConfig(name string) durable.PubendConfig {
 	if w.cfg.has(FaultRelease) {
 		cfg.MaxRetain, cfg.DropAfter = w.cfg.MaxRetain, w.cfg.DropAfter
 	}
+	cfg.ProgressHold = w.progressHold()
 	return cfg
+}
+
+// progressHold gives two thirds of the seeds a short ProgressHold (20 or
+// 100 ms instead of the seconds of the defaults, which outlast a run), so
+// that writes held back are also written alone within a run, and crashes
+// fall both before and after.
+func (w *world) progressHold() durable.Tick {
+	return []durable.Tick{0, 20_000, 100_000}[w.cfg.Seed/9%3] // not the topology's Seed%9
 }
 
 // routerConfig configures a router (see topology.routerConfig).
@@ -121,6 +130,7 @@ func (w *world) shbConfig(name string) durable.SHBConfig {
 	if w.cfg.Seed%4 != 0 {
 		cfg.CatchupWindow = 1 + int(w.cfg.Seed/4%8)
 	}
+	cfg.ProgressHold = w.progressHold()
 	return cfg
 }
 
