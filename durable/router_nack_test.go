@@ -66,12 +66,11 @@ func sortedRanges(rs []Range) []Range {
 // the link waits for one of its ticks, the answered ticks stop being
 // waited for, what is due expires, and each link's waiters stay disjoint
 // and sorted. Nacks for overlapping or adjacent ticks merge and wait until
-// the later expiry (the model does the same); the rest of a wait answered
-// in part is renewed for NackTimeout.
+// the later expiry (the model does the same).
 func TestRouterWaitersIntervals(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	p := &routerPubend{waiters: map[string][]waiter{}, nextExpiry: MaxTick}
-	r := &Router{cfg: RouterConfig{NackTimeout: 20}}
+	r := &Router{}
 	want := map[string]map[Tick]Tick{"a": {}, "b": {}} // link -> waited tick -> expiry
 	for step := range 4000 {
 		link := []string{"a", "b"}[rng.IntN(2)]
@@ -98,32 +97,12 @@ func TestRouterWaitersIntervals(t *testing.T) {
 				m[t] = exp
 			}
 		case 1:
-			r.now = now
 			hit := false
-			// The waits q touches: the runs of waited ticks through q's.
-			var touched []Tick
 			for t := q.From; t <= q.To; t++ {
 				if _, ok := m[t]; ok {
 					hit = true
-					for u := t - 1; ; u-- {
-						if _, ok := m[u]; !ok {
-							break
-						}
-						touched = append(touched, u)
-					}
-					for u := t; ; u++ {
-						if _, ok := m[u]; !ok {
-							break
-						}
-						touched = append(touched, u)
-					}
+					delete(m, t)
 				}
-			}
-			for _, u := range touched {
-				m[u] = max(m[u], now+r.cfg.NackTimeout)
-			}
-			for t := q.From; t <= q.To; t++ {
-				delete(m, t)
 			}
 			if got := r.takeWaiters(p, link, q); got != hit {
 				t.Fatalf("step %d: take %s %v = %v, want %v", step, link, q, got, hit)

@@ -40,13 +40,7 @@ func (p *routerPubend) addWaiter(link string, q Range, expires Tick) {
 }
 
 // takeWaiters reports whether link waits for any tick of span, and stops
-// waiting for the ticks span answers. The rest of each wait span answers
-// in part is renewed for NackTimeout: an answer to a long nack (an SHB
-// back from an outage) streams from the pubend over many steps, each
-// part a round trip after the nack was forwarded, and a wait that ended
-// while its answer was still flowing would drop the rest here (below
-// the cache's base it is not fresh), leaving the SHB to ask again after
-// its backoff.
+// waiting for the ticks span answers.
 func (r *Router) takeWaiters(p *routerPubend, link string, span Range) bool {
 	ws := p.waiters[link]
 	i := firstWaiter(ws, span.From)
@@ -55,10 +49,9 @@ func (r *Router) takeWaiters(p *routerPubend, link string, span Range) bool {
 	}
 	j := i
 	var rest []waiter
-	renewed := r.now + r.cfg.NackTimeout
 	for j < len(ws) && ws[j].r.From <= span.To {
 		for _, x := range subtract(ws[j].r, span) {
-			rest = append(rest, waiter{r: x, expires: max(ws[j].expires, renewed)})
+			rest = append(rest, waiter{r: x, expires: ws[j].expires})
 		}
 		j++
 	}
