@@ -143,41 +143,47 @@ func (d *Dict) Receive(l mesh.Link, m *wire.BloomTerms) ([]mesh.Send, error) {
 }
 
 // diff parses m and returns the terms it adds to and removes from held,
-// in canonical order, without changing anything.
+// in canonical order, without changing anything. An incremental message
+// costs its own size, not held's: a link floods a term per message as
+// subscriptions arrive, and cloning and sorting every term held from it
+// for each made installing n subscriptions in Bloom mode quadratic. A
+// snapshot replaces held, so it is compared in full.
 func (d *Dict) diff(held map[string]bool, m *wire.BloomTerms) (add, remove []bloom.Term, err error) {
-	next := maps.Clone(held)
-	if m.Snapshot {
-		clear(next)
-	}
-	parsed := make(map[string]bloom.Term)
+	removed := make(map[string]bool, len(m.Remove))
 	for _, w := range m.Remove {
 		t, err := parseTerm(d.p, w)
 		if err != nil {
 			return nil, nil, fmt.Errorf("bloom terms: removed %w", err)
 		}
-		if !next[t.String()] {
+		text := t.String()
+		if m.Snapshot || !held[text] || removed[text] {
 			return nil, nil, fmt.Errorf("bloom terms: removes %s, which is not held", t)
 		}
-		delete(next, t.String())
+		removed[text] = true
 	}
+	added := make(map[string]bloom.Term, len(m.Add))
 	for _, w := range m.Add {
 		t, err := parseTerm(d.p, w)
 		if err != nil {
 			return nil, nil, fmt.Errorf("bloom terms: %w", err)
 		}
-		if next[t.String()] {
+		text := t.String()
+		if _, twice := added[text]; twice || (!m.Snapshot && held[text] && !removed[text]) {
 			return nil, nil, fmt.Errorf("bloom terms: adds %s, which is already held", t)
 		}
-		next[t.String()] = true
-		parsed[t.String()] = t
+		added[text] = t
 	}
-	for _, text := range slices.Sorted(maps.Keys(next)) {
+	for _, text := range slices.Sorted(maps.Keys(added)) {
 		if !held[text] {
-			add = append(add, parsed[text])
+			add = append(add, added[text])
 		}
 	}
-	for _, text := range slices.Sorted(maps.Keys(held)) {
-		if !next[text] {
+	gone := removed // a snapshot drops every held term it does not add
+	if m.Snapshot {
+		gone = held
+	}
+	for _, text := range slices.Sorted(maps.Keys(gone)) {
+		if _, back := added[text]; !back {
 			remove = append(remove, d.terms[text].t)
 		}
 	}
