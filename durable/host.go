@@ -58,22 +58,25 @@ func (h *Host) SetBrokers(brokers ...Broker) { h.brokers = brokers }
 
 // Take collects the brokers' Readies unless a batch is in flight. It
 // returns the batch to apply and sync (nil if there are no writes) and the
-// messages that may leave now (all of them, when there are no writes). A
-// batch with writes carries every Deferrer's held-back writes too.
+// messages that may leave now: the Readies' early ones, and all the
+// others too when there are no writes. A batch with writes carries every
+// Deferrer's held-back writes too.
 func (h *Host) Take() (*HostBatch, []Envelope) {
 	if h.inFlight != nil {
 		return nil, nil
 	}
 	b := &HostBatch{}
+	var now []Envelope
 	for _, br := range h.brokers {
 		rd := br.Ready()
 		if rd.Writes != nil {
 			b.Writes.Ops = append(b.Writes.Ops, rd.Writes.Ops...)
 		}
 		b.Msgs = append(b.Msgs, rd.Msgs...)
+		now = append(now, rd.Early...)
 	}
 	if b.Writes.Empty() {
-		return nil, b.Msgs
+		return nil, append(now, b.Msgs...)
 	}
 	for _, br := range h.brokers {
 		if d, ok := br.(Deferrer); ok {
@@ -83,7 +86,7 @@ func (h *Host) Take() (*HostBatch, []Envelope) {
 		}
 	}
 	h.inFlight = b
-	return b, nil
+	return b, now
 }
 
 // InFlight returns the batch being synced, or nil.

@@ -55,6 +55,34 @@ func TestHostGroupCommit(t *testing.T) {
 	}
 }
 
+// TestHostEarly: a Ready's early messages leave when it is taken, before
+// the batch's sync and ahead of the messages held for it; without writes
+// they come first among the messages that leave at once.
+func TestHostEarly(t *testing.T) {
+	var w Batch
+	w.Set([]byte("a"), []byte("1"))
+	a := &fakeBroker{readies: []Ready{{Writes: &w, Msgs: []Envelope{msg("held")}, Early: []Envelope{msg("e1")}}, {Msgs: []Envelope{msg("m")}, Early: []Envelope{msg("e3")}}}}
+	b := &fakeBroker{readies: []Ready{{Early: []Envelope{msg("e2")}}}}
+	h := NewHost(a, b)
+	to := func(es []Envelope) []string {
+		var out []string
+		for _, e := range es {
+			out = append(out, e.To)
+		}
+		return out
+	}
+	batch, now := h.Take()
+	if batch == nil || !slices.Equal(to(now), []string{"e1", "e2"}) || !slices.Equal(to(batch.Msgs), []string{"held"}) {
+		t.Fatalf("with writes: batch %+v, now %v", batch, to(now))
+	}
+	if got := h.Synced(); !slices.Equal(to(got), []string{"held"}) {
+		t.Fatalf("synced: %v", to(got))
+	}
+	if batch, now := h.Take(); batch != nil || !slices.Equal(to(now), []string{"e3", "m"}) {
+		t.Fatalf("without writes: batch %+v, now %v", batch, to(now))
+	}
+}
+
 // TestDirectoryFloods: three directories a - b - c learn each other's
 // pubends through b; an older or repeated announcement changes nothing
 // and is not flooded again; a new neighbour gets every entry; a newer

@@ -66,10 +66,17 @@ func (b *Batch) Empty() bool { return b == nil || len(b.Ops) == 0 }
 // sends Msgs, in order, only once these Writes and every earlier Ready's
 // writes are durable (synced when Sync is set). Messages computed from
 // state that is not yet durable are never sent early this way.
+//
+// Early messages are the exception, for a broker whose messages depend on
+// nothing its own writes make durable: they may leave as soon as the
+// Ready is taken, before any sync. A replica of a replicated pubend sends
+// so what its applied entries release: entries committed, so durable on
+// a majority of replicas already.
 type Ready struct {
 	Writes *Batch
 	Sync   bool
 	Msgs   []Envelope
+	Early  []Envelope
 }
 
 // pendingWrites is a broker's batch under construction, with a read

@@ -102,11 +102,13 @@ func now() durable.Tick { return durable.Tick(time.Now().UnixMicro()) }
 // flush takes every machine's Ready through the group commit
 // (durable.Host). Without writes, the messages go at once (appended to
 // local when they are for this router's machines). With writes, the batch
-// is applied and a background sync starts; its messages wait for it.
+// is applied and a background sync starts; its messages wait for it, but
+// for the early ones (a replica's), which go at once too.
 func (d *durableNode) flush(local []durable.Envelope) (chan syncResult, []durable.Envelope) {
 	b, msgs := d.host.Take()
+	d.sendReplicaNow()
+	local = d.send(msgs, local) // all of them without writes, else the early ones
 	if b == nil {
-		local = d.send(msgs, local)
 		d.sendReplicaPeers()
 		return nil, local
 	}

@@ -32,6 +32,7 @@ type replicaHost struct {
 	r       *replica.Replica
 	advance bool              // a Ready was taken: Advance before the next one
 	peers   []replica.PeerMsg // of the Readies taken, to send once synced
+	now     []replica.PeerMsg // of the Readies taken, to send at once
 	// leading and leader mirror the replica's state for the connection
 	// goroutines (fromClient); the driver sets them in followLeaders.
 	leading atomic.Bool
@@ -48,7 +49,9 @@ func (h *replicaHost) Tick(now durable.Tick) error                       { retur
 
 // Ready advances the replica past its previous Ready (whose writes are
 // synced and messages sent: the group commit takes Readies only then) and
-// takes the next one.
+// takes the next one. The pubend's messages it releases are early (they
+// come from committed entries), and so are the raft messages that need no
+// sync (sendReplicaNow): the leader's appends leave while its sync runs.
 func (h *replicaHost) Ready() durable.Ready {
 	if h.advance {
 		h.r.Advance()
@@ -60,7 +63,8 @@ func (h *replicaHost) Ready() durable.Ready {
 	}
 	h.advance = true
 	h.peers = append(h.peers, rd.Peer...)
-	return durable.Ready{Writes: rd.Writes, Sync: rd.Sync, Msgs: rd.Msgs}
+	h.now = append(h.now, rd.PeerNow...)
+	return durable.Ready{Writes: rd.Writes, Sync: rd.Sync, Early: rd.Msgs}
 }
 
 // bootReplicas creates the replicas of the replicated pubends naming this
@@ -126,6 +130,18 @@ func (d *durableNode) sendReplicaPeers() {
 		h.peers = nil
 	}
 	d.followLeaders()
+}
+
+// sendReplicaNow sends the raft messages of the Readies just taken that
+// need no sync.
+func (d *durableNode) sendReplicaNow() {
+	for _, p := range sortedNames(d.replicas) {
+		h := d.replicas[p]
+		for _, m := range h.now {
+			d.toReplica(&wire.Replica{From: d.name, To: m.To, Data: m.Data}, "")
+		}
+		h.now = nil
+	}
 }
 
 // followLeaders announces the local pubends and the replicated ones

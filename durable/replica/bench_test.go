@@ -215,6 +215,15 @@ func BenchmarkReplicatedPublish(b *testing.B) {
 					if err := store.Apply(rd.Writes, false); err != nil {
 						panic(err)
 					}
+					for _, m := range rd.PeerNow {
+						boxes[m.To].put(m.Data)
+					}
+					if started {
+						pubs.acks(rd.Msgs, step)
+						if pubs.acked >= b.N {
+							once.Do(func() { close(done) })
+						}
+					}
 					if rd.Sync {
 						if err := store.Flush(); err != nil {
 							panic(err)
@@ -224,12 +233,6 @@ func BenchmarkReplicatedPublish(b *testing.B) {
 						boxes[m.To].put(m.Data)
 					}
 					r.Advance()
-					if started {
-						pubs.acks(rd.Msgs, step)
-						if pubs.acked >= b.N {
-							once.Do(func() { close(done) })
-						}
-					}
 				}
 			}
 		}()

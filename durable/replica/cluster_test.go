@@ -116,6 +116,7 @@ func (c *cluster) drain() {
 			for _, a := range rd.Applied {
 				c.checkApplied(name, a)
 			}
+			c.inbox = append(c.inbox, rd.PeerNow...)
 			c.inbox = append(c.inbox, rd.Peer...)
 			c.out = append(c.out, rd.Msgs...)
 			r.Advance()

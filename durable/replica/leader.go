@@ -81,7 +81,7 @@ func (r *Replica) stopLeading() {
 // fence is applied and the writes of the Ready that applied it are in
 // the store.
 func (r *Replica) startLeading() {
-	if !r.lead.fenceApplied || r.inFlight != nil || r.fatal != nil {
+	if !r.lead.fenceApplied || r.inFlight || r.fatal != nil {
 		return
 	}
 	r.lead.fenceApplied = false

@@ -14,8 +14,16 @@ import (
 // Ready returns what to do next (see Ready); it returns an empty Ready
 // while the previous one is not advanced. The pubend's writes since the
 // previous Ready become one proposal (group commit).
+//
+// Raft runs with AsyncStorageWrites: its Ready hands over the writes as
+// local messages (an append of entries, hard state and snapshot; an apply
+// of committed entries), each with the responses to deliver once they are
+// done. The append's responses wait for the sync (Peer, and raft's own,
+// stepped at Advance); everything else raft sends may leave at once
+// (PeerNow), so a leader's appends reach the followers while its own
+// sync runs.
 func (r *Replica) Ready() Ready {
-	if r.inFlight != nil || r.fatal != nil {
+	if r.inFlight || r.fatal != nil {
 		return Ready{}
 	}
 	r.checkLeadership()
@@ -26,18 +34,19 @@ func (r *Replica) Ready() Ready {
 		b.Ops = append(b.Ops, r.boot.Ops...)
 		r.boot = nil
 	}
-	out := Ready{Writes: b, Sync: len(b.Ops) > 0, Peer: r.peerOut}
-	r.peerOut = nil
+	out := Ready{Writes: b, Sync: len(b.Ops) > 0}
 	if r.rn.HasReady() {
 		rd := r.rn.Ready()
-		if err := r.persist(&rd, b, &out); err != nil {
+		if err := r.carry(rd.Messages, b, &out); err != nil {
 			r.fatal = fmt.Errorf("replica %s: %w", r.cfg.Name, err)
 			return Ready{}
 		}
 		out.Sync = out.Sync || rd.MustSync || rd.Snapshot != nil
-		r.inFlight = &rd
+		r.inFlight = true
 		out.advance = true
 	}
+	out.Peer, out.PeerNow = r.peerOut, r.peerNow
+	r.peerOut, r.peerNow = nil, nil
 	r.checkLeadership()
 	out.Msgs = r.releaseHeld()
 	out.Leading, r.leadingNote = r.leadingNote, nil
@@ -45,64 +54,118 @@ func (r *Replica) Ready() Ready {
 }
 
 // Advance tells the replica that the last Ready was carried out: its
-// writes applied (and synced if asked) and its messages sent.
+// writes applied and synced, and its messages sent. Raft hears then that
+// its appends are durable and its entries applied.
 func (r *Replica) Advance() {
-	if r.inFlight == nil {
+	if !r.inFlight {
 		return
 	}
-	r.rn.Advance(*r.inFlight)
-	r.inFlight = nil
+	r.inFlight = false
+	for _, m := range r.onSynced {
+		if err := r.rn.Step(m); err != nil {
+			r.fatal = fmt.Errorf("replica %s: step local %v: %w", r.cfg.Name, m.GetType(), err)
+			return
+		}
+	}
+	r.onSynced = nil
 	for _, id := range r.snapsTo {
 		// Sent: the follower answers once it restored it; if it was lost,
 		// the follower's rejection makes the leader send another.
 		r.rn.ReportSnapshot(id, raft.SnapshotFinish)
 	}
 	r.snapsTo = nil
+	r.followTerm()
 	r.checkLeadership()
 	r.startLeading()
 }
 
-// persist adds a raft Ready to the batch: the snapshot, the entries, the
-// hard state, then the committed entries applied; and its messages.
-func (r *Replica) persist(rd *raft.Ready, b *durable.Batch, out *Ready) error {
-	if rd.Snapshot != nil && !raft.IsEmptySnap(rd.Snapshot) {
-		if err := r.restore(rd.Snapshot, b); err != nil {
+// carry adds a raft Ready's messages to the batch and the Ready: the
+// append (snapshot, entries, hard state) before the apply of committed
+// entries, and the messages to other replicas.
+func (r *Replica) carry(msgs []*pb.Message, b *durable.Batch, out *Ready) error {
+	for _, m := range msgs {
+		switch m.GetTo() {
+		case raft.LocalAppendThread:
+			if err := r.persist(m, b); err != nil {
+				return err
+			}
+			for _, resp := range m.GetResponses() {
+				r.afterSync(resp)
+			}
+		case raft.LocalApplyThread:
+			if err := r.applyAll(m.GetEntries(), b, out); err != nil {
+				return err
+			}
+			r.onSynced = append(r.onSynced, m.GetResponses()...)
+		default:
+			r.sendRaft(m, true)
+		}
+	}
+	return nil
+}
+
+// afterSync queues a response of the append for when it is synced: to
+// this replica's raft at Advance, or to another replica in Peer.
+func (r *Replica) afterSync(m *pb.Message) {
+	if m.GetTo() == r.id {
+		r.onSynced = append(r.onSynced, m)
+		return
+	}
+	r.sendRaft(m, false)
+}
+
+// sendRaft queues a raft message for another replica, in PeerNow when it
+// needs no sync.
+func (r *Replica) sendRaft(m *pb.Message, now bool) {
+	name, ok := r.peers[m.GetTo()]
+	if !ok || name == r.cfg.Name {
+		return // an id never heard of, or this replica's own before its store was wiped
+	}
+	if m.GetType() == pb.MsgSnap {
+		r.snapsTo = append(r.snapsTo, m.GetTo())
+	}
+	pieces := r.peerPieces(name, peerMsg{Kind: PeerRaft, Raft: m})
+	if now {
+		r.peerNow = append(r.peerNow, pieces...)
+	} else {
+		r.peerOut = append(r.peerOut, pieces...)
+	}
+}
+
+// persist adds raft's append to the batch: the snapshot, the entries,
+// then the hard state.
+func (r *Replica) persist(m *pb.Message, b *durable.Batch) error {
+	if s := m.GetSnapshot(); s != nil && !raft.IsEmptySnap(s) {
+		if err := r.restore(s, b); err != nil {
 			return err
 		}
 	}
-	if err := r.log.append(rd.Entries, b); err != nil {
+	if err := r.log.append(m.GetEntries(), b); err != nil {
 		return err
 	}
-	if rd.HardState != nil && !raft.IsEmptyHardState(rd.HardState) {
-		if err := r.log.setHard(rd.HardState, b); err != nil {
+	if m.Term != nil || m.Vote != nil || m.Commit != nil {
+		if err := r.log.setHard(hardState(m.GetTerm(), m.GetVote(), m.GetCommit()), b); err != nil {
 			return err
 		}
 	}
-	for _, e := range rd.CommittedEntries {
+	return nil
+}
+
+// applyAll applies committed entries, then records the applied point and
+// compacts the log when it is due.
+func (r *Replica) applyAll(ents []*pb.Entry, b *durable.Batch, out *Ready) error {
+	for _, e := range ents {
 		if err := r.apply(e, b, out); err != nil {
 			return fmt.Errorf("apply entry %d: %w", e.GetIndex(), err)
 		}
 	}
-	if len(rd.CommittedEntries) > 0 {
-		b.Set(prefix(r.cfg.Pubend.ID, tableApplied), r.applied.encode())
-		if r.applied.index-r.log.compIdx > r.cfg.CompactEvery {
-			if err := r.log.compact(r.applied.index-r.cfg.CompactKeep, r.applied.conf, b); err != nil {
-				return err
-			}
-		}
+	if len(ents) == 0 {
+		return nil
 	}
-	for _, m := range rd.Messages {
-		name, ok := r.peers[m.GetTo()]
-		if !ok || name == r.cfg.Name {
-			continue // an id never heard of, or this replica's own before its store was wiped
-		}
-		if m.GetType() == pb.MsgSnap {
-			r.snapsTo = append(r.snapsTo, m.GetTo())
-		}
-		r.sendPeer(name, peerMsg{Kind: PeerRaft, Raft: m})
+	b.Set(prefix(r.cfg.Pubend.ID, tableApplied), r.applied.encode())
+	if r.applied.index-r.log.compIdx > r.cfg.CompactEvery {
+		return r.log.compact(r.applied.index-r.cfg.CompactKeep, r.applied.conf, b)
 	}
-	out.Peer = append(out.Peer, r.peerOut...)
-	r.peerOut = nil
 	return nil
 }
 

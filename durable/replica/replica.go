@@ -41,9 +41,11 @@ type Replica struct {
 
 	lead leader // the pubend, while leading
 
-	inFlight *raft.Ready // taken, not yet advanced
-	snapsTo  []uint64    // followers sent a snapshot by the Ready in flight
-	peerOut  []PeerMsg   // join requests not yet taken
+	inFlight bool          // a raft Ready was taken, not yet advanced
+	onSynced []*pb.Message // raft's local responses to step once the Ready in flight is synced
+	snapsTo  []uint64      // followers sent a snapshot by the Ready in flight
+	peerOut  []PeerMsg     // join requests and synced raft messages not yet taken
+	peerNow  []PeerMsg     // raft messages that need no sync, not yet taken
 	fatal    error
 
 	leadingWas  bool  // Leading as of the previous Ready
@@ -69,13 +71,23 @@ type Stats struct {
 
 // Ready is what a replica asks its driver to do, in this order: apply
 // Writes to the store before the next Step, StepPeer or Tick (reads see
-// them); sync them if Sync is set; then send Peer and Msgs; then call
-// Advance. Applied lists the entries this Ready applies, for observers
-// (the simulator's oracle).
+// them); send PeerNow and Msgs, at once, without waiting for the sync;
+// sync the writes if Sync is set; then send Peer; then call Advance.
+// Applied lists the entries this Ready applies, for observers (the
+// simulator's oracle).
+//
+// PeerNow and Msgs need no local sync (the driver overlaps it with the
+// network): PeerNow is what raft lets leave before the local log is
+// durable (appends, heartbeats, votes asked: raft counts this replica's
+// own entries and vote only once Advance reports them synced), and Msgs
+// are the pubend's messages released by applied entries, which are
+// committed, so durable on a majority already. Peer holds what must
+// wait: answers to appends and votes.
 type Ready struct {
 	Writes  *durable.Batch
 	Sync    bool
 	Msgs    []durable.Envelope
+	PeerNow []PeerMsg
 	Peer    []PeerMsg
 	Applied []Applied
 	// Leading is set when the replica started (true) or stopped (false)
@@ -96,7 +108,8 @@ type Applied struct {
 
 // Empty reports whether the Ready asks for nothing.
 func (rd Ready) Empty() bool {
-	return !rd.advance && rd.Writes.Empty() && len(rd.Msgs) == 0 && len(rd.Peer) == 0 && len(rd.Applied) == 0 && rd.Leading == nil
+	return !rd.advance && rd.Writes.Empty() && len(rd.Msgs) == 0 && len(rd.PeerNow) == 0 && len(rd.Peer) == 0 &&
+		len(rd.Applied) == 0 && rd.Leading == nil
 }
 
 var errApplyOverlay = errors.New("replica: the pubend's writes go through raft, not Apply")
@@ -125,9 +138,12 @@ func New(cfg Config, store durable.Store) (*Replica, error) {
 	r.log.snapshot = r.makeSnapshot
 	rn, err := raft.NewRawNode(&raft.Config{
 		ID: r.id, ElectionTick: cfg.ElectionTicks, HeartbeatTick: cfg.HeartbeatTicks,
-		Storage: r.log, Applied: r.applied.index,
+		Storage: r.log, Applied: r.applied.index, PreVote: true, Logger: quietLogger,
 		MaxSizePerMsg: cfg.MaxMsgSize, MaxInflightMsgs: 256, MaxUncommittedEntriesSize: cfg.MaxUncommitted,
-		PreVote: true, Logger: quietLogger,
+		// Storage writes as messages (ready.go): the leader's appends
+		// leave before its own sync; applying is bounded by what may be
+		// uncommitted, not by one message's size.
+		AsyncStorageWrites: true, MaxCommittedSizePerReady: cfg.MaxUncommitted,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("replica %s of %s: raft: %w", cfg.Name, p, err)

@@ -214,22 +214,31 @@ func (r *Replica) join(name string, id uint64) {
 	r.Stats.Joins++
 }
 
-// sendPeer queues a message to another replica.
+// sendPeer queues a message to another replica, to leave once the Ready
+// that takes it is synced.
 func (r *Replica) sendPeer(to string, m peerMsg) {
+	r.peerOut = append(r.peerOut, r.peerPieces(to, m)...)
+}
+
+// peerPieces encodes a message to another replica: one piece, or chunks
+// of a large one. An encoding failure is fatal (nothing returned).
+func (r *Replica) peerPieces(to string, m peerMsg) []PeerMsg {
 	m.Pubend, m.From, m.FromID = r.cfg.Pubend.ID, r.cfg.Name, r.id
 	data, err := m.encode()
 	if err != nil {
 		r.fatal = err
-		return
+		return nil
 	}
 	pieces, err := r.chunked(data)
 	if err != nil {
 		r.fatal = err
-		return
+		return nil
 	}
+	out := make([]PeerMsg, 0, len(pieces))
 	for _, p := range pieces {
-		r.peerOut = append(r.peerOut, PeerMsg{From: r.cfg.Name, To: to, Data: p})
+		out = append(out, PeerMsg{From: r.cfg.Name, To: to, Data: p})
 	}
+	return out
 }
 
 func encodeMember(id uint64, name string) []byte {

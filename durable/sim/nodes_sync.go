@@ -28,10 +28,10 @@ func (w *world) flush(n *node) {
 		return
 	}
 	b, msgs := n.host.Take()
+	for _, env := range msgs {
+		w.send(env) // all of them without writes, else the early ones
+	}
 	if b == nil {
-		for _, env := range msgs {
-			w.send(env)
-		}
 		return
 	}
 	if w.now < n.fullUntil {

@@ -79,9 +79,10 @@ func (b replicaBroker) Step(now durable.Tick, env durable.Envelope) error { retu
 func (b replicaBroker) Tick(now durable.Tick) error                       { return b.r.Tick(now) }
 func (b replicaBroker) Ready() durable.Ready                              { return durable.Ready{} }
 
-// flushReplica carries out a replica's Ready: apply its writes, sync them
-// if asked (a simulated disk's latency, during which the replica keeps
-// stepping and its next Ready waits), then send and advance.
+// flushReplica carries out a replica's Ready: apply its writes, send what
+// needs no sync (PeerNow, Msgs), sync the writes if asked (a simulated
+// disk's latency, during which the replica keeps stepping and its next
+// Ready waits; a crash then loses them), then send Peer and advance.
 func (w *world) flushReplica(n *node) {
 	if !n.up {
 		return
@@ -100,16 +101,13 @@ func (w *world) flushReplica(n *node) {
 		w.trace("%s leads %s (term %d)", n.name, n.group.pubend, n.replica.Status().GetTerm())
 		w.announceLeader(n)
 	}
+	for _, m := range rd.PeerNow {
+		w.sendPeer(m)
+	}
+	w.sendAll(rd.Msgs, n.name)
 	done := func() {
 		for _, m := range rd.Peer {
 			w.sendPeer(m)
-		}
-		for _, env := range rd.Msgs {
-			if w.chaos && w.partitioned(n.name, env.To) {
-				w.stats.Dropped++
-				continue
-			}
-			w.send(env)
 		}
 		n.replica.Advance()
 		w.flushReplica(n)
@@ -130,6 +128,17 @@ func (w *world) flushReplica(n *node) {
 		n.store.Sync()
 		done()
 	})
+}
+
+// sendAll sends messages of node from, dropping those a partition cuts.
+func (w *world) sendAll(msgs []durable.Envelope, from string) {
+	for _, env := range msgs {
+		if w.chaos && w.partitioned(from, env.To) {
+			w.stats.Dropped++
+			continue
+		}
+		w.send(env)
+	}
 }
 
 // observeApplied checks that every replica applies the same entry at each
