@@ -74,7 +74,8 @@ const (
 	MsgGap
 	// MsgAck (subscriber to SHB): Sub, CT: everything up to CT consumed.
 	MsgAck
-	// MsgRefused (SHB to subscriber): Sub, Session, Reason.
+	// MsgRefused (SHB to subscriber): Sub, Session, Reason; to a
+	// publisher of a replicated pubend, also NotLeader and Leader.
 	MsgRefused
 	// MsgDisconnect (driver to SHB): Sub, Session: the connection closed.
 	MsgDisconnect
@@ -229,6 +230,12 @@ type Msg struct {
 	// SHB back with an empty disk (pubend_wiped.go); zero: one that does
 	// not say.
 	Born Tick
+	// NotLeader marks a refusal of a publisher by a router whose replica
+	// of the replicated pubend does not lead it: the publisher should try
+	// another router, not give up. Leader names the router the refusing
+	// one believes leads ("": none known yet), to try next.
+	NotLeader bool
+	Leader    string
 }
 
 // Envelope is a message with its sender and receiver node ids.

@@ -46,6 +46,9 @@ type conn struct {
 	// witnesses (set by the loop before the link's readers and writers
 	// start).
 	witness bool
+	// version is a client's protocol version, from the handshake (0 for
+	// a router link).
+	version uint64
 }
 
 // fail closes the connection with a protocol error code and message, once,
@@ -162,10 +165,11 @@ func (r *Router) handshake(ctx context.Context, c *conn) (ctrl, data *streamRead
 	if err := checkClientPeer(c, hello, r.cfg.Name); err != nil { // identity.go
 		return nil, nil, nil, err
 	}
-	v, err := wire.Negotiate(hello, wire.Version, wire.Version)
+	v, err := wire.Negotiate(hello, wire.Version, wire.ClientVersion)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	c.version = v
 	welcome := &wire.Welcome{Version: v, Name: r.cfg.Name, MaxFrame: uint64(r.cfg.MaxFrame), MaxSubscriptions: uint64(r.cfg.MaxSubscriptionsPerConn)}
 	if _, err := ctrl.s.Write(wire.AppendFrame(nil, welcome)); err != nil {
 		return nil, nil, nil, fmt.Errorf("write welcome: %w", err)

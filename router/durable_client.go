@@ -19,8 +19,9 @@ func (d *durableNode) fromClient(c *conn, m durable.Msg, stop <-chan struct{}) b
 	switch m.Kind {
 	case durable.MsgHello, durable.MsgPublish:
 		if rto, refusal, ok := d.replicaTarget(m.Pubend); ok {
-			if refusal != "" {
-				d.refuse(c, m, refusal)
+			if refusal != nil {
+				refusal.Publisher = m.Publisher
+				d.pushRefusal(c, *refusal)
 				return true
 			}
 			to = rto
@@ -56,11 +57,25 @@ func (d *durableNode) fromClient(c *conn, m durable.Msg, stop <-chan struct{}) b
 
 // refuse answers a client's message with a durable refusal.
 func (d *durableNode) refuse(c *conn, m durable.Msg, reason string) {
+	d.pushRefusal(c, durable.Msg{Kind: durable.MsgRefused, Sub: m.Sub, Session: m.Session, Publisher: m.Publisher, Reason: reason})
+}
+
+// pushRefusal sends a durable refusal to a client.
+func (d *durableNode) pushRefusal(c *conn, r durable.Msg) {
 	d.met.refused.Inc()
-	r := durable.Msg{Kind: durable.MsgRefused, Sub: m.Sub, Session: m.Session, Publisher: m.Publisher, Reason: reason}
-	if !c.q.pushControl(wire.AppendFrame(nil, &wire.Durable{Msg: r})) {
+	if !c.q.pushControl(wire.AppendFrame(nil, &wire.Durable{Msg: forClient(c, r)})) {
 		c.fail(wire.CodeSlowConsumer, "durable messages not read")
 	}
+}
+
+// forClient returns m as client c may decode it: without the not-leader
+// fields for a client older than wire.VersionLeader (its reason still
+// says it).
+func forClient(c *conn, m durable.Msg) durable.Msg {
+	if c.version < wire.VersionLeader {
+		m.NotLeader, m.Leader = false, ""
+	}
+	return m
 }
 
 // clientDetached tells the driver that a client connection closed.

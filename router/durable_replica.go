@@ -177,10 +177,10 @@ func (d *durableNode) followLeaders() {
 // refusePublishers tells the clients that published to h's pubend here
 // that this router no longer leads it.
 func (d *durableNode) refusePublishers(h *replicaHost) {
-	reason := d.notLeader(h.pubend, h.r.Leader())
+	refusal := d.notLeader(h.pubend, h.r.Leader())
 	var out []durable.Envelope
 	for _, c := range sortedNames(h.publishers) {
-		out = append(out, durable.Envelope{From: h.node, To: c, Msg: durable.Msg{Kind: durable.MsgRefused, Pubend: h.pubend, Reason: reason}})
+		out = append(out, durable.Envelope{From: h.node, To: c, Msg: refusal})
 	}
 	h.publishers = nil
 	if len(out) > 0 {
@@ -267,25 +267,28 @@ func (d *durableNode) stepReplicaFrame(peer string, m *wire.Replica) {
 // p is replicated here: the replica's pubend node while it leads, else
 // a refusal naming the leader. ok is false for a pubend not replicated
 // here.
-func (d *durableNode) replicaTarget(p string) (to, refusal string, ok bool) {
+func (d *durableNode) replicaTarget(p string) (to string, refusal *durable.Msg, ok bool) {
 	h := d.replicas[p]
 	if h == nil {
-		return "", "", false
+		return "", nil, false
 	}
 	if h.leading.Load() {
-		return h.node, "", true
+		return h.node, nil, true
 	}
 	leader := ""
 	if l := h.leader.Load(); l != nil {
 		leader = *l
 	}
-	return "", d.notLeader(p, leader), true
+	r := d.notLeader(p, leader)
+	return "", &r, true
 }
 
-// notLeader is the reason of a not-leader refusal of pubend p, naming the
-// leader this router knows of.
-func (d *durableNode) notLeader(p, leader string) string {
-	return replica.NotLeaderReason(p, d.name, leader)
+// notLeader is a not-leader refusal of pubend p, naming the leader this
+// router knows of in its fields (for clients of wire.VersionLeader) and
+// in its reason (for people, and older clients).
+func (d *durableNode) notLeader(p, leader string) durable.Msg {
+	return durable.Msg{Kind: durable.MsgRefused, Pubend: p, Reason: replica.NotLeaderReason(p, d.name, leader),
+		NotLeader: true, Leader: leader}
 }
 
 // stepReplica steps a message for a replica's pubend node. A publisher's
@@ -295,8 +298,9 @@ func (d *durableNode) stepReplica(h *replicaHost, t durable.Tick, env durable.En
 	if !h.r.Leading() && isClientNode(env.From) && (env.Msg.Kind == durable.MsgPublish || env.Msg.Kind == durable.MsgHello) {
 		// From the replica itself: the flag the connection goroutines
 		// read may not say yet that it stopped leading.
-		d.send([]durable.Envelope{{From: h.node, To: env.From, Msg: durable.Msg{Kind: durable.MsgRefused,
-			Publisher: env.Msg.Publisher, Pubend: h.pubend, Reason: d.notLeader(h.pubend, h.r.Leader())}}}, nil)
+		refusal := d.notLeader(h.pubend, h.r.Leader())
+		refusal.Publisher = env.Msg.Publisher
+		d.send([]durable.Envelope{{From: h.node, To: env.From, Msg: refusal}}, nil)
 		return nil
 	}
 	if isClientNode(env.From) && env.Msg.Kind == durable.MsgHello {

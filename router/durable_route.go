@@ -116,7 +116,7 @@ func (d *durableNode) toClient(env durable.Envelope) {
 	}
 	d.view.toClient(env)
 	d.met.countToClient(env.Msg)
-	d.queueClient(ifaceID(id), cl, env.Msg)
+	d.queueClient(ifaceID(id), cl, forClient(cl.c, env.Msg))
 }
 
 // toLink sends a message to the intermediate broker of a neighbour. The

@@ -275,33 +275,12 @@ const NotLeader = "not leader: "
 func IsNotLeader(reason string) bool { return strings.HasPrefix(reason, NotLeader) }
 
 // NotLeaderReason is the reason of a not-leader refusal of pubend by
-// router, naming the leader it knows of ("" for none yet), which a
-// publisher may go to next (LeaderIn).
+// router, naming the leader it knows of ("" for none yet), for people
+// and for clients older than the refusal's leader field (the router sends
+// the leader in durable.Msg.Leader to the others).
 func NotLeaderReason(pubend, router, leader string) string {
 	if leader == "" {
-		leader = unknownLeader
+		leader = "unknown yet"
 	}
-	return fmt.Sprintf("%spubend %q is replicated; router %s does not lead it%s%s)", NotLeader, pubend, router, leaderMark, leader)
-}
-
-const (
-	leaderMark    = " (leader: "
-	unknownLeader = "unknown yet"
-)
-
-// LeaderIn returns the leader a not-leader refusal's reason names, or ""
-// when it names none (no leader known yet, or not such a refusal).
-func LeaderIn(reason string) string {
-	if !IsNotLeader(reason) || !strings.HasSuffix(reason, ")") {
-		return ""
-	}
-	i := strings.LastIndex(reason, leaderMark)
-	if i < 0 {
-		return ""
-	}
-	leader := reason[i+len(leaderMark) : len(reason)-1]
-	if leader == unknownLeader || strings.ContainsAny(leader, " ()") {
-		return ""
-	}
-	return leader
+	return fmt.Sprintf("%spubend %q is replicated; router %s does not lead it (leader: %s)", NotLeader, pubend, router, leader)
 }

@@ -27,6 +27,9 @@ const (
 // except that the kinds carrying a filter always carry it (as text) and
 // the kinds carrying an event always carry it (in the event encoding).
 // Ticks are zig-zag varints; a CT is sorted by pubend without duplicates.
+// The not-leader fields (NotLeader, Leader) appear only on a refusal, and
+// only toward clients that negotiated VersionLeader: an older decoder
+// refuses a field bit it does not know.
 type Durable struct {
 	Msg durable.Msg
 }
@@ -62,6 +65,8 @@ const (
 	dfClaims
 	dfPubends
 	dfBorn
+	dfNotLeader
+	dfLeader
 	dfAll = 1<<iota - 1
 )
 
@@ -112,6 +117,8 @@ func durableMask(m *durable.Msg) uint64 {
 	set(dfClaims, len(m.Claims) > 0)
 	set(dfPubends, len(m.Pubends) > 0)
 	set(dfBorn, m.Born != 0)
+	set(dfNotLeader, m.NotLeader)
+	set(dfLeader, m.Leader != "")
 	return f
 }
 
@@ -209,6 +216,7 @@ func (d *Durable) AppendBody(b []byte) []byte {
 		}
 	}
 	tick(dfBorn, m.Born)
+	str(dfLeader, m.Leader)
 	return b
 }
 
@@ -237,6 +245,9 @@ func (d *EventDecoder) decodeDurable(r *reader) *Durable {
 		return nil
 	case f&dfFilter != 0 != carriesFilter(m.Kind), f&dfEvent != 0 != carriesEvent(m.Kind):
 		r.fail("durable %s: filter or event field where the kind has none, or missing", m.Kind)
+		return nil
+	case f&(dfNotLeader|dfLeader) != 0 && m.Kind != durable.MsgRefused, f&dfLeader != 0 && f&dfNotLeader == 0:
+		r.fail("durable %s: a leader field outside a not-leader refusal", m.Kind)
 		return nil
 	}
 	dd := durableDecoder{r: r, f: f}
@@ -275,6 +286,8 @@ func (d *EventDecoder) decodeDurable(r *reader) *Durable {
 	m.Claims = dd.claims()
 	m.Pubends = dd.pubends()
 	m.Born = dd.tick(dfBorn, "durable born")
+	m.NotLeader = f&dfNotLeader != 0
+	m.Leader = dd.name(dfLeader, "durable leader")
 	if r.err != nil {
 		return nil
 	}

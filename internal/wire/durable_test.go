@@ -67,6 +67,12 @@ func genDurable(t *rapid.T) *Durable {
 		m.Origin = name.Draw(t, "origin")
 	}
 	m.Born = genTick(t, "born")
+	if kind == durable.MsgRefused && opt("notleader") {
+		m.NotLeader = true
+		if opt("leader") {
+			m.Leader = name.Draw(t, "leader")
+		}
+	}
 	for range rapid.IntRange(0, 2).Draw(t, "stamps") {
 		m.Stamps = append(m.Stamps, durable.Stamp{Node: name.Draw(t, "sn"), Epoch: rapid.Uint64().Draw(t, "se"), Version: rapid.Uint64().Draw(t, "sv")})
 	}
@@ -101,7 +107,8 @@ func TestDurableRoundTrip(t *testing.T) {
 		if out.String() != in.Msg.String() || !out.Event.Equal(in.Msg.Event) || !out.Filter.Equal(in.Msg.Filter) ||
 			out.HasCT != in.Msg.HasCT || out.CT.String() != in.Msg.CT.String() || len(out.Subs) != len(in.Msg.Subs) ||
 			out.Session != in.Msg.Session || out.Nonce != in.Msg.Nonce || out.Filtered != in.Msg.Filtered ||
-			out.Reason != in.Msg.Reason || len(out.Ranges) != len(in.Msg.Ranges) || len(out.Reports) != len(in.Msg.Reports) {
+			out.Reason != in.Msg.Reason || len(out.Ranges) != len(in.Msg.Ranges) || len(out.Reports) != len(in.Msg.Reports) ||
+			out.NotLeader != in.Msg.NotLeader || out.Leader != in.Msg.Leader {
 			t.Fatalf("round trip:\n in %+v\nout %+v", in.Msg, out)
 		}
 		for i := range out.Ranges {
@@ -191,6 +198,8 @@ func FuzzDurable(f *testing.F) {
 		{Kind: durable.MsgFilters, Subs: []durable.SubFilter{{Sub: "s", Filter: match.MustParse(`*`)}}, Nonce: 1},
 		{Kind: durable.MsgPublish, Publisher: "x", Seq: 1, Event: ev},
 		{Kind: durable.MsgRefused, Sub: "s", Reason: "no"},
+		{Kind: durable.MsgRefused, Pubend: "p", Publisher: "x", Reason: "not leader: (leader: b)", NotLeader: true, Leader: "b"},
+		{Kind: durable.MsgRefused, Pubend: "p", Reason: "not leader: (leader: unknown yet)", NotLeader: true},
 		{Kind: durable.MsgInstallAck, Sub: "s", CT: durable.CT{"p": 1}, Stamps: []durable.Stamp{{Node: "r", Epoch: 1, Version: 2}}},
 		{Kind: durable.MsgClaim, Claims: []durable.Claim{{Sub: "s", CT: durable.CT{"p": 4}, Holds: true}}},
 		{Kind: durable.MsgHosts, Origin: "r1", Version: 7, Pubends: []string{"a", "r1"}},
@@ -215,4 +224,28 @@ func FuzzDurable(f *testing.F) {
 			t.Fatalf("not stable:\n%x\n%x", once, twice)
 		}
 	})
+}
+
+// TestDurableLeaderFields: the not-leader fields decode only on a
+// refusal, and a leader only with the not-leader mark; a decoder of
+// version 1 would refuse their bits, which is why routers strip them for
+// such clients.
+func TestDurableLeaderFields(t *testing.T) {
+	ok := (&Durable{Msg: durable.Msg{Kind: durable.MsgRefused, Pubend: "p", NotLeader: true, Leader: "b"}}).AppendBody(nil)
+	m, err := Decode(TypeDurable, ok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.(*Durable).Msg; !got.NotLeader || got.Leader != "b" {
+		t.Fatalf("decoded %+v", got)
+	}
+	for _, bad := range []durable.Msg{
+		{Kind: durable.MsgPubAck, Pubend: "p", Seq: 1, NotLeader: true},
+		{Kind: durable.MsgHelloAck, Pubend: "p", NotLeader: true, Leader: "b"},
+		{Kind: durable.MsgRefused, Pubend: "p", Leader: "b"},
+	} {
+		if _, err := Decode(TypeDurable, (&Durable{Msg: bad}).AppendBody(nil)); CodeOf(err) != CodeMalformed {
+			t.Errorf("%+v: decode error %v, want malformed", bad, err)
+		}
+	}
 }

@@ -5,6 +5,17 @@ package wire
 // down to it.
 const Version uint64 = 1
 
+// ClientVersion is the newest protocol version of client connections: a
+// client's Hello offers Version-ClientVersion and the router answers the
+// highest both speak.
+const ClientVersion = VersionLeader
+
+// VersionLeader is the client version from which a durable refusal may
+// carry the not-leader fields (durable.Msg NotLeader and Leader) rather
+// than only a reason to read; it changes nothing else, so a router
+// speaks version 1 to an older client, without those fields.
+const VersionLeader uint64 = 2
+
 // LinkVersion is the newest protocol version of router links, which
 // announce the range Version-LinkVersion in their LinkHello and use the
 // highest version both ends speak (NegotiateLink).

@@ -4,13 +4,14 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/sift-pubsub/sift/durable"
 	"github.com/sift-pubsub/sift/durable/replica"
 )
 
 // TestDialerFollowsNamedLeader: after a not-leader refusal naming a
 // router whose address the dialer learned, that address is tried next;
-// a refusal naming no leader, an unknown one, or another error leaves the
-// turn as it was.
+// a refusal naming no leader, an unknown one, a leader named only in the
+// reason's text, or another error leaves the turn as it was.
 func TestDialerFollowsNamedLeader(t *testing.T) {
 	d := newDialer(DurableOptions{Routers: []string{"h1:1", "h2:2", "h3:3"}})
 	d.addrOf["a"], d.addrOf["c"] = "h1:1", "h3:3"
@@ -18,11 +19,12 @@ func TestDialerFollowsNamedLeader(t *testing.T) {
 		err  error
 		want int
 	}{
-		{&RefusedError{Router: "b", Reason: replica.NotLeaderReason("p", "b", "c")}, 2},
-		{&RefusedError{Router: "b", Reason: replica.NotLeaderReason("p", "b", "a")}, 0},
-		{&RefusedError{Router: "b", Reason: replica.NotLeaderReason("p", "b", "")}, 1},
-		{&RefusedError{Router: "b", Reason: replica.NotLeaderReason("p", "b", "z")}, 1},
-		{&RefusedError{Router: "b", Reason: "store full (leader: c)"}, 1},
+		{notLeader("c"), 2},
+		{notLeader("a"), 0},
+		{notLeader(""), 1},
+		{notLeader("z"), 1},
+		{&RefusedError{Router: "b", Reason: replica.NotLeaderReason("p", "b", "c")}, 1},
+		{&RefusedError{Router: "b", Reason: "store full", Leader: "c"}, 1},
 		{errors.New("dial h2:2: timeout"), 1},
 	} {
 		d.next = 1
@@ -31,4 +33,10 @@ func TestDialerFollowsNamedLeader(t *testing.T) {
 			t.Errorf("after %v: next %d, want %d", tc.err, d.next, tc.want)
 		}
 	}
+}
+
+// notLeader is router b's not-leader refusal naming leader.
+func notLeader(leader string) error {
+	return refusedBy("b", durable.Msg{Kind: durable.MsgRefused, Pubend: "p", Reason: replica.NotLeaderReason("p", "b", leader),
+		NotLeader: true, Leader: leader})
 }

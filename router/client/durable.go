@@ -41,6 +41,16 @@ type RefusedError struct {
 	Router string
 	// Reason is the router's explanation.
 	Reason string
+	// NotLeader: the router holds a replica of the replicated pubend but
+	// does not lead it; Leader names the router it believes leads ("":
+	// none known). Another router may take the publishes.
+	NotLeader bool
+	Leader    string
+}
+
+// refusedBy is the error of a durable refusal m from router.
+func refusedBy(router string, m durable.Msg) *RefusedError {
+	return &RefusedError{Router: router, Reason: m.Reason, NotLeader: m.NotLeader, Leader: m.Leader}
 }
 
 func (e *RefusedError) Error() string { return "router " + e.Router + " refused: " + e.Reason }

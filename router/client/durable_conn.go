@@ -13,7 +13,6 @@ import (
 
 	"github.com/quic-go/quic-go"
 	"github.com/sift-pubsub/sift/durable"
-	"github.com/sift-pubsub/sift/durable/replica"
 	"github.com/sift-pubsub/sift/internal/wire"
 )
 
@@ -214,8 +213,8 @@ func (d *dialer) follow(err error) {
 	if !errors.As(err, &re) {
 		return
 	}
-	addr, ok := d.addrOf[replica.LeaderIn(re.Reason)]
-	if !ok {
+	addr, ok := d.addrOf[re.Leader]
+	if !re.NotLeader || re.Leader == "" || !ok {
 		return
 	}
 	if i := slices.Index(d.o.Routers, addr); i >= 0 {

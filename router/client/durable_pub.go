@@ -66,8 +66,8 @@ func newDurablePublisher(ctx context.Context, opts DurablePublisherOptions) (*Du
 func isRefusal(err error) bool {
 	var pe *wire.ProtocolError
 	var re *RefusedError
-	if errors.As(err, &re) && replica.IsNotLeader(re.Reason) {
-		return false
+	if errors.As(err, &re) && (re.NotLeader || replica.IsNotLeader(re.Reason)) {
+		return false // IsNotLeader: a router older than wire.VersionLeader says it in the reason only
 	}
 	return errors.Is(err, ErrRefused) || errors.As(err, &pe) && pe.Code == wire.CodeForbidden
 }
@@ -97,7 +97,7 @@ func (p *durablePub) hello(c *durableConn) error {
 			p.ackUpTo(m.Seq)
 			return true, nil
 		case durable.MsgRefused:
-			return true, &RefusedError{Router: c.router, Reason: m.Reason}
+			return true, refusedBy(c.router, m)
 		}
 		return false, nil
 	})
@@ -171,7 +171,7 @@ func (p *durablePub) serve(c *durableConn) error {
 				refusedSince = time.Time{}
 				p.ackUpTo(m.Seq)
 			case durable.MsgRefused:
-				return &RefusedError{Router: c.router, Reason: m.Reason}
+				return refusedBy(c.router, m)
 			}
 		case <-p.wake:
 		case <-p.stop:

@@ -79,7 +79,7 @@ func (s *durableSub) resume(c *durableConn) error {
 	return await(context.Background(), c, s.o.RetryTimeout, func(m durable.Msg) (bool, error) {
 		switch {
 		case m.Kind == durable.MsgRefused:
-			return true, &RefusedError{Router: c.router, Reason: m.Reason}
+			return true, refusedBy(c.router, m)
 		case m.Kind != durable.MsgStart || m.Session != session:
 			return false, nil
 		}
@@ -134,7 +134,7 @@ func (s *durableSub) serve(c *durableConn) error {
 				return fmt.Errorf("connection to %s: %w", c.router, c.err)
 			}
 			if m.Kind == durable.MsgRefused {
-				return &RefusedError{Router: c.router, Reason: m.Reason}
+				return refusedBy(c.router, m)
 			}
 			if !s.relay(m) {
 				return nil
