@@ -82,10 +82,13 @@ type DurableOptions struct {
 	// attempts, which doubles from MinBackoff to MaxBackoff (with jitter);
 	// defaults 50ms and 2s.
 	MinBackoff, MaxBackoff time.Duration
-	// DialTimeout bounds one connection attempt's handshake. A router
-	// that died without closing its connections (kill -9, a host gone)
-	// never answers, so each attempt at it costs this much before the next
-	// router is tried. (The opening exchange after it, a publisher's hello
+	// DialTimeout bounds the first connection attempt's handshake at a
+	// router. A router that died without closing its connections (kill
+	// -9, a host gone) never answers, so the attempt costs this much
+	// before the next router is tried. After an attempt ran out of it,
+	// the next one at the same router gets twice as long (up to
+	// RetryTimeout), so a router alive but slower than this to handshake
+	// is still reached. (The opening exchange after it, a publisher's hello
 	// or a subscription's resume, may wait for the pubend's commit; a
 	// router that dies meanwhile is noticed by its silence, Heartbeat.)
 	// Default 2s.

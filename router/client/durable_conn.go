@@ -194,16 +194,42 @@ func (c *durableConn) finish(ctx context.Context) {
 // replicated pubend names the leader, whose address is tried next when
 // the dialer knows it (from an earlier connection's welcome), instead of
 // the next in turn, which may be the dead one.
+//
+// Each attempt's handshake is bounded by DialTimeout at first, and by
+// twice the last bound after an attempt at the same address ran out of
+// it (up to RetryTimeout), until a connection there works. A router that
+// is alive but slow to handshake (a loaded machine, many clients
+// reconnecting at once) is then given the time it needs: with a fixed
+// bound below its handshake time no attempt would ever succeed, and each
+// abandoned attempt would leave the router a handshake to finish for
+// nothing, making the next slower still. A dead router costs DialTimeout
+// at its first attempt, so failover stays quick.
 type dialer struct {
 	o       DurableOptions
 	next    int
 	backoff time.Duration
-	since   time.Time         // when the last connection was lost (or the first attempt)
-	addrOf  map[string]string // router name (its welcome) -> the address it answered on
+	since   time.Time                // when the last connection was lost (or the first attempt)
+	addrOf  map[string]string        // router name (its welcome) -> the address it answered on
+	bound   map[string]time.Duration // address -> its next attempt's handshake bound, once one ran out
 }
 
 func newDialer(o DurableOptions) *dialer {
-	return &dialer{o: o, backoff: o.MinBackoff, since: time.Now(), addrOf: map[string]string{}}
+	return &dialer{o: o, backoff: o.MinBackoff, since: time.Now(), addrOf: map[string]string{},
+		bound: map[string]time.Duration{}}
+}
+
+// attemptTimeout returns the handshake bound of the next attempt at addr.
+func (d *dialer) attemptTimeout(addr string) time.Duration {
+	if b, ok := d.bound[addr]; ok {
+		return b
+	}
+	return d.o.DialTimeout
+}
+
+// timedOut records that an attempt at addr ran out of its bound: the next
+// one there gets twice as long, up to RetryTimeout.
+func (d *dialer) timedOut(addr string) {
+	d.bound[addr] = max(d.o.DialTimeout, min(2*d.attemptTimeout(addr), d.o.RetryTimeout))
 }
 
 // follow makes the leader a not-leader refusal names the next router
@@ -242,11 +268,16 @@ func (d *dialer) dial(ctx context.Context, stop <-chan struct{}, open func(*dura
 	for {
 		addr := d.o.Routers[d.next%len(d.o.Routers)]
 		d.next++
-		actx, cancel := context.WithTimeout(ctx, d.o.DialTimeout)
+		actx, cancel := context.WithTimeout(ctx, d.attemptTimeout(addr))
 		c, err := dialDurable(actx, addr, d.o.Options, d.o.Heartbeat)
+		expired := errors.Is(actx.Err(), context.DeadlineExceeded)
 		cancel()
+		if err != nil && expired && ctx.Err() == nil {
+			d.timedOut(addr)
+		}
 		if err == nil {
 			d.addrOf[c.router] = addr
+			delete(d.bound, addr)
 			if err = open(c); err == nil {
 				return c, nil
 			}
