@@ -70,8 +70,11 @@ type structure interface {
 }
 
 func newStructure(kind string, classic bool) structure {
-	if kind == "poset" {
+	switch kind {
+	case "poset":
 		return poset.NewPoset(poset.Config{Classic: classic})
+	case "shallow":
+		return poset.NewShallow(poset.Config{Classic: classic})
 	}
 	return poset.NewForest(poset.Config{Classic: classic})
 }

@@ -2,7 +2,10 @@ package poset_test
 
 import (
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,7 +28,9 @@ import (
 // modes also report that CPU split by step (router-start-ns: StartRTO and
 // the first encoding; router-mid-ns: the rounds before the last;
 // router-last-ns: the last round, placement and verification; they add
-// up to router-ns/insert). Mode verify-1gc is verify with the GC run only
+// up to router-ns/insert). The shallow forest (the router's default
+// table, which refuses RTO) is measured locally only: the router's best
+// local insert at scale. SIFT_BENCH_RTO_N sets the sizes (rtoSizes). Mode verify-1gc is verify with the GC run only
 // before the first step, as for a local insert; the clients' evaluation
 // still runs between the steps (its garbage can then be collected during a
 // router step and charged to it). It is a second view, not the headline.
@@ -45,12 +50,12 @@ func BenchmarkRTO(b *testing.B) {
 		{name: "majority-k3", cfg: poset.RTOConfig{Policy: poset.Majority, Clients: 3}},
 		{name: "majority-k5", cfg: poset.RTOConfig{Policy: poset.Majority, Clients: 5}},
 	}
-	for _, n := range []int{1000, 10000} {
-		for _, kind := range []string{"poset", "forest"} {
+	for _, n := range rtoSizes(b) {
+		for _, kind := range []string{"poset", "forest", "shallow"} {
 			for _, classic := range []bool{true, false} {
 				for _, m := range modes {
-					if !classic && !m.local {
-						continue // placement from answers does not use the index
+					if !classic && !m.local || kind == "shallow" && !m.local {
+						continue // placement from answers does not use the index; the shallow forest refuses RTO
 					}
 					name := m.name
 					if m.local && !classic {
@@ -65,6 +70,25 @@ func BenchmarkRTO(b *testing.B) {
 			}
 		}
 	}
+}
+
+// rtoSizes returns the structure sizes to measure: SIFT_BENCH_RTO_N, a
+// comma-separated list (the scale is 100000 and 1000000), or
+// 1000 and 10000.
+func rtoSizes(b *testing.B) []int {
+	env := os.Getenv("SIFT_BENCH_RTO_N")
+	if env == "" {
+		return []int{1000, 10000}
+	}
+	var ns []int
+	for _, f := range strings.Split(env, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			b.Fatalf("SIFT_BENCH_RTO_N=%q: want sizes separated by commas", env)
+		}
+		ns = append(ns, n)
+	}
+	return ns
 }
 
 func runRTOBench(b *testing.B, bs *builtStructure, local bool, cfg poset.RTOConfig, oneGC bool) {
@@ -188,7 +212,7 @@ func BenchmarkFF(b *testing.B) {
 	for i := range 50 {
 		fixed = append(fixed, match.MustParse(fmt.Sprintf("symbol == \"S%02d\"", i)))
 	}
-	for _, n := range []int{1000, 10000} {
+	for _, n := range rtoSizes(b) {
 		for _, kind := range []string{"poset", "forest"} {
 			w := workloads[0].gen(n)
 			s := newStructure(kind, true)
