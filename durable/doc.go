@@ -23,19 +23,20 @@
 // # Writes held back
 //
 // Some progress is not worth a sync of its own: the SHB's LD moved over
-// silence (no PFS record), and at a pubend the release reports it took and
-// a release over ticks that held no event. A broker holds such writes
+// silence (no PFS record) and released(s,p) raised by an acknowledgement,
+// and at a pubend the release reports it took and a release over ticks
+// that held no event. A broker holds such writes
 // back (Deferrer) until its Ready has writes anyway, until another broker
 // of the same group commit writes (Host takes them with that batch), or
 // until they have waited ProgressHold. An idle pubend renews its
 // high-water mark every Lease, so an idle router syncs about once per
 // Lease instead of at every idle silence and report. The held progress
-// is safe to lose in a crash: reports and idle silences carry the LD
-// handed to the driver, not the one in memory, so nothing upstream or at
-// a subscriber is above the LD on disk; a forgotten release covered only
+// is safe to lose in a crash: reports and idle silences carry the LD and
+// released values handed to the driver, not those in memory, so nothing
+// upstream or at a subscriber is above what is on disk; a forgotten release covered only
 // ticks that held no event and, being below the persisted high-water
 // mark, never will; a forgotten report is one lost on the way. See
-// shbPubend.holdMeta and Pubend.writeHeld.
+// shbPubend.holdMeta, SHB.holdAck and Pubend.writeHeld.
 //
 // # Promises
 //

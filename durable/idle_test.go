@@ -2,6 +2,8 @@ package durable
 
 import (
 	"testing"
+
+	"github.com/sift-pubsub/sift/match"
 )
 
 // idleRouter is one router's durable machines as siftd wires them (a
@@ -130,6 +132,7 @@ func (r *idleRouter) step(env Envelope) {
 		err = r.shb.Step(r.now, env)
 	default:
 		r.toClient = append(r.toClient, env)
+		r.ackClient(env)
 	}
 	if err != nil {
 		r.t.Fatalf("%v: %v", env, err)
@@ -202,5 +205,42 @@ func TestIdleRouterCrash(t *testing.T) {
 	}
 	if back == 0 {
 		t.Fatal("no restart lost held progress: nothing was held back")
+	}
+}
+
+// ackClient makes the subscriber "c1" acknowledge every position it is
+// given, as the client library does.
+func (r *idleRouter) ackClient(env Envelope) {
+	m := env.Msg
+	if env.To != "c1" || (m.Kind != MsgSubSilence && m.Kind != MsgEvent) {
+		return
+	}
+	r.queue = append(r.queue, Envelope{From: "c1", To: idleSHBNode,
+		Msg: Msg{Kind: MsgAck, Sub: m.Sub, Session: m.Session, CT: CT{m.Pubend: m.Tick}}})
+}
+
+// TestIdleRouterSubscriberSyncs: with one durable subscriber connected
+// and acknowledging, an idle router still syncs about once per second:
+// its idle silences carry the LD written, so they come once per lease
+// renewal, and the acknowledgements they draw ride in the next one
+// (holdAck).
+func TestIdleRouterSubscriberSyncs(t *testing.T) {
+	r := newIdleRouter(t)
+	f, err := match.Parse("k > 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.queue = append(r.queue, Envelope{From: "c1", To: idleSHBNode,
+		Msg: Msg{Kind: MsgResume, Sub: "s1", Session: 1, Filter: f}})
+	r.run(3_000_000)
+	syncs, own, msgs := r.syncs, r.pubendWrites, len(r.toClient)
+	r.run(10_000_000)
+	syncs, own, msgs = r.syncs-syncs, r.pubendWrites-own, len(r.toClient)-msgs
+	t.Logf("10 s idle with a subscriber: %d syncs, %d pubend Readies with writes, %d messages to it", syncs, own, msgs)
+	if msgs == 0 {
+		t.Fatal("the subscriber heard nothing: its CT does not move")
+	}
+	if syncs > 12 || own > 12 {
+		t.Errorf("idle router with a subscriber synced %d batches (pubend alone %d) in 10 s, want at most 12", syncs, own)
 	}
 }

@@ -53,14 +53,16 @@ type SHBConfig struct {
 	// InstallRetry is the interval between resends of an unacknowledged
 	// install (default 20 ms).
 	InstallRetry Tick
-	// ProgressHold is how long LD progress over silence may wait to be
-	// written with other writes (the SHB's own, or another broker's in the
-	// same group commit) before it is written alone (default 2 s): an
-	// idle SHB then costs no sync of its own while its router's pubend
-	// renews its lease (every second), and one per ProgressHold without
-	// one. Reports and idle silences carry the LD written, so they lag by
-	// up to this much while idle. See shbPubend.holdMeta for why a crash
-	// that forgets the progress is safe. Negative: never held.
+	// ProgressHold is how long LD progress over silence, and released(s,p)
+	// raised by acknowledgements, may wait to be written with other
+	// writes (the SHB's own, or another broker's in the same group
+	// commit) before they are written alone (default 2 s): an idle SHB
+	// and its idle subscribers then cost no sync of their own while the
+	// router's pubend renews its lease (every second), and one per
+	// ProgressHold without one. Reports and idle silences carry the
+	// values written, so they lag by up to this much while idle. See
+	// shbPubend.holdMeta and holdAck for why a crash that forgets the
+	// progress is safe. Negative: never held.
 	ProgressHold Tick
 }
 
@@ -105,6 +107,10 @@ type durableSub struct {
 	filter   match.Filter
 	start    CT // where it started, per pubend
 	released CT // released(s,p): the highest CT it acknowledged
+	// written is released(s,p) as last handed to the driver: what reports
+	// use (rule SHB 7). An acknowledgement is held back (holdAck) until
+	// a batch is written anyway.
+	written CT
 	// roamed: registered by a reconnection from another SHB; this SHB
 	// claims it (see MsgClaim) once released(s,p) >= start for every p.
 	roamed bool
@@ -187,6 +193,10 @@ type SHB struct {
 	out        []Envelope
 	now        Tick
 	lastReport Tick
+	// acksHeld holds the released(s,p) raised by acknowledgements and not
+	// yet written (see holdAck), since acksSince.
+	acksHeld  map[subPubend]struct{}
+	acksSince Tick
 	// born is the time of this store's first report (Report.Born),
 	// persisted with it; zero until then.
 	born  Tick
@@ -218,7 +228,7 @@ func NewSHB(cfg SHBConfig, store Store) (*SHB, error) {
 	}
 	s := &SHB{cfg: cfg, w: newPendingWrites(store), subs: map[string]*durableSub{},
 		pending: map[string]*pendingSub{}, pubs: map[string]*shbPubend{}, conns: map[string]*conn{},
-		stamps: map[string]Stamp{}, lastReport: -1 << 62,
+		stamps: map[string]Stamp{}, lastReport: -1 << 62, acksHeld: map[subPubend]struct{}{},
 		index: match.NewFast(match.FastConfig{}), bySID: map[uint64]*durableSub{}, catching: map[*conn]struct{}{}}
 	if err := s.recover(); err != nil {
 		return nil, fmt.Errorf("shb %s: recover: %w", cfg.Node, err)
@@ -321,8 +331,12 @@ func (s *SHB) Deferred() *Batch {
 }
 
 // flushMetas writes each pubend's meta that changed, and every held one
-// once the batch has writes (force: it has, elsewhere).
+// once the batch has writes (force: it has, elsewhere); so with the
+// acknowledgements held (holdAck).
 func (s *SHB) flushMetas(force bool) {
+	if len(s.acksHeld) > 0 && (force || !s.w.empty() || s.cfg.ProgressHold < 0 || s.now-s.acksSince >= s.cfg.ProgressHold) {
+		s.writeAcks()
+	}
 	for pass := 0; pass < 2; pass++ {
 		for _, p := range s.cfg.Pubends {
 			s.pubs[p].flushMeta(s.now, force || !s.w.empty(), s.cfg.ProgressHold)

@@ -212,7 +212,7 @@ func (s *SHB) report() {
 		pb := s.pubs[p]
 		tr := pb.written.ld
 		for _, d := range s.sortedSubs() {
-			tr = min(tr, d.released[p])
+			tr = min(tr, d.reported(p))
 		}
 		for _, ps := range s.pending {
 			if ps.ct != nil {
@@ -316,4 +316,13 @@ func (s *SHB) conveys(p string, t Tick) {
 	if pb, ok := s.pubs[p]; ok {
 		pb.conveys(t)
 	}
+}
+
+// reported returns released(s,p) as a report may carry it: the value
+// written (holdAck), or, for one never written, the value itself.
+func (d *durableSub) reported(p string) Tick {
+	if t, ok := d.written[p]; ok {
+		return t
+	}
+	return d.released[p]
 }

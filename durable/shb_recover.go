@@ -35,7 +35,7 @@ func decodeRegistry(sid uint64, b []byte) (*durableSub, error) {
 	if v := d.Byte(); d.Err == nil && v != recordV1 {
 		return nil, fmt.Errorf("registry record: unknown version %d", v)
 	}
-	sub := &durableSub{sid: sid, id: d.Str(), start: CT{}, released: CT{}}
+	sub := &durableSub{sid: sid, id: d.Str(), start: CT{}, released: CT{}, written: CT{}}
 	text := d.Str()
 	for range d.Count(2) {
 		p := d.Str()
@@ -133,7 +133,7 @@ func (s *SHB) recoverPubend(id string, bySID map[uint64]*durableSub) error {
 	return scanNum(st, keyPrefix(roleSHB, 'r', id), func(sid uint64, v []byte) error {
 		t, err := decodeTicks(v, 1)
 		if d, ok := bySID[sid]; ok && err == nil {
-			d.released[id] = t[0]
+			d.released[id], d.written[id] = t[0], t[0]
 		}
 		return err
 	})

@@ -1,7 +1,9 @@
 package durable
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -81,7 +83,7 @@ func (s *SHB) installAck(m Msg) error {
 		return nil // a duplicate acknowledgement
 	}
 	delete(s.pending, m.Sub)
-	d := &durableSub{sid: s.nextSID, id: ps.id, filter: ps.filter, start: CT{}, released: CT{}, roamed: ps.ct != nil}
+	d := &durableSub{sid: s.nextSID, id: ps.id, filter: ps.filter, start: CT{}, released: CT{}, written: CT{}, roamed: ps.ct != nil}
 	s.nextSID++
 	s.epochDirty = true
 	for _, p := range s.cfg.Pubends {
@@ -150,7 +152,7 @@ func (s *SHB) ack(m Msg) {
 			continue
 		}
 		if t > d.released[p] {
-			s.setReleased(d, p, t)
+			s.holdAck(d, p, t)
 		}
 		if c != nil {
 			cs := c.streams[p]
@@ -162,7 +164,52 @@ func (s *SHB) ack(m Msg) {
 
 func (s *SHB) setReleased(d *durableSub, p string, t Tick) {
 	d.released[p] = t
+	d.written[p] = t
 	s.w.set(releasedKey(p, d.sid), encodeTicks(t))
+}
+
+// subPubend names released(s,p) of one registration (by sid) and pubend.
+type subPubend struct {
+	sid uint64
+	p   string
+}
+
+// holdAck raises released(s,p) to an acknowledged t, to be written with
+// the next batch that has writes anyway, or after ProgressHold (rule SHB
+// 6: persisted periodically): an idle subscriber acknowledging every
+// idle silence costs no sync of its own. Reports use the written value
+// (durableSub.written), so a crash that forgets a held acknowledgement
+// leaves every report sent at or below what is on disk: the restarted
+// SHB holds release from there, lower than the subscriber's CT, which
+// costs nothing but a later release. A subscriber resuming with its CT
+// goes on from the CT; one resuming without a CT resumes from released
+// (at-least-once, as rule SHB 9 says for it). Claims compare the value
+// in memory, which is only above the one reported, so a claim that
+// holds still holds release at least as low as it says.
+func (s *SHB) holdAck(d *durableSub, p string, t Tick) {
+	d.released[p] = t
+	if _, ok := d.written[p]; !ok {
+		s.setReleased(d, p, t)
+		return
+	}
+	if len(s.acksHeld) == 0 {
+		s.acksSince = s.now
+	}
+	s.acksHeld[subPubend{d.sid, p}] = struct{}{}
+}
+
+// writeAcks writes the held acknowledgements of registrations still
+// registered.
+func (s *SHB) writeAcks() {
+	keys := slices.SortedFunc(maps.Keys(s.acksHeld), func(a, b subPubend) int {
+		return cmp.Or(cmp.Compare(a.sid, b.sid), cmp.Compare(a.p, b.p))
+	})
+	for _, k := range keys {
+		if d, ok := s.bySID[k.sid]; ok {
+			s.setReleased(d, k.p, d.released[k.p])
+		}
+	}
+	clear(s.acksHeld)
 }
 
 // disconnect ends a session (the driver saw its connection close).
