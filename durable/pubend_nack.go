@@ -114,3 +114,17 @@ func (p *Pubend) answerRange(to string, r Range, limit int) (Range, int, error) 
 	}
 	return Range{1, 0}, n, nil
 }
+
+// AnswersPending returns the nacked ticks still to be answered, over
+// every asker (answered nackAnswerBudget events per Step or Tick): a
+// backlog that only grows means answers are asked for faster than they
+// go out.
+func (p *Pubend) AnswersPending() Tick {
+	var n Tick
+	for _, rs := range p.answers {
+		for _, r := range rs {
+			n += r.To - r.From + 1
+		}
+	}
+	return n
+}

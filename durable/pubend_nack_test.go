@@ -11,7 +11,8 @@ import (
 // answers:
 // no Step or Tick answers more than nackAnswerBudget events, and in all
 // every tick is answered exactly once (D for each event, S between), in
-// order, with no gap and nothing above the range.
+// order, with no gap and nothing above the range. AnswersPending counts
+// the ticks not answered yet.
 func TestPubendNackAnswersBounded(t *testing.T) {
 	st := newMapStore()
 	p, err := NewPubend(PubendConfig{ID: "p", Node: "phb", Downstream: []string{"r"}}, st)
@@ -63,6 +64,9 @@ func TestPubendNackAnswersBounded(t *testing.T) {
 		}
 		if got > nackAnswerBudget {
 			t.Fatalf("%s: %d events answered at once, over the budget %d", what, got, nackAnswerBudget)
+		}
+		if pending := p.AnswersPending(); pending != last-covered {
+			t.Fatalf("%s: %d ticks pending, want the %d not answered yet", what, pending, last-covered)
 		}
 	}
 	if err := p.Step(now, Envelope{From: "shb", To: "phb", Msg: Msg{Kind: MsgNack, Ranges: []Range{{1, last}}}}); err != nil {

@@ -31,6 +31,10 @@ type DurableStatus struct {
 	NacksFromBelow int `json:"nacks_from_below"`
 	NacksUpstream  int `json:"nacks_upstream"`
 	NacksAnswered  int `json:"nacks_answered"`
+	// SHB is the counters of this router's SHB since it started (its
+	// catch-up nacks, covers and overflows show where a stalled catch-up
+	// waits).
+	SHB durable.SHBStats `json:"shb"`
 	// Replicas lists this router's replicas of replicated pubends.
 	Replicas []DurableReplicaStatus `json:"replicas,omitempty"`
 }
@@ -82,6 +86,9 @@ type DurablePubendStatus struct {
 	// it holds at.
 	Wiped    map[string]durable.Tick `json:"wiped,omitempty"`
 	LogBytes uint64                  `json:"log_bytes,omitempty"`
+	// AnswersPending counts, for a local pubend, the nacked ticks it has
+	// still to answer.
+	AnswersPending durable.Tick `json:"answers_pending,omitempty"`
 }
 
 // DurableSubStatus is one durable subscriber as this router's SHB saw it
@@ -181,6 +188,7 @@ func (d *durableNode) publishView() {
 			for shb, r := range pe.Reports() {
 				ps.Reported[shb] = r.Tr
 			}
+			ps.AnswersPending = pe.AnswersPending()
 			if w := pe.Wiped(); len(w) > 0 {
 				ps.Wiped = w
 			}
@@ -224,6 +232,7 @@ func (d *durableNode) publishView() {
 	st.LinkDropped = metricCount(d.met.linkDropped)
 	rs := d.router.Stats
 	st.NacksFromBelow, st.NacksUpstream, st.NacksAnswered = rs.NacksFromBelow, rs.NacksUpstream, rs.NacksAnswered
+	st.SHB = d.shb.Stats
 	st.Replicas = d.replicaStatus()
 	d.viewMu.Lock()
 	d.snap = st
