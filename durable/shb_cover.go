@@ -82,6 +82,9 @@ func (s *SHB) tryCover(cu *catchup, p string, i int) (bool, error) {
 		return false, nil
 	}
 	rs := s.holed(r, inFlight)
+	if len(rs) == 0 {
+		return false, nil // every tick of the span is in flight: nothing to cover
+	}
 	r.To = rs[len(rs)-1].To
 	s.dropExpiredCovers(pb)
 	pb.covers = append(pb.covers, cover{r: r, at: s.now})

@@ -26,8 +26,8 @@ import (
 // which c's dials fail against at once (TLS), so the backoff grows; the
 // real a starts only once c has logged that its next dial of a is at
 // least redialMargin away, while a links to b within milliseconds of being
-// ready (but a loaded machine took 0.47 s to make a ready: a margin of one
-// second let c's dial land first, and a's link to b was the one refused).
+// ready (on a loaded machine a took long enough to get ready that a margin
+// of one second let c's dial land first, and a's link to b was refused).
 func TestCycleRefused(t *testing.T) {
 	const redialMargin = 4 * time.Second
 	t.Parallel()

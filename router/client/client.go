@@ -126,6 +126,9 @@ func (c *Client) handshake(ctx context.Context) error {
 	if !ok {
 		return wire.Errorf(wire.CodeUnexpected, "router answered hello with %s", m.Type())
 	}
+	if w.Version < hello.MinVersion || w.Version > hello.MaxVersion {
+		return wire.Errorf(wire.CodeVersion, "router chose protocol version %d, outside the %d-%d this client speaks", w.Version, hello.MinVersion, hello.MaxVersion)
+	}
 	c.welcome = *w
 	data, err := c.qc.OpenStreamSync(ctx)
 	if err != nil {

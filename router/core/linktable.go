@@ -35,7 +35,7 @@ type LinkTable struct {
 	// hashOf[id] is the witness (wire.FilterHash) of filter id;
 	// holders[w] the filter with witness w and the copies of it the links
 	// hold: one map for the witness path and for finding a link's copy of
-	// a filter (a per-link map of witnesses cost ~90 B a filter more).
+	// a filter, rather than a second map per link.
 	hashOf  map[uint64]uint64
 	holders map[uint64]*witnessed
 	cache   *linkCache
@@ -177,7 +177,7 @@ func (t *LinkTable) remove(id ifaceID, f match.Filter) error {
 	sub := wd.subs[i]
 	t.cache.count(t.Engine.filterOf(t.Engine.indexOf(id, sub)), -1)
 	if err := t.Engine.Unsubscribe(id, sub); err != nil {
-		return err
+		return fmt.Errorf("link routes: remove %q: %w", f, err)
 	}
 	t.forgetAt(w, wd, i)
 	return nil
