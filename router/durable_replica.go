@@ -124,9 +124,7 @@ func (d *durableNode) replicaBrokers() []durable.Broker {
 func (d *durableNode) sendReplicaPeers() {
 	for _, p := range sortedNames(d.replicas) {
 		h := d.replicas[p]
-		for _, m := range h.peers {
-			d.toReplica(&wire.Replica{From: d.name, To: m.To, Data: m.Data}, "")
-		}
+		d.sendPeerMsgs(h.peers)
 		h.peers = nil
 	}
 	d.followLeaders()
@@ -137,10 +135,16 @@ func (d *durableNode) sendReplicaPeers() {
 func (d *durableNode) sendReplicaNow() {
 	for _, p := range sortedNames(d.replicas) {
 		h := d.replicas[p]
-		for _, m := range h.now {
-			d.toReplica(&wire.Replica{From: d.name, To: m.To, Data: m.Data}, "")
-		}
+		d.sendPeerMsgs(h.now)
 		h.now = nil
+	}
+}
+
+// sendPeerMsgs sends raft messages of this router's replicas toward the
+// routers of the replicas they are for.
+func (d *durableNode) sendPeerMsgs(ms []replica.PeerMsg) {
+	for _, m := range ms {
+		d.toReplica(&wire.Replica{From: d.name, To: m.To, Data: m.Data}, "")
 	}
 }
 
