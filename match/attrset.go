@@ -12,8 +12,9 @@ type bound struct {
 // attrSet describes the values one attribute may take under a conjunction
 // of constraints on it: a type class, an interval, excluded points, and for
 // strings the required suffixes and substrings. It is the common ground of
-// covering, overlap and merging. Numbers are treated as a continuum, which
-// keeps every conclusion sound for the int64 and float64 values events carry.
+// covering, overlap and merging. Its emptiness and, in covering, what a
+// numeric set implies count the int64 and float64 values events carry
+// exactly (admitsNumberIn): a range they do not reach is empty.
 type attrSet struct {
 	cls      class // classNone: any value (only `exists` constraints)
 	empty    bool  // provably no value satisfies the constraints
@@ -117,11 +118,79 @@ func (s *attrSet) finish() {
 			return
 		}
 	}
+	if s.cls == classNumber {
+		s.empty = !s.admitsNumberIn(bound{}, bound{})
+		return
+	}
 	if p, ok := s.point(); ok {
 		s.empty = !s.admits(p)
 		return
 	}
 	s.empty = !s.suffixesCompatible()
+}
+
+// admitsNumberIn reports whether the numeric set s admits some int64 or
+// float64 value within lo and hi as well (unset: unbounded). It walks
+// the values from the lower end up, past at most one per excluded point,
+// so it is exact however narrow the range: there may be no number an
+// event can carry inside it (see nextNumber).
+func (s *attrSet) admitsNumberIn(lo, hi bound) bool {
+	lo, hi = tighterLo(lo, s.lo), tighterHi(hi, s.hi)
+	v, ok := lowestNumber, true
+	if lo.set {
+		v = lo.v
+		if lo.open {
+			v, ok = nextNumber(v)
+		}
+	}
+	for i := 0; ok && i <= len(s.ne); i++ {
+		if hi.set {
+			if c := compareNumbers(v, hi.v); c > 0 || c == 0 && hi.open {
+				return false
+			}
+		}
+		if s.admits(v) {
+			return true
+		}
+		v, ok = nextNumber(v)
+	}
+	return ok // more values in range than points excluded
+}
+
+// tighterLo returns the higher of two numeric lower bounds.
+func tighterLo(a, b bound) bound {
+	if !a.set {
+		return b
+	}
+	if !b.set {
+		return a
+	}
+	switch c := compareNumbers(a.v, b.v); {
+	case c > 0:
+		return a
+	case c < 0:
+		return b
+	}
+	a.open = a.open || b.open
+	return a
+}
+
+// tighterHi returns the lower of two numeric upper bounds.
+func tighterHi(a, b bound) bound {
+	if !a.set {
+		return b
+	}
+	if !b.set {
+		return a
+	}
+	switch c := compareNumbers(a.v, b.v); {
+	case c < 0:
+		return a
+	case c > 0:
+		return b
+	}
+	a.open = a.open || b.open
+	return a
 }
 
 // loConstrains reports whether the lower bound excludes any value of the

@@ -45,6 +45,9 @@ func (s *attrSet) implies(c Constraint) bool {
 	if p, ok := s.point(); ok {
 		return c.Holds(p, true)
 	}
+	if s.cls == classNumber {
+		return s.impliesNumber(c)
+	}
 	switch c.Op {
 	case OpLt, OpLe:
 		return s.hi.set && s.below(c.Val, c.Op == OpLt)
@@ -60,6 +63,30 @@ func (s *attrSet) implies(c Constraint) bool {
 		return s.impliesContains(c.Val.str)
 	}
 	return false // OpEq on a set with more than one value
+}
+
+// impliesNumber is implies for a numeric set of more than one point: c
+// holds for every admitted value when s admits none that c rejects,
+// counting the values events carry exactly (admitsNumberIn), so a bound
+// that leaves out only values no event can carry still implies c.
+func (s *attrSet) impliesNumber(c Constraint) bool {
+	at := bound{v: c.Val, set: true}
+	above := bound{v: c.Val, set: true, open: true}
+	switch c.Op {
+	case OpLt:
+		return s.hi.set && s.below(c.Val, true) || !s.admitsNumberIn(at, bound{})
+	case OpLe:
+		return s.hi.set && s.below(c.Val, false) || !s.admitsNumberIn(above, bound{})
+	case OpGt:
+		return s.lo.set && s.above(c.Val, true) || !s.admitsNumberIn(bound{}, at)
+	case OpGe:
+		return s.lo.set && s.above(c.Val, false) || !s.admitsNumberIn(bound{}, above)
+	case OpNe:
+		return !s.admits(c.Val)
+	case OpEq:
+		return !s.admitsNumberIn(bound{}, above) && !s.admitsNumberIn(above, bound{})
+	}
+	return false
 }
 
 // below reports whether every admitted value is < v (strict) or <= v.

@@ -23,7 +23,8 @@
 //
 // Covers(a, b) is sound: it never reports covering that does not hold. It is
 // complete for numeric and boolean constraints (intervals, equality and `!=`,
-// all combined per attribute), for string intervals built from `==`, `<`,
+// all combined per attribute; a numeric range counts only the int64 and
+// float64 values events can carry, so one that holds none is empty), for string intervals built from `==`, `<`,
 // `<=`, `>`, `>=` and `prefix`, and for `exists`. It may miss covering that
 // depends on `suffix` or `contains` reasoning beyond the literal rules (a
 // longer suffix implies a shorter one, a guaranteed prefix or suffix implies

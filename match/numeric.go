@@ -63,3 +63,51 @@ func exactFloat(v Value) (float64, bool) {
 	}
 	return f, int64(f) == i
 }
+
+// lowestNumber is the smallest number an event can carry (-MaxFloat64:
+// NaN and infinities are rejected, and every int64 is above it).
+var lowestNumber = Value{kind: KindFloat, bits: math.Float64bits(-math.MaxFloat64)}
+
+// nextNumber returns the smallest int64 or float64 value above the
+// numeric value v, in exact order, and false if there is none. Events
+// carry only these values, so a range may hold fewer of them than its
+// width suggests: none strictly between the floats 2^53 and 2^53+2 but
+// the int 2^53+1, none at all between two adjacent floats.
+func nextNumber(v Value) (Value, bool) {
+	const two63 = 9223372036854775808.0 // 2^63, exact in float64
+	var ni, nf Value
+	okI, okF := false, false
+	switch v.kind {
+	case KindInt:
+		i := int64(v.bits)
+		if i < math.MaxInt64 {
+			ni, okI = Int(i+1), true
+		}
+		f := float64(i) // the nearest float; the next one if not above i
+		if cmpIntFloat(i, f) >= 0 {
+			f = math.Nextafter(f, math.Inf(1))
+		}
+		nf, okF = Value{kind: KindFloat, bits: math.Float64bits(f)}, true
+	case KindFloat:
+		f := math.Float64frombits(v.bits)
+		switch t := math.Floor(f); { // exact; the int after it in int64 arithmetic
+		case t < -two63:
+			ni, okI = Int(math.MinInt64), true
+		case t < two63 && int64(t) < math.MaxInt64:
+			ni, okI = Int(int64(t)+1), true
+		}
+		if n := math.Nextafter(f, math.Inf(1)); !math.IsInf(n, 1) {
+			nf, okF = Value{kind: KindFloat, bits: math.Float64bits(n)}, true
+		}
+	}
+	switch {
+	case okI && okF:
+		if compareNumbers(ni, nf) <= 0 {
+			return ni, true
+		}
+		return nf, true
+	case okI:
+		return ni, true
+	}
+	return nf, okF
+}
