@@ -1,6 +1,9 @@
 package match
 
-import "strings"
+import (
+	"math"
+	"strings"
+)
 
 // bound is one end of an interval of values; an unset bound is infinite.
 type bound struct {
@@ -119,7 +122,7 @@ func (s *attrSet) finish() {
 		}
 	}
 	if s.cls == classNumber {
-		s.empty = !s.admitsNumberIn(bound{}, bound{})
+		s.empty = !roomy(s.lo, s.hi, len(s.ne)) && !s.admitsNumberIn(bound{}, bound{})
 		return
 	}
 	if p, ok := s.point(); ok {
@@ -155,6 +158,20 @@ func (s *attrSet) admitsNumberIn(lo, hi bound) bool {
 		v, ok = nextNumber(v)
 	}
 	return ok // more values in range than points excluded
+}
+
+// roomy reports, without walking them, whether a numeric range not empty
+// as an interval of reals certainly holds more than n values events can
+// carry (the fast path of the exact tests): its ends lie
+// within ±2^51, where floats are at most 0.5 apart, and it is unbounded
+// or at least n+1 wide.
+func roomy(lo, hi bound, n int) bool {
+	const edge = 1 << 51
+	inside := func(b bound) bool { return !b.set || math.Abs(b.v.AsFloat()) < edge }
+	if !inside(lo) || !inside(hi) {
+		return false
+	}
+	return !lo.set || !hi.set || hi.v.AsFloat()-lo.v.AsFloat() >= float64(n+1)
 }
 
 // tighterLo returns the higher of two numeric lower bounds.

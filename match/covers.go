@@ -70,21 +70,35 @@ func (s *attrSet) implies(c Constraint) bool {
 // counting the values events carry exactly (admitsNumberIn), so a bound
 // that leaves out only values no event can carry still implies c.
 func (s *attrSet) impliesNumber(c Constraint) bool {
-	at := bound{v: c.Val, set: true}
-	above := bound{v: c.Val, set: true, open: true}
+	v := c.Val
 	switch c.Op {
-	case OpLt:
-		return s.hi.set && s.below(c.Val, true) || !s.admitsNumberIn(at, bound{})
-	case OpLe:
-		return s.hi.set && s.below(c.Val, false) || !s.admitsNumberIn(above, bound{})
-	case OpGt:
-		return s.lo.set && s.above(c.Val, true) || !s.admitsNumberIn(bound{}, at)
-	case OpGe:
-		return s.lo.set && s.above(c.Val, false) || !s.admitsNumberIn(bound{}, above)
+	case OpLt, OpLe:
+		if s.hi.set && s.below(v, c.Op == OpLt) {
+			return true
+		}
+		// s reaches v or beyond as reals: does it admit such a value?
+		from := bound{v: v, set: true, open: c.Op == OpLe}
+		if s.lo.set && compareNumbers(s.lo.v, v) > 0 || roomy(from, s.hi, len(s.ne)) {
+			return false // all of s lies beyond v (and s is not empty), or enough of it
+		}
+		return !s.admitsNumberIn(from, bound{})
+	case OpGt, OpGe:
+		if s.lo.set && s.above(v, c.Op == OpGt) {
+			return true
+		}
+		upto := bound{v: v, set: true, open: c.Op == OpGe}
+		if s.hi.set && compareNumbers(s.hi.v, v) < 0 || roomy(s.lo, upto, len(s.ne)) {
+			return false
+		}
+		return !s.admitsNumberIn(bound{}, upto)
 	case OpNe:
-		return !s.admits(c.Val)
+		return !s.admits(v)
 	case OpEq:
-		return !s.admitsNumberIn(bound{}, above) && !s.admitsNumberIn(above, bound{})
+		if roomy(s.lo, s.hi, len(s.ne)+1) {
+			return false // two values at least
+		}
+		other := bound{v: v, set: true, open: true}
+		return !s.admitsNumberIn(bound{}, other) && !s.admitsNumberIn(other, bound{})
 	}
 	return false
 }
