@@ -138,7 +138,14 @@ func (s *attrSet) finish() {
 // so it is exact however narrow the range: there may be no number an
 // event can carry inside it (see nextNumber).
 func (s *attrSet) admitsNumberIn(lo, hi bound) bool {
-	lo, hi = tighterLo(lo, s.lo), tighterHi(hi, s.hi)
+	in := *s // the set's bounds narrowed to lo and hi, as constraints narrow them
+	if lo.set {
+		in.raiseLo(lo.v, lo.open)
+	}
+	if hi.set {
+		in.lowerHi(hi.v, hi.open)
+	}
+	lo, hi = in.lo, in.hi
 	v, ok := lowestNumber, true
 	if lo.set {
 		v = lo.v
@@ -172,42 +179,6 @@ func roomy(lo, hi bound, n int) bool {
 		return false
 	}
 	return !lo.set || !hi.set || hi.v.AsFloat()-lo.v.AsFloat() >= float64(n+1)
-}
-
-// tighterLo returns the higher of two numeric lower bounds.
-func tighterLo(a, b bound) bound {
-	if !a.set {
-		return b
-	}
-	if !b.set {
-		return a
-	}
-	switch c := compareNumbers(a.v, b.v); {
-	case c > 0:
-		return a
-	case c < 0:
-		return b
-	}
-	a.open = a.open || b.open
-	return a
-}
-
-// tighterHi returns the lower of two numeric upper bounds.
-func tighterHi(a, b bound) bound {
-	if !a.set {
-		return b
-	}
-	if !b.set {
-		return a
-	}
-	switch c := compareNumbers(a.v, b.v); {
-	case c < 0:
-		return a
-	case c > 0:
-		return b
-	}
-	a.open = a.open || b.open
-	return a
 }
 
 // loConstrains reports whether the lower bound excludes any value of the
