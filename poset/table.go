@@ -43,10 +43,14 @@ type TableConfig struct {
 // The Table is pure: Subscribe and Unsubscribe return the updates to send
 // and do no I/O. It is not safe for concurrent use.
 type Table struct {
-	cfg    TableConfig
-	s      *core
-	neigh  []Iface
-	subs   map[subKey]tableSub
+	cfg   TableConfig
+	s     *core
+	neigh []Iface
+	// subs holds each distinct subscription per interface, by canonical
+	// text: per interface so that what one interface holds is read
+	// without walking the others' (HeldBy, for a link that resyncs).
+	subs   map[Iface]map[string]tableSub
+	nsubs  int // distinct subscriptions, over every interface
 	nextID match.ID
 	fwd    map[Iface]map[*node]match.Filter // per neighbour: node -> forwarded filter
 	merged map[Iface]*merger                // per neighbour, when merging: what was sent
@@ -72,12 +76,41 @@ type tableSub struct {
 
 // again counts one more subscription to k if k is present.
 func (t *Table) again(k subKey) bool {
-	s, ok := t.subs[k]
+	s, ok := t.subs[k.from][k.text]
 	if ok {
 		s.count++
-		t.subs[k] = s
+		t.subs[k.from][k.text] = s
 	}
 	return ok
+}
+
+// lookup returns the subscription k, if present.
+func (t *Table) lookup(k subKey) (tableSub, bool) {
+	s, ok := t.subs[k.from][k.text]
+	return s, ok
+}
+
+// put records (or replaces) subscription k.
+func (t *Table) put(k subKey, s tableSub) {
+	m := t.subs[k.from]
+	if m == nil {
+		m = make(map[string]tableSub)
+		t.subs[k.from] = m
+	}
+	if _, ok := m[k.text]; !ok {
+		t.nsubs++
+	}
+	m[k.text] = s
+}
+
+// drop forgets subscription k (present).
+func (t *Table) drop(k subKey) {
+	m := t.subs[k.from]
+	delete(m, k.text)
+	t.nsubs--
+	if len(m) == 0 {
+		delete(t.subs, k.from)
+	}
 }
 
 // keyOf is k with its text shared with node n when n's representative
@@ -94,7 +127,7 @@ func keyOf(k subKey, n *node) subKey {
 func NewTable(cfg TableConfig) (*Table, error) {
 	t := &Table{
 		cfg:    cfg,
-		subs:   make(map[subKey]tableSub),
+		subs:   make(map[Iface]map[string]tableSub),
 		fwd:    make(map[Iface]map[*node]match.Filter),
 		merged: make(map[Iface]*merger),
 	}
@@ -136,7 +169,7 @@ func (t *Table) Subscribe(from Iface, f match.Filter) ([]Update, error) {
 		return nil, fmt.Errorf("subscribe: %w", err)
 	}
 	t.nextID++
-	t.subs[keyOf(k, n)] = tableSub{id: id, count: 1}
+	t.put(keyOf(k, n), tableSub{id: id, count: 1})
 	if n == nil {
 		return nil, nil // unsatisfiable: nothing to forward
 	}
@@ -151,15 +184,15 @@ func (t *Table) Subscribe(from Iface, f match.Filter) ([]Update, error) {
 // is an error and changes nothing.
 func (t *Table) Unsubscribe(from Iface, f match.Filter) ([]Update, error) {
 	k := subKey{from, f.String()}
-	s, ok := t.subs[k]
+	s, ok := t.lookup(k)
 	if !ok {
 		return nil, fmt.Errorf("unsubscribe: no subscription to %s from interface %d", f, from)
 	}
 	if s.count--; s.count > 0 {
-		t.subs[k] = s
+		t.subs[k.from][k.text] = s
 		return nil, nil
 	}
-	delete(t.subs, k)
+	t.drop(k)
 	n, gone, starts, err := t.s.remove(s.id)
 	if err != nil {
 		return nil, fmt.Errorf("unsubscribe: %w", err) // cannot happen: ids are ours
@@ -217,7 +250,7 @@ func (t *Table) ForwardedLen(n Iface) int {
 }
 
 // Len returns the number of distinct subscriptions (interface and filter).
-func (t *Table) Len() int { return len(t.subs) }
+func (t *Table) Len() int { return t.nsubs }
 
 // Structure renders the underlying poset or forest.
 func (t *Table) Structure() string { return t.s.String() }
@@ -228,7 +261,7 @@ func (t *Table) Counters() Counters { return t.s.Counters() }
 // Count returns how many times interface from subscribed f (0: never, or
 // every one was unsubscribed).
 func (t *Table) Count(from Iface, f match.Filter) int {
-	return t.subs[subKey{from, f.String()}].count
+	return t.subs[from][f.String()].count
 }
 
 // Held is a distinct subscription of one interface: its filter (as
@@ -240,16 +273,15 @@ type Held struct {
 }
 
 // HeldBy returns the distinct subscriptions of interface from in
-// canonical text order. It walks every subscription of the table: for a
-// caller that needs them all at once (a neighbour's link going down or
-// resynchronising), so that it need not keep its own copy of what the
+// canonical text order, in time proportional to what the interface holds:
+// for a caller that needs them all at once (a neighbour's link going down
+// or resynchronising), so that it need not keep its own copy of what the
 // interface subscribed.
 func (t *Table) HeldBy(from Iface) []Held {
-	var out []Held
-	for k, s := range t.subs {
-		if k.from == from {
-			out = append(out, Held{Filter: t.s.filterOf(s.id), Text: k.text, N: s.count})
-		}
+	m := t.subs[from]
+	out := make([]Held, 0, len(m))
+	for text, s := range m {
+		out = append(out, Held{Filter: t.s.filterOf(s.id), Text: text, N: s.count})
 	}
 	slices.SortFunc(out, func(a, b Held) int { return strings.Compare(a.Text, b.Text) })
 	return out

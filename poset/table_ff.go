@@ -29,7 +29,7 @@ func (t *Table) SubscribeFF(from Iface, f match.Filter, claims []Bits, policy Po
 	}
 	t.nextID++
 	n := t.s.byID[id]
-	t.subs[keyOf(k, n)] = tableSub{id: id, count: 1}
+	t.put(keyOf(k, n), tableSub{id: id, count: 1})
 	if n == nil {
 		return nil, st, nil // unsatisfiable: nothing to forward
 	}

@@ -12,7 +12,10 @@ import (
 // TestTableHeldBy: after random subscriptions and unsubscriptions from a
 // few interfaces (equal filters, equivalent texts and an unsatisfiable
 // filter among them), Count and HeldBy give, per interface, what a
-// reference count by canonical text gives, with the filters as subscribed.
+// reference count by canonical text gives, with the filters as subscribed,
+// and Len the distinct subscriptions over every interface. (HeldBy reads
+// the interface's own subscriptions only: the table keeps them per
+// interface.)
 func TestTableHeldBy(t *testing.T) {
 	texts := []string{`a == 1`, `a == 1 && b > 2`, `b > 2`, `b > 2 && b > 3`, `a > 5 && a < 2`, `c prefix "x"`, `a == 1 && a == 1`}
 	for _, structure := range []string{"poset", "forest", "shallow"} {
@@ -45,6 +48,13 @@ func TestTableHeldBy(t *testing.T) {
 }
 
 func checkHeldBy(rt *rapid.T, tb *Table, ref map[Iface]map[string]int) {
+	total := 0
+	for _, want := range ref {
+		total += len(want)
+	}
+	if tb.Len() != total {
+		rt.Fatalf("Len = %d, want %d distinct subscriptions", tb.Len(), total)
+	}
 	for from, want := range ref {
 		got := map[string]int{}
 		var order []string

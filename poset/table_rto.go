@@ -47,7 +47,7 @@ func (t *Table) FinishSubscribeRTO(p *Placement) ([]Update, error) {
 	}
 	delete(t.pending, p)
 	n := t.s.byID[p.e.id]
-	t.subs[keyOf(k, n)] = tableSub{id: p.e.id, count: 1}
+	t.put(keyOf(k, n), tableSub{id: p.e.id, count: 1})
 	if n == nil {
 		return nil, nil // unsatisfiable: nothing to forward
 	}
