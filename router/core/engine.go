@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"iter"
+	"math"
 	"slices"
 
 	"github.com/sift-pubsub/sift/internal/wire"
@@ -57,6 +58,13 @@ type Engine struct {
 	// ifacesOnly: route reports the matching interfaces without their
 	// subscription ids (the link table needs only the links).
 	ifacesOnly bool
+	// copies: the engine lists, per pooled filter, the index entries
+	// holding it (a chain through subRef.next from the slot's head), so
+	// that the link table finds which links hold a filter, and a link's
+	// copy of it, from the filter's witness alone (its pool hashes by
+	// witness). Off for the router's own engine, where one filter may
+	// have very many subscriptions (a chain is walked to unlink an entry).
+	copies bool
 	// OnFilter, if set, is told every filter subscribe installs (the
 	// loop's wanted attribute names, wanted.go).
 	OnFilter func(match.Filter)
@@ -90,6 +98,7 @@ type subRef struct {
 	iface  *ifaceState
 	sub    uint64
 	filter uint32 // filterPool slot
+	next   uint32 // the next entry holding the same slot (when copies; 0: none)
 }
 
 // ownerPages is a slice of subRefs indexed by match.ID in pages of a
@@ -243,6 +252,7 @@ func (e *Engine) SubscribeFilter(id ifaceID, sub uint64, f match.Filter) error {
 	}
 	st.subs.Put(sub, x)
 	*e.owner.at(x) = subRef{iface: st, sub: sub, filter: slot}
+	e.listCopy(x)
 	e.touch()
 	if e.OnFilter != nil {
 		e.OnFilter(f)
@@ -269,9 +279,50 @@ func (e *Engine) mustDelete(idx match.ID) {
 	if err := e.idx.Delete(idx); err != nil {
 		panic(fmt.Sprintf("router: index lost subscription %d: %v", idx, err)) // engine invariant
 	}
+	e.unlistCopy(idx)
 	e.pool.release(e.owner.at(idx).filter)
 	*e.owner.at(idx) = subRef{}
 	e.free = append(e.free, idx)
+}
+
+// listCopy records entry x (just installed) among its slot's entries,
+// first, when the engine lists copies.
+func (e *Engine) listCopy(x match.ID) {
+	if !e.copies {
+		return
+	}
+	if x > math.MaxUint32 {
+		panic(fmt.Sprintf("router: index entry %d past the copies list's ids", x)) // ids are dense: one per live subscription
+	}
+	ref := e.owner.at(x)
+	slot := &e.pool.slots[ref.filter]
+	ref.next, slot.head = slot.head, uint32(x)
+}
+
+// unlistCopy takes entry x out of its slot's entries.
+func (e *Engine) unlistCopy(x match.ID) {
+	if !e.copies {
+		return
+	}
+	ref := e.owner.at(x)
+	at := &e.pool.slots[ref.filter].head
+	for *at != uint32(x) {
+		at = &e.owner.at(match.ID(*at)).next
+	}
+	*at = ref.next
+}
+
+// copyOn returns an index entry of interface id holding pool slot s (the
+// latest installed), when the engine lists copies.
+func (e *Engine) copyOn(s uint32, id ifaceID) (match.ID, bool) {
+	for x := e.pool.slots[s].head; x != 0; {
+		ref := e.owner.at(match.ID(x))
+		if ref.iface.id == id {
+			return match.ID(x), true
+		}
+		x = ref.next
+	}
+	return 0, false
 }
 
 // newID returns an unused index id: a freed one if any, else the next.

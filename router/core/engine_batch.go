@@ -42,6 +42,7 @@ func (e *Engine) SubscribeBatch(id ifaceID, first uint64, fs []match.Filter) err
 		}
 		st.subs.Put(first+uint64(i), x)
 		*e.owner.at(x) = subRef{iface: st, sub: first + uint64(i), filter: slot}
+		e.listCopy(x)
 		fs[i] = f
 		if e.OnFilter != nil {
 			e.OnFilter(f)

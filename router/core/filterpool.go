@@ -2,6 +2,7 @@ package core
 
 import (
 	"hash/maphash"
+	"slices"
 
 	"github.com/sift-pubsub/sift/match"
 )
@@ -16,20 +17,30 @@ import (
 // costs the pool nothing but a reference.
 //
 // Filters are immutable values, so sharing is safe. Equal filters are
-// found by a hash of their constraints; two distinct filters with the
-// same hash (a 64-bit collision) each get a slot of their own, the later
-// not shared. Reference counts are per slot, so they are exact.
+// found by a hash of their constraints (or the pool's own hash function:
+// the link table's pool hashes by witness, wire.FilterHash, so that a
+// slot's hash is the witness of its filter); two distinct filters with the
+// same hash (a 64-bit collision, or filters a neighbour forged to collide)
+// each get a slot of their own, the later listed in a side table that is
+// empty but for collisions. Reference counts are per slot, so they are
+// exact.
 type filterPool struct {
-	seed   maphash.Seed
-	byHash map[uint64]uint32 // the shared slot of each hash
-	slots  []pooledFilter    // slot 0 is never used
-	free   []uint32
+	seed     maphash.Seed
+	hashFn   func(match.Filter) uint64 // nil: maphash of the constraints
+	byHash   map[uint64]uint32         // the first slot of each hash
+	collided map[uint64][]uint32       // the other slots of a hash, if any
+	slots    []pooledFilter            // slot 0 is never used
+	free     []uint32
 }
 
+// pooledFilter is one slot: a filter, its hash and references, and (in an
+// engine that lists copies, see Engine.copies) the first index entry
+// holding it, in the padding a uint32 would leave anyway.
 type pooledFilter struct {
 	f    match.Filter
 	hash uint64
 	refs uint32 // 0: a free slot
+	head uint32 // first entry holding the slot (0: none, or not listed)
 }
 
 func newFilterPool() filterPool {
@@ -37,6 +48,9 @@ func newFilterPool() filterPool {
 }
 
 func (p *filterPool) hash(f match.Filter) uint64 {
+	if p.hashFn != nil {
+		return p.hashFn(f)
+	}
 	var h maphash.Hash
 	h.SetSeed(p.seed)
 	for i := range f.Len() {
@@ -49,16 +63,45 @@ func (p *filterPool) hash(f match.Filter) uint64 {
 // slot of an equal filter, or a new slot holding f itself.
 func (p *filterPool) intern(f match.Filter) uint32 {
 	k := p.hash(f)
-	s, shared := p.byHash[k]
-	if shared && p.slots[s].f.Equal(f) && p.slots[s].refs < ^uint32(0) {
+	if s, ok := p.find(k, f); ok && p.slots[s].refs < ^uint32(0) {
 		p.slots[s].refs++
 		return s
 	}
-	s = p.newSlot(pooledFilter{f: f, hash: k, refs: 1})
-	if !shared {
+	s := p.newSlot(pooledFilter{f: f, hash: k, refs: 1})
+	if _, taken := p.byHash[k]; !taken {
 		p.byHash[k] = s
+	} else {
+		if p.collided == nil {
+			p.collided = make(map[uint64][]uint32)
+		}
+		p.collided[k] = append(p.collided[k], s)
 	}
 	return s
+}
+
+// find returns the slot holding a filter equal to f, whose hash is k.
+func (p *filterPool) find(k uint64, f match.Filter) (uint32, bool) {
+	var found uint32
+	p.each(k, func(s uint32) bool {
+		if p.slots[s].f.Equal(f) {
+			found = s
+			return false
+		}
+		return true
+	})
+	return found, found != 0
+}
+
+// each calls fn on every slot whose hash is k, until fn returns false.
+func (p *filterPool) each(k uint64, fn func(uint32) bool) {
+	if s, ok := p.byHash[k]; ok && !fn(s) {
+		return
+	}
+	for _, s := range p.collided[k] {
+		if !fn(s) {
+			return
+		}
+	}
 }
 
 func (p *filterPool) newSlot(e pooledFilter) uint32 {
@@ -81,8 +124,14 @@ func (p *filterPool) release(s uint32) {
 	if e.refs--; e.refs > 0 {
 		return
 	}
-	if p.byHash[e.hash] == s {
+	if s0, ok := p.byHash[e.hash]; ok && s0 == s {
 		delete(p.byHash, e.hash)
+	} else if c := p.collided[e.hash]; len(c) > 0 {
+		if c = slices.DeleteFunc(c, func(x uint32) bool { return x == s }); len(c) > 0 {
+			p.collided[e.hash] = c
+		} else {
+			delete(p.collided, e.hash)
+		}
 	}
 	*e = pooledFilter{}
 	p.free = append(p.free, s)

@@ -38,3 +38,42 @@ func TestFilterPoolCollision(t *testing.T) {
 		t.Fatalf("after every release: %d slots in use", p.len())
 	}
 }
+
+// TestFilterPoolWitnessCollisions: with a hash that sends every filter to
+// one value (as a neighbour forging witnesses could), equal filters still
+// share one slot each, every slot of the hash is found, and releasing them
+// in any order leaves no slot, hash or collision entry behind.
+func TestFilterPoolWitnessCollisions(t *testing.T) {
+	p := newFilterPool()
+	p.hashFn = func(match.Filter) uint64 { return 7 }
+	texts := []string{`x > 1`, `y == "a"`, `z prefix "q"`}
+	slots := map[string]uint32{}
+	for range 2 {
+		for _, s := range texts {
+			got := p.intern(match.MustParse(s))
+			if was, ok := slots[s]; ok && was != got {
+				t.Fatalf("%s interned again in slot %d, want its slot %d", s, got, was)
+			}
+			slots[s] = got
+		}
+	}
+	if p.len() != len(texts) {
+		t.Fatalf("%d slots in use, want %d", p.len(), len(texts))
+	}
+	var seen []uint32
+	p.each(7, func(s uint32) bool { seen = append(seen, s); return true })
+	if len(seen) != len(texts) {
+		t.Fatalf("hash 7 names slots %v, want the %d of %v", seen, len(texts), slots)
+	}
+	for _, s := range []string{texts[1], texts[0], texts[2]} {
+		for range 2 {
+			if got, ok := p.find(7, match.MustParse(s)); !ok || got != slots[s] {
+				t.Fatalf("find %s: slot %d (%v), want %d", s, got, ok, slots[s])
+			}
+			p.release(slots[s])
+		}
+	}
+	if p.len() != 0 || len(p.byHash) != 0 || len(p.collided) != 0 {
+		t.Fatalf("after every release: %d slots, %d hashes, %d collided", p.len(), len(p.byHash), len(p.collided))
+	}
+}

@@ -32,23 +32,8 @@ type LinkTable struct {
 	next   uint64
 	// links lists the links with at least one filter, ascending.
 	links []ifaceID
-	// hashOf[id] is the witness (wire.FilterHash) of filter id;
-	// holders[w] the filter with witness w and the copies of it the links
-	// hold: one map for the witness path and for finding a link's copy of
-	// a filter, rather than a second map per link.
-	hashOf  map[uint64]uint64
-	holders map[uint64]*witnessed
-	cache   *linkCache
-	out     []LinkHit
-}
-
-// witnessed is a filter a witness names and the copies held under the
-// witness: links[i] holds the copy whose id is subs[i], a link once per
-// copy. A copy may be of another filter whose witness collides with f's.
-type witnessed struct {
-	f     match.Filter
-	links []ifaceID
-	subs  []uint64
+	cache *linkCache
+	out   []LinkHit
 }
 
 // LinkHit is a link an event goes to, with the witness to send along: a
@@ -69,16 +54,22 @@ const (
 	NumDecisions
 )
 
+// NewLinkTable returns an empty link table. Its engine keeps no map of
+// its own for witnesses: the engine's filter pool hashes each filter by
+// its witness, so a slot's hash is the witness of its filter, and the
+// engine lists the entries (link copies) holding each slot; a witness
+// names its filter's slot (or slots, when witnesses collide), and that
+// slot its copies.
 func NewLinkTable() *LinkTable {
 	eng := NewEngine(match.NewFast(match.FastConfig{}), 0)
 	eng.ifacesOnly = true
-	return &LinkTable{
-		Engine:  eng,
-		hashOf:  make(map[uint64]uint64),
-		holders: make(map[uint64]*witnessed),
-		cache:   newLinkCache(),
-	}
+	eng.copies = true
+	eng.pool.hashFn = witnessOf
+	return &LinkTable{Engine: eng, cache: newLinkCache()}
 }
+
+// witnessOf is a filter's witness: the hash of its canonical text.
+func witnessOf(f match.Filter) uint64 { return wire.FilterHash(f.String()) }
 
 // Apply carries out an accepted Routes message from link id, parsing its
 // filters: a snapshot replaces what the link holds, an incremental one
@@ -144,86 +135,53 @@ func (t *LinkTable) add(id ifaceID, f match.Filter) error {
 	if err := t.Engine.SubscribeFilter(id, t.next, f); err != nil {
 		return fmt.Errorf("link routes: added filter: %w", err)
 	}
-	f = t.Engine.filterOf(t.Engine.indexOf(id, t.next)) // the pool's copy
-	t.cache.count(f, 1)
-	w := wire.FilterHash(f.String())
-	t.hashOf[t.next] = w
-	wd := t.holders[w]
-	if wd == nil {
-		wd = &witnessed{f: f}
-		t.holders[w] = wd
-	}
-	wd.links = append(wd.links, id)
-	wd.subs = append(wd.subs, t.next)
+	t.cache.count(t.Engine.filterOf(t.Engine.indexOf(id, t.next)), 1) // the pool's copy
 	return nil
 }
 
-// remove takes out one copy of filter f link id holds: the last one
-// installed among those whose witness is f's and that equal f (two
-// filters' witnesses may collide).
+// remove takes out one copy of filter f link id holds: the latest
+// installed of its slot's copies on the link.
 func (t *LinkTable) remove(id ifaceID, f match.Filter) error {
-	w := wire.FilterHash(f.String())
-	wd := t.holders[w]
-	i := -1
-	if wd != nil {
-		i = len(wd.subs) - 1
+	p := &t.Engine.pool
+	s, ok := p.find(p.hash(f), f)
+	var x match.ID
+	if ok {
+		x, ok = t.Engine.copyOn(s, id)
 	}
-	for i >= 0 && (wd.links[i] != id || !t.Engine.filterOf(t.Engine.indexOf(id, wd.subs[i])).Equal(f)) {
-		i--
-	}
-	if i < 0 {
+	if !ok {
 		return fmt.Errorf("link routes: removes %q, which the link does not hold", f)
 	}
-	sub := wd.subs[i]
-	t.cache.count(t.Engine.filterOf(t.Engine.indexOf(id, sub)), -1)
-	if err := t.Engine.Unsubscribe(id, sub); err != nil {
+	t.cache.count(p.filter(s), -1)
+	if err := t.Engine.Unsubscribe(id, t.Engine.owner.at(x).sub); err != nil {
 		return fmt.Errorf("link routes: remove %q: %w", f, err)
 	}
-	t.forgetAt(w, wd, i)
 	return nil
-}
-
-// forget drops filter sub of link id from the witnesses.
-func (t *LinkTable) forget(id ifaceID, sub uint64) {
-	w := t.hashOf[sub]
-	wd := t.holders[w]
-	for i := range wd.subs {
-		if wd.subs[i] == sub && wd.links[i] == id {
-			t.forgetAt(w, wd, i)
-			return
-		}
-	}
-}
-
-// forgetAt drops the copy wd holds at i (under witness w).
-func (t *LinkTable) forgetAt(w uint64, wd *witnessed, i int) {
-	delete(t.hashOf, wd.subs[i])
-	wd.links = slices.Delete(wd.links, i, i+1)
-	wd.subs = slices.Delete(wd.subs, i, i+1)
-	if len(wd.links) == 0 {
-		delete(t.holders, w)
-	}
 }
 
 // Witnessed returns the ids of the filters link id holds by witness
 // (wire.FilterHash), for checks and diagnostics: built on each call.
 func (t *LinkTable) Witnessed(id ifaceID) map[uint64][]uint64 {
 	out := make(map[uint64][]uint64)
-	for w, wd := range t.holders {
-		for i, l := range wd.links {
-			if l == id {
-				out[w] = append(out[w], wd.subs[i])
-			}
-		}
+	st, ok := t.Engine.Ifaces[id]
+	if !ok {
+		return out
+	}
+	for sub, x := range st.subs.All() {
+		w := t.witness(x)
+		out[w] = append(out[w], sub)
 	}
 	return out
 }
 
+// witness returns index entry x's witness: its pool slot's hash.
+func (t *LinkTable) witness(x match.ID) uint64 {
+	return t.Engine.pool.slots[t.Engine.owner.at(x).filter].hash
+}
+
 // Drop forgets a link's filters.
 func (t *LinkTable) Drop(id ifaceID) {
-	for sub, f := range t.Engine.Subs(id) {
+	for _, f := range t.Engine.Subs(id) {
 		t.cache.count(f, -1)
-		t.forget(id, sub)
 	}
 	t.cache.forget(id)
 	t.Engine.Detach(id)
@@ -266,9 +224,10 @@ func (t *LinkTable) Route(from ifaceID, e match.Event, witness uint64) ([]LinkHi
 	t.out = t.out[:0]
 	for _, h := range t.Engine.Route(from, e) {
 		st := t.Engine.Ifaces[h.Iface]
-		w := t.hashOf[h.first]
+		x, _ := st.subs.Get(h.first)
+		w := t.witness(x)
 		t.out = append(t.out, LinkHit{Link: h.Iface, Witness: w})
-		t.cache.remember(h.Iface, st.Len(), &key, t.Engine.filterOf(t.Engine.indexOf(h.Iface, h.first)), w)
+		t.cache.remember(h.Iface, st.Len(), &key, t.Engine.filterOf(x), w)
 	}
 	return t.out, DecidedByIndex
 }
@@ -291,20 +250,24 @@ func (t *LinkTable) fromCache(from ifaceID, key *keyValue, e match.Event) bool {
 
 // resolve fills t.out with every link but from when each holds the
 // witnessed filter and e matches it, passing the witness on, and reports
-// whether it did.
+// whether it did. A witness names one slot, or several when witnesses
+// collide: each is tried.
 func (t *LinkTable) resolve(from ifaceID, e match.Event, witness uint64) bool {
-	wd := t.holders[witness]
-	if wd == nil {
-		return false
-	}
-	for _, id := range t.links {
-		if id == from {
-			continue
+	p := &t.Engine.pool
+	found := false
+	p.each(witness, func(s uint32) bool {
+		t.out = t.out[:0]
+		for _, id := range t.links {
+			if id == from {
+				continue
+			}
+			if _, ok := t.Engine.copyOn(s, id); !ok {
+				return true
+			}
+			t.out = append(t.out, LinkHit{Link: id, Witness: witness})
 		}
-		if !slices.Contains(wd.links, id) {
-			return false
-		}
-		t.out = append(t.out, LinkHit{Link: id, Witness: witness})
-	}
-	return wd.f.Matches(e) // last: the dearest test
+		found = p.filter(s).Matches(e) // last: the dearest test
+		return !found
+	})
+	return found
 }
