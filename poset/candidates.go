@@ -26,41 +26,124 @@ type candIndex struct {
 	used   uint64            // union of member masks
 }
 
-// group holds the members with one attribute mask. eqAttrs counts, per
-// attribute, the buckets keyed by an equality on it, so that a query with
-// an equality on that attribute reads its one bucket instead of visiting
+// group holds the members with one attribute mask: those without an
+// equality in plain, the others by their first equality's attribute and
+// then by a hash of its value (eqBuckets), so that a query with an
+// equality on that attribute reads its one bucket instead of visiting
 // every bucket of the group (every symbol's, on the stock workloads).
+// Keyed by a hash rather than the equality itself, and a bucket of one
+// node held as the node: a map slot of 16 bytes instead of 64 and a
+// slice, most buckets holding one node (every distinct symbol). Values
+// whose hashes collide share a bucket, which only adds candidates: each
+// is box-tested, and the box test compares the values.
 type group struct {
-	buckets map[eqKey][]*node
-	eqAttrs map[string]int
+	plain  []*node
+	byAttr map[string]*eqBuckets
+	one    [1]*node // scratch: a bucket of one node, as a slice to visit
 }
 
-func newGroup() *group {
-	return &group{buckets: make(map[eqKey][]*node), eqAttrs: make(map[string]int)}
+// eqBuckets holds the members whose first equality is on one attribute,
+// by a hash of the value (eqKey.hash): a bucket of one node in one, of
+// more in many (each hash in one of the two).
+type eqBuckets struct {
+	one  map[uint64]*node
+	many map[uint64][]*node
+}
+
+func newGroup() *group { return &group{byAttr: make(map[string]*eqBuckets)} }
+
+// add puts n (whose equality hashes to h) in its bucket.
+func (bs *eqBuckets) add(h uint64, n *node) {
+	if b, ok := bs.many[h]; ok {
+		n.ipos = int32(len(b))
+		bs.many[h] = append(b, n)
+		return
+	}
+	if m, ok := bs.one[h]; ok {
+		delete(bs.one, h)
+		if bs.many == nil {
+			bs.many = make(map[uint64][]*node)
+		}
+		m.ipos, n.ipos = 0, 1
+		bs.many[h] = []*node{m, n}
+		return
+	}
+	n.ipos = 0
+	bs.one[h] = n
+}
+
+// remove takes n out of its bucket (hash h).
+func (bs *eqBuckets) remove(h uint64, n *node) {
+	b, ok := bs.many[h]
+	if !ok {
+		delete(bs.one, h)
+		return
+	}
+	if b = swapRemove(b, n.ipos); len(b) > 1 {
+		bs.many[h] = b
+		return
+	}
+	delete(bs.many, h)
+	b[0].ipos = 0
+	bs.one[h] = b[0]
+}
+
+func (bs *eqBuckets) len() int { return len(bs.one) + len(bs.many) }
+
+// visit calls fn on bucket h, if it holds a node.
+func (g *group) visit(bs *eqBuckets, h uint64, fn func([]*node)) {
+	if n, ok := bs.one[h]; ok {
+		g.visitOne(n, fn)
+	} else if b := bs.many[h]; len(b) > 0 {
+		fn(b)
+	}
+}
+
+// visitOne calls fn on the bucket holding n alone.
+func (g *group) visitOne(n *node, fn func([]*node)) {
+	g.one[0] = n
+	fn(g.one[:])
+	g.one[0] = nil
+}
+
+// visitAll calls fn on every bucket of bs.
+func (g *group) visitAll(bs *eqBuckets, fn func([]*node)) {
+	for _, n := range bs.one {
+		g.visitOne(n, fn)
+	}
+	for _, b := range bs.many {
+		fn(b)
+	}
 }
 
 // eachBucket visits the buckets of g that may hold a covering relation
-// with u (in either direction): the bucket without equality, and for each
+// with u (in either direction): the members without equality, and for each
 // attribute the members' equalities name, the bucket of u's own equality
 // there if u has one, else every bucket of that attribute.
 func (g *group) eachBucket(u *node, visit func([]*node)) {
-	if b := g.buckets[eqKey{}]; len(b) > 0 {
-		visit(b)
+	if len(g.plain) > 0 {
+		visit(g.plain)
 	}
-	for attr := range g.eqAttrs {
+	for attr, bs := range g.byAttr {
 		if k, ok := spanEq(u, attr); ok {
-			if b := g.buckets[k]; len(b) > 0 {
-				visit(b)
-			}
+			g.visit(bs, k.hash(), visit)
 			continue
 		}
-		for ek, b := range g.buckets {
-			if ek.attr == attr {
-				visit(b)
-			}
-		}
+		g.visitAll(bs, visit)
 	}
 }
+
+// each visits every bucket of g.
+func (g *group) each(visit func([]*node)) {
+	if len(g.plain) > 0 {
+		visit(g.plain)
+	}
+	for _, bs := range g.byAttr {
+		g.visitAll(bs, visit)
+	}
+}
+
+func (g *group) empty() bool { return len(g.plain) == 0 && len(g.byAttr) == 0 }
 
 // eqKey is a node's first equality, if any: a string equality, or (num)
 // a numeric span that is a single point, val then holding the point's
@@ -92,6 +175,16 @@ func spanKey(s *span) (eqKey, bool) {
 	return eqKey{}, false
 }
 
+// hash is a hash of k's value (and kind), naming its bucket among the
+// equalities on its attribute.
+func (k eqKey) hash() uint64 {
+	h := fnv64a(k.val)
+	if k.num {
+		h = ^h
+	}
+	return h
+}
+
 func eqKeyOf(k *key) eqKey {
 	for i := range k.box {
 		if ek, ok := spanKey(&k.box[i]); ok {
@@ -115,7 +208,7 @@ func newCandIndex() *candIndex {
 
 func (x *candIndex) add(n *node) {
 	if !n.key.exact {
-		n.ipos = len(x.loose)
+		n.ipos = int32(len(x.loose))
 		x.loose = append(x.loose, n)
 		return
 	}
@@ -125,11 +218,17 @@ func (x *candIndex) add(n *node) {
 		x.groups[n.key.mask] = g
 	}
 	ek := eqKeyOf(&n.key)
-	if _, ok := g.buckets[ek]; !ok && ek.attr != "" {
-		g.eqAttrs[ek.attr]++
+	if ek.attr == "" {
+		n.ipos = int32(len(g.plain))
+		g.plain = append(g.plain, n)
+	} else {
+		bs := g.byAttr[ek.attr]
+		if bs == nil {
+			bs = &eqBuckets{one: make(map[uint64]*node)}
+			g.byAttr[ek.attr] = bs
+		}
+		bs.add(ek.hash(), n)
 	}
-	n.ipos = len(g.buckets[ek])
-	g.buckets[ek] = append(g.buckets[ek], n)
 	for m := n.key.mask; m != 0; m &= m - 1 {
 		b := bits.TrailingZeros64(m)
 		x.bitCnt[b]++
@@ -143,19 +242,16 @@ func (x *candIndex) remove(n *node) {
 		return
 	}
 	g := x.groups[n.key.mask]
-	ek := eqKeyOf(&n.key)
-	if b := swapRemove(g.buckets[ek], n.ipos); len(b) == 0 {
-		delete(g.buckets, ek)
-		if ek.attr != "" {
-			if g.eqAttrs[ek.attr]--; g.eqAttrs[ek.attr] == 0 {
-				delete(g.eqAttrs, ek.attr)
-			}
-		}
-		if len(g.buckets) == 0 {
-			delete(x.groups, n.key.mask)
-		}
+	if ek := eqKeyOf(&n.key); ek.attr == "" {
+		g.plain = swapRemove(g.plain, n.ipos)
 	} else {
-		g.buckets[ek] = b
+		bs := g.byAttr[ek.attr]
+		if bs.remove(ek.hash(), n); bs.len() == 0 {
+			delete(g.byAttr, ek.attr)
+		}
+	}
+	if g.empty() {
+		delete(x.groups, n.key.mask)
 	}
 	for m := n.key.mask; m != 0; m &= m - 1 {
 		b := bits.TrailingZeros64(m)
@@ -167,8 +263,8 @@ func (x *candIndex) remove(n *node) {
 
 // swapRemove removes list[i] by moving the last element into its place and
 // fixing that element's index position.
-func swapRemove(list []*node, i int) []*node {
-	last := len(list) - 1
+func swapRemove(list []*node, i int32) []*node {
+	last := int32(len(list) - 1)
 	list[i] = list[last]
 	list[i].ipos = i
 	list[last] = nil
@@ -187,9 +283,7 @@ func uEq(u *node, attr string) (string, bool) {
 func (x *candIndex) coverers(u *node, dst []*node) []*node {
 	start := len(dst)
 	if g := x.groups[0]; g != nil {
-		for _, b := range g.buckets { // the match-all filter covers everything
-			dst = append(dst, b...)
-		}
+		g.each(func(b []*node) { dst = append(dst, b...) }) // the match-all filter covers everything
 	}
 	if u.key.exact && !u.key.empty {
 		visit := func(g *group) {
@@ -255,9 +349,7 @@ func (x *candIndex) covered(u *node, dst []*node) []*node {
 	switch {
 	case u.key.empty:
 		for _, g := range x.groups {
-			for _, b := range g.buckets {
-				dst = append(dst, b...)
-			}
+			g.each(func(b []*node) { dst = append(dst, b...) })
 		}
 		dst = append(dst, x.loose...)
 	case u.key.exact:

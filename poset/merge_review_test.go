@@ -160,14 +160,14 @@ func checkMergerIndexes(t *rapid.T, m *merger) {
 	}
 	inIdx := 0
 	for _, g := range m.idx.groups {
-		for _, b := range g.buckets {
+		g.each(func(b []*node) {
 			for i, n := range b {
-				if m.byNode[n] == nil || n.ipos != i {
+				if m.byNode[n] == nil || int(n.ipos) != i {
 					t.Fatalf("candidate index holds %s (position %d of %d), not an item there", n.key.f, n.ipos, i)
 				}
 				inIdx++
 			}
-		}
+		})
 	}
 	if inIdx != exact {
 		t.Fatalf("candidate index holds %d nodes, %d exact items", inIdx, exact)

@@ -22,12 +22,12 @@ type entry struct {
 // Covers in both directions) with the subscriptions that use them.
 type node struct {
 	// RTO scratch first, beside the key fields that placements read with
-	// it: the answer bits of the placement whose token is rtoTok, and
-	// whether a child was answered as covering the filter (rtoKid equal
-	// to the token).
+	// it: the token of the placement whose answer bits rtoAns holds (with
+	// the small fields at the end, where they fill what would be
+	// padding), and whether a child was answered as covering the filter
+	// (rtoKid equal to the token).
 	rtoTok   uint64
 	rtoKid   uint64
-	rtoAns   uint8
 	key      key
 	text     string    // canonical text of key.f
 	seq      uint64    // creation order; siblings are kept in seq order
@@ -35,13 +35,17 @@ type node struct {
 	kids     *kidIndex // children by first string equality, once many (kids.go)
 	parents  []*node   // the forest keeps at most one
 	entries  []entry
-	pinned   bool // a fixed filter (FF): stays without subscriptions
-
-	ipos int // position in the candidate index holding the node
 
 	// Per-operation scratch, valid while mark equals the structure's epoch.
-	mark                  uint64
-	upDone, up, downDone  bool
+	mark uint64
+
+	// The fields of a byte or four last, packed into one word: a node is
+	// allocated in the size class its size rounds up to, so padding
+	// between fields costs a size class (16 bytes) at every node.
+	ipos                  int32 // position in the candidate index holding the node
+	rtoAns                uint8
+	pinned                bool // a fixed filter (FF): stays without subscriptions
+	upDone, up, downDone  bool // per-operation scratch (mark)
 	down, queued, visited bool
 }
 

@@ -27,7 +27,11 @@ type Shallow struct {
 // NewShallow returns an empty shallow forest. cfg.Classic turns the roots'
 // candidate index off.
 func NewShallow(cfg Config) *Shallow {
-	return &Shallow{newCore("shallow", shallowAlg{}, false, !cfg.Classic)}
+	c := newCore("shallow", shallowAlg{}, false, !cfg.Classic)
+	// It takes no RTO placement (StartRTO refuses it), the one reader of
+	// the roots' filters and texts side by side: the roots keep none.
+	c.roots.cached = false
+	return &Shallow{c}
 }
 
 type shallowAlg struct{}
