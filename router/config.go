@@ -94,6 +94,13 @@ type Config struct {
 	// routers walk their trees for every event; tests stand in for such
 	// routers with it, and benchmarks measure what witnesses buy.
 	LinkVersion uint64
+	// ClientVersion is the newest client protocol version this router
+	// accepts (0: wire.ClientVersion). An older one makes it answer
+	// clients as a router of that version did (below
+	// wire.VersionPublishDict: plain Publish frames only); tests stand in
+	// for such routers with it, and benchmarks measure what the newer
+	// version buys.
+	ClientVersion uint64
 	// PeerTLS is the client TLS configuration used to dial Peers, normally
 	// certs.Loaded's ClientConfig with the node certificate; required
 	// when Peers is set.
@@ -137,6 +144,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("router config: MaxFrame %d exceeds %d", c.MaxFrame, wire.HardMaxFrame)
 	case len(c.Peers) > 0 && c.PeerTLS == nil:
 		return c, errors.New("router config: PeerTLS is required to dial Peers")
+	case c.ClientVersion != 0 && (c.ClientVersion < wire.Version || c.ClientVersion > wire.ClientVersion):
+		return c, fmt.Errorf("router config: ClientVersion %d outside %d-%d", c.ClientVersion, wire.Version, wire.ClientVersion)
 	case c.MaxSubscriptionsPerConn < 0 || c.SendQueue < 0 || c.ControlQueue < 0 || c.MaxLinks < 0:
 		return c, errors.New("router config: limits must not be negative")
 	}
@@ -164,6 +173,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Table == "shallow" && (set.On || len(set.Fixed) > 0) {
 		return c, errors.New("router config: the shallow table takes no RTO or fixed filters (use poset or forest)")
+	}
+	if c.ClientVersion == 0 {
+		c.ClientVersion = wire.ClientVersion
 	}
 	setDefault(&c.MaxSubscriptionsPerConn, 100000)
 	setDefault(&c.MaxFrame, wire.DefaultMaxFrame)

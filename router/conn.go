@@ -2,6 +2,7 @@ package router
 
 import (
 	"context"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -165,7 +166,7 @@ func (r *Router) handshake(ctx context.Context, c *conn) (ctrl, data *streamRead
 	if err := checkClientPeer(c, hello, r.cfg.Name); err != nil { // identity.go
 		return nil, nil, nil, err
 	}
-	v, err := wire.Negotiate(hello, wire.Version, wire.ClientVersion)
+	v, err := wire.Negotiate(hello, wire.Version, r.cfg.ClientVersion)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -201,7 +202,17 @@ func (r *Router) acceptStream(ctx context.Context, c *conn) (*streamReader, wire
 
 // readFrame reads one frame from a stream of c and counts it.
 func (c *conn) readFrame(sr *streamReader) (wire.Type, []byte, error) {
-	t, body, err := sr.fr.ReadFrame()
+	return c.readDataFrame(sr, false)
+}
+
+// readDataFrame is readFrame, into the reader's reused buffer if reuse
+// is set (the body is then valid until the next read).
+func (c *conn) readDataFrame(sr *streamReader, reuse bool) (wire.Type, []byte, error) {
+	read := sr.fr.ReadFrame
+	if reuse {
+		read = sr.fr.ReadFrameReuse
+	}
+	t, body, err := read()
 	if err != nil {
 		return 0, nil, err
 	}
@@ -270,33 +281,62 @@ func (r *Router) readControl(ctx context.Context, c *conn, sr *streamReader) err
 	}
 }
 
-// readData reads a client's Publish frames and hands each batch to the
-// matching loop, stamped with the time it was read, decoded keeping only
-// the attributes the loop's filters name (wanted.go).
+// readData reads a client's Publish frames (and, from client version
+// wire.VersionPublishDict on, PublishDict frames) and hands each batch to
+// the matching loop, stamped with the time it was read, decoded keeping
+// only the attributes the loop's filters name (wanted.go).
 func (r *Router) readData(ctx context.Context, c *conn, sr *streamReader) error {
-	return r.readEvents(ctx, c, sr, wire.TypePublish, func(dec *wire.EventDecoder, body []byte) (core.Publish, error) {
-		m, err := dec.DecodeOwnedPublish(body) // body is ours: ReadFrame allocated it
-		if err == nil {
-			err = r.permitPublish(c, m) // permissions.go
+	if c.version < wire.VersionPublishDict {
+		return r.readEvents(ctx, c, sr, eventFrames{t: wire.TypePublish}, func(dec *wire.EventDecoder, _ wire.Type, body []byte) (core.Publish, error) {
+			m, err := dec.DecodeOwnedPublish(body) // body is ours: ReadFrame allocated it
+			return r.permitted(c, m, err)
+		})
+	}
+	// The frame reader's buffer is reused: a PublishDict's events alias
+	// its expansion, a Publish's a copy of its body.
+	max := r.cfg.MaxFrame - 1 // a plain Publish frame's type byte and body
+	return r.readEvents(ctx, c, sr, eventFrames{t: wire.TypePublishDict, alt: wire.TypePublish, reuse: true}, func(dec *wire.EventDecoder, t wire.Type, body []byte) (core.Publish, error) {
+		if t == wire.TypePublish {
+			m, err := dec.DecodeOwnedPublish(bytes.Clone(body))
+			return r.permitted(c, m, err)
 		}
-		return core.Publish{Pub: m}, err
+		m, err := dec.DecodeOwnedPublishDict(body, max)
+		return r.permitted(c, m, err)
 	})
 }
 
-// readEvents reads frames of type t from a data stream, decodes each with
-// decode (which fills Pub, and Witness for a link) and hands the batch to
-// the matching loop as the core's Publish, stamped with the time it was
-// read and the version of the wanted names it was decoded with.
-func (r *Router) readEvents(ctx context.Context, c *conn, sr *streamReader, t wire.Type,
-	decode func(*wire.EventDecoder, []byte) (core.Publish, error)) error {
+// permitted checks a decoded batch against c's permissions.
+func (r *Router) permitted(c *conn, m *wire.Publish, err error) (core.Publish, error) {
+	if err == nil {
+		err = r.permitPublish(c, m) // permissions.go
+	}
+	return core.Publish{Pub: m}, err
+}
+
+// eventFrames says which frames a data stream carries: type t, or alt if
+// not 0; reuse reads them into the frame reader's reused buffer (the
+// decoder must then not keep the body).
+type eventFrames struct {
+	t, alt wire.Type
+	reuse  bool
+}
+
+func (f eventFrames) accepts(t wire.Type) bool { return t == f.t || (f.alt != 0 && t == f.alt) }
+
+// readEvents reads the frames f names from a data stream, decodes each
+// with decode (which fills Pub, and Witness for a link) and hands the
+// batch to the matching loop as the core's Publish, stamped with the time
+// it was read and the version of the wanted names it was decoded with.
+func (r *Router) readEvents(ctx context.Context, c *conn, sr *streamReader, f eventFrames,
+	decode func(*wire.EventDecoder, wire.Type, []byte) (core.Publish, error)) error {
 	var dec wire.EventDecoder // events live until routed: they alias the frame
 	for {
-		got, body, err := c.readFrame(sr)
+		got, body, err := c.readDataFrame(sr, f.reuse)
 		if err != nil {
 			return err
 		}
 		at := time.Now()
-		if got != t {
+		if !f.accepts(got) {
 			if !got.Known() {
 				return wire.Errorf(wire.CodeUnknownType, "unknown frame type %d", byte(got))
 			}
@@ -304,7 +344,7 @@ func (r *Router) readEvents(ctx context.Context, c *conn, sr *streamReader, t wi
 		}
 		var ver uint64
 		dec.Wanted, ver = r.loop.want.load() // wanted.go
-		in, err := decode(&dec, body)
+		in, err := decode(&dec, got, body)
 		if err != nil {
 			return err
 		}

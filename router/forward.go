@@ -20,7 +20,7 @@ func (l *matchLoop) publishBloom(in core.BloomPublish, at time.Time) {
 // mode, BloomPublish batches in Bloom mode (the hellos agreed on the mode).
 func (r *Router) readLinkData(ctx context.Context, c *conn, sr *streamReader) error {
 	if r.cfg.Forward != ForwardBloom {
-		return r.readEvents(ctx, c, sr, wire.TypeLinkPublish, func(dec *wire.EventDecoder, body []byte) (core.Publish, error) {
+		return r.readEvents(ctx, c, sr, eventFrames{t: wire.TypeLinkPublish}, func(dec *wire.EventDecoder, _ wire.Type, body []byte) (core.Publish, error) {
 			m, err := dec.DecodeOwnedLinkPublish(body) // body is ours: ReadFrame allocated it
 			if err != nil {
 				return core.Publish{}, err

@@ -51,6 +51,9 @@ const (
 	TypeSubscribeBatch Type = 28
 	// Replicated pubends' raft messages on router links (replica.go).
 	TypeReplica Type = 29
+	// Publish with a per-frame dictionary of attribute names, client
+	// version VersionPublishDict (publishdict.go).
+	TypePublishDict Type = 30
 )
 
 var typeNames = [...]string{
@@ -83,6 +86,7 @@ var typeNames = [...]string{
 	TypeLinkPublish:    "link-publish",
 	TypeSubscribeBatch: "subscribe-batch",
 	TypeReplica:        "replica",
+	TypePublishDict:    "publish-dict",
 }
 
 // String returns the type's name, e.g. "publish".
@@ -94,7 +98,7 @@ func (t Type) String() string {
 }
 
 // Known reports whether t is a message type of this protocol version.
-func (t Type) Known() bool { return t >= TypeHello && t <= TypeReplica }
+func (t Type) Known() bool { return t >= TypeHello && t <= TypePublishDict }
 
 const (
 	// HeaderLen is the length prefix: 4 bytes, big-endian.

@@ -8,13 +8,19 @@ const Version uint64 = 1
 // ClientVersion is the newest protocol version of client connections: a
 // client's Hello offers Version-ClientVersion and the router answers the
 // highest both speak.
-const ClientVersion = VersionLeader
+const ClientVersion = VersionPublishDict
 
 // VersionLeader is the client version from which a durable refusal may
 // carry the not-leader fields (durable.Msg NotLeader and Leader) rather
 // than only a reason to read; it changes nothing else, so a router
 // speaks version 1 to an older client, without those fields.
 const VersionLeader uint64 = 2
+
+// VersionPublishDict is the client version from which a client may send
+// its events as PublishDict frames (names through a per-frame dictionary)
+// as well as Publish frames. It changes nothing else, so a client of this
+// version publishes plain Publish frames to a router of an older one.
+const VersionPublishDict uint64 = 3
 
 // LinkVersion is the newest protocol version of router links, which
 // announce the range Version-LinkVersion in their LinkHello and use the
@@ -104,6 +110,8 @@ func (d *EventDecoder) Decode(t Type, body []byte) (Message, error) {
 		m = decodeSubscribeBatch(&r) // subbatch.go
 	case TypeReplica:
 		m = decodeReplica(&r) // replica.go
+	case TypePublishDict:
+		m = d.decodePublishDict(&r) // publishdict.go
 	default:
 		return nil, Errorf(CodeUnknownType, "unknown frame type %d", byte(t))
 	}

@@ -109,7 +109,7 @@ func (c *Client) handshake(ctx context.Context) error {
 	}
 	c.ctrl = ctrl
 	c.ctrlFR = wire.NewFrameReader(ctrl, wire.HardMaxFrame)
-	hello := &wire.Hello{MinVersion: wire.Version, MaxVersion: wire.ClientVersion, Role: wire.RoleClient, Name: c.opts.Name}
+	hello := &wire.Hello{MinVersion: wire.Version, MaxVersion: c.opts.ProtocolVersion, Role: wire.RoleClient, Name: c.opts.Name}
 	if _, err := ctrl.Write(wire.AppendFrame(nil, hello)); err != nil {
 		return remoteError(err)
 	}

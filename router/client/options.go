@@ -3,8 +3,10 @@ package client
 import (
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"time"
 
+	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
 )
 
@@ -73,6 +75,11 @@ type Options struct {
 	// Assist, if set, offers this client's CPU to its router for placing
 	// subscriptions in the routing table (RTO and FF; see Assist).
 	Assist *Assist
+	// ProtocolVersion is the newest protocol version the client offers
+	// in its Hello (0: the newest it speaks, wire.ClientVersion). An older
+	// one makes it behave as a client of that version, e.g. publishing
+	// plain Publish frames below wire.VersionPublishDict.
+	ProtocolVersion uint64
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -102,6 +109,12 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Linger == 0 {
 		o.Linger = time.Millisecond
+	}
+	if o.ProtocolVersion == 0 {
+		o.ProtocolVersion = wire.ClientVersion
+	}
+	if o.ProtocolVersion < wire.Version || o.ProtocolVersion > wire.ClientVersion {
+		return o, fmt.Errorf("client: Options.ProtocolVersion %d outside the %d-%d this client speaks", o.ProtocolVersion, wire.Version, wire.ClientVersion)
 	}
 	return o, nil
 }

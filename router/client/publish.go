@@ -14,10 +14,14 @@ import (
 // acknowledgements.
 type publisher struct {
 	c         *Client
-	mu        sync.Mutex // the batch, seq and data stream writes
-	batch     wire.PublishBatch
+	mu    sync.Mutex // the batch, seq and data stream writes
+	batch wire.PublishBatch
+	// dict is the batch on a connection of wire.VersionPublishDict or
+	// later: PublishDict frames, each name written once per frame.
+	dict      wire.DictBatch
+	useDict   bool
 	seq       uint64
-	event     []byte        // the event being added, encoded
+	event     []byte        // the event being added, encoded (Publish frames)
 	maxBytes  int           // most event bytes per frame: BatchBytes within the router's limit
 	inflight  chan struct{} // one token per unacknowledged batch
 	lingering bool          // a linger timer will send the partial batch
@@ -50,6 +54,7 @@ func (p *publisher) init(c *Client) {
 	if lim := int(c.welcome.MaxFrame) - wire.Overhead; c.welcome.MaxFrame > 0 && lim < p.maxBytes {
 		p.maxBytes = lim
 	}
+	p.useDict = c.welcome.Version >= wire.VersionPublishDict
 	p.inflight = make(chan struct{}, c.opts.MaxInFlight)
 	p.ackCh = make(chan struct{})
 }
@@ -89,6 +94,9 @@ func (c *Client) publishOne(ctx context.Context, e match.Event) (queued bool, er
 // not fit and after it if it is full; queued says whether e is in the
 // batch (or sent).
 func (p *publisher) addLocked(ctx context.Context, e match.Event) (queued bool, err error) {
+	if p.useDict {
+		return p.addDictLocked(ctx, e)
+	}
 	if p.event, err = wire.AppendCheckedEvent(p.event[:0], e); err != nil {
 		return false, fmt.Errorf("publish: %w", err)
 	}
@@ -109,9 +117,57 @@ func (p *publisher) addLocked(ctx context.Context, e match.Event) (queued bool, 
 	return true, nil
 }
 
+// addDictLocked is addLocked into a PublishDict batch: the event is
+// checked and encoded straight into it, and taken back when it does not
+// fit (the next batch's dictionary is empty, so there it is encoded
+// again). The router's limit counts the events' plain encoding, so a
+// batch holds as many events as a Publish batch would.
+func (p *publisher) addDictLocked(ctx context.Context, e match.Event) (queued bool, err error) {
+	n, err := p.dict.AddChecked(e)
+	if err != nil {
+		return false, fmt.Errorf("publish: %w", err)
+	}
+	if n > p.maxBytes {
+		p.dict.Undo()
+		return false, fmt.Errorf("publish: event of %d bytes exceeds the router's limit of %d", n, p.maxBytes)
+	}
+	if p.dict.Size() > p.maxBytes {
+		p.dict.Undo()
+		if err := p.sendLocked(ctx); err != nil {
+			return false, err
+		}
+		if _, err := p.dict.AddChecked(e); err != nil { // checked above: it cannot fail
+			return false, fmt.Errorf("publish: %w", err)
+		}
+	}
+	if p.dict.Len() >= p.c.opts.BatchSize || p.dict.Size() >= p.maxBytes {
+		if err := p.sendLocked(ctx); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
+}
+
+// pending is the number of events in the batch.
+func (p *publisher) pending() int {
+	if p.useDict {
+		return p.dict.Len()
+	}
+	return p.batch.Len()
+}
+
+// frame returns the batch as the frame numbered seq and empties the
+// batch for the next events once the frame is written (done).
+func (p *publisher) frame(seq uint64) (frame []byte, done func()) {
+	if p.useDict {
+		return p.dict.Frame(seq), p.dict.Reset
+	}
+	return p.batch.Frame(seq), p.batch.Reset
+}
+
 // lingerLocked arms the linger timer when a partial batch is left.
 func (p *publisher) lingerLocked() {
-	if p.batch.Len() > 0 && !p.lingering && p.c.opts.Linger > 0 {
+	if p.pending() > 0 && !p.lingering && p.c.opts.Linger > 0 {
 		p.lingering = true
 		time.AfterFunc(p.c.opts.Linger, p.linger)
 	}
@@ -124,7 +180,7 @@ func (p *publisher) linger() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.lingering = false
-	if p.batch.Len() > 0 {
+	if p.pending() > 0 {
 		p.sendLocked(context.Background())
 	}
 }
@@ -134,7 +190,7 @@ func (p *publisher) linger() {
 func (c *Client) Flush(ctx context.Context) error {
 	p := &c.pub
 	p.mu.Lock()
-	if p.batch.Len() > 0 {
+	if p.pending() > 0 {
 		if err := p.sendLocked(ctx); err != nil {
 			p.mu.Unlock()
 			return err
@@ -171,10 +227,11 @@ func (p *publisher) sendLocked(ctx context.Context) error {
 	}
 	p.seq++
 	p.ackMu.Lock()
-	p.sizes = append(p.sizes, p.batch.Len())
+	p.sizes = append(p.sizes, p.pending())
 	p.ackMu.Unlock()
-	_, err := p.c.data.Write(p.batch.Frame(p.seq)) // the frame is the batch's buffer
-	p.batch.Reset()
+	frame, done := p.frame(p.seq)
+	_, err := p.c.data.Write(frame) // the frame is the batch's buffer
+	done()
 	if err != nil {
 		if cerr := p.c.Err(); cerr != nil {
 			err = cerr // why the connection ended, rather than the stream's echo of it

@@ -1,0 +1,372 @@
+package wire
+
+import (
+	"encoding/binary"
+
+	"github.com/sift-pubsub/sift/match"
+)
+
+// PublishDict is a Publish whose attribute names travel through a
+// dictionary of the frame (client version VersionPublishDict): an
+// attribute's name is written out once per frame, the first time it
+// occurs, and as a small number after that. A topic event's names are
+// about half of its plain encoding, so a publisher's stream carries that
+// much fewer bytes, and its QUIC connection fewer packets, per event. The
+// dictionary lives and dies with its frame: frames stay independent of
+// each other, as plain Publish frames are.
+//
+// Its body is a Publish body in which every attribute's name is a uint
+// reference r instead of a string: r = 0 is followed by the name (string),
+// which becomes the dictionary's next entry while it has fewer than
+// MaxDictNames; r >= 1 names the dictionary's r-th entry. Everything else
+// (sequence number, counts, tags, values, name order) is Publish's.
+type PublishDict struct{ Publish }
+
+// MaxDictNames bounds a PublishDict frame's dictionary: the names written
+// out beyond it are not entered (encoder and decoder apply the same rule),
+// so a frame's dictionary is at most this large whatever it holds.
+const MaxDictNames = 4096
+
+// Type returns TypePublishDict.
+func (*PublishDict) Type() Type { return TypePublishDict }
+
+// AppendBody appends the Publish body with the names through the frame's
+// dictionary.
+func (m *PublishDict) AppendBody(b []byte) []byte {
+	b = binary.AppendUvarint(b, m.Seq)
+	b = binary.AppendUvarint(b, uint64(len(m.Events)))
+	var d dictEncoder
+	for _, e := range m.Events {
+		b, _, _ = d.appendEvent(b, e, false)
+	}
+	return b
+}
+
+// decodePublishDict expands the body into its Publish body and decodes
+// that as Publish (Raw aliases the expansion).
+func (d *EventDecoder) decodePublishDict(r *reader) *PublishDict {
+	plain, err := ExpandPublishDict(nil, r.b, HardMaxFrame)
+	if err != nil {
+		r.err, r.b = err, nil
+		return &PublishDict{}
+	}
+	r.b = nil
+	pr := ownedReader(plain)
+	if !d.ShareStrings {
+		pr.shared = ""
+	}
+	m := d.decodePublish(&pr)
+	if err := pr.end(TypePublish.String()); err != nil {
+		r.err = err
+	}
+	return &PublishDict{Publish: *m}
+}
+
+// ExpandPublishDict appends to dst the Publish body that the PublishDict
+// body holds: the same sequence number, counts and values, each name
+// written out. It checks the structure it needs to expand (references
+// within the dictionary, known tags, lengths within the body, nothing
+// left over) and refuses an expansion longer than max bytes
+// (CodeFrameTooLarge: a plain Publish frame must fit the same limit); the
+// rest (names, their order, values) is for the Publish decoder to check
+// on the result, so a PublishDict is refused exactly when its expansion
+// would be.
+func ExpandPublishDict(dst, body []byte, max int) ([]byte, error) {
+	x := dictExpander{r: reader{b: body}, out: dst, limit: len(dst) + max}
+	x.copyUvarint("publish seq")
+	n := x.r.count("publish event count", 1)
+	x.out = binary.AppendUvarint(x.out, uint64(n))
+	for i := 0; i < n && x.r.err == nil; i++ {
+		x.event()
+		if len(x.out) > x.limit {
+			return nil, Errorf(CodeFrameTooLarge, "publish-dict expands to more than %d bytes", max)
+		}
+	}
+	if err := x.r.end(TypePublishDict.String()); err != nil {
+		return nil, err
+	}
+	return x.out, nil
+}
+
+// dictExpander writes out a PublishDict body's names.
+type dictExpander struct {
+	r     reader
+	out   []byte
+	limit int
+	names [][]byte // the dictionary, aliasing the body
+}
+
+func (x *dictExpander) copyUvarint(what string) uint64 {
+	v := x.r.uvarint(what)
+	x.out = binary.AppendUvarint(x.out, v)
+	return v
+}
+
+// event expands one event: its attribute count, then per attribute the
+// name its reference stands for and the tag and value as they are.
+func (x *dictExpander) event() {
+	n := x.r.count("attribute count", 3) // reference, tag, value
+	if n > MaxEventAttrs {
+		x.r.fail("event has %d attributes, more than %d", n, MaxEventAttrs)
+	}
+	x.out = binary.AppendUvarint(x.out, uint64(n))
+	for i := 0; i < n && x.r.err == nil; i++ {
+		x.name()
+		x.value()
+	}
+}
+
+// name writes out the name of the next attribute.
+func (x *dictExpander) name() {
+	ref := x.r.uvarint("attribute name reference")
+	if x.r.err != nil {
+		return
+	}
+	if ref == 0 {
+		p := x.r.bytes("attribute name")
+		if x.r.err != nil {
+			return
+		}
+		if len(x.names) < MaxDictNames {
+			x.names = append(x.names, p)
+		}
+		x.out = appendBytes(x.out, p)
+		return
+	}
+	if ref > uint64(len(x.names)) {
+		x.r.fail("attribute name reference %d beyond the frame's %d names", ref, len(x.names))
+		return
+	}
+	x.out = appendBytes(x.out, x.names[ref-1])
+}
+
+// value copies the next attribute's tag and value.
+func (x *dictExpander) value() {
+	b := x.r.b
+	if len(b) == 0 {
+		x.r.fail("attribute value tag: truncated")
+		return
+	}
+	var n int
+	switch b[0] {
+	case tagString:
+		v, k := binary.Uvarint(b[1:])
+		if k <= 0 || v > uint64(len(b)-1-k) {
+			x.r.fail("string value: bad or truncated length")
+			return
+		}
+		n = 1 + k + int(v)
+	case tagInt:
+		_, k := binary.Uvarint(b[1:])
+		if k <= 0 {
+			x.r.fail("int value: bad or truncated varint")
+			return
+		}
+		n = 1 + k
+	case tagFloat:
+		n = 9
+	case tagBool:
+		n = 2
+	default:
+		x.r.fail("unknown value tag %d", b[0])
+		return
+	}
+	if n > len(b) {
+		x.r.fail("attribute value: %d of %d bytes", len(b), n)
+		return
+	}
+	x.out = append(x.out, b[:n]...)
+	x.r.b = b[n:]
+}
+
+// dictEncoder is the encoding side of a frame's dictionary: the names
+// entered so far, with a cache by attribute position (a stream's events
+// mostly have the same names in the same places, and comparing with the
+// name last seen there is cheaper than a map lookup).
+type dictEncoder struct {
+	refs  map[string]uint64 // 1-based
+	order []string          // the entries, in order
+	pos   []dictPos
+	gen   uint64 // pos entries of another generation are stale
+}
+
+type dictPos struct {
+	name string
+	ref  uint64
+	gen  uint64
+}
+
+// reset empties the dictionary for a new frame.
+func (d *dictEncoder) reset() {
+	clear(d.refs)
+	d.order = d.order[:0]
+	d.gen++
+}
+
+// truncate forgets the entries after the first n (an event taken back).
+func (d *dictEncoder) truncate(n int) {
+	if n == len(d.order) {
+		return
+	}
+	for _, s := range d.order[n:] {
+		delete(d.refs, s)
+	}
+	d.order = d.order[:n]
+	d.gen++
+}
+
+// ref returns the reference of name at attribute position i, entering it
+// when new: 0 when it must be written out.
+func (d *dictEncoder) ref(name string, i int) uint64 {
+	if i < len(d.pos) {
+		if p := &d.pos[i]; p.gen == d.gen && p.name == name {
+			return p.ref
+		}
+	}
+	r, ok := d.refs[name]
+	if !ok {
+		if len(d.order) >= MaxDictNames {
+			return 0
+		}
+		if d.refs == nil {
+			d.refs = make(map[string]uint64)
+		}
+		d.order = append(d.order, name)
+		d.refs[name] = uint64(len(d.order))
+		d.remember(i, name, 0) // written out this once
+		return 0
+	}
+	d.remember(i, name, r)
+	return r
+}
+
+func (d *dictEncoder) remember(i int, name string, ref uint64) {
+	if i >= len(d.pos) {
+		if i >= MaxEventAttrs {
+			return
+		}
+		d.pos = append(d.pos, make([]dictPos, i+1-len(d.pos))...)
+	}
+	if ref == 0 {
+		ref = d.refs[name]
+	}
+	d.pos[i] = dictPos{name: name, ref: ref, gen: d.gen}
+}
+
+// appendEvent appends e with its names through the dictionary, checking
+// it as AppendCheckedEvent does when check is set (then a refused event
+// leaves b and the dictionary unchanged), and returns the size of e's
+// plain encoding (AppendEvent's).
+func (d *dictEncoder) appendEvent(b []byte, e match.Event, check bool) ([]byte, int, error) {
+	if check && e.Len() > MaxEventAttrs {
+		return b, 0, tooManyAttrs(e.Len())
+	}
+	start, entries := len(b), len(d.order)
+	b = binary.AppendUvarint(b, uint64(e.Len()))
+	plain := len(b) - start
+	for i := range e.Len() {
+		a := e.At(i)
+		nameLen := uvarintLen(uint64(len(a.Name))) + len(a.Name)
+		if r := d.ref(a.Name, i); r != 0 {
+			b = binary.AppendUvarint(b, r)
+		} else {
+			b = appendString(append(b, 0), a.Name)
+		}
+		plain += nameLen
+		vat := len(b)
+		if a.Value.Kind() == match.KindString {
+			s := a.Value.AsString()
+			if check && !validUTF8String(s) {
+				d.truncate(entries)
+				return b[:start], 0, invalidUTF8Attr(a.Name)
+			}
+			b = appendString(append(b, tagString), s)
+		} else {
+			b = appendValue(b, a.Value)
+		}
+		plain += len(b) - vat
+	}
+	return b, plain, nil
+}
+
+// DictBatch accumulates events for one PublishDict frame, as PublishBatch
+// does for Publish: each event is checked and encoded once, straight into
+// the batch, and the finished frame is the batch's own buffer.
+type DictBatch struct {
+	f     frameBuf
+	d     dictEncoder
+	plain int // the events' plain encoding size (what a Publish would carry)
+	last  dictMark
+}
+
+// dictMark is where the batch stood before its last event.
+type dictMark struct{ buf, entries, plain int }
+
+// AddChecked checks e as CheckEvent does and adds it to the batch,
+// returning the size of its plain encoding (AppendEvent's), against which
+// a router's frame limit counts; a refused event leaves the batch as it
+// was.
+func (p *DictBatch) AddChecked(e match.Event) (int, error) {
+	p.f.room()
+	mark := dictMark{buf: len(p.f.buf), entries: len(p.d.order), plain: p.plain}
+	b, plain, err := p.d.appendEvent(p.f.buf, e, true)
+	if err != nil {
+		return 0, err
+	}
+	p.f.buf, p.last = b, mark
+	p.plain += plain
+	p.f.n++
+	return plain, nil
+}
+
+// Undo takes back the event of the last AddChecked (once): a publisher
+// that finds the event does not fit sends the batch without it and adds
+// it to the next, where it defines its names again.
+func (p *DictBatch) Undo() {
+	if p.f.n == 0 || p.last.buf == 0 {
+		return
+	}
+	p.f.buf = p.f.buf[:p.last.buf]
+	p.d.truncate(p.last.entries)
+	p.plain = p.last.plain
+	p.f.n--
+	p.last = dictMark{}
+}
+
+// Len returns the number of events in the batch.
+func (p *DictBatch) Len() int { return p.f.n }
+
+// Size returns the size of the events' plain encoding: the bytes a
+// router's frame limit counts (ExpandPublishDict's max).
+func (p *DictBatch) Size() int { return p.plain }
+
+// WireSize returns the encoded size of the events so far, as they travel.
+func (p *DictBatch) WireSize() int { return p.f.size() }
+
+// Frame returns the batch as a PublishDict frame with sequence number
+// seq, built in place: it aliases the batch and is valid until the next
+// AddChecked or Reset.
+func (p *DictBatch) Frame(seq uint64) []byte {
+	return p.f.frame(TypePublishDict, seq, uint64(p.f.n))
+}
+
+// Reset empties the batch and its dictionary, keeping their memory.
+func (p *DictBatch) Reset() {
+	p.f.reset()
+	p.d.reset()
+	p.plain = 0
+	p.last = dictMark{}
+}
+
+// DecodeOwnedPublishDict expands the body of a PublishDict frame (the
+// caller may reuse it afterwards) into a Publish body of at most max
+// bytes and decodes that as DecodeOwnedPublish does: the events and Raw
+// alias the expansion, a fresh buffer, so a router forwards and delivers
+// them in the plain encoding without encoding them again.
+func (d *EventDecoder) DecodeOwnedPublishDict(body []byte, max int) (*Publish, error) {
+	plain, err := ExpandPublishDict(make([]byte, 0, 2*len(body)), body, max)
+	if err != nil {
+		return nil, err
+	}
+	return d.DecodeOwnedPublish(plain)
+}
