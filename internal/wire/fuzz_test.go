@@ -21,6 +21,7 @@ func seedFrames() [][]byte {
 		&Subscribe{ID: 1, Filter: `symbol == "IBM"`},
 		&Unsubscribe{ID: 1},
 		&Publish{Seq: 3, Events: []match.Event{ev, ev}},
+		&PublishDict{Publish{Seq: 3, Events: []match.Event{ev, ev}}},
 		&Deliver{Items: []DeliverItem{{Subs: []uint64{1, 2}, Event: ev}}},
 		&Ack{About: TypePublish, ID: 3},
 		&Error{Code: CodeBadFilter, About: TypeSubscribe, Ref: 1, Msg: "col 3: bad"},

@@ -72,111 +72,135 @@ func (d *EventDecoder) decodePublishDict(r *reader) *PublishDict {
 // on the result, so a PublishDict is refused exactly when its expansion
 // would be.
 func ExpandPublishDict(dst, body []byte, max int) ([]byte, error) {
-	x := dictExpander{r: reader{b: body}, out: dst, limit: len(dst) + max}
-	x.copyUvarint("publish seq")
-	n := x.r.count("publish event count", 1)
-	x.out = binary.AppendUvarint(x.out, uint64(n))
-	for i := 0; i < n && x.r.err == nil; i++ {
-		x.event()
-		if len(x.out) > x.limit {
+	r := reader{b: body}
+	seq := r.uvarint("publish seq")
+	n := r.count("publish event count", 1)
+	if r.err != nil {
+		return nil, r.err
+	}
+	out := binary.AppendUvarint(binary.AppendUvarint(dst, seq), uint64(n))
+	limit := len(dst) + max
+	var x dictExpander
+	b, o := r.b, 0
+	for range n {
+		var err error
+		if out, o, err = x.event(out, b, o); err != nil {
+			return nil, err
+		}
+		if len(out) > limit {
 			return nil, Errorf(CodeFrameTooLarge, "publish-dict expands to more than %d bytes", max)
 		}
 	}
-	if err := x.r.end(TypePublishDict.String()); err != nil {
-		return nil, err
+	if o != len(b) {
+		return nil, malformed("%s: %d trailing bytes", TypePublishDict, len(b)-o)
 	}
-	return x.out, nil
+	return out, nil
 }
 
-// dictExpander writes out a PublishDict body's names.
+// dictExpander writes out a PublishDict body's names. It works on an
+// offset into the body, as fastAttr does.
 type dictExpander struct {
-	r     reader
-	out   []byte
-	limit int
-	names [][]byte // the dictionary, aliasing the body
+	// names are the dictionary's entries as they are written out: the
+	// length prefix and the bytes, aliasing the body.
+	names [][]byte
 }
 
-func (x *dictExpander) copyUvarint(what string) uint64 {
-	v := x.r.uvarint(what)
-	x.out = binary.AppendUvarint(x.out, v)
-	return v
-}
-
-// event expands one event: its attribute count, then per attribute the
-// name its reference stands for and the tag and value as they are.
-func (x *dictExpander) event() {
-	n := x.r.count("attribute count", 3) // reference, tag, value
-	if n > MaxEventAttrs {
-		x.r.fail("event has %d attributes, more than %d", n, MaxEventAttrs)
+// event expands the event at offset o of b: its attribute count, then per
+// attribute the name its reference stands for and the tag and value as
+// they are.
+func (x *dictExpander) event(out, b []byte, o int) ([]byte, int, error) {
+	n, o := dictUvarint(b, o)
+	switch {
+	case o < 0:
+		return nil, 0, malformed("attribute count: bad or truncated varint")
+	case n > MaxEventAttrs:
+		return nil, 0, malformed("event has %d attributes, more than %d", n, MaxEventAttrs)
+	case n > uint64(len(b)-o)/3: // reference, tag, value
+		return nil, 0, malformed("attribute count %d exceeds what the %d bytes left could hold", n, len(b)-o)
 	}
-	x.out = binary.AppendUvarint(x.out, uint64(n))
-	for i := 0; i < n && x.r.err == nil; i++ {
-		x.name()
-		x.value()
-	}
-}
-
-// name writes out the name of the next attribute.
-func (x *dictExpander) name() {
-	ref := x.r.uvarint("attribute name reference")
-	if x.r.err != nil {
-		return
-	}
-	if ref == 0 {
-		p := x.r.bytes("attribute name")
-		if x.r.err != nil {
-			return
+	out = binary.AppendUvarint(out, n)
+	for range n {
+		ref, next := dictUvarint(b, o)
+		if next < 0 {
+			return nil, 0, malformed("attribute name reference: bad or truncated varint")
 		}
-		if len(x.names) < MaxDictNames {
-			x.names = append(x.names, p)
+		o = next
+		if ref == 0 {
+			start := o
+			if _, o = fastBytes(b, o); o < 0 {
+				return nil, 0, malformed("attribute name: bad or truncated length")
+			}
+			if len(x.names) < MaxDictNames {
+				x.names = append(x.names, b[start:o])
+			}
+			out = append(out, b[start:o]...)
+		} else if ref <= uint64(len(x.names)) {
+			out = append(out, x.names[ref-1]...)
+		} else {
+			return nil, 0, malformed("attribute name reference %d beyond the frame's %d names", ref, len(x.names))
 		}
-		x.out = appendBytes(x.out, p)
-		return
+		k, err := valueLen(b, o)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, b[o:o+k]...)
+		o += k
 	}
-	if ref > uint64(len(x.names)) {
-		x.r.fail("attribute name reference %d beyond the frame's %d names", ref, len(x.names))
-		return
-	}
-	x.out = appendBytes(x.out, x.names[ref-1])
+	return out, o, nil
 }
 
-// value copies the next attribute's tag and value.
-func (x *dictExpander) value() {
-	b := x.r.b
-	if len(b) == 0 {
-		x.r.fail("attribute value tag: truncated")
-		return
+// dictUvarint reads a uvarint at offset o of b, returning the offset
+// after it, or -1.
+func dictUvarint(b []byte, o int) (uint64, int) {
+	if o < len(b) && b[o] < 0x80 {
+		return uint64(b[o]), o + 1
+	}
+	if o >= len(b) {
+		return 0, -1
+	}
+	v, k := binary.Uvarint(b[o:])
+	if k <= 0 {
+		return 0, -1
+	}
+	return v, o + k
+}
+
+// valueLen returns the length of the tag and value at offset o of b.
+func valueLen(b []byte, o int) (int, error) {
+	if o >= len(b) {
+		return 0, malformed("attribute value tag: truncated")
 	}
 	var n int
-	switch b[0] {
+	switch b[o] {
 	case tagString:
-		v, k := binary.Uvarint(b[1:])
-		if k <= 0 || v > uint64(len(b)-1-k) {
-			x.r.fail("string value: bad or truncated length")
-			return
+		if k := shortLen(b, o+1); k >= 0 {
+			return 2 + k, nil
 		}
-		n = 1 + k + int(v)
+		_, end := fastBytes(b, o+1)
+		if end < 0 {
+			return 0, malformed("string value: bad or truncated length")
+		}
+		return end - o, nil
 	case tagInt:
-		_, k := binary.Uvarint(b[1:])
-		if k <= 0 {
-			x.r.fail("int value: bad or truncated varint")
-			return
+		if o+1 < len(b) && b[o+1] < 0x80 {
+			return 2, nil
 		}
-		n = 1 + k
+		_, end := dictUvarint(b, o+1)
+		if end < 0 {
+			return 0, malformed("int value: bad or truncated varint")
+		}
+		return end - o, nil
 	case tagFloat:
 		n = 9
 	case tagBool:
 		n = 2
 	default:
-		x.r.fail("unknown value tag %d", b[0])
-		return
+		return 0, malformed("unknown value tag %d", b[o])
 	}
-	if n > len(b) {
-		x.r.fail("attribute value: %d of %d bytes", len(b), n)
-		return
+	if n > len(b)-o {
+		return 0, malformed("attribute value: %d of %d bytes", len(b)-o, n)
 	}
-	x.out = append(x.out, b[:n]...)
-	x.r.b = b[n:]
+	return n, nil
 }
 
 // dictEncoder is the encoding side of a frame's dictionary: the names
@@ -216,13 +240,9 @@ func (d *dictEncoder) truncate(n int) {
 }
 
 // ref returns the reference of name at attribute position i, entering it
-// when new: 0 when it must be written out.
+// when new: 0 when it must be written out. (appendEvent checks the
+// position's cache first.)
 func (d *dictEncoder) ref(name string, i int) uint64 {
-	if i < len(d.pos) {
-		if p := &d.pos[i]; p.gen == d.gen && p.name == name {
-			return p.ref
-		}
-	}
 	r, ok := d.refs[name]
 	if !ok {
 		if len(d.order) >= MaxDictNames {
@@ -266,13 +286,25 @@ func (d *dictEncoder) appendEvent(b []byte, e match.Event, check bool) ([]byte, 
 	plain := len(b) - start
 	for i := range e.Len() {
 		a := e.At(i)
-		nameLen := uvarintLen(uint64(len(a.Name))) + len(a.Name)
-		if r := d.ref(a.Name, i); r != 0 {
-			b = binary.AppendUvarint(b, r)
+		var r uint64
+		if i < len(d.pos) && d.pos[i].gen == d.gen && d.pos[i].name == a.Name {
+			r = d.pos[i].ref // the usual case: the name the last event had here
 		} else {
-			b = appendString(append(b, 0), a.Name)
+			r = d.ref(a.Name, i)
 		}
-		plain += nameLen
+		switch {
+		case r == 0:
+			b = appendString(append(b, 0), a.Name)
+		case r < 0x80:
+			b = append(b, byte(r))
+		default:
+			b = binary.AppendUvarint(b, r)
+		}
+		if len(a.Name) < 0x80 {
+			plain += 1 + len(a.Name)
+		} else {
+			plain += uvarintLen(uint64(len(a.Name))) + len(a.Name)
+		}
 		vat := len(b)
 		if a.Value.Kind() == match.KindString {
 			s := a.Value.AsString()
