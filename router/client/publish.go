@@ -13,7 +13,7 @@ import (
 // publisher batches events onto the data stream and tracks the router's
 // acknowledgements.
 type publisher struct {
-	c         *Client
+	c     *Client
 	mu    sync.Mutex // the batch, seq and data stream writes
 	batch wire.PublishBatch
 	// dict is the batch on a connection of wire.VersionPublishDict or
