@@ -400,5 +400,5 @@ func (d *durableNode) statusOf(h *replicaHost) DurableReplicaStatus {
 	st := r.Status()
 	return DurableReplicaStatus{Pubend: h.pubend, Name: r.Name(), ID: r.ID(), State: st.RaftState.String(),
 		Leader: r.Leader(), Leading: r.Leading(), Voter: r.Voter(), Term: st.GetTerm(), Commit: st.GetCommit(), Applied: st.Applied,
-		Voters: r.Voters(), Roster: r.Roster(), Progress: r.Progress()}
+		Voters: r.Voters(), Learners: r.Learners(), Roster: r.Roster(), Progress: r.Progress()}
 }

@@ -57,6 +57,9 @@ type DurableReplicaStatus struct {
 	Commit  uint64   `json:"commit"`
 	Applied uint64   `json:"applied"`
 	Voters  []string `json:"voters"`
+	// Learners lists the replicas catching up before they vote (a
+	// joining replica's first stage).
+	Learners []string `json:"learners,omitempty"`
 	// Roster lists the routers that may hold a replica, as committed
 	// here: the pubend's --replicas until a membership change.
 	Roster []string `json:"roster"`

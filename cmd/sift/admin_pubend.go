@@ -34,11 +34,16 @@ Membership changes are taken from loopback addresses only: run these commands on
 a router's machine.
 
   add NAME        NAME may join; start its router with --replica-join (and a
-                  --replicas list naming it): it becomes a voter once it joins
-  replace OLD NEW NEW takes OLD's place: when NEW's router joins, one change
-                  removes OLD and adds NEW (stop OLD's router afterwards)
+                  --replicas list naming it): it joins as a learner and becomes
+                  a voter once it caught up with the leader's log
+  replace OLD NEW NEW takes OLD's place: NEW's router joins as a learner; once
+                  it caught up, one change removes OLD and makes NEW a voter
+                  (stop OLD's router afterwards)
   remove NAME     NAME stops being a replica (stop its router afterwards)
-  status          every replica's view at the routers given`,
+  status          every replica's view at the routers given
+
+OLD or NAME may be the leader: it hands leadership to the most caught-up other
+voter first, and the new leader finishes the change.`,
 	}
 	var httpAddrs string
 	var wait time.Duration
@@ -109,7 +114,7 @@ func adminChange(ctx context.Context, progress, out io.Writer, addrs []string, p
 			if wait <= 0 {
 				return nil
 			}
-			return waitChange(ctx, progress, out, addr, pubend, c, wait)
+			return waitChange(ctx, progress, out, addrs, pubend, c, wait)
 		case http.StatusConflict, http.StatusNotFound:
 			why = append(why, fmt.Sprintf("%s: %s", addr, ans.Error))
 			continue
@@ -146,12 +151,14 @@ func postChange(ctx context.Context, addr, pubend string, c replica.MemberChange
 	return ans, resp.StatusCode, nil
 }
 
-// waitChange polls the leader until the change is applied: the roster
-// holds the new name (add, replace) or the removed name is neither in
-// the roster nor a voter (remove). An added or replacing replica becomes
-// a voter when its router joins: that is reported, not waited for, if
-// its router has not joined by then.
-func waitChange(ctx context.Context, progress, out io.Writer, addr, pubend string, c replica.MemberChange, wait time.Duration) error {
+// waitChange polls the routers until the one that leads has the change
+// applied: the new name (add, replace) is a voter, the name it replaces
+// is not, or the removed name is neither in the roster nor a voter
+// (remove). The leader may change meanwhile: removing or replacing the
+// leader hands leadership to another replica first. An added or
+// replacing replica becomes a learner when its router joins and a voter
+// once it caught up: both are reported while waiting.
+func waitChange(ctx context.Context, progress, out io.Writer, addrs []string, pubend string, c replica.MemberChange, wait time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	name := c.Name
@@ -161,8 +168,9 @@ func waitChange(ctx context.Context, progress, out io.Writer, addr, pubend strin
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	last := time.Now()
+	learning := false
 	for {
-		st, err := replicaStatus(ctx, addr, pubend)
+		st, err := leaderStatus(ctx, addrs, pubend)
 		if err == nil {
 			inRoster, voter := slices.Contains(st.Roster, name), slices.Contains(st.Voters, name)
 			switch {
@@ -172,7 +180,10 @@ func waitChange(ctx context.Context, progress, out io.Writer, addr, pubend strin
 			case c.Op != replica.MemberRemove && inRoster && voter && (c.Op == replica.MemberAdd || !slices.Contains(st.Voters, c.Name)):
 				fmt.Fprintf(out, "%s is a voter of pubend %s: voters %s\n", name, pubend, names(st.Voters))
 				return nil
-			case c.Op != replica.MemberRemove && inRoster && time.Since(last) >= 2*time.Second:
+			case c.Op != replica.MemberRemove && slices.Contains(st.Learners, name) && !learning:
+				fmt.Fprintf(progress, "%s joined as a learner of pubend %s: it votes once it caught up\n", name, pubend)
+				learning = true
+			case c.Op != replica.MemberRemove && inRoster && !learning && time.Since(last) >= 2*time.Second:
 				fmt.Fprintf(progress, "roster of %s: %s; waiting for %s's router to join (siftd --pubend %s --replicas %s --replica-join)\n",
 					pubend, strings.Join(st.Roster, ","), name, pubend, strings.Join(st.Roster, ","))
 				last = time.Now()
@@ -188,6 +199,29 @@ func waitChange(ctx context.Context, progress, out io.Writer, addr, pubend strin
 		case <-tick.C:
 		}
 	}
+}
+
+// leaderStatus returns the view of the first router of addrs whose
+// replica leads pubend, or else of the first that answers.
+func leaderStatus(ctx context.Context, addrs []string, pubend string) (router.DurableReplicaStatus, error) {
+	var first router.DurableReplicaStatus
+	var firstErr error
+	found := false
+	for _, addr := range addrs {
+		st, err := replicaStatus(ctx, addr, pubend)
+		switch {
+		case err == nil && st.Leading:
+			return st, nil
+		case err == nil && !found:
+			first, found = st, true
+		case err != nil && firstErr == nil:
+			firstErr = err
+		}
+	}
+	if found {
+		return first, nil
+	}
+	return router.DurableReplicaStatus{}, firstErr
 }
 
 // replicaStatus reads a router's replica of pubend from /debug/durable.
@@ -218,7 +252,7 @@ func replicaStatus(ctx context.Context, addr, pubend string) (router.DurableRepl
 
 // adminStatus prints each router's view of the pubend's replicas.
 func adminStatus(ctx context.Context, out io.Writer, addrs []string, pubend string) error {
-	fmt.Fprintf(out, "%-22s %-10s %-14s %-8s %-10s %6s %8s %8s  %-20s %s\n", "http", "replica", "state", "leading", "leader", "term", "commit", "applied", "voters", "roster")
+	fmt.Fprintf(out, "%-22s %-10s %-14s %-8s %-10s %6s %8s %8s  %-20s %-10s %s\n", "http", "replica", "state", "leading", "leader", "term", "commit", "applied", "voters", "learners", "roster")
 	failed := 0
 	for _, addr := range addrs {
 		st, err := replicaStatus(ctx, addr, pubend)
@@ -227,8 +261,12 @@ func adminStatus(ctx context.Context, out io.Writer, addrs []string, pubend stri
 			failed++
 			continue
 		}
-		fmt.Fprintf(out, "%-22s %-10s %-14s %-8v %-10s %6d %8d %8d  %-20s %s\n", addr, st.Name, st.State, st.Leading, st.Leader,
-			st.Term, st.Commit, st.Applied, names(st.Voters), names(st.Roster))
+		learners := names(st.Learners)
+		if learners == "" {
+			learners = "-"
+		}
+		fmt.Fprintf(out, "%-22s %-10s %-14s %-8v %-10s %6d %8d %8d  %-20s %-10s %s\n", addr, st.Name, st.State, st.Leading, st.Leader,
+			st.Term, st.Commit, st.Applied, names(st.Voters), learners, names(st.Roster))
 	}
 	if failed == len(addrs) {
 		return fmt.Errorf("no router answered for pubend %s", pubend)

@@ -453,8 +453,9 @@ func (c *cluster) voters(name string) []string {
 // another and removes one, each a joint-consensus change at the leader;
 // the cluster keeps acknowledging across them, the replaced and removed
 // replicas stay out although they keep asking to join, and every refused
-// change (not the leader, unknown or existing names, the leader itself, a
-// change under way) says why and changes nothing.
+// change (not the leader, unknown or existing names, a change under way)
+// says why and changes nothing. Then the leader itself is replaced and
+// removed: it hands leadership over first.
 func TestMembershipChanges(t *testing.T) {
 	for seed := range uint64(6) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { testMembershipChanges(t, seed) })
@@ -502,7 +503,6 @@ func testMembershipChanges(t *testing.T, seed uint64) {
 	}{
 		{MemberChange{Op: MemberRemove, Name: "r9"}, `unknown replica "r9" (replicas: r1, r2, r3)`},
 		{MemberChange{Op: MemberAdd, Name: follower}, "is already a replica"},
-		{MemberChange{Op: MemberRemove, Name: l}, "is the leader"},
 		{MemberChange{Op: MemberReplace, Name: follower, With: l}, "is already a replica"},
 		{MemberChange{Op: MemberAdd, Name: ""}, "a replica name of 1-"},
 		{MemberChange{Op: "grow", Name: "r4"}, "unknown membership change"},
@@ -583,6 +583,115 @@ func testMembershipChanges(t *testing.T, seed uint64) {
 	}
 	if got := c.reps[l].Roster(); !slices.Equal(slices.Sorted(slices.Values(got)), want) {
 		t.Fatalf("roster %v, want %v", got, want)
+	}
+
+	// Replace the leader itself by r6: r6 catches up as a learner, the
+	// leader hands over, and the next leader promotes r6 and removes it.
+	was := l
+	if err := c.reps[l].ChangeMembers(MemberChange{Op: MemberReplace, Name: l, With: "r6"}); err != nil {
+		t.Fatal(err)
+	}
+	c.addReplica("r6")
+	c.run(timeout)
+	c.boot("r6", true)
+	c.run(10 * timeout)
+	l = c.waitLeader()
+	want = slices.Sorted(slices.Values(append(slices.DeleteFunc(want, func(n string) bool { return n == was }), "r6")))
+	if got := c.voters(l); l == was || !slices.Equal(got, want) {
+		t.Fatalf("after replace of the leader %s by r6: leader %s, voters %v, want %v", was, l, got, want)
+	}
+	if c.reps[was].Stats.Transfers == 0 {
+		t.Fatalf("the replaced leader %s never transferred leadership", was)
+	}
+	publish(20)
+
+	// Remove the leader.
+	was = l
+	if err := c.reps[l].ChangeMembers(MemberChange{Op: MemberRemove, Name: l}); err != nil {
+		t.Fatal(err)
+	}
+	c.run(10 * timeout)
+	l = c.waitLeader()
+	want = slices.DeleteFunc(want, func(n string) bool { return n == was })
+	if got := c.voters(l); l == was || !slices.Equal(got, want) {
+		t.Fatalf("after removing the leader %s: leader %s, voters %v, want %v", was, l, got, want)
+	}
+	publish(20)
+	c.run(10 * timeout)
+	if got := c.voters(l); !slices.Equal(got, want) || c.leader() != l {
+		t.Fatalf("after the removed leader %s kept running: leader %s, voters %v, want %v", was, c.leader(), got, want)
+	}
+	for s := uint64(1); s <= seq; s++ {
+		if _, ok := c.acks()[s]; !ok {
+			t.Fatalf("seq %d never acknowledged", s)
+		}
+	}
+}
+
+// TestLearnerDoesNotVote: an added replica is a learner until it caught
+// up, so it does not count toward a majority meanwhile. With the learner
+// cut off and one of the three voters down, the two voters left still
+// commit (as a voter, the learner would have made the majority 3 of 4);
+// once the cut heals, the learner catches up and becomes a voter.
+func TestLearnerDoesNotVote(t *testing.T) {
+	const timeout = 10 * 10_000
+	for seed := range uint64(4) {
+		c := newCluster(t, 3, seed+40)
+		l := c.waitLeader()
+		for seq := uint64(1); seq <= 10; seq++ {
+			c.publish("pub", seq)
+			c.run(2_000)
+		}
+		if err := c.reps[l].ChangeMembers(MemberChange{Op: MemberAdd, Name: "r4"}); err != nil {
+			t.Fatal(err)
+		}
+		c.addReplica("r4")
+		c.run(timeout)
+		c.cut["r4"] = true // the join request is not heard yet
+		c.boot("r4", true)
+		c.run(timeout)
+		c.cut["r4"] = false
+		for range 100 {
+			if slices.Contains(c.reps[l].Learners(), "r4") {
+				break
+			}
+			c.run(1_000)
+		}
+		if !slices.Equal(c.reps[l].Learners(), []string{"r4"}) || slices.Contains(c.voters(l), "r4") {
+			t.Fatalf("seed %d: r4 joined: learners %v, voters %v; want r4 a learner first", seed, c.reps[l].Learners(), c.voters(l))
+		}
+		c.cut["r4"] = true
+		var follower string
+		for _, n := range c.names[:3] {
+			if n != l {
+				follower = n
+				break
+			}
+		}
+		c.crash(follower)
+		for seq := uint64(11); seq <= 20; seq++ {
+			c.publish("pub", seq)
+			c.run(2_000)
+		}
+		c.run(timeout)
+		for seq := uint64(11); seq <= 20; seq++ {
+			if _, ok := c.acks()[seq]; !ok {
+				t.Fatalf("seed %d: seq %d not acknowledged by two of three voters with the learner cut off", seed, seq)
+			}
+		}
+		if got := c.voters(l); slices.Contains(got, "r4") {
+			t.Fatalf("seed %d: the cut-off learner became a voter: %v", seed, got)
+		}
+		c.cut["r4"] = false
+		c.boot(follower, false)
+		c.run(5 * timeout)
+		l = c.waitLeader()
+		if got := c.voters(l); !slices.Equal(got, []string{"r1", "r2", "r3", "r4"}) || len(c.reps[l].Learners()) != 0 {
+			t.Fatalf("seed %d: after the cut healed: voters %v, learners %v", seed, got, c.reps[l].Learners())
+		}
+		if got := len(c.logged("r4")); got != 20 {
+			t.Fatalf("seed %d: r4 holds %d events, want 20", seed, got)
+		}
 	}
 }
 

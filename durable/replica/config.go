@@ -57,6 +57,10 @@ type Config struct {
 	// (default 1 MiB; a message carries at least one entry). A snapshot
 	// is one raft message whatever its size, sent in chunks.
 	MaxMsgSize uint64
+	// CatchUpEntries is how far a learner's log may be behind the
+	// leader's commit, in entries, for the learner to be promoted to
+	// voter (default 64; learner.go).
+	CatchUpEntries uint64
 	// MaxChunk bounds the peer messages a replica sends, in bytes
 	// (default 256 KiB): a larger one (a snapshot) goes in chunks of at
 	// most this size (chunks.go).
@@ -104,6 +108,9 @@ func (c *Config) populate() error {
 	c.CompactKeep = min(c.CompactKeep, c.CompactEvery)
 	if c.MaxMsgSize == 0 {
 		c.MaxMsgSize = 1 << 20
+	}
+	if c.CatchUpEntries == 0 {
+		c.CatchUpEntries = 64
 	}
 	if c.MaxChunk == 0 {
 		c.MaxChunk = 256 << 10

@@ -25,10 +25,14 @@ type leader struct {
 	ov           *overlay
 	held         []heldMsgs
 	confWait     bool // a membership change is proposed, not yet applied
-	rosterWait   bool // a roster change is proposed, not yet applied (members.go)
+	// transfer is the replica leadership is being handed to (learner.go):
+	// no fence is proposed until raft gives the transfer up.
+	transfer   uint64
+	rosterWait bool // a roster change is proposed, not yet applied (members.go)
 	// heard holds the voters heard from in this term since the last
 	// quorum check, quorumTicks the raft ticks since it (quorum.go).
 	heard       map[uint64]bool
+	heardLast   map[uint64]bool // heard in the previous quorum period
 	quorumTicks int
 }
 
@@ -52,7 +56,10 @@ func (r *Replica) checkLeadership() {
 		r.Stats.Activations++
 		r.lead = leader{term: st.GetTerm(), activation: st.GetTerm()<<16 | uint64(r.Stats.Activations&0xffff), heard: map[uint64]bool{}}
 	}
-	if isLeader && !r.lead.fenced {
+	if isLeader && r.lead.transfer != 0 && st.LeadTransferee == 0 {
+		r.lead.transfer = 0 // raft gave the transfer up: serve again
+	}
+	if isLeader && !r.lead.fenced && r.lead.transfer == 0 {
 		r.proposeFence()
 	}
 }

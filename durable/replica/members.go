@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/sift-pubsub/sift/durable"
-	pb "go.etcd.io/raft/v3/raftpb"
 )
 
 // Membership changes by an operator (ChangeMembers): add a replica,
@@ -19,13 +18,18 @@ import (
 // joint-consensus changes (ConfChangeV2, entering a joint configuration
 // and leaving it automatically):
 //   - add NAME: the roster gains NAME; NAME's router, started with
-//     Join, asks to join under a fresh id, and the leader adds that id;
-//   - replace OLD NEW: the roster swaps them; when NEW asks to join, one
-//     change removes OLD's id and adds NEW's;
+//     Join, asks to join under a fresh id, and the leader adds that id as
+//     a learner, then, once it caught up, as a voter (learner.go);
+//   - replace OLD NEW: the roster swaps them; NEW joins as a learner, and
+//     once it caught up one change removes OLD's id and makes NEW's a
+//     voter;
 //   - remove NAME: the roster loses NAME, and one change removes its id.
 //
-// A name out of the roster is never let (back) in: a removed replica that
-// still runs asks to join in vain.
+// The leader may be removed or replaced too: it hands leadership to
+// another voter first, and the next leader finishes the change (every
+// leader removes the ids whose names left the roster). A name out of the
+// roster is never let (back) in: a removed replica that still runs asks
+// to join in vain.
 
 // MemberOp is a kind of membership change.
 type MemberOp string
@@ -144,11 +148,11 @@ func (r *Replica) Roster() []string { return slices.Clone(r.roster.names) }
 // changing nothing, at a replica that does not lead (a NotLeaderError),
 // while another change is under way (ErrChangePending), and when the
 // change does not fit the roster: an unknown replica, a name already a
-// replica, the leader itself removed or replaced (have another replica
-// lead first: stop this one's router), the last replica removed. It
-// returns once the change is proposed; Roster and Voters show when it is
-// applied, and an added or replacing replica becomes a voter once its
-// router (started with Join) asks to join.
+// replica, the last replica removed. It returns once the change is
+// proposed; Roster, Learners and Voters show when it is applied: an
+// added or replacing replica is a learner once its router (started with
+// Join) asks to join, and a voter once it caught up. Removing or
+// replacing the leader itself makes it transfer leadership first.
 func (r *Replica) ChangeMembers(c MemberChange) error {
 	if r.fatal != nil {
 		return r.fatal
@@ -156,7 +160,7 @@ func (r *Replica) ChangeMembers(c MemberChange) error {
 	if !r.Leading() {
 		return &NotLeaderError{Pubend: r.cfg.Pubend.ID, Replica: r.cfg.Name, Leader: r.Leader()}
 	}
-	if r.lead.confWait || r.lead.rosterWait || len(r.applied.conf.GetVotersOutgoing()) > 0 {
+	if !r.changeIdle() {
 		return ErrChangePending
 	}
 	next, err := r.nextRoster(c)
@@ -170,18 +174,6 @@ func (r *Replica) ChangeMembers(c MemberChange) error {
 		return fmt.Errorf("pubend %s: propose the roster: %w", r.cfg.Pubend.ID, err)
 	}
 	r.lead.rosterWait = true
-	if c.Op == MemberRemove {
-		cc := &pb.ConfChangeV2{Transition: pb.ConfChangeTransitionJointImplicit.Enum()}
-		for _, id := range r.voterIDs(c.Name) {
-			cc.Changes = append(cc.Changes, &pb.ConfChangeSingle{Type: pb.ConfChangeRemoveNode.Enum(), NodeId: &id})
-		}
-		if len(cc.Changes) > 0 {
-			if err := r.rn.ProposeConfChange(cc); err != nil {
-				return fmt.Errorf("pubend %s: propose removing %s: %w", r.cfg.Pubend.ID, c.Name, err)
-			}
-			r.lead.confWait = true
-		}
-	}
 	r.Stats.MemberChanges++
 	return nil
 }
@@ -205,11 +197,8 @@ func (r *Replica) nextRoster(c MemberChange) (roster, error) {
 		next.names = append(next.names, c.Name)
 		delete(next.replaces, c.Name)
 	case MemberReplace:
-		switch {
-		case !in(c.Name):
+		if !in(c.Name) {
 			return roster{}, unknown(c.Name)
-		case c.Name == r.cfg.Name:
-			return roster{}, fmt.Errorf("%s is the leader: have another replica lead first (stop its router)", c.Name)
 		}
 		if err := r.newName(c.With); err != nil {
 			return roster{}, err
@@ -220,8 +209,6 @@ func (r *Replica) nextRoster(c MemberChange) (roster, error) {
 		switch {
 		case !in(c.Name):
 			return roster{}, unknown(c.Name)
-		case c.Name == r.cfg.Name:
-			return roster{}, fmt.Errorf("%s is the leader: have another replica lead first (stop its router)", c.Name)
 		case len(r.roster.names) == 1:
 			return roster{}, errors.New("the last replica cannot be removed")
 		}

@@ -29,7 +29,7 @@ func (r *Replica) checkQuorum() {
 	}
 	r.lead.quorumTicks = 0
 	heard := r.lead.heard
-	r.lead.heard = map[uint64]bool{}
+	r.lead.heard, r.lead.heardLast = map[uint64]bool{}, heard
 	if quorumActive(r.applied.conf, r.id, heard) || r.lead.pubend == nil && !r.lead.fenceApplied {
 		return
 	}

@@ -216,7 +216,7 @@ func (r *Replica) apply(e *pb.Entry, b *durable.Batch, out *Ready) error {
 		r.log.conf = r.applied.conf
 		r.lead.confWait = false
 		for id := range r.members {
-			if !r.isVoter(id) {
+			if !r.isVoter(id) && !r.isLearner(id) {
 				delete(r.members, id)
 				b.Delete(memberKey(r.cfg.Pubend.ID, id))
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"slices"
 	"strings"
 
 	"github.com/sift-pubsub/sift/durable"
@@ -67,6 +68,8 @@ type Stats struct {
 	// (members.go).
 	MemberChanges int
 	Chunked       int // peer messages sent in chunks (snapshots)
+	Learners      int // joining replicas added as learners (learner.go)
+	Transfers     int // leadership transfers started to leave the voters (learner.go)
 }
 
 // Ready is what a replica asks its driver to do, in this order: apply
@@ -255,6 +258,16 @@ func (r *Replica) Status() raft.BasicStatus { return r.rn.BasicStatus() }
 
 // Voter reports whether this replica's id is a voter, as applied here.
 func (r *Replica) Voter() bool { return r.isVoter(r.id) }
+
+// Learners returns the names of the learners (replicas catching up
+// before they vote) as applied here, sorted by id.
+func (r *Replica) Learners() []string {
+	var out []string
+	for _, id := range slices.Concat(r.applied.conf.GetLearners(), r.applied.conf.GetLearnersNext()) {
+		out = append(out, r.peers[id])
+	}
+	return out
+}
 
 // Voters returns the names of the voters as applied here, sorted by id.
 func (r *Replica) Voters() []string {

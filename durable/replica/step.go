@@ -3,7 +3,6 @@ package replica
 import (
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/sift-pubsub/sift/durable"
 	"go.etcd.io/raft/v3"
@@ -124,6 +123,11 @@ func (r *Replica) raftTick() {
 	if st.RaftState == raft.StateLeader {
 		r.rn.Tick()
 		r.checkQuorum()
+		r.checkLeadership()
+		r.reconcile()
+		if !r.isVoter(r.id) {
+			r.transferAway([]uint64{r.id}) // removed, it won an election before it heard so
+		}
 		return
 	}
 	if !r.isVoter(r.id) {
@@ -184,34 +188,6 @@ func (r *Replica) askToJoin() {
 			r.sendPeer(name, peerMsg{Kind: PeerJoin})
 		}
 	}
-}
-
-// join makes a joining replica of the roster a voter in place of the id
-// its name had, and of the replica it replaces (members.go), in one
-// joint-consensus change (remove the old ids, add the new one), or adds
-// it if there are none. Only the leader acts, once no other
-// change is under way; the joiner asks again until it is a voter.
-func (r *Replica) join(name string, id uint64) {
-	if r.lead.pubend == nil || name == r.cfg.Name || r.isVoter(id) || len(r.applied.conf.GetVotersOutgoing()) > 0 {
-		return
-	}
-	if !slices.Contains(r.roster.names, name) || r.lead.confWait || r.lead.rosterWait {
-		return
-	}
-	cc := &pb.ConfChangeV2{Context: encodeMember(id, name), Transition: pb.ConfChangeTransitionJointImplicit.Enum()}
-	olds := r.voterIDs(name)
-	if replaced, ok := r.roster.replaces[name]; ok {
-		olds = append(olds, r.voterIDs(replaced)...)
-	}
-	for _, old := range olds {
-		cc.Changes = append(cc.Changes, &pb.ConfChangeSingle{Type: pb.ConfChangeRemoveNode.Enum(), NodeId: &old})
-	}
-	cc.Changes = append(cc.Changes, &pb.ConfChangeSingle{Type: pb.ConfChangeAddNode.Enum(), NodeId: &id})
-	if err := r.rn.ProposeConfChange(cc); err != nil {
-		return
-	}
-	r.lead.confWait = true
-	r.Stats.Joins++
 }
 
 // sendPeer queues a message to another replica, to leave once the Ready
