@@ -43,16 +43,20 @@ const (
 	// partway through it, with an empty disk (a router joining the mesh).
 	FaultOutage Fault = "outage"
 	FaultJoin   Fault = "join"
+	// FaultMembers changes a replicated pubend's replicas during the
+	// chaos phase: its leader replaced, or removed and a replica added
+	// (members.go).
+	FaultMembers Fault = "members"
 )
 
 // AllFaults lists the fault kinds "all" means. FaultBlock, FaultWipe,
-// FaultFull, FaultOutage and FaultJoin are named on their own (each draws from its own source, so adding them
+// FaultFull, FaultOutage, FaultJoin and FaultMembers are named on their own (each draws from its own source, so adding them
 // left every other fault's seeds as they were).
 var AllFaults = []Fault{FaultDrop, FaultDup, FaultReorder, FaultDelay, FaultPartition,
 	FaultCrash, FaultReconnect, FaultRoam, FaultRelease, FaultPublisher, FaultClock}
 
 // knownFaults lists every fault kind.
-var knownFaults = append(slices.Clone(AllFaults), FaultBlock, FaultWipe, FaultFull, FaultOutage, FaultJoin)
+var knownFaults = append(slices.Clone(AllFaults), FaultBlock, FaultWipe, FaultFull, FaultOutage, FaultJoin, FaultMembers)
 
 // ParseFaults parses a comma-separated list of fault names; "all" means
 // every fault and "none" or "" none.

@@ -39,6 +39,7 @@ type node struct {
 	group       *group             // a replica's group
 	replica     *replica.Replica   // a replica's machine
 	wiped       bool               // a replica's store was wiped: it joins anew
+	retired     bool               // a replica taken out of its group (FaultMembers)
 	fullUntil   durable.Tick       // its disk refuses writes until then (FaultFull)
 }
 

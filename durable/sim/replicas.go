@@ -306,8 +306,14 @@ func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
 // ("" when done): every replica up, every replica's log released, and
 // every replica caught up with its group's leader.
 func (w *world) replicaLagging(n *node) string {
+	if n.retired {
+		return ""
+	}
 	if n.replica == nil {
 		return n.name + " is down"
+	}
+	if s := w.membersLagging(n.group); s != "" {
+		return s
 	}
 	p := n.group.pubend
 	pre := append(replica.StatePrefix(p), durable.PHBLogPrefix(p)...)

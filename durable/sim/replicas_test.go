@@ -46,3 +46,17 @@ func TestReplicatedEachFault(t *testing.T) {
 		t.Run(string(f), func(t *testing.T) { runReplicated(t, 8000, 10, 20, 3, []Fault{f}) })
 	}
 }
+
+// TestReplicatedMemberChanges runs seeds in which an operator replaces a
+// group's leader, or adds a replica and removes the leader, during
+// publishing, alone and with every other fault (a replica's disk wiped
+// among them): every check of the oracle holds, and each group ends with
+// exactly its replicas as voters. The changes did happen.
+func TestReplicatedMemberChanges(t *testing.T) {
+	for _, faults := range [][]Fault{{FaultMembers}, append([]Fault{FaultMembers, FaultWipe}, AllFaults...)} {
+		st := runReplicated(t, 9000, *seeds/5, 20, 3, faults)
+		if st.MemberChanges < *seeds/5 {
+			t.Fatalf("%s: %d membership changes in %d seeds: %s", FaultList(faults), st.MemberChanges, *seeds/5, st.Summary())
+		}
+	}
+}

@@ -24,11 +24,12 @@ type Stats struct {
 	Duplicated     int          `json:"duplicated"`
 	Crashes        int          `json:"crashes"`
 	Partitions     int          `json:"partitions"`
-	Blocks         int          `json:"blocks"`     // links blocked (FaultBlock)
-	Wipes          int          `json:"wipes"`      // SHBs (FaultWipe) and PHB replicas (Config.Replicas) restarted with an empty disk
-	FullDisks      int          `json:"full_disks"` // disks filled for a while (FaultFull)
-	Outages        int          `json:"outages"`    // SHBs down for most of the chaos phase (FaultOutage)
-	Joins          int          `json:"joins"`      // SHBs started partway through it (FaultJoin)
+	Blocks         int          `json:"blocks"`         // links blocked (FaultBlock)
+	Wipes          int          `json:"wipes"`          // SHBs (FaultWipe) and PHB replicas (Config.Replicas) restarted with an empty disk
+	FullDisks      int          `json:"full_disks"`     // disks filled for a while (FaultFull)
+	Outages        int          `json:"outages"`        // SHBs down for most of the chaos phase (FaultOutage)
+	Joins          int          `json:"joins"`          // SHBs started partway through it (FaultJoin)
+	MemberChanges  int          `json:"member_changes"` // replicated pubends' membership changes (FaultMembers)
 	Reconnects     int          `json:"reconnects"`
 	ClockSteps     int          `json:"clock_steps"` // PHB clocks set back
 	Roams          int          `json:"roams"`       // reconnections at another SHB
@@ -77,6 +78,7 @@ func Run(cfg Config) Result {
 	w.populate(chaosEnd)
 	w.scheduleFaults(chaosEnd)
 	w.scheduleReplicaFaults(chaosEnd)
+	w.scheduleMemberChanges(chaosEnd)
 	w.at(chaosEnd, func() { w.heal() })
 	deadline := chaosEnd + cfg.HealTime
 	steps := 0
