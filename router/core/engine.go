@@ -232,6 +232,11 @@ func (e *Engine) Subscribe(id ifaceID, sub uint64, text string) error {
 // installs the filters the mesh parsed from a neighbour's Routes, so a
 // forwarded filter is parsed once and its constraints held once.
 func (e *Engine) SubscribeFilter(id ifaceID, sub uint64, f match.Filter) error {
+	return e.subscribeHashed(id, sub, f, e.pool.hash(f))
+}
+
+// subscribeHashed is SubscribeFilter of f, whose pool hash is h.
+func (e *Engine) subscribeHashed(id ifaceID, sub uint64, f match.Filter, h uint64) error {
 	st, ok := e.Ifaces[id]
 	if !ok {
 		return fmt.Errorf("subscribe on unknown interface %d", id)
@@ -243,7 +248,7 @@ func (e *Engine) SubscribeFilter(id ifaceID, sub uint64, f match.Filter) error {
 		return wire.Errorf(wire.CodeTooManySubscriptions, "connection already has %d subscriptions, the limit", e.maxSubs)
 	}
 	x := e.newID()
-	slot := e.pool.intern(f)
+	slot := e.pool.internHashed(h, f)
 	f = e.pool.filter(slot)
 	if err := e.idx.Insert(x, f); err != nil {
 		e.pool.release(slot)

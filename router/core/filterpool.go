@@ -61,8 +61,10 @@ func (p *filterPool) hash(f match.Filter) uint64 {
 
 // intern returns the slot holding f, with one more reference: the shared
 // slot of an equal filter, or a new slot holding f itself.
-func (p *filterPool) intern(f match.Filter) uint32 {
-	k := p.hash(f)
+func (p *filterPool) intern(f match.Filter) uint32 { return p.internHashed(p.hash(f), f) }
+
+// internHashed is intern of f, whose hash is k.
+func (p *filterPool) internHashed(k uint64, f match.Filter) uint32 {
 	if s, ok := p.find(k, f); ok && p.slots[s].refs < ^uint32(0) {
 		p.slots[s].refs++
 		return s

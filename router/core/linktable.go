@@ -32,8 +32,21 @@ type LinkTable struct {
 	next   uint64
 	// links lists the links with at least one filter, ascending.
 	links []ifaceID
-	cache *linkCache
-	out   []LinkHit
+	// repeats counts, per link and pool slot, the copies of a filter the
+	// link holds beyond the one engine entry that stands for them all: a
+	// side table, empty while no link holds a filter twice. Why: a
+	// neighbour sends each filter it forwards once, but a Routes message
+	// may repeat one, and an entry per copy would cost an index entry
+	// each and make the slot's list of entries long (it is walked).
+	repeats map[linkSlot]int
+	cache   *linkCache
+	out     []LinkHit
+}
+
+// linkSlot names a link's copies of one pooled filter.
+type linkSlot struct {
+	link ifaceID
+	slot uint32
 }
 
 // LinkHit is a link an event goes to, with the witness to send along: a
@@ -129,18 +142,31 @@ func (t *LinkTable) ApplyHeld(id ifaceID, add, remove []match.Filter) error {
 	return nil
 }
 
-// add installs one copy of f for link id.
+// add installs one copy of f for link id: an engine entry, or one more
+// repeat of the entry the link has for an equal filter.
 func (t *LinkTable) add(id ifaceID, f match.Filter) error {
+	p := &t.Engine.pool
+	k := p.hash(f)
+	if s, ok := p.find(k, f); ok {
+		if _, held := t.Engine.copyOn(s, id); held {
+			if t.repeats == nil {
+				t.repeats = make(map[linkSlot]int)
+			}
+			t.repeats[linkSlot{id, s}]++
+			t.cache.count(p.filter(s), 1)
+			return nil
+		}
+	}
 	t.next++
-	if err := t.Engine.SubscribeFilter(id, t.next, f); err != nil {
+	if err := t.Engine.subscribeHashed(id, t.next, f, k); err != nil {
 		return fmt.Errorf("link routes: added filter: %w", err)
 	}
 	t.cache.count(t.Engine.filterOf(t.Engine.indexOf(id, t.next)), 1) // the pool's copy
 	return nil
 }
 
-// remove takes out one copy of filter f link id holds: the latest
-// installed of its slot's copies on the link.
+// remove takes out one copy of filter f link id holds: a repeat if it
+// has any, else its engine entry.
 func (t *LinkTable) remove(id ifaceID, f match.Filter) error {
 	p := &t.Engine.pool
 	s, ok := p.find(p.hash(f), f)
@@ -152,6 +178,12 @@ func (t *LinkTable) remove(id ifaceID, f match.Filter) error {
 		return fmt.Errorf("link routes: removes %q, which the link does not hold", f)
 	}
 	t.cache.count(p.filter(s), -1)
+	if ls := (linkSlot{id, s}); t.repeats[ls] > 0 {
+		if t.repeats[ls]--; t.repeats[ls] == 0 {
+			delete(t.repeats, ls)
+		}
+		return nil
+	}
 	if err := t.Engine.Unsubscribe(id, t.Engine.owner.at(x).sub); err != nil {
 		return fmt.Errorf("link routes: remove %q: %w", f, err)
 	}
@@ -159,7 +191,8 @@ func (t *LinkTable) remove(id ifaceID, f match.Filter) error {
 }
 
 // Witnessed returns the ids of the filters link id holds by witness
-// (wire.FilterHash), for checks and diagnostics: built on each call.
+// (wire.FilterHash), an id once per copy, for checks and diagnostics:
+// built on each call.
 func (t *LinkTable) Witnessed(id ifaceID) map[uint64][]uint64 {
 	out := make(map[uint64][]uint64)
 	st, ok := t.Engine.Ifaces[id]
@@ -168,9 +201,16 @@ func (t *LinkTable) Witnessed(id ifaceID) map[uint64][]uint64 {
 	}
 	for sub, x := range st.subs.All() {
 		w := t.witness(x)
-		out[w] = append(out[w], sub)
+		for range t.copies(id, x) {
+			out[w] = append(out[w], sub)
+		}
 	}
 	return out
+}
+
+// copies returns how many copies link id holds of index entry x's filter.
+func (t *LinkTable) copies(id ifaceID, x match.ID) int {
+	return 1 + t.repeats[linkSlot{id, t.Engine.owner.at(x).filter}]
 }
 
 // witness returns index entry x's witness: its pool slot's hash.
@@ -180,8 +220,15 @@ func (t *LinkTable) witness(x match.ID) uint64 {
 
 // Drop forgets a link's filters.
 func (t *LinkTable) Drop(id ifaceID) {
-	for _, f := range t.Engine.Subs(id) {
-		t.cache.count(f, -1)
+	if st, ok := t.Engine.Ifaces[id]; ok {
+		for _, x := range st.subs.All() {
+			t.cache.count(t.Engine.filterOf(x), -t.copies(id, x))
+		}
+	}
+	for ls := range t.repeats {
+		if ls.link == id {
+			delete(t.repeats, ls)
+		}
 	}
 	t.cache.forget(id)
 	t.Engine.Detach(id)

@@ -94,9 +94,9 @@ func testLinkTableWitness(t *testing.T, witness func(string) uint64, collide boo
 		for id := range model {
 			lt.Drop(id)
 		}
-		if lt.Engine.pool.len() != 0 || len(lt.Engine.pool.byHash) != 0 || len(lt.Engine.pool.collided) != 0 || len(lt.links) != 0 || len(lt.cache.eqs) != 0 || len(lt.cache.byLink) != 0 {
-			t.Fatalf("after dropping every link: %d pooled filters, %d witnesses, %d collided, links %v, equalities %v, %d cached links",
-				lt.Engine.pool.len(), len(lt.Engine.pool.byHash), len(lt.Engine.pool.collided), lt.links, lt.cache.eqs, len(lt.cache.byLink))
+		if lt.Engine.pool.len() != 0 || len(lt.Engine.pool.byHash) != 0 || len(lt.Engine.pool.collided) != 0 || len(lt.repeats) != 0 || len(lt.links) != 0 || len(lt.cache.eqs) != 0 || len(lt.cache.byLink) != 0 {
+			t.Fatalf("after dropping every link: %d pooled filters, %d witnesses, %d collided, %d repeats, links %v, equalities %v, %d cached links",
+				lt.Engine.pool.len(), len(lt.Engine.pool.byHash), len(lt.Engine.pool.collided), len(lt.repeats), lt.links, lt.cache.eqs, len(lt.cache.byLink))
 		}
 	})
 	for d, what := range [...]string{DecidedByIndex: "index", DecidedByWitness: "witness", DecidedByCache: "cache"} {
@@ -220,9 +220,9 @@ func TestLinkTableFailedApply(t *testing.T) {
 	}
 	lt.Drop(1)
 	lt.Drop(2)
-	if lt.Engine.pool.len() != 0 || len(lt.Engine.pool.byHash) != 0 || len(lt.Engine.pool.collided) != 0 || len(lt.links) != 0 || len(lt.cache.eqs) != 0 || len(lt.cache.byLink) != 0 || len(lt.Engine.Ifaces) != 0 {
-		t.Fatalf("after dropping both links: %d pooled filters, %d witnesses, %d collided, links %v, equalities %v, %d cached links, %d engine interfaces",
-			lt.Engine.pool.len(), len(lt.Engine.pool.byHash), len(lt.Engine.pool.collided), lt.links, lt.cache.eqs, len(lt.cache.byLink), len(lt.Engine.Ifaces))
+	if lt.Engine.pool.len() != 0 || len(lt.Engine.pool.byHash) != 0 || len(lt.Engine.pool.collided) != 0 || len(lt.repeats) != 0 || len(lt.links) != 0 || len(lt.cache.eqs) != 0 || len(lt.cache.byLink) != 0 || len(lt.Engine.Ifaces) != 0 {
+		t.Fatalf("after dropping both links: %d pooled filters, %d witnesses, %d collided, %d repeats, links %v, equalities %v, %d cached links, %d engine interfaces",
+			lt.Engine.pool.len(), len(lt.Engine.pool.byHash), len(lt.Engine.pool.collided), len(lt.repeats), lt.links, lt.cache.eqs, len(lt.cache.byLink), len(lt.Engine.Ifaces))
 	}
 }
 
@@ -251,5 +251,54 @@ func TestLinkTableCompactsOnWitnessedEvents(t *testing.T) {
 	}
 	if lt.Engine.changed {
 		t.Fatalf("not compacted after %d witnessed events", compactAfter(len(add)))
+	}
+}
+
+// TestLinkTableRepeats: copies of one filter a link holds share one
+// engine entry (an index entry each would be wasted, and would lengthen
+// the slot's list of entries), yet count one by one: the link wants the
+// filter's events until its last copy is removed, Witnessed lists every
+// copy, and a drop leaves nothing.
+func TestLinkTableRepeats(t *testing.T) {
+	lt := NewLinkTable()
+	mustApplyT(t, lt, 1, &wire.Routes{Snapshot: true, Add: []string{`a == 1`, `a == 1`, `a == 1`, `b == "x"`}})
+	mustApplyT(t, lt, 2, &wire.Routes{Snapshot: true, Add: []string{`a == 1`}})
+	if n := lt.Engine.Subscriptions(); n != 3 {
+		t.Fatalf("%d engine entries, want 3 (a == 1 on each link, b == \"x\" on link 1)", n)
+	}
+	w := wire.FilterHash(`a == 1`)
+	if got := len(lt.Witnessed(1)[w]); got != 3 {
+		t.Fatalf("link 1 lists %d copies of a == 1, want 3", got)
+	}
+	ev := match.MustEvent(match.Attr{Name: "a", Value: match.Int(1)})
+	route := func() []ifaceID {
+		var out []ifaceID
+		hits, _ := lt.Route(0, ev, 0)
+		for _, h := range hits {
+			out = append(out, h.Link)
+		}
+		return out
+	}
+	for i, want := range [][]ifaceID{{1, 2}, {1, 2}, {2}} {
+		mustApplyT(t, lt, 1, &wire.Routes{Remove: []string{`a == 1`}})
+		if got := route(); !slices.Equal(got, want) {
+			t.Fatalf("after removing %d copies from link 1: routed to %v, want %v", i+1, got, want)
+		}
+	}
+	if err := lt.Apply(1, &wire.Routes{Remove: []string{`a == 1`}}); err == nil {
+		t.Fatal("removing a fourth copy of a == 1 from link 1: no error")
+	}
+	mustApplyT(t, lt, 2, &wire.Routes{Add: []string{`a == 1`, `a == 1`}})
+	lt.Drop(1)
+	lt.Drop(2)
+	if lt.Engine.pool.len() != 0 || len(lt.repeats) != 0 || len(lt.cache.eqs) != 0 || lt.Engine.Subscriptions() != 0 {
+		t.Fatalf("after dropping both links: %d pooled filters, repeats %v, equalities %v, %d entries", lt.Engine.pool.len(), lt.repeats, lt.cache.eqs, lt.Engine.Subscriptions())
+	}
+}
+
+func mustApplyT(t *testing.T, lt *LinkTable, id ifaceID, r *wire.Routes) {
+	t.Helper()
+	if err := lt.Apply(id, r); err != nil {
+		t.Fatalf("apply %+v to %d: %v", r, id, err)
 	}
 }
