@@ -26,13 +26,18 @@ func (r *retry) sent(now Tick, cfg *SHBConfig) {
 // reset starts the sequence over: the next nack may go at once.
 func (r *retry) reset() { *r = retry{} }
 
-// progressed shortens the backoff after an answer: the next nack waits at
-// most NackRetry after the last one, and the waits grow from there again.
-func (r *retry) progressed(cfg *SHBConfig) {
-	if r.attempt > 1 {
-		r.attempt = 1
+// progressed restarts the backoff at an answer seen at now: the next nack
+// waits NackRetry after it, not after the last nack, and the waits grow
+// from there again. A long answer arrives over many round trips (a pubend
+// answers a bounded number of events per step); asking again while it
+// still flows would only make upstream answer its start once more, so
+// only an answer that stopped for NackRetry is asked for again.
+func (r *retry) progressed(now Tick, cfg *SHBConfig) {
+	if r.attempt == 0 {
+		return // nothing asked: the next nack may go at once
 	}
-	r.wait = min(r.wait, cfg.NackRetry)
+	r.attempt = 1
+	r.last, r.wait = now, cfg.NackRetry
 }
 
 // backoffWait returns min(base * 2^attempt, ceiling), shortened by a

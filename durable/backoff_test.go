@@ -49,11 +49,12 @@ func TestRetryProgress(t *testing.T) {
 	if r.wait != 8*cfg.NackRetry {
 		t.Fatalf("fourth wait %d, want %d", r.wait, 8*cfg.NackRetry)
 	}
-	r.progressed(&cfg)
-	if r.due(r.last+cfg.NackRetry-1) || !r.due(r.last+cfg.NackRetry) {
-		t.Fatalf("after progress the next nack must wait NackRetry: wait %d", r.wait)
+	answer := r.last + 3
+	r.progressed(answer, &cfg)
+	if r.due(answer+cfg.NackRetry-1) || !r.due(answer+cfg.NackRetry) {
+		t.Fatalf("after progress the next nack must wait NackRetry from the answer: last %d wait %d", r.last, r.wait)
 	}
-	r.sent(r.last+cfg.NackRetry, &cfg)
+	r.sent(answer+cfg.NackRetry, &cfg)
 	if r.wait != 2*cfg.NackRetry {
 		t.Fatalf("after progress the waits grow again from NackRetry: %d", r.wait)
 	}

@@ -22,6 +22,17 @@ type RouterConfig struct {
 	// NackTimeout is how long a nack forwarded upstream holds back the same
 	// request from below (default 20 ms).
 	NackTimeout Tick
+	// WaitTimeout is how long a link that nacked waits for the answer:
+	// knowledge this router has no longer cached (below its cache's base)
+	// goes only to links that wait for it (default 40 NackTimeouts). It
+	// must outlast the longest time between an SHB's repeated nacks (its
+	// NackRetryMax) plus a round trip: each repeat renews the wait at every
+	// hop, so a link whose SHB still wants ticks always has a live wait for
+	// them, however long upstream takes to answer. A wait as short as a
+	// round trip drops every answer once a loaded path takes longer than
+	// that (syncs held behind a busy disk), and the SHB asks again for
+	// ever.
+	WaitTimeout Tick
 	// Incarnation distinguishes this start of the router from earlier ones;
 	// it must grow with every restart (a boot counter or boot time). A filter
 	// set sent in answer to an earlier incarnation's resync is ignored, and
@@ -41,6 +52,9 @@ func (c *RouterConfig) populate() error {
 	}
 	if c.NackTimeout <= 0 {
 		c.NackTimeout = 20_000
+	}
+	if c.WaitTimeout <= 0 {
+		c.WaitTimeout = 40 * c.NackTimeout
 	}
 	if c.ResyncInterval <= 0 {
 		c.ResyncInterval = 20_000

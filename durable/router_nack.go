@@ -32,7 +32,7 @@ func (r *Router) nackFromBelow(env Envelope) error {
 		}
 		r.answerKnown(env.From, m.Pubend, p, rg, qs)
 		for _, q := range qs {
-			p.addWaiter(env.From, q, r.now+r.cfg.NackTimeout)
+			p.addWaiter(env.From, q, r.now+r.cfg.WaitTimeout)
 			ask = append(ask, p.unasked(q)...)
 		}
 	}

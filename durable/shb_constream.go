@@ -183,7 +183,8 @@ func (s *SHB) nackIstream(pb *shbPubend) {
 		pb.qSince = s.now
 	}
 	if h := pb.in.DoubtHorizon(); h > pb.nackedAt {
-		pb.nack.progressed(&s.cfg) // answers came: back off from the start
+		pb.nack.progressed(s.now, &s.cfg) // answers are coming: wait from this one
+		pb.nackedAt = h
 	}
 	if s.now-pb.qSince < s.cfg.NackDelay || !pb.nack.due(s.now) {
 		return

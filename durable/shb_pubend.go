@@ -16,7 +16,7 @@ type shbPubend struct {
 	tail      *tail
 	qSince    Tick // when the istream's curiosity became non-empty (-1: empty)
 	nack      retry
-	nackedAt  Tick // the doubt horizon when the istream last nacked
+	nackedAt  Tick // the doubt horizon when the istream last nacked or saw it move
 	metaDirty bool
 	// written is the meta last handed to the driver (what reports and idle
 	// silences may use: messages leave after it is synced), and wroteAt

@@ -11,7 +11,7 @@ type remote struct {
 	in       *Stream
 	upto     Tick
 	nack     retry
-	nackedAt Tick // the session's position when it last nacked
+	nackedAt Tick // the session's position when it last nacked or moved
 }
 
 func newRemote(pos, upto Tick) *remote {
@@ -72,7 +72,8 @@ func (s *SHB) nackRemote(c *conn, p string) {
 	cs := c.streams[p]
 	rm := cs.catchup.remote
 	if cs.pos > rm.nackedAt {
-		rm.nack.progressed(&s.cfg) // answers came: back off from the start
+		rm.nack.progressed(s.now, &s.cfg) // answers are coming: wait from this one
+		rm.nackedAt = cs.pos
 	}
 	if !rm.nack.due(s.now) {
 		return

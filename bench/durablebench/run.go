@@ -244,6 +244,7 @@ func (b *benchRun) catchup(ctx context.Context, res *Result) error {
 	defer stopProfile()
 	cpu0, _ := bench.ProcessCPU()
 	start := time.Now()
+	defer b.trace(start)()
 	if b.cfg.RestartSHB {
 		err = restarter.StartSHB(ctx, 0)
 	} else {
@@ -277,4 +278,32 @@ func (b *benchRun) each(f func(Subscriber) error) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// trace prints the cluster's counters and the deliveries every
+// SIFT_BENCH_TRACE to stderr until the returned func is called (nothing
+// without the variable or a Tracer cluster).
+func (b *benchRun) trace(start time.Time) (stop func()) {
+	every, err := time.ParseDuration(os.Getenv("SIFT_BENCH_TRACE"))
+	t, ok := b.cl.(Tracer)
+	if err != nil || every <= 0 || !ok {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tk := time.NewTicker(every)
+		defer tk.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tk.C:
+				fmt.Fprintf(os.Stderr, "trace %6.2fs delivered=%d%s\n", time.Since(start).Seconds(), b.rec.delivered.Load(), t.Trace(context.Background()))
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
 }

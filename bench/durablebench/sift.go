@@ -236,6 +236,32 @@ func (sc *siftCluster) Close() error {
 	return errors.Join(errs...)
 }
 
+// Trace renders one line of every running router's durable counters (LD,
+// nacks, answers pending, dropped link messages), for following a phase
+// as it runs (SIFT_BENCH_TRACE).
+func (sc *siftCluster) Trace(ctx context.Context) string {
+	var b strings.Builder
+	for i := range sc.envs {
+		env := sc.env(i)
+		if env == nil {
+			fmt.Fprintf(&b, " %s:down", sc.names[i])
+			continue
+		}
+		st, err := env.Router.Durable(ctx)
+		if err != nil {
+			fmt.Fprintf(&b, " %s:%v", sc.names[i], err)
+			continue
+		}
+		fmt.Fprintf(&b, " %s[", sc.names[i])
+		for _, p := range st.Pubends {
+			fmt.Fprintf(&b, "ld=%d ann=%d pend=%d ", p.LatestDelivered%100_000_000, p.LastAnnounced%100_000_000, p.AnswersPending)
+		}
+		fmt.Fprintf(&b, "nfb=%d nup=%d nans=%d drop=%.0f snack=%d cnack=%d dlv=%d]",
+			st.NacksFromBelow, st.NacksUpstream, st.NacksAnswered, st.LinkDropped, st.SHB.StreamNacks, st.SHB.CatchupNack, st.SHB.Delivered)
+	}
+	return b.String()
+}
+
 // Diagnose renders every router's /debug/durable status, for a stalled
 // run's error.
 func (sc *siftCluster) Diagnose(ctx context.Context) string {

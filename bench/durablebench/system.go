@@ -50,6 +50,12 @@ type SHBRestarter interface {
 	StartSHB(ctx context.Context, shb int) error
 }
 
+// Tracer is a Cluster that can sum up its brokers' counters in one line,
+// printed every SIFT_BENCH_TRACE (a duration) during the catch-up phase.
+type Tracer interface {
+	Trace(ctx context.Context) string
+}
+
 // Diagnoser is a Cluster that can describe its brokers' state, added to
 // the error of a stalled run.
 type Diagnoser interface {

@@ -47,16 +47,22 @@ const (
 	// chaos phase: its leader replaced, or removed and a replica added
 	// (members.go).
 	FaultMembers Fault = "members"
+	// FaultSlow is a loaded machine, throughout the run: every broker
+	// sync (replicas' aside) takes 20-100 ms and every broker link 15-60
+	// ms, so a round trip always takes longer than a router's
+	// NackTimeout; routers cache only a few runs, so the answers to an
+	// outage's nacks come from the PHB over such round trips.
+	FaultSlow Fault = "slow"
 )
 
 // AllFaults lists the fault kinds "all" means. FaultBlock, FaultWipe,
-// FaultFull, FaultOutage, FaultJoin and FaultMembers are named on their own (each draws from its own source, so adding them
+// FaultFull, FaultOutage, FaultJoin, FaultMembers and FaultSlow are named on their own (each draws from its own source, so adding them
 // left every other fault's seeds as they were).
 var AllFaults = []Fault{FaultDrop, FaultDup, FaultReorder, FaultDelay, FaultPartition,
 	FaultCrash, FaultReconnect, FaultRoam, FaultRelease, FaultPublisher, FaultClock}
 
 // knownFaults lists every fault kind.
-var knownFaults = append(slices.Clone(AllFaults), FaultBlock, FaultWipe, FaultFull, FaultOutage, FaultJoin, FaultMembers)
+var knownFaults = append(slices.Clone(AllFaults), FaultBlock, FaultWipe, FaultFull, FaultOutage, FaultJoin, FaultMembers, FaultSlow)
 
 // ParseFaults parses a comma-separated list of fault names; "all" means
 // every fault and "none" or "" none.

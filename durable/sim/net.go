@@ -64,6 +64,9 @@ func (w *world) latency() durable.Tick {
 	if w.chaos && w.cfg.has(FaultDelay) && w.rng.Float64() < 0.02 {
 		d += durable.Tick(20_000 + w.rng.IntN(80_000))
 	}
+	if w.cfg.has(FaultSlow) {
+		d *= slowLink
+	}
 	return d
 }
 

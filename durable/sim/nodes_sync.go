@@ -12,6 +12,24 @@ const (
 	syncJitter = 400
 )
 
+// With FaultSlow, syncs take slowSync times as long, broker links
+// slowLink times as long (15-60 ms: a round trip is always longer than a
+// router's NackTimeout) and routers cache slowCacheRuns runs.
+const (
+	slowSync      = 200
+	slowLink      = 30
+	slowCacheRuns = 16
+)
+
+// syncLatency draws the time one sync takes.
+func (w *world) syncLatency() durable.Tick {
+	d := durable.Tick(syncBase + w.rng.IntN(syncJitter))
+	if w.cfg.has(FaultSlow) {
+		d *= slowSync
+	}
+	return d
+}
+
 // flush carries out a node's Ready through durable.Host, the group commit
 // the router's driver uses too: take the Ready, apply its writes, and sync
 // them; while the sync runs the node keeps taking input (which accumulates
@@ -84,7 +102,7 @@ func (w *world) retryFull(n *node, inc uint64) {
 // messages (unless the node crashed meanwhile).
 func (w *world) syncBatch(n *node, b *durable.HostBatch) {
 	inc := n.incarnation
-	w.at(w.now+durable.Tick(syncBase+w.rng.IntN(syncJitter)), func() {
+	w.at(w.now+w.syncLatency(), func() {
 		if !n.up || n.incarnation != inc {
 			return // crashed during the sync
 		}

@@ -363,3 +363,23 @@ func TestSimulatorMembershipAndOutages(t *testing.T) {
 		})
 	}
 }
+
+// TestSimulatorSlowOutage is a long outage on a loaded machine: every
+// round trip takes longer than a router's NackTimeout and the routers'
+// caches are too small to answer the outage, so the answers come from the
+// PHB and reach each router after its nack timed out. Every subscriber
+// must still catch up within the liveness bound: a router keeps waiting
+// for an answer as long as its SHB keeps asking (RouterConfig.WaitTimeout).
+// With waits as short as the nack timeout, 16 of the first 20 seeds
+// never caught up, the SHBs asking again for ever.
+func TestSimulatorSlowOutage(t *testing.T) {
+	for _, fs := range [][]Fault{{FaultOutage, FaultSlow}, {FaultOutage, FaultSlow, FaultDrop, FaultCrash}} {
+		t.Run(FaultList(fs), func(t *testing.T) {
+			total := runConfig(t, 20, Config{Events: 200, Faults: fs})
+			if total.Outages == 0 {
+				t.Fatal("no SHB went down")
+			}
+			t.Logf("%s", total.Summary())
+		})
+	}
+}

@@ -114,7 +114,11 @@ func (w *world) progressHold() durable.Tick {
 
 // routerConfig configures a router (see topology.routerConfig).
 func (w *world) routerConfig(name string) durable.RouterConfig {
-	return w.topo.routerConfig(name, w.cfg.Pubends)
+	cfg := w.topo.routerConfig(name, w.cfg.Pubends)
+	if w.cfg.has(FaultSlow) {
+		cfg.CacheRuns = slowCacheRuns
+	}
+	return cfg
 }
 
 // shbConfig gives half of the seeds tiny subscriber queues (1 to 4
