@@ -130,6 +130,7 @@ type Pubend struct {
 	heard    map[string]Tick      // per SHB, when its last report came (soft)
 	dropped  map[string]bool      // SHBs dropped for their absence (persisted)
 	answers  map[string][]Range   // nacked ranges not answered yet, per asker (see answerNacks)
+	answered map[string]Range     // per asker still being answered, the span answered so far (see nack)
 	born     map[string]Tick      // per SHB, the Born of its store (persisted)
 	wiped    map[string]wipedHold // per wiped SHB, its previous store's hold (persisted)
 	// lostFrom starts the silent end of the L prefix: nothing was logged

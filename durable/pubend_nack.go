@@ -33,9 +33,37 @@ func (p *Pubend) nack(from string, m Msg) error {
 		if p.answers == nil {
 			p.answers = map[string][]Range{}
 		}
-		p.answers[from] = mergeRanges(append(p.answers[from], r))
+		p.answers[from] = mergeRanges(append(p.answers[from], p.notAnsweredLately(from, r)...))
 	}
 	return p.answerNacks()
+}
+
+// notAnsweredLately returns r without the ticks already answered to the
+// asker in the answer still going on (they are on their way). A long
+// answer takes many steps and round trips to reach its SHB, which
+// meanwhile may ask again from where it stands; answering that from its
+// start would send again everything still on its way, and on a loaded
+// path the repeats outgrew the answers. Once an answer is complete, a
+// nack for its ticks is answered again (its answer may have been lost).
+func (p *Pubend) notAnsweredLately(from string, r Range) []Range {
+	span, ok := p.answered[from]
+	if !ok || len(p.answers[from]) == 0 {
+		return []Range{r}
+	}
+	return subtract(r, span)
+}
+
+// noteAnswered records that span was answered to an asker: it extends the
+// span answered so far when it follows on it, and starts a new one
+// otherwise.
+func (p *Pubend) noteAnswered(to string, span Range) {
+	if p.answered == nil {
+		p.answered = map[string]Range{}
+	}
+	if was, ok := p.answered[to]; ok && span.From >= was.From && span.From <= was.To+1 {
+		span = Range{was.From, max(was.To, span.To)}
+	}
+	p.answered[to] = span
 }
 
 // answerNacks answers the nacked ranges, oldest tick first per asker, the
@@ -67,6 +95,7 @@ func (p *Pubend) answerNacks() error {
 		}
 		if len(rs) == 0 {
 			delete(p.answers, to)
+			delete(p.answered, to)
 		} else {
 			p.answers[to] = rs
 		}
@@ -107,11 +136,13 @@ func (p *Pubend) answerRange(to string, r Range, limit int) (Range, int, error) 
 		return r, n, err
 	}
 	if n == limit && prev < r.To {
+		p.noteAnswered(to, Range{r.From, prev})
 		return Range{prev + 1, r.To}, n, nil
 	}
 	if prev < r.To {
 		p.send(to, Msg{Kind: MsgSilence, From: prev + 1, To: r.To})
 	}
+	p.noteAnswered(to, r)
 	return Range{1, 0}, n, nil
 }
 

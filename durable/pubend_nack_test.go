@@ -89,3 +89,68 @@ func TestPubendNackAnswersBounded(t *testing.T) {
 		t.Fatalf("answered up to %d with %d events, want %d and %d", covered, events, last, n)
 	}
 }
+
+// TestPubendNackRepeatDuringAnswer: an SHB asks again, from where it
+// stands, while the pubend is still answering its first nack. The ticks
+// already answered are on their way and are not answered again, so every
+// event goes out once; once the answer is complete, a nack for the same
+// ticks is answered again in full (the answer may have been lost).
+func TestPubendNackRepeatDuringAnswer(t *testing.T) {
+	st := newMapStore()
+	p, err := NewPubend(PubendConfig{ID: "p", Node: "phb", Downstream: []string{"r"}}, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := Tick(1_000_000)
+	const n = 3 * nackAnswerBudget
+	for i := range n {
+		p.Step(now, Envelope{From: "pub", To: "phb", Msg: Msg{Kind: MsgPublish, Publisher: "a", Seq: uint64(i + 1),
+			Event: match.MustEvent(match.Attr{Name: "i", Value: match.Int(int64(i))})}})
+		now++
+	}
+	st.Apply(p.Ready().Writes, true)
+	p.Tick(now)
+	st.Apply(p.Ready().Writes, true)
+	last := p.LastAnnounced()
+	sent := map[Tick]int{}
+	take := func() {
+		for _, env := range p.Ready().Msgs {
+			if env.To == "shb" && env.Msg.Kind == MsgData {
+				sent[env.Msg.Tick]++
+			}
+		}
+	}
+	nack := func() {
+		t.Helper()
+		if err := p.Step(now, Envelope{From: "shb", To: "phb", Msg: Msg{Kind: MsgNack, Ranges: []Range{{1, last}}}}); err != nil {
+			t.Fatal(err)
+		}
+		take()
+	}
+	nack()
+	nack() // asked again from the start while the answer goes on
+	for p.AnswersPending() > 0 {
+		now += 5_000
+		p.Tick(now)
+		take()
+	}
+	if len(sent) != n {
+		t.Fatalf("%d events answered, want %d", len(sent), n)
+	}
+	for tk, c := range sent {
+		if c != 1 {
+			t.Fatalf("tick %d answered %d times while its answer was on its way", tk, c)
+		}
+	}
+	nack() // the answer is complete: asked again, answered again
+	for p.AnswersPending() > 0 {
+		now += 5_000
+		p.Tick(now)
+		take()
+	}
+	for tk, c := range sent {
+		if c != 2 {
+			t.Fatalf("tick %d answered %d times after a nack that followed the complete answer, want 2", tk, c)
+		}
+	}
+}

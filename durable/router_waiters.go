@@ -40,7 +40,10 @@ func (p *routerPubend) addWaiter(link string, q Range, expires Tick) {
 }
 
 // takeWaiters reports whether link waits for any tick of span, and stops
-// waiting for the ticks span answers.
+// waiting for the ticks span answers. The rest of a wait span answered
+// part of is renewed for WaitTimeout: its answer is flowing, so the wait
+// ends only WaitTimeout after the last of it, however long the whole
+// answer takes.
 func (r *Router) takeWaiters(p *routerPubend, link string, span Range) bool {
 	ws := p.waiters[link]
 	i := firstWaiter(ws, span.From)
@@ -51,7 +54,7 @@ func (r *Router) takeWaiters(p *routerPubend, link string, span Range) bool {
 	var rest []waiter
 	for j < len(ws) && ws[j].r.From <= span.To {
 		for _, x := range subtract(ws[j].r, span) {
-			rest = append(rest, waiter{r: x, expires: ws[j].expires})
+			rest = append(rest, waiter{r: x, expires: max(ws[j].expires, r.now+r.cfg.WaitTimeout)})
 		}
 		j++
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
+	_ "net/http/pprof"
 	"os"
 	"os/signal"
 	"time"
@@ -94,6 +96,9 @@ results.csv and PNG plots go to --out.`,
 func runBenchDurable(ctx context.Context, stdout, stderr io.Writer, o benchDurableOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if addr := os.Getenv("SIFT_PPROF"); addr != "" {
+		go http.ListenAndServe(addr, nil)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
