@@ -26,6 +26,7 @@ type Host struct {
 	// disk); applied: its writes reached the store, only a sync is left.
 	failed, applied bool
 	failErr         error
+	readies         []Ready // Take's scratch, one per broker
 }
 
 // Deferrer is a broker with writes it may hold back: progress that a
@@ -66,17 +67,42 @@ func (h *Host) Take() (*HostBatch, []Envelope) {
 		return nil, nil
 	}
 	b := &HostBatch{}
+	if cap(h.readies) < len(h.brokers) {
+		h.readies = make([]Ready, len(h.brokers))
+	}
+	readies := h.readies[:len(h.brokers)]
+	msgs, early, writes := 0, 0, false
+	for i, br := range h.brokers {
+		readies[i] = br.Ready()
+		msgs, early = msgs+len(readies[i].Msgs), early+len(readies[i].Early)
+		writes = writes || (readies[i].Writes != nil && !readies[i].Writes.Empty())
+	}
+	// Slices of the exact size: a step that answers a long nack emits
+	// thousands of envelopes, and growing them by appends copied them
+	// several times.
 	var now []Envelope
-	for _, br := range h.brokers {
-		rd := br.Ready()
+	if !writes {
+		now = make([]Envelope, 0, early+msgs)
+	} else {
+		now = make([]Envelope, 0, early)
+		b.Msgs = make([]Envelope, 0, msgs)
+	}
+	for _, rd := range readies {
 		if rd.Writes != nil {
 			b.Writes.Ops = append(b.Writes.Ops, rd.Writes.Ops...)
 		}
-		b.Msgs = append(b.Msgs, rd.Msgs...)
 		now = append(now, rd.Early...)
 	}
-	if b.Writes.Empty() {
-		return nil, append(now, b.Msgs...)
+	for _, rd := range readies {
+		if writes {
+			b.Msgs = append(b.Msgs, rd.Msgs...)
+		} else {
+			now = append(now, rd.Msgs...)
+		}
+	}
+	clear(readies)
+	if !writes {
+		return nil, now
 	}
 	for _, br := range h.brokers {
 		if d, ok := br.(Deferrer); ok {

@@ -84,7 +84,8 @@ func (d *durableNode) run(stop <-chan struct{}) {
 			for _, env := range local {
 				d.stepLocal(env)
 			}
-			local = nil
+			clear(local) // kept for the next round: a long answer is thousands of envelopes
+			local = local[:0]
 			if syncing != nil || d.host.Failing() != nil {
 				break
 			}
