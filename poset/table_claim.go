@@ -1,0 +1,41 @@
+package poset
+
+import (
+	"fmt"
+
+	"github.com/sift-pubsub/sift/match"
+)
+
+// SubscribeClaimed is Subscribe with the placement claimed by the
+// subscriber (rto_claim.go): parent is a filter that interface from
+// subscribed earlier and claims covers f. The claim is verified with one
+// covering test; a false one, or a parent from does not hold, is refused
+// and f is placed by the table itself. Either way the updates are those
+// of Subscribe: a refused claim costs the router its own insert, never a
+// filter forwarded or routed wrongly. Only a shallow table takes claims.
+func (t *Table) SubscribeClaimed(from Iface, f, parent match.Filter) ([]Update, ClaimStats, error) {
+	if _, shallow := t.s.alg.(shallowAlg); !shallow {
+		return nil, ClaimStats{}, fmt.Errorf("subscribe: %s table: %w", t.s.name, errClaimStructure)
+	}
+	k := subKey{from, f.String()}
+	if t.again(k) {
+		return nil, ClaimStats{}, nil
+	}
+	var p *node
+	if ps, ok := t.lookup(subKey{from, parent.String()}); ok {
+		p = t.s.byID[ps.id]
+	}
+	id := t.nextID
+	n, st, err := t.s.addClaimed(id, from, f, k.text, p)
+	if err != nil {
+		return nil, st, fmt.Errorf("subscribe: %w", err)
+	}
+	t.nextID++
+	t.put(keyOf(k, n), tableSub{id: id, count: 1})
+	if n == nil {
+		return nil, st, nil // unsatisfiable: nothing to forward
+	}
+	d := diff{}
+	t.refresh(d, []*node{n})
+	return t.finish(d), st, nil
+}
