@@ -91,3 +91,21 @@ func (c *core) addClaimed(id match.ID, from Iface, f match.Filter, text string, 
 	c.subs++
 	return u, st, nil
 }
+
+// Coverer returns a subscription whose filter covers f: one of the first
+// root (in creation order) that covers it. It is how a client picks the
+// parent to claim for a new filter among its own subscriptions, kept in a
+// shallow forest of its own: one root query, as the router's own insert
+// would cost. It changes nothing but the counters.
+func (s *Shallow) Coverer(f match.Filter) (match.ID, bool) {
+	if !match.Satisfiable(f) {
+		return 0, false
+	}
+	u := &node{key: newKey(f)}
+	s.sign(&u.key)
+	w := s.firstCoverer(u, nil)
+	if w == nil || len(w.entries) == 0 {
+		return 0, false
+	}
+	return w.entries[0].id, true
+}

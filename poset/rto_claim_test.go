@@ -187,3 +187,28 @@ func TestClaimNeedsShallow(t *testing.T) {
 		t.Fatalf("forest table: SubscribeClaimed: %v (len %d), want a refusal", err, tab.Len())
 	}
 }
+
+// TestShallowCoverer: Coverer names a subscription whose filter covers
+// the one asked about whenever a root covers it, and nothing otherwise.
+func TestShallowCoverer(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := NewShallow(Config{})
+		filters := map[match.ID]match.Filter{}
+		for i := range rapid.IntRange(0, 20).Draw(t, "n") {
+			f := genFilter().Draw(t, "filter")
+			if err := s.Add(match.ID(i), 0, f); err != nil {
+				t.Fatal(err)
+			}
+			filters[match.ID(i)] = f
+		}
+		f := genFilter().Draw(t, "asked")
+		id, ok := s.Coverer(f)
+		want := false
+		for _, r := range s.roots.members() {
+			want = want || match.Satisfiable(f) && Covers(r.filter(), f)
+		}
+		if ok != want || ok && !Covers(filters[id], f) {
+			t.Fatalf("Coverer(%s) = %d, %v; want found %v with a covering filter\n%s", f, id, ok, want, s.core)
+		}
+	})
+}

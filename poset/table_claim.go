@@ -39,3 +39,10 @@ func (t *Table) SubscribeClaimed(from Iface, f, parent match.Filter) ([]Update, 
 	t.refresh(d, []*node{n})
 	return t.finish(d), st, nil
 }
+
+// TakesClaims reports whether the table places claimed subscriptions
+// (SubscribeClaimed): only a shallow table does.
+func (t *Table) TakesClaims() bool {
+	_, shallow := t.s.alg.(shallowAlg)
+	return shallow
+}
