@@ -54,6 +54,8 @@ const (
 	// Publish with a per-frame dictionary of attribute names, client
 	// version VersionPublishDict (publishdict.go).
 	TypePublishDict Type = 30
+	// Claimed placement on client connections (claim.go), from VersionClaim.
+	TypePlaceClaim Type = 31
 )
 
 var typeNames = [...]string{
@@ -87,6 +89,7 @@ var typeNames = [...]string{
 	TypeSubscribeBatch: "subscribe-batch",
 	TypeReplica:        "replica",
 	TypePublishDict:    "publish-dict",
+	TypePlaceClaim:     "place-claim",
 }
 
 // String returns the type's name, e.g. "publish".
@@ -98,7 +101,7 @@ func (t Type) String() string {
 }
 
 // Known reports whether t is a message type of this protocol version.
-func (t Type) Known() bool { return t >= TypeHello && t <= TypePublishDict }
+func (t Type) Known() bool { return t >= TypeHello && t <= TypePlaceClaim }
 
 const (
 	// HeaderLen is the length prefix: 4 bytes, big-endian.

@@ -56,6 +56,7 @@ func protocolVectors(t testing.TB) map[string]Message {
 		"rto-answer":   &RTOAnswer{Q: 5, Up: []uint64{1}, Down: []uint64{2}, Overlap: []uint64{3}},
 		"ff-fixed":     &FFFixed{Gen: 1, Filters: []string{`price > 0`}},
 		"ff-claim":     &FFClaim{Gen: 1, Sub: 7, Covering: []uint64{1}},
+		"place-claim":  &PlaceClaim{First: 8, Parents: []uint64{7}},
 		"advertise":    &Advertise{ID: 4, Filter: `symbol == "IBM"`},
 		"unadvertise":  &Unadvertise{ID: 4},
 		"advert-ack":   &AdvertAck{About: TypeAdvertise, ID: 4},
