@@ -267,6 +267,14 @@ func (r *Router) readControl(ctx context.Context, c *conn, sr *streamReader) err
 				return err
 			}
 			continue
+		case *wire.PlaceClaim:
+			if c.version < wire.VersionClaim {
+				return wire.Errorf(wire.CodeUnexpected, "%s frame from a version %d client", m.Type(), c.version)
+			}
+			if err := r.assistFromClient(ctx, c, m); err != nil { // rto.go
+				return err
+			}
+			continue
 		case *wire.AssistOffer, *wire.RTOAnswer, *wire.FFClaim:
 			if err := r.assistFromClient(ctx, c, m); err != nil { // rto.go
 				return err

@@ -12,7 +12,7 @@ import (
 // loop's call sites. The core's effects are carried out by coreloop.go.
 
 // assistFromClient hands an assist message (AssistOffer, RTOAnswer,
-// FFClaim) from client connection c to the matching loop (called by the
+// FFClaim, PlaceClaim) from client connection c to the matching loop (called by the
 // connection's control reader).
 func (r *Router) assistFromClient(ctx context.Context, c *conn, m wire.Message) error {
 	if !r.send(ctx, coreMsg(core.ClientFrame{Conn: c.id, Msg: m})) {
@@ -39,6 +39,10 @@ func (l *matchLoop) countAssist(m core.Metric) {
 		am.Placements.WithLabelValues("ff", "placed").Add(n)
 	case core.FallbackFF:
 		am.Placements.WithLabelValues("ff", "fallback").Add(n)
+	case core.PlacedClaim:
+		am.Placements.WithLabelValues("claim", "placed").Add(n)
+	case core.RefusedClaim:
+		am.Placements.WithLabelValues("claim", "fallback").Add(n)
 	case core.Assistants:
 		am.Assistants.Set(n)
 	}

@@ -14,10 +14,12 @@ type AssistMetrics struct {
 	// RTO vector, up and down, one per fixed filter of each FF claim;
 	// counted once per vector whatever the number of clients asked).
 	Tests *prometheus.CounterVec
-	// Placements counts RTO and FF placements, labels mode (rto|ff) and
+	// Placements counts RTO, FF and claimed placements, labels mode
+	// (rto|ff|claim) and
 	// outcome: placed (from the answers or claims), fallback (the router
 	// placed the filter itself: verification failed, answers malformed,
-	// the table changed meanwhile, an assistant timed out or left).
+	// the table changed meanwhile, an assistant timed out or left; for a
+	// claim: it was false, or named no subscription of the client).
 	Placements *prometheus.CounterVec
 	// Assistants is the number of connected clients offering assistance.
 	Assistants prometheus.Gauge
@@ -31,7 +33,7 @@ func newAssistMetrics(reg *prometheus.Registry) *AssistMetrics {
 			[]string{"kind"}),
 		Placements: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "sift_router_assist_placements_total",
-			Help: "RTO and FF placements by mode and outcome (placed, fallback)."},
+			Help: "RTO, FF and claimed placements by mode and outcome (placed, fallback)."},
 			[]string{"mode", "outcome"}),
 		Assistants: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "sift_router_assistants", Help: "Connected clients offering RTO/FF assistance."}),

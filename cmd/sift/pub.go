@@ -169,6 +169,11 @@ func (f *routerFlags) register(cmd *cobra.Command) {
 
 // dial connects to the router with the folder's client certificate.
 func (f *routerFlags) dial(ctx context.Context, name string) (*client.Client, error) {
+	return f.dialAssist(ctx, name, nil)
+}
+
+// dialAssist is dial with the client offering assist (nil: none).
+func (f *routerFlags) dialAssist(ctx context.Context, name string, assist *client.Assist) (*client.Client, error) {
 	if f.addr == "" || f.certs == "" {
 		return nil, fmt.Errorf("--router and --certs are required")
 	}
@@ -180,5 +185,5 @@ func (f *routerFlags) dial(ctx context.Context, name string) (*client.Client, er
 	}
 	dctx, cancel := context.WithTimeout(ctx, f.dialTimeout)
 	defer cancel()
-	return client.Dial(dctx, f.addr, client.Options{TLS: cl.ClientConfig(), Name: name})
+	return client.Dial(dctx, f.addr, client.Options{TLS: cl.ClientConfig(), Name: name, Assist: assist})
 }

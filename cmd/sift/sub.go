@@ -48,7 +48,14 @@ order.
 
 With --assist the client offers its CPU to the router for placing
 subscriptions in its routing table (siftd --rto, --ff): it answers the
-router's covering queries while it runs.`,
+router's covering queries while it runs.
+
+With --filters FILE --claim the client claims, for each filter, a parent
+among the filters it subscribed before on the same connection that covers
+it; a router with the default (shallow) routing table checks each claim
+with one covering test and places the filter below that parent instead of
+searching its table (a false claim costs it its own placement, never an
+event). Routers that do not take claims ignore them.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if opts.filters != "" || opts.filterFile != "" { // sub_filters.go, sub_filterfile.go
 				return cobra.NoArgs(cmd, args)
@@ -66,6 +73,9 @@ router's covering queries while it runs.`,
 					return fmt.Errorf("sub: %w", err)
 				}
 				args = []string{f}
+			}
+			if opts.claim && opts.filters == "" {
+				return errors.New("sub: --claim needs --filters (a single filter has no earlier one to claim)")
 			}
 			if opts.filters != "" {
 				if dur.enabled() {
@@ -98,6 +108,7 @@ router's covering queries while it runs.`,
 	cmd.Flags().BoolVar(&opts.assist, "assist", false, "help the router place subscriptions in its routing table (RTO and FF, siftd --rto/--ff)")
 	cmd.Flags().BoolVar(&opts.assistLie, "assist-lie", false, "with --assist: answer with random bits (tests of the router's --rto policies only)")
 	cmd.Flags().MarkHidden("assist-lie")
+	cmd.Flags().BoolVar(&opts.claim, "claim", false, "with --filters: claim each filter's place in the router's routing table (a covering parent among the connection's earlier filters; the router checks it)")
 	rootCmd.AddCommand(cmd)
 }
 
@@ -106,6 +117,7 @@ type subOptions struct {
 	timeout   time.Duration
 	assist    bool   // offer RTO and FF assistance
 	assistLie bool   // hidden: lie when assisting (tests)
+	claim     bool   // --claim: claimed placements for --filters (sub_filters.go)
 	filters   string // --filters FILE (sub_filters.go)
 	// filterFile is --filter-file FILE (sub_filterfile.go).
 	filterFile string

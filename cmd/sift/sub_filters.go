@@ -46,7 +46,11 @@ func subscribeFile(ctx context.Context, conn routerFlags, opts subOptions, path 
 	if len(texts) == 0 {
 		return fmt.Errorf("--filters %s: no filters", path)
 	}
-	first, err := conn.dial(ctx, "sift-sub")
+	var assist *client.Assist
+	if opts.claim {
+		assist = &client.Assist{Claim: true}
+	}
+	first, err := conn.dialAssist(ctx, "sift-sub", assist)
 	if err != nil {
 		return err
 	}
@@ -61,7 +65,7 @@ func subscribeFile(ctx context.Context, conn routerFlags, opts subOptions, path 
 		}
 	}()
 	for len(clients)*per < len(texts) {
-		c, err := conn.dial(ctx, "sift-sub")
+		c, err := conn.dialAssist(ctx, "sift-sub", assist)
 		if err != nil {
 			return err
 		}

@@ -27,9 +27,18 @@ type Assist struct {
 	// such Subscribe (a router without fixed filters sends none: only
 	// subscriptions made in that first second are delayed).
 	FF bool
-	// Lie makes every answer and claim random bits drawn from LieSeed. It
-	// exists to test a router's policies (a router under verify or
-	// majority must lose no event); never set it otherwise.
+	// Claim claims, before each Subscribe and SubscribeBatch on this
+	// connection, a parent for each filter: an earlier subscription of the
+	// connection whose filter covers it (claim.go). The router checks the
+	// claim with one covering test and places the filter below it, sparing
+	// its own search of the routing table. Only with a router that speaks
+	// wire.VersionClaim (others get no claims); it needs no router option.
+	Claim bool
+	// Lie makes every answer and claim random bits drawn from LieSeed
+	// (for Claim: a random earlier subscription as the parent). It exists
+	// to test a router's policies (a router under verify or majority, and
+	// any router taking claims, must lose no event); never set it
+	// otherwise.
 	Lie     bool
 	LieSeed uint64
 }

@@ -38,6 +38,7 @@ type Client struct {
 	batches atomic.Pointer[[]*Batch] // SubscribeBatch's, by first id (batch.go)
 
 	assist assistant // RTO/FF (assist.go)
+	claim  claimer   // claimed placement (claim.go)
 
 	closing  atomic.Pointer[wire.ProtocolError] // connection-level error announced by the router
 	ctrlDone chan struct{}                      // closed when readControl returns
@@ -278,6 +279,10 @@ func (c *Client) request(ctx context.Context, k reqKey, m wire.Message) error {
 		c.forget(k)
 		return err
 	}
+	if err := c.claimPlace(m); err != nil { // claim.go
+		c.forget(k)
+		return err
+	}
 	if err := c.writeControl(m); err != nil {
 		c.forget(k)
 		return err
@@ -305,6 +310,10 @@ func (c *Client) noWait(k reqKey, m wire.Message) error {
 	c.pending[k] = ch
 	c.mu.Unlock()
 	if err := c.claimFF(m); err != nil {
+		c.forget(k)
+		return err
+	}
+	if err := c.claimPlace(m); err != nil {
 		c.forget(k)
 		return err
 	}

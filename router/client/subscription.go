@@ -72,6 +72,7 @@ func (c *Client) Unsubscribe(ctx context.Context, s *Subscription) error {
 		return s.Err()
 	}
 	s.end(ErrUnsubscribed)
+	c.unclaim(s.id) // claim.go
 	return c.request(ctx, reqKey{wire.TypeUnsubscribe, s.id}, &wire.Unsubscribe{ID: s.id})
 }
 

@@ -41,6 +41,7 @@ type assist struct {
 	nextQ      uint64
 	byQ        map[uint64]rtoAsk
 	claims     map[ConnID]map[uint64][]uint64 // FF claims by connection and subscription
+	parents    map[ConnID]map[uint64][]uint64 // placement claims by connection and first subscription (claim.go)
 }
 
 // rtoRun is one subscription's placement through RTO.
@@ -66,13 +67,15 @@ type rtoAsk struct {
 }
 
 func newAssist(set AssistSettings) *assist {
-	return &assist{set: set, byQ: make(map[uint64]rtoAsk), claims: make(map[ConnID]map[uint64][]uint64)}
+	return &assist{set: set, byQ: make(map[uint64]rtoAsk), claims: make(map[ConnID]map[uint64][]uint64),
+		parents: make(map[ConnID]map[uint64][]uint64)}
 }
 
-// clientFrame handles AssistOffer, RTOAnswer and FFClaim from a client.
+// clientFrame handles AssistOffer, RTOAnswer, FFClaim and PlaceClaim from
+// a client.
 func (c *Core) clientFrame(in ClientFrame) error {
 	switch in.Msg.(type) {
-	case *wire.AssistOffer, *wire.FFClaim, *wire.RTOAnswer:
+	case *wire.AssistOffer, *wire.FFClaim, *wire.RTOAnswer, *wire.PlaceClaim:
 	default:
 		return fmt.Errorf("router core: client %d: %T is not a core input", in.Conn, in.Msg)
 	}
@@ -100,15 +103,21 @@ func (c *Core) clientFrame(in ClientFrame) error {
 		a.claims[id][m.Sub] = m.Covering
 	case *wire.RTOAnswer:
 		c.rtoAnswer(id, m)
+	case *wire.PlaceClaim:
+		a.claimFrom(id, m) // claim.go
 	}
 	return nil
 }
 
-// place installs client id's subscription sub in the mesh: through FF
-// when the client claimed fixed filters for it, through RTO when the
-// policy is on, enough assistants are connected and no other placement
-// is in progress, else by the router alone.
+// place installs client id's subscription sub in the mesh: below the
+// parent the client claimed for it, when it did and the table takes
+// claims (claim.go); through FF when the client claimed fixed filters for
+// it; through RTO when the policy is on, enough assistants are connected
+// and no other placement is in progress; else by the router alone.
 func (c *Core) place(id ConnID, sub uint64, f match.Filter) error {
+	if done, err := c.placeClaimed(id, sub, f); done || err != nil {
+		return err
+	}
 	a, cl := c.assist, mesh.Client(id)
 	if claim, ok := a.takeClaim(id, sub); ok && len(claim) == len(poset.NewBits(len(a.set.Fixed))) {
 		before := c.mesh.Counters().InsertTests
@@ -280,6 +289,7 @@ func (c *Core) assistUnsubscribed(conn ConnID, sub uint64) {
 		return
 	}
 	delete(a.claims[conn], sub)
+	delete(a.parents[conn], sub)
 	if a.run != nil && a.run.client == conn && a.run.sub == sub {
 		for _, q := range a.run.qs {
 			delete(a.byQ, q)
@@ -298,6 +308,7 @@ func (c *Core) assistDetached(id ConnID) {
 		return
 	}
 	delete(a.claims, id)
+	delete(a.parents, id)
 	if i := indexConn(a.assistants, id); i >= 0 {
 		a.assistants = append(a.assistants[:i], a.assistants[i+1:]...)
 		a.next = 0

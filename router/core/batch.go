@@ -5,7 +5,6 @@ import (
 
 	"github.com/sift-pubsub/sift/internal/wire"
 	"github.com/sift-pubsub/sift/match"
-	"github.com/sift-pubsub/sift/router/mesh"
 )
 
 // SubscribeBatch is Subscribe for a client's batch of subscriptions, as
@@ -13,7 +12,8 @@ import (
 // driver, off the matching goroutine). The engine installs all or none;
 // with a mesh the router places them alone (no RTO or FF: a batch is for
 // installing many filters fast, and an assisted placement is one filter
-// at a time), Bloom's terms first. The batch's one Ack (About
+// at a time) or below the parents the client claimed for them
+// (claim.go), Bloom's terms first. The batch's one Ack (About
 // TypeSubscribeBatch, ID First) comes when the mesh reports the whole
 // batch Ready (at once without a mesh); a refusal is one Reply with the
 // error, and the core holds none of the batch (its terms are withdrawn in
@@ -48,7 +48,7 @@ func (c *Core) subscribeBatch(in SubscribeBatch) {
 	for i, f := range in.Filters {
 		c.bloomSubscribe(in.Conn, in.First+uint64(i), f) // terms travel ahead of the mesh's messages
 	}
-	out, err := c.mesh.SubscribeBatch(mesh.Client(in.Conn), in.First, in.Filters)
+	out, err := c.meshBatch(in) // claim.go
 	if err == nil {
 		c.apply(out)
 		return

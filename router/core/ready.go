@@ -137,6 +137,8 @@ const (
 	BloomFalseForwards // per link: Conn
 	BloomTreeWalks
 	BloomWitnessDecisions
+	PlacedClaim  // a claimed placement checked and used (claim.go)
+	RefusedClaim // a claimed placement refused: the router placed the filter
 )
 
 var metricNames = [...]string{
@@ -149,6 +151,7 @@ var metricNames = [...]string{
 	BloomFill: "bloom-fill", BloomSaturated: "bloom-saturated", BloomExactIn: "bloom-exact-in",
 	BloomFalseForwards: "bloom-false-forwards", BloomTreeWalks: "bloom-tree-walks",
 	BloomWitnessDecisions: "bloom-witness-decisions",
+	PlacedClaim:           "placed-claim", RefusedClaim: "refused-claim",
 }
 
 func (k MetricKind) String() string {
