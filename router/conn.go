@@ -1,7 +1,6 @@
 package router
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -202,17 +201,7 @@ func (r *Router) acceptStream(ctx context.Context, c *conn) (*streamReader, wire
 
 // readFrame reads one frame from a stream of c and counts it.
 func (c *conn) readFrame(sr *streamReader) (wire.Type, []byte, error) {
-	return c.readDataFrame(sr, false)
-}
-
-// readDataFrame is readFrame, into the reader's reused buffer if reuse
-// is set (the body is then valid until the next read).
-func (c *conn) readDataFrame(sr *streamReader, reuse bool) (wire.Type, []byte, error) {
-	read := sr.fr.ReadFrame
-	if reuse {
-		read = sr.fr.ReadFrameReuse
-	}
-	t, body, err := read()
+	t, body, err := sr.fr.ReadFrame()
 	if err != nil {
 		return 0, nil, err
 	}
@@ -300,15 +289,13 @@ func (r *Router) readData(ctx context.Context, c *conn, sr *streamReader) error 
 			return r.permitted(c, m, err)
 		})
 	}
-	// The frame reader's buffer is reused: a PublishDict's events alias
-	// its expansion, a Publish's a copy of its body.
 	max := r.cfg.MaxFrame - 1 // a plain Publish frame's type byte and body
-	return r.readEvents(ctx, c, sr, eventFrames{t: wire.TypePublishDict, alt: wire.TypePublish, reuse: true}, func(dec *wire.EventDecoder, t wire.Type, body []byte) (core.Publish, error) {
+	return r.readEvents(ctx, c, sr, eventFrames{t: wire.TypePublishDict, alt: wire.TypePublish}, func(dec *wire.EventDecoder, t wire.Type, body []byte) (core.Publish, error) {
 		if t == wire.TypePublish {
-			m, err := dec.DecodeOwnedPublish(bytes.Clone(body))
+			m, err := dec.DecodeOwnedPublish(body)
 			return r.permitted(c, m, err)
 		}
-		m, err := dec.DecodeOwnedPublishDict(body, max)
+		m, err := dec.DecodeOwnedPublishDict(body, max) // its events alias body too
 		return r.permitted(c, m, err)
 	})
 }
@@ -322,12 +309,8 @@ func (r *Router) permitted(c *conn, m *wire.Publish, err error) (core.Publish, e
 }
 
 // eventFrames says which frames a data stream carries: type t, or alt if
-// not 0; reuse reads them into the frame reader's reused buffer (the
-// decoder must then not keep the body).
-type eventFrames struct {
-	t, alt wire.Type
-	reuse  bool
-}
+// not 0.
+type eventFrames struct{ t, alt wire.Type }
 
 func (f eventFrames) accepts(t wire.Type) bool { return t == f.t || (f.alt != 0 && t == f.alt) }
 
@@ -339,7 +322,7 @@ func (r *Router) readEvents(ctx context.Context, c *conn, sr *streamReader, f ev
 	decode func(*wire.EventDecoder, wire.Type, []byte) (core.Publish, error)) error {
 	var dec wire.EventDecoder // events live until routed: they alias the frame
 	for {
-		got, body, err := c.readDataFrame(sr, f.reuse)
+		got, body, err := c.readFrame(sr)
 		if err != nil {
 			return err
 		}

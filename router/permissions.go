@@ -105,7 +105,7 @@ func (r *Router) permitPublish(c *conn, p *wire.Publish) error {
 	if t == nil || c.self {
 		return nil
 	}
-	for i, raw := range p.Raw {
+	for i, raw := range p.RawAll() {
 		ev, err := wire.DecodeEvent(raw)
 		if err != nil {
 			return err

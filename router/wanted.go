@@ -125,7 +125,7 @@ func (w *wantedNames) stale(version uint64) bool {
 // is a bug.
 func (w *wantedNames) refresh(dec *wire.EventDecoder, p *wire.Publish) error {
 	dec.Wanted, _ = w.load()
-	for i, raw := range p.Raw {
+	for i, raw := range p.RawAll() {
 		ev, err := dec.DecodeEvent(raw)
 		if err != nil {
 			return err

@@ -18,8 +18,12 @@ type Publish struct {
 	Events []match.Event
 	// Raw[i] is the encoding of Events[i] as received (aliasing the frame
 	// body), so that routers forward events without encoding them again.
-	// AppendBody ignores it.
+	// AppendBody ignores it. Read it through RawAt: a batch decoded from
+	// a PublishDict frame writes an event's plain encoding out on demand.
 	Raw [][]byte
+	// dict writes out Raw for a batch decoded from a PublishDict frame
+	// (publishdict_decode.go).
+	dict *dictRaw
 }
 
 // Type returns TypePublish.

@@ -25,10 +25,22 @@ func (d *EventDecoder) fastAttr(b []byte, o, i int, r *reader, dst *match.Attr) 
 		return 0, false
 	}
 	name, ok := d.intern(p, i)
-	if !ok || o >= len(b) {
+	if !ok {
 		return 0, false
 	}
+	return d.fastValue(b, o, i, r, dst, name)
+}
+
+// fastValue decodes the tagged value at offset o of b as attribute i
+// named name into dst: fastAttr's value part (and PublishDict's, whose
+// names are references).
+func (d *EventDecoder) fastValue(b []byte, o, i int, r *reader, dst *match.Attr, name string) (int, bool) {
+	if o >= len(b) {
+		return 0, false
+	}
+	var p []byte
 	var v match.Value
+	var ok bool
 	switch tag := b[o]; tag {
 	case tagString:
 		if n := shortLen(b, o+1); n >= 0 {

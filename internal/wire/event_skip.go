@@ -1,7 +1,5 @@
 package wire
 
-import "encoding/binary"
-
 // skipAttr validates attribute i, at offset o of b, without building it,
 // returning the offset after it: the fast path for an attribute the
 // decoder drops (Wanted), whose name is the one the previous event had at
@@ -29,38 +27,5 @@ func (d *EventDecoder) skipAttr(b []byte, o, i int) (int, bool) {
 	if o >= len(b) || d.pos[i].name != string(p) {
 		return 0, false
 	}
-	switch b[o] {
-	case tagString:
-		if n := shortLen(b, o+1); n >= 0 {
-			p, o = b[o+2:o+2+n], o+2+n
-		} else if p, o = fastBytes(b, o+1); o < 0 {
-			return 0, false
-		}
-		if !validUTF8(p) {
-			return 0, false
-		}
-	case tagInt:
-		_, n := binary.Uvarint(b[o+1:]) // binary.Varint's length and its refusals
-		if n <= 0 {
-			return 0, false
-		}
-		o += 1 + n
-	case tagFloat:
-		if len(b)-o < 9 {
-			return 0, false
-		}
-		// An exponent of all ones is an infinity or a NaN.
-		if bits := binary.LittleEndian.Uint64(b[o+1:]); bits>>52&0x7ff == 0x7ff {
-			return 0, false
-		}
-		o += 9
-	case tagBool:
-		if len(b)-o < 2 || b[o+1] > 1 {
-			return 0, false
-		}
-		o += 2
-	default:
-		return 0, false
-	}
-	return o, true
+	return skipValue(b, o) // publishdict_decode.go
 }

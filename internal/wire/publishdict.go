@@ -84,7 +84,7 @@ func ExpandPublishDict(dst, body []byte, max int) ([]byte, error) {
 	b, o := r.b, 0
 	for range n {
 		var err error
-		if out, o, err = x.event(out, b, o); err != nil {
+		if out, o, err = x.event(out, b, o, true); err != nil {
 			return nil, err
 		}
 		if len(out) > limit {
@@ -101,14 +101,18 @@ func ExpandPublishDict(dst, body []byte, max int) ([]byte, error) {
 // offset into the body, as fastAttr does.
 type dictExpander struct {
 	// names are the dictionary's entries as they are written out: the
-	// length prefix and the bytes, aliasing the body.
-	names [][]byte
+	// length prefix and the bytes, aliasing the body; interned are the
+	// same names as a decoder interned them (DecodeOwnedPublishDict).
+	names    [][]byte
+	interned []string
 }
 
 // event expands the event at offset o of b: its attribute count, then per
 // attribute the name its reference stands for and the tag and value as
-// they are.
-func (x *dictExpander) event(out, b []byte, o int) ([]byte, int, error) {
+// they are. It enters the names written out into the dictionary if enter
+// is set (reading the frame in order; not when writing out one event of
+// a frame already read).
+func (x *dictExpander) event(out, b []byte, o int, enter bool) ([]byte, int, error) {
 	n, o := dictUvarint(b, o)
 	switch {
 	case o < 0:
@@ -130,7 +134,7 @@ func (x *dictExpander) event(out, b []byte, o int) ([]byte, int, error) {
 			if _, o = fastBytes(b, o); o < 0 {
 				return nil, 0, malformed("attribute name: bad or truncated length")
 			}
-			if len(x.names) < MaxDictNames {
+			if enter && len(x.names) < MaxDictNames {
 				x.names = append(x.names, b[start:o])
 			}
 			out = append(out, b[start:o]...)
@@ -388,17 +392,4 @@ func (p *DictBatch) Reset() {
 	p.d.reset()
 	p.plain = 0
 	p.last = dictMark{}
-}
-
-// DecodeOwnedPublishDict expands the body of a PublishDict frame (the
-// caller may reuse it afterwards) into a Publish body of at most max
-// bytes and decodes that as DecodeOwnedPublish does: the events and Raw
-// alias the expansion, a fresh buffer, so a router forwards and delivers
-// them in the plain encoding without encoding them again.
-func (d *EventDecoder) DecodeOwnedPublishDict(body []byte, max int) (*Publish, error) {
-	plain, err := ExpandPublishDict(make([]byte, 0, 2*len(body)), body, max)
-	if err != nil {
-		return nil, err
-	}
-	return d.DecodeOwnedPublish(plain)
 }

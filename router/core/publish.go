@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/sift-pubsub/sift/internal/wire"
-	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router/mesh"
 )
 
@@ -94,12 +93,14 @@ func (c *Core) publish(in Publish) error {
 	// parallel index) and hands them back in order; nothing changes the
 	// subscriptions meanwhile (deliveries are the driver's, after Step).
 	c.eng.RouteBatch(in.Conn, in.Pub.Events, func(i int, hits []Hit) {
-		matches += c.addDeliveries(hits, in.Pub.Raw[i])
+		if len(hits) > 0 {
+			matches += c.addDeliveries(hits, in.Pub.RawAt(i))
+		}
 		var w uint64
 		if in.Witness != nil {
 			w = in.Witness[i]
 		}
-		decisions[c.forwardEvent(in.Conn, in.Pub.Events[i], in.Pub.Raw[i], w)]++
+		decisions[c.forwardEvent(in.Conn, in.Pub, i, w)]++
 	})
 	c.countDecisions(&decisions)
 	c.metric(Matches, uint64(matches))
@@ -137,21 +138,27 @@ func (c *Core) addDeliveries(hits []Hit, raw []byte) int {
 	return n
 }
 
-// forwardEvent adds ev's forwards to the links whose filters match it,
-// never the one it came from: by the link table in exact mode (helped by
-// the witness that came with it, if any), on its summary in Bloom mode.
-// It returns what decided the link table's answer.
-func (c *Core) forwardEvent(from ConnID, ev match.Event, raw []byte, witness uint64) RouteDecision {
+// forwardEvent adds the forwards of event i of pub to the links whose
+// filters match it, never the one it came from: by the link table in
+// exact mode (helped by the witness that came with it, if any), on its
+// summary in Bloom mode. It returns what decided the link table's answer.
+// The event's encoding is read (RawAt) only for an event that goes on.
+func (c *Core) forwardEvent(from ConnID, pub *wire.Publish, i int, witness uint64) RouteDecision {
 	if len(c.byLink) == 0 {
 		return DecidedNoLinks
 	}
+	ev := pub.Events[i]
 	if c.bloom != nil {
-		return c.bloomForward(ev, raw) // Bloom links carry only BloomPublish: from is a client
+		return c.bloomForward(ev, pub.RawAt(i)) // Bloom links carry only BloomPublish: from is a client
 	}
 	if c.lt == nil {
 		return DecidedNoLinks
 	}
 	hits, decision := c.lt.Route(from, ev, witness)
+	if len(hits) == 0 {
+		return decision
+	}
+	raw := pub.RawAt(i)
 	for _, h := range hits {
 		c.rd.Forwards = append(c.rd.Forwards, Forward{Conn: h.Link, Data: raw, Witness: h.Witness})
 	}

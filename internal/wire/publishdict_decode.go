@@ -1,0 +1,254 @@
+package wire
+
+import (
+	"encoding/binary"
+	"unsafe"
+
+	"github.com/sift-pubsub/sift/match"
+)
+
+// DecodeOwnedPublishDict decodes the body of a PublishDict frame that the
+// caller hands over, as DecodeOwnedPublish does a Publish body: the
+// events' strings and attribute lists alias body, so the caller must
+// never modify it afterwards. It decodes the dictionary's references
+// directly (a dropped attribute costs its value's validation, not a
+// comparison of its name), and checks exactly what decoding the frame's
+// expansion (ExpandPublishDict) as a Publish would, max included. The
+// plain encoding of an event (Raw) is written out only when asked for, by
+// RawAt: a router forwards and delivers few of the events it reads.
+func (d *EventDecoder) DecodeOwnedPublishDict(body []byte, max int) (*Publish, error) {
+	r := ownedReader(body)
+	defer d.sharedFrameDone(len(body))
+	m := &Publish{Seq: r.uvarint("publish seq")}
+	n := r.count("publish event count", 1)
+	if r.err != nil {
+		return nil, r.err
+	}
+	size := uvarintLen(m.Seq) + uvarintLen(uint64(n))
+	x := &dictRaw{body: body, spans: make([]int32, 0, n+1)}
+	m.Events = make([]match.Event, 0, n)
+	for range n {
+		x.spans = append(x.spans, int32(len(body)-len(r.b)))
+		e, plain := d.dictEvent(&r, &x.dictExpander)
+		if r.err != nil {
+			return nil, r.err
+		}
+		if size += plain; size > max {
+			return nil, Errorf(CodeFrameTooLarge, "publish-dict expands to more than %d bytes", max)
+		}
+		m.Events = append(m.Events, e)
+	}
+	if err := r.end(TypePublishDict.String()); err != nil {
+		return nil, err
+	}
+	x.spans = append(x.spans, int32(len(body)))
+	m.Raw, m.dict = make([][]byte, n), x
+	return m, nil
+}
+
+// RawAt returns the encoding of event i as received (Raw[i]): for a
+// batch decoded from a PublishDict frame, the plain encoding written out
+// on the first call (Raw[i] is nil until then).
+func (m *Publish) RawAt(i int) []byte {
+	if m.Raw[i] == nil && m.dict != nil {
+		m.Raw[i] = m.dict.expand(i)
+	}
+	return m.Raw[i]
+}
+
+// RawAll fills Raw for every event (RawAt of each) and returns it.
+func (m *Publish) RawAll() [][]byte {
+	for i := range m.Raw {
+		m.RawAt(i)
+	}
+	return m.Raw
+}
+
+// dictRaw writes out the plain encodings of a decoded PublishDict
+// batch's events: their places in the body and the frame's dictionary.
+type dictRaw struct {
+	dictExpander
+	body  []byte
+	spans []int32 // event i is body[spans[i]:spans[i+1]]
+	arena []byte  // the plain encodings written out, back to back
+}
+
+// dictRawChunk is the size of a dictRaw's arena allocations.
+const dictRawChunk = 4 << 10
+
+// expand writes out event i. The event was checked when decoded; the
+// dictionary is the whole frame's, which holds every entry the event
+// refers to, and a name it writes out is not entered again.
+func (x *dictRaw) expand(i int) []byte {
+	ev := x.body[x.spans[i]:x.spans[i+1]]
+	if cap(x.arena)-len(x.arena) < 2*len(ev)+16 {
+		x.arena = make([]byte, 0, max(dictRawChunk, 2*len(ev)+16))
+	}
+	start := len(x.arena)
+	out, _, err := x.event(x.arena, ev, 0, false)
+	if err != nil {
+		panic("wire: a decoded publish-dict event does not expand: " + err.Error())
+	}
+	x.arena = out
+	return out[start:len(out):len(out)]
+}
+
+// dictEvent reads one event of a PublishDict body with the decoder's
+// machinery for Publish (interned names cached by position, the wanted
+// names, shared strings and slab), names through x's dictionary, and
+// returns it with the size of its plain encoding. Errors are the
+// reader's.
+func (d *EventDecoder) dictEvent(r *reader, x *dictExpander) (match.Event, int) {
+	n := r.count("attribute count", 3) // reference, tag, value
+	if r.err != nil {
+		return match.Event{}, 0
+	}
+	if n > MaxEventAttrs {
+		r.fail("event has %d attributes, more than %d", n, MaxEventAttrs)
+		return match.Event{}, 0
+	}
+	attrs := d.attrList(r, n)
+	d.strs, d.buf = d.strs[:0], d.buf[:0]
+	d.syncWanted()
+	b, o := r.b, 0
+	plain := uvarintLen(uint64(n))
+	kept, all := 0, d.Wanted == nil
+	for i := range n {
+		name, next, size := d.dictName(r, x, b, o, i)
+		if r.err != nil {
+			return match.Event{}, 0
+		}
+		o, plain = next, plain+size
+		if i > 0 && !d.ordered(i) {
+			r.fail("attribute %s: names not in strictly increasing order (after %s)", name, d.pos[i-1].name)
+			return match.Event{}, 0
+		}
+		keep := all || d.wanted(i)
+		start := o
+		if !keep {
+			if next, ok := skipValue(b, o); ok {
+				o, plain = next, plain+next-start
+				continue
+			}
+		}
+		strs, buf := len(d.strs), len(d.buf)
+		dst := &attrs[kept]
+		next, ok := d.fastValue(b, o, i, r, dst, name)
+		if !ok { // anything unusual, errors included: the reader decides and words it
+			r.b = b[o:]
+			v := d.value(r, i, name)
+			if r.err != nil {
+				return match.Event{}, 0
+			}
+			setAttr(dst, name, v)
+			next = len(b) - len(r.b)
+		}
+		o, plain = next, plain+next-start
+		if !keep {
+			d.strs, d.buf = d.strs[:strs], d.buf[:buf]
+			continue
+		}
+		if len(d.strs) > strs {
+			d.strs[strs].attr = kept
+		}
+		kept++
+	}
+	r.b = b[o:]
+	attrs = d.keepAttrs(r, attrs, kept)
+	d.setStrings(attrs)
+	return match.NewTrustedEvent(attrs), plain
+}
+
+// dictName reads attribute i's name reference at offset o of b and
+// returns the name (interned, and the decoder's name at position i), the
+// offset after it and the size of the name's plain encoding.
+func (d *EventDecoder) dictName(r *reader, x *dictExpander, b []byte, o, i int) (string, int, int) {
+	ref, next := dictUvarint(b, o)
+	if next < 0 {
+		r.b = b[o:]
+		r.fail("attribute name reference: bad or truncated varint")
+		return "", 0, 0
+	}
+	if ref != 0 {
+		if ref > uint64(len(x.names)) {
+			r.fail("attribute name reference %d beyond the frame's %d names", ref, len(x.names))
+			return "", 0, 0
+		}
+		name := x.interned[ref-1]
+		d.setPos(i, name)
+		return name, next, len(x.names[ref-1])
+	}
+	p, end := fastBytes(b, next)
+	if end < 0 {
+		r.b = b[next:]
+		r.bytes("attribute name") // fails, saying why
+		return "", 0, 0
+	}
+	name, ok := d.intern(p, i)
+	if !ok {
+		r.fail("invalid attribute name %q", p)
+		return "", 0, 0
+	}
+	if len(x.names) < MaxDictNames {
+		x.names = append(x.names, b[next:end])
+		x.interned = append(x.interned, name)
+	}
+	return name, end, end - next
+}
+
+// setPos makes name (interned) the decoder's name at position i, as
+// intern does for a name read in full.
+func (d *EventDecoder) setPos(i int, name string) {
+	if i < len(d.pos) {
+		if s := d.pos[i].name; len(s) == len(name) && unsafe.StringData(s) == unsafe.StringData(name) {
+			return
+		}
+		d.pos[i] = position{name: name}
+		if i+1 < len(d.pos) {
+			d.pos[i+1].ordered = false // its predecessor changed
+		}
+		return
+	}
+	d.pos = append(d.pos, position{name: name})
+}
+
+// skipValue validates the tagged value at offset o of b without building
+// it, returning the offset after it, or false: skipAttr's value part.
+func skipValue(b []byte, o int) (int, bool) {
+	if o >= len(b) {
+		return 0, false
+	}
+	switch b[o] {
+	case tagString:
+		var p []byte
+		if n := shortLen(b, o+1); n >= 0 {
+			p, o = b[o+2:o+2+n], o+2+n
+		} else if p, o = fastBytes(b, o+1); o < 0 {
+			return 0, false
+		}
+		if !validUTF8(p) {
+			return 0, false
+		}
+		return o, true
+	case tagInt:
+		_, n := binary.Uvarint(b[o+1:]) // binary.Varint's length and its refusals
+		if n <= 0 {
+			return 0, false
+		}
+		return o + 1 + n, true
+	case tagFloat:
+		if len(b)-o < 9 {
+			return 0, false
+		}
+		if bits := binary.LittleEndian.Uint64(b[o+1:]); bits>>52&0x7ff == 0x7ff {
+			return 0, false
+		}
+		return o + 9, true
+	case tagBool:
+		if len(b)-o < 2 || b[o+1] > 1 {
+			return 0, false
+		}
+		return o + 2, true
+	}
+	return 0, false
+}
