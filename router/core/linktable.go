@@ -25,8 +25,10 @@ import (
 // unchanged to the link in front: the previous router matched the event
 // against those very filters. Failing that, a cache of filters that
 // matched recent events alike (linkcache.go) may decide; else the index
-// does. Only a collision of two held filters' hashes can then send an
-// event to a link that does not want it; nothing ever loses one.
+// does. A witness names a filter by its hash, and when the hashes of held
+// filters collide it names each of them: each is tried, and it decides
+// only if every link holds that very filter and the event matches it, so
+// the answer stays exact.
 type LinkTable struct {
 	Engine *Engine
 	next   uint64
