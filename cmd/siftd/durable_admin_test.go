@@ -54,8 +54,11 @@ func TestReplicatedPubendMembership(t *testing.T) {
 			sub.proc.kill()
 		}
 	}()
+	// The publisher knows the routers of d and e (started later) too:
+	// once the leader is removed, the new leader may be any of c, d, e.
+	later := map[string]string{"d": freeUDPAddr(t), "e": freeUDPAddr(t)}
 	pub := background("pub", startProc(t, ctx, "sift", "pub", "--durable", "--pubend", replicaPubend,
-		"--router", strings.Join([]string{m.nodes["a"].addr, m.nodes["b"].addr, m.nodes["c"].addr}, ","),
+		"--router", strings.Join([]string{m.nodes["a"].addr, m.nodes["b"].addr, m.nodes["c"].addr, later["d"], later["e"]}, ","),
 		"--certs", m.certDir, "--rate", fmt.Sprint(rate), "--timeout", "60s", eventsFile))
 	time.Sleep(time.Second)
 
@@ -92,7 +95,7 @@ func TestReplicatedPubendMembership(t *testing.T) {
 
 	// Add d.
 	addNode := func(name, replicas string) {
-		m.nodes[name] = &meshNode{name: name, addr: freeUDPAddr(t), peers: []string{"h"},
+		m.nodes[name] = &meshNode{name: name, addr: later[name], peers: []string{"h"},
 			flags: []string{"--pubend", replicaPubend, "--replicas", replicas, "--replica-join"}}
 		m.order = append(m.order, name)
 	}
