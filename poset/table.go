@@ -189,13 +189,21 @@ func (t *Table) Subscribe(from Iface, f match.Filter) ([]Update, error) {
 		return nil, fmt.Errorf("subscribe: %w", err)
 	}
 	t.nextID++
+	return t.installed(k, id, n), nil
+}
+
+// installed records the new subscription k (structure id id, node n; nil
+// for an unsatisfiable filter, which has nothing to forward) and returns
+// the updates its node brings to the neighbours: the end every way of
+// subscribing (plain, claimed, FF, RTO) shares.
+func (t *Table) installed(k subKey, id match.ID, n *node) []Update {
 	t.put(keyOf(k, n), tableSub{id: id, count: 1})
 	if n == nil {
-		return nil, nil // unsatisfiable: nothing to forward
+		return nil
 	}
 	d := diff{}
 	t.refresh(d, []*node{n})
-	return t.finish(d), nil
+	return t.finish(d)
 }
 
 // Unsubscribe removes one subscription to f from interface from and returns

@@ -31,13 +31,7 @@ func (t *Table) SubscribeClaimed(from Iface, f, parent match.Filter) ([]Update, 
 		return nil, st, fmt.Errorf("subscribe: %w", err)
 	}
 	t.nextID++
-	t.put(keyOf(k, n), tableSub{id: id, count: 1})
-	if n == nil {
-		return nil, st, nil // unsatisfiable: nothing to forward
-	}
-	d := diff{}
-	t.refresh(d, []*node{n})
-	return t.finish(d), st, nil
+	return t.installed(k, id, n), st, nil
 }
 
 // TakesClaims reports whether the table places claimed subscriptions

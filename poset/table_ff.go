@@ -29,11 +29,5 @@ func (t *Table) SubscribeFF(from Iface, f match.Filter, claims []Bits, policy Po
 	}
 	t.nextID++
 	n := t.s.byID[id]
-	t.put(keyOf(k, n), tableSub{id: id, count: 1})
-	if n == nil {
-		return nil, st, nil // unsatisfiable: nothing to forward
-	}
-	d := diff{}
-	t.refresh(d, []*node{n})
-	return t.finish(d), st, nil
+	return t.installed(k, id, n), st, nil
 }

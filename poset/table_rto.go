@@ -47,13 +47,7 @@ func (t *Table) FinishSubscribeRTO(p *Placement) ([]Update, error) {
 	}
 	delete(t.pending, p)
 	n := t.s.byID[p.e.id]
-	t.put(keyOf(k, n), tableSub{id: p.e.id, count: 1})
-	if n == nil {
-		return nil, nil // unsatisfiable: nothing to forward
-	}
-	d := diff{}
-	t.refresh(d, []*node{n})
-	return t.finish(d), nil
+	return t.installed(k, p.e.id, n), nil
 }
 
 // AbortSubscribeRTO forgets a placement that will not be finished.
