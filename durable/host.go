@@ -79,13 +79,16 @@ func (h *Host) Take() (*HostBatch, []Envelope) {
 	}
 	// Slices of the exact size: a step that answers a long nack emits
 	// thousands of envelopes, and growing them by appends copied them
-	// several times.
+	// several times. Without writes the messages leave at once too, after
+	// every Early.
 	var now []Envelope
-	if !writes {
-		now = make([]Envelope, 0, early+msgs)
-	} else {
+	msgsTo := &now
+	if writes {
 		now = make([]Envelope, 0, early)
 		b.Msgs = make([]Envelope, 0, msgs)
+		msgsTo = &b.Msgs
+	} else {
+		now = make([]Envelope, 0, early+msgs)
 	}
 	for _, rd := range readies {
 		if rd.Writes != nil {
@@ -94,11 +97,7 @@ func (h *Host) Take() (*HostBatch, []Envelope) {
 		now = append(now, rd.Early...)
 	}
 	for _, rd := range readies {
-		if writes {
-			b.Msgs = append(b.Msgs, rd.Msgs...)
-		} else {
-			now = append(now, rd.Msgs...)
-		}
+		*msgsTo = append(*msgsTo, rd.Msgs...)
 	}
 	clear(readies)
 	if !writes {
