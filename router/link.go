@@ -75,12 +75,9 @@ func (r *Router) runLink(ctx context.Context, c *conn, ctrl, data *streamReader,
 	errc := make(chan error, 4)
 	go func() { errc <- w.runControl(ctrl.s) }()
 	go func() { errc <- r.linkWriter(w)(data.s) }()
-	go func() { errc <- r.readLink(ctx, c, ctrl, h.Name) }()
-	go func() { errc <- r.readLinkData(ctx, c, data) }()
-	err := <-errc
-	for errors.Is(err, errStopped) || errors.Is(err, errFinished) {
-		err = <-errc // shutdown: closing the connection ends the reader
-	}
+	go func() { errc <- peerDone(r.readLink(ctx, c, ctrl, h.Name)) }()
+	go func() { errc <- peerDone(r.readLinkData(ctx, c, data)) }()
+	err := r.linkEnded(errc)
 	switch {
 	case err == nil:
 		c.fail(wire.CodeNone, "link closed")
@@ -112,6 +109,53 @@ func (r *Router) heartbeat(c *conn, stop <-chan struct{}) {
 	}
 }
 
+// errPeerDone ends a link reader whose stream the peer ended cleanly (it
+// does so after sending all it had, when it shuts down). The link closes
+// once both readers have ended so: closing it when the control stream
+// says the peer is shutting down would drop the events still unread on
+// the data stream, which the peer has already acknowledged to its
+// publishers.
+var errPeerDone = fmt.Errorf("peer ended the link's streams: %w", io.EOF)
+
+// peerEndWait bounds how long a link waits for the peer to end its second
+// stream once it has ended the first.
+const peerEndWait = 30 * time.Second
+
+// linkEnded waits for the first of a link's readers and writers (errc) to
+// end it and returns why. A peer that ended one stream cleanly is given
+// until it ends the other (or peerEndWait), so that every frame it sent
+// is read; this router's own shutdown ends the writers, and then closing
+// the connection ends the readers.
+func (r *Router) linkEnded(errc <-chan error) error {
+	var timeout <-chan time.Time
+	for readersDone := 0; ; {
+		var err error
+		select {
+		case err = <-errc:
+		case <-timeout:
+			return errPeerDone
+		}
+		switch {
+		case errors.Is(err, errPeerDone):
+			if readersDone++; readersDone == 2 {
+				return err
+			}
+			timeout = time.After(peerEndWait)
+		case errors.Is(err, errStopped), errors.Is(err, errFinished):
+		default:
+			return err
+		}
+	}
+}
+
+// peerDone maps a reader's clean end of stream to errPeerDone.
+func peerDone(err error) error {
+	if errors.Is(err, io.EOF) {
+		return errPeerDone
+	}
+	return err
+}
+
 // readLink reads a link's control messages and hands them to the loop
 // (the mesh refuses the ones that do not belong on a link); durable
 // frames go to the durable side instead, heartbeats nowhere.
@@ -126,7 +170,7 @@ func (r *Router) readLink(ctx context.Context, c *conn, sr *streamReader, peer s
 			continue
 		case *wire.Error:
 			if m.Code == wire.CodeShutdown {
-				return fmt.Errorf("peer shutting down: %w", io.EOF)
+				continue // the peer ends both streams after its last frame: read on to the end
 			}
 		}
 		if handled, ok := r.durableLinkFrame(peer, c, m); !ok {

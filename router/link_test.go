@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router"
@@ -200,5 +201,50 @@ func TestLinkRefusedWithoutLinks(t *testing.T) {
 		if len(routes) != 0 {
 			t.Fatalf("%s: links %+v, want none", env.Router.Name(), routes)
 		}
+	}
+}
+
+// TestLinkShutdownForwardsAccepted: a router shut down right after its
+// publisher's events were accepted still forwards every one of them to
+// its neighbour's subscriber. The neighbour reads the link's data stream
+// to its end before closing the link, although the shutdown notice on the
+// control stream can arrive first.
+func TestLinkShutdownForwardsAccepted(t *testing.T) {
+	certDir := deploymentCerts(t)
+	addrA := freeUDPAddr(t)
+	wa, wb := newLinkWatch(), newLinkWatch()
+	a := startAt(t, t.TempDir(), certDir, linkedRouter(t, "a", certDir, addrA, wa))
+	b := startAt(t, t.TempDir(), certDir, linkedRouter(t, "b", certDir, "", wb, addrA))
+	defer b.Stop()
+	wa.waitUp(t)
+	wb.waitUp(t)
+	ctx := testCtx(t)
+	sub := dial(t, b, "sub", client.Options{SubscriptionBuffer: 1 << 16})
+	s, err := sub.Subscribe(ctx, "seq >= 0") // acknowledged once a holds it
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := dial(t, a, "pub", client.Options{})
+	evs := stockEvents(7, 20_000)
+	if err := pub.Publish(ctx, evs...); err != nil {
+		t.Fatal(err)
+	}
+	if err := pub.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]match.Event, 0, len(evs))
+	for len(got) < len(evs) {
+		select {
+		case e := <-s.Events():
+			got = append(got, e)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("b's subscriber has %d of the %d events a accepted before it stopped", len(got), len(evs))
+		}
+	}
+	if err := sameEvents(got, evs); err != nil {
+		t.Fatal(err)
 	}
 }

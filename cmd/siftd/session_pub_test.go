@@ -77,7 +77,7 @@ func TestSessionPublishReplay(t *testing.T) {
 		case v := <-seen:
 			got[v]++
 		case <-ctx.Done():
-			t.Fatalf("the subscriber has %d of %d events", len(got), n)
+			t.Fatalf("the subscriber has %d of %d events; missing %s; replayed %d accepted %d", len(got), n, missingRanges(got, n), sess.Replayed(), sess.Accepted())
 		}
 	}
 	for len(got) < 5000 {
@@ -141,4 +141,20 @@ func TestSessionPublishReplay(t *testing.T) {
 	sub.stop(syscall.SIGINT)
 	c.nodes = c.nodes[1:] // r1 is stopped
 	c.stopAll()
+}
+
+func missingRanges(got map[int]int, n int) string {
+	out := ""
+	for i := 0; i < n; i++ {
+		if got[i] > 0 {
+			continue
+		}
+		j := i
+		for j+1 < n && got[j+1] == 0 {
+			j++
+		}
+		out += strconv.Itoa(i) + "-" + strconv.Itoa(j) + " "
+		i = j
+	}
+	return out
 }
