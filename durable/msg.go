@@ -41,7 +41,10 @@ const (
 	// MsgInstallAck (hop to SHB): Sub, CT = per pubend the highest tick
 	// already forwarded toward the SHB by any hop on the way; Stamps = per
 	// filtering router on the way, the stamp from which its filtered
-	// silences include the new filter.
+	// silences include the new filter; Epoch and Version echo those of
+	// the install it answers, so that an acknowledgement still in flight
+	// for an earlier install (of the receiver's previous incarnation, or
+	// withdrawn since) is not taken for the current one.
 	MsgInstallAck
 	// MsgResync (hop to SHB): Nonce: send your whole filter set.
 	MsgResync
@@ -274,6 +277,9 @@ func (m Msg) String() string {
 		fmt.Fprintf(&b, " %s %q v=%d.%d", m.Sub, m.Filter.String(), m.Epoch, m.Version)
 	case MsgInstallAck, MsgAck, MsgStart:
 		fmt.Fprintf(&b, " %s %v", m.Sub, m.CT)
+		if m.Kind == MsgInstallAck {
+			fmt.Fprintf(&b, " for v=%d.%d", m.Epoch, m.Version)
+		}
 		for _, st := range m.Stamps {
 			fmt.Fprintf(&b, " %s=%d.%d", st.Node, st.Epoch, st.Version)
 		}

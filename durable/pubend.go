@@ -279,7 +279,10 @@ func (p *Pubend) Step(now Tick, env Envelope) error {
 		if contains(p.cfg.SHBs, m.Origin) {
 			p.bornOf(now, m.Origin, m.Born)
 		}
-		p.send(env.From, Msg{Kind: MsgInstallAck, Sub: m.Sub, CT: CT{p.cfg.ID: p.ticker.LastAnnounced()}})
+		// The acknowledgement echoes the install's stamp, so that the hop
+		// takes it only as the answer to that install (see MsgInstallAck).
+		p.send(env.From, Msg{Kind: MsgInstallAck, Sub: m.Sub, CT: CT{p.cfg.ID: p.ticker.LastAnnounced()},
+			Epoch: m.Epoch, Version: m.Version})
 	default:
 		return fmt.Errorf("pubend %s: unexpected %v from %s", p.cfg.ID, m.Kind, env.From)
 	}

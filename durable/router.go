@@ -93,6 +93,15 @@ type upInstall struct {
 	link, sub string
 	ups       []string       // the upstream neighbours it was sent to
 	acks      map[string]Msg // per upstream neighbour, its acknowledgement
+	// first is the version of this router's first install upstream for
+	// the key: only acknowledgements of this incarnation's installs from
+	// it on answer this one (resends from below keep it, so an answer to
+	// an earlier send still counts when resends come faster than a round
+	// trip).
+	first uint64
+	// epoch and ver are the stamp of the newest install from below, which
+	// the acknowledgement down the link echoes.
+	epoch, ver uint64
 }
 
 // routerPubend is a router's soft state for one pubend.

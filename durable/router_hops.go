@@ -43,19 +43,27 @@ func (r *Router) upsFor(link string) []string {
 // the link, as one of this router's own filters, and waits for their
 // acknowledgements; with no such neighbour it acknowledges at once. A
 // resent install from below is sent up again (the earlier one or its
-// acknowledgement may be lost).
+// acknowledgement may be lost); the install keeps waiting as it was, so
+// acknowledgements of the earlier sends still count, and the one down
+// will echo the newest install from below.
 func (r *Router) installUp(link, sub string, m Msg) {
 	key := upKey(link, sub)
 	ups := r.upsFor(link)
-	pi := &upInstall{link: link, sub: sub, ups: ups, acks: map[string]Msg{}}
 	if len(ups) == 0 {
 		if l := r.links[link]; l != nil {
-			r.installAck(link, l, pi)
+			r.installAck(link, l, &upInstall{link: link, sub: sub, epoch: m.Epoch, ver: m.Version})
 		}
 		return
 	}
-	r.pending[key] = pi
 	r.ver++
+	pi, ok := r.pending[key]
+	if !ok {
+		pi = &upInstall{link: link, sub: sub, ups: ups, acks: map[string]Msg{}, first: r.ver}
+		r.pending[key] = pi
+	}
+	if older(pi.epoch, pi.ver, m.Epoch, m.Version) {
+		pi.epoch, pi.ver = m.Epoch, m.Version
+	}
 	for _, up := range ups {
 		r.send(up, Msg{Kind: MsgInstall, Sub: key, Filter: m.Filter, Epoch: r.cfg.Incarnation, Version: r.ver, Origin: m.Origin, Born: m.Born})
 	}
@@ -74,17 +82,24 @@ func (r *Router) uninstallUp(link, sub string) {
 
 // upstreamAck records an upstream neighbour's install acknowledgement and,
 // once every neighbour the install went to has acknowledged, acknowledges
-// the install down its link.
+// the install down its link. Only an acknowledgement of one of this
+// incarnation's installs upstream for the pending key counts: one for an
+// earlier incarnation's, or for an install since withdrawn and made again,
+// may have been made before the neighbour held the filter as it is now.
 func (r *Router) upstreamAck(env Envelope) {
-	pi, ok := r.pending[env.Msg.Sub]
+	m := env.Msg
+	pi, ok := r.pending[m.Sub]
 	if !ok || !contains(pi.ups, env.From) {
 		return // a duplicate, or for an install since withdrawn
 	}
-	pi.acks[env.From] = env.Msg
+	if m.Epoch != r.cfg.Incarnation || m.Version < pi.first {
+		return // answers an install this one does not continue
+	}
+	pi.acks[env.From] = m
 	if len(pi.acks) < len(pi.ups) {
 		return
 	}
-	delete(r.pending, env.Msg.Sub)
+	delete(r.pending, m.Sub)
 	l := r.links[pi.link]
 	if l == nil {
 		return
@@ -110,7 +125,7 @@ func (r *Router) installAck(to string, l *link, pi *upInstall) {
 	for _, up := range pi.ups {
 		stamps = append(stamps, pi.acks[up].Stamps...)
 	}
-	r.send(to, Msg{Kind: MsgInstallAck, Sub: pi.sub, CT: ct, Stamps: stamps})
+	r.send(to, Msg{Kind: MsgInstallAck, Sub: pi.sub, CT: ct, Stamps: stamps, Epoch: pi.epoch, Version: pi.ver})
 }
 
 // answerResync answers an upstream neighbour's resync with this router's

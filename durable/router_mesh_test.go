@@ -26,9 +26,12 @@ func TestRouterMeshInstallsAway(t *testing.T) {
 		t.Fatalf("install from a: got %v, want one install to c", out)
 	}
 	ack := stepRouter(t, r, 1, Envelope{From: "c", To: "b", Msg: Msg{Kind: MsgInstallAck, Sub: "a|a/shb|s1", CT: CT{"pc": 7},
-		Stamps: []Stamp{{Node: "c", Epoch: 3, Version: 2}}}})
+		Stamps: []Stamp{{Node: "c", Epoch: 3, Version: 2}}, Epoch: out[0].Msg.Epoch, Version: out[0].Msg.Version}})
 	if len(ack) != 1 || ack[0].To != "a" || ack[0].Msg.Kind != MsgInstallAck {
 		t.Fatalf("ack: got %v", ack)
+	}
+	if m := ack[0].Msg; m.Epoch != 1 || m.Version != 1 {
+		t.Fatalf("ack answers v=%d.%d, want the install from a's 1.1", m.Epoch, m.Version)
 	}
 	if ct := ack[0].Msg.CT; len(ct) != 1 || ct["pc"] != 7 {
 		t.Fatalf("ack CT %v, want only pc at 7 (pa flows from a)", ct)

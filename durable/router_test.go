@@ -107,22 +107,76 @@ func TestRouterInstallAckWaitsForEveryUpstream(t *testing.T) {
 	if len(up) != 2 || up[0].To != "phbq" || up[1].To != "r1" || up[0].Msg.Sub != "shb|s1" {
 		t.Fatalf("install must go to both upstream neighbours as shb|s1: %v", up)
 	}
-	ackR1 := Msg{Kind: MsgInstallAck, Sub: "shb|s1", CT: CT{"p": 40, "q": 99},
-		Stamps: []Stamp{{Node: "r1", Epoch: 7, Version: 2}}}
+	ackR1 := ackOf(up[1].Msg, CT{"p": 40, "q": 99}, Stamp{Node: "r1", Epoch: 7, Version: 2})
 	if out := stepRouter(t, r, 0, Envelope{From: "r1", To: "r2", Msg: ackR1}); len(out) != 0 {
 		t.Fatalf("acknowledged before every upstream did: %v", out)
 	}
-	out := stepRouter(t, r, 0, Envelope{From: "phbq", To: "r2", Msg: Msg{Kind: MsgInstallAck, Sub: "shb|s1", CT: CT{"q": 70}}})
+	out := stepRouter(t, r, 0, Envelope{From: "phbq", To: "r2", Msg: ackOf(up[0].Msg, CT{"q": 70})})
 	if len(out) != 1 || out[0].To != "shb" {
 		t.Fatalf("want one acknowledgement down: %v", out)
 	}
 	got := out[0].Msg
 	// p: own lastFwd 50 beats r1's 40; q: phbq's 70 (r1's 99 is not for q).
 	if got.Sub != "s1" || got.CT["p"] != 50 || got.CT["q"] != 70 || len(got.Stamps) != 2 ||
-		got.Stamps[0].Node != "r2" || got.Stamps[0].Epoch != 3 || got.Stamps[1] != ackR1.Stamps[0] {
+		got.Stamps[0].Node != "r2" || got.Stamps[0].Epoch != 3 || got.Stamps[1] != ackR1.Stamps[0] ||
+		got.Epoch != 1 || got.Version != 1 {
 		t.Fatalf("acknowledgement %v", got)
 	}
-	if out := stepRouter(t, r, 0, Envelope{From: "phbq", To: "r2", Msg: Msg{Kind: MsgInstallAck, Sub: "shb|s1"}}); len(out) != 0 {
+	if out := stepRouter(t, r, 0, Envelope{From: "phbq", To: "r2", Msg: ackOf(up[0].Msg, nil)}); len(out) != 0 {
 		t.Fatalf("a duplicate upstream acknowledgement was passed down: %v", out)
+	}
+}
+
+// ackOf returns the acknowledgement of install m, echoing its stamp, as
+// the hop it went to sends it.
+func ackOf(m Msg, ct CT, stamps ...Stamp) Msg {
+	return Msg{Kind: MsgInstallAck, Sub: m.Sub, CT: ct, Stamps: stamps, Epoch: m.Epoch, Version: m.Version}
+}
+
+// TestRouterInstallAckOfItsOwnInstalls checks which upstream
+// acknowledgements complete a pending install: one of an earlier
+// incarnation's install, or of an install since withdrawn and made again,
+// is ignored; one of an earlier send of the same pending install counts
+// (a resend from below keeps the install waiting as it was), and the
+// acknowledgement down echoes the newest install from below.
+func TestRouterInstallAckOfItsOwnInstalls(t *testing.T) {
+	r, err := NewRouter(RouterConfig{Node: "r", Upstream: map[string]string{"p": "phb"},
+		Downstream: []string{"shb"}, Incarnation: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := match.MustParse(`k < 4`)
+	install := func(epoch, ver uint64) Msg {
+		t.Helper()
+		up := stepRouter(t, r, 0, Envelope{From: "shb", To: "r", Msg: Msg{Kind: MsgInstall, Sub: "s1", Filter: f, Epoch: epoch, Version: ver}})
+		if len(up) != 1 || up[0].To != "phb" {
+			t.Fatalf("install %d.%d: want one install up, got %v", epoch, ver, up)
+		}
+		return up[0].Msg
+	}
+	ack := func(m Msg) []Envelope {
+		t.Helper()
+		return stepRouter(t, r, 0, Envelope{From: "phb", To: "r", Msg: ackOf(m, CT{"p": 9})})
+	}
+	first := install(1, 1)
+	stale := first
+	stale.Epoch = 3 // the same key's install by the router's previous incarnation
+	if out := ack(stale); len(out) != 0 {
+		t.Fatalf("an earlier incarnation's acknowledgement was taken: %v", out)
+	}
+	install(2, 1) // the SHB restarted and resent
+	out := ack(first)
+	if len(out) != 1 || out[0].To != "shb" || out[0].Msg.Epoch != 2 || out[0].Msg.Version != 1 {
+		t.Fatalf("the first send's acknowledgement: got %v, want one down answering 2.1", out)
+	}
+
+	withdrawn := install(2, 2)
+	stepRouter(t, r, 0, Envelope{From: "shb", To: "r", Msg: Msg{Kind: MsgUninstall, Sub: "s1", Epoch: 2, Version: 3}})
+	again := install(2, 4)
+	if out := ack(withdrawn); len(out) != 0 {
+		t.Fatalf("the withdrawn install's acknowledgement was taken: %v", out)
+	}
+	if out := ack(again); len(out) != 1 || out[0].Msg.Version != 4 {
+		t.Fatalf("the new install's acknowledgement: got %v, want one down answering 2.4", out)
 	}
 }

@@ -121,6 +121,7 @@ type pendingSub struct {
 	id       string
 	filter   match.Filter
 	ct       CT     // the CT presented by a subscriber registered elsewhere, or nil
+	ver      uint64 // the version of its first install (of this epoch)
 	node     string // the subscriber's node, "" once disconnected
 	session  uint64
 	lastSent Tick

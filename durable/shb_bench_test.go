@@ -34,7 +34,7 @@ func BenchmarkSHBConstream(b *testing.B) {
 				id := fmt.Sprintf("s%04d", i)
 				f := match.MustParse(fmt.Sprintf("g == %d", i%10))
 				step(Msg{Kind: MsgResume, Sub: id, Session: 1, Filter: f}, id)
-				step(Msg{Kind: MsgInstallAck, Sub: id, CT: CT{"p": 0}}, "r")
+				step(ackInstall(s, id, CT{"p": 0}), "r")
 			}
 			events := make([]match.Event, 10)
 			for g := range events {
@@ -84,7 +84,7 @@ func BenchmarkSHBCatchupInput(b *testing.B) {
 	for i := range subs {
 		id := fmt.Sprintf("s%04d", i)
 		step(Msg{Kind: MsgResume, Sub: id, Session: 1, Filter: all}, id)
-		step(Msg{Kind: MsgInstallAck, Sub: id, CT: CT{"p": 0}}, "r")
+		step(ackInstall(s, id, CT{"p": 0}), "r")
 		step(Msg{Kind: MsgDisconnect, Sub: id, Session: 1}, id)
 	}
 	ev := match.MustEvent(match.Attr{Name: "g", Value: match.Int(1)})

@@ -157,7 +157,7 @@ func (h *shbHarness) resume(rt *rapid.T, sub string) error {
 		return nil
 	}
 	// r acknowledges with the highest ticks announced.
-	return h.deliver(Msg{Kind: MsgInstallAck, Sub: sub, CT: CT{"p": h.hi["p"], "q": h.hi["q"]}})
+	return h.deliver(ackInstall(h.s, sub, CT{"p": h.hi["p"], "q": h.hi["q"]}))
 }
 
 // deliver steps the SHB with m (from r, or from the subscriber) and

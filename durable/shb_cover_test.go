@@ -120,7 +120,7 @@ func (g *coverRig) backlog(subs, ticks int, connected func(i int) bool) {
 		id := fmt.Sprintf("s%02d", i)
 		f := match.MustParse(fmt.Sprintf("g == %d", i))
 		g.step(Msg{Kind: MsgResume, Sub: id, Session: 1, Filter: f}, id)
-		g.step(Msg{Kind: MsgInstallAck, Sub: id, CT: CT{"p": 0}}, "r")
+		g.step(ackInstall(g.s, id, CT{"p": 0}), "r")
 		if !connected(i) {
 			g.step(Msg{Kind: MsgDisconnect, Sub: id, Session: 1}, id)
 		}

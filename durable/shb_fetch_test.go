@@ -53,7 +53,7 @@ func TestSHBCatchupSharesNacks(t *testing.T) {
 	for i := range subs {
 		id := fmt.Sprintf("s%02d", i)
 		step(Msg{Kind: MsgResume, Sub: id, Session: 1, Filter: all}, id)
-		step(Msg{Kind: MsgInstallAck, Sub: id, CT: CT{"p": 0}}, "r")
+		step(ackInstall(s, id, CT{"p": 0}), "r")
 		step(Msg{Kind: MsgDisconnect, Sub: id, Session: 1}, id)
 	}
 	ev := match.MustEvent(match.Attr{Name: "g", Value: match.Int(1)})

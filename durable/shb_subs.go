@@ -50,6 +50,7 @@ func (s *SHB) resume(env Envelope) error {
 	ps := &pendingSub{id: m.Sub, filter: m.Filter, node: env.From, session: m.Session, ct: ct}
 	s.pending[m.Sub] = ps
 	s.bumpVersion()
+	ps.ver = s.version
 	s.sendInstall(ps)
 	return nil
 }
@@ -75,12 +76,19 @@ func (s *SHB) sendInstall(ps *pendingSub) {
 // stamp are ignored (they may be in flight from before the install, or
 // from an earlier incarnation of the router), for every filtering router
 // on the path, so every tick above the start CT is judged with the new
-// filter included. The registry and
-// released(s,p) are synced before anything reaches the subscriber.
+// filter included. Only an acknowledgement of one of this pending
+// subscription's installs counts (this epoch, at or above its first
+// version): one still in flight for an install of an earlier incarnation,
+// or of an earlier registration of the id, may have been made before a
+// hop held the filter as it is now. The registry and released(s,p) are
+// synced before anything reaches the subscriber.
 func (s *SHB) installAck(m Msg) error {
 	ps, ok := s.pending[m.Sub]
 	if !ok {
 		return nil // a duplicate acknowledgement
+	}
+	if m.Epoch != s.epoch || m.Version < ps.ver {
+		return nil // answers an install this registration did not send
 	}
 	delete(s.pending, m.Sub)
 	d := &durableSub{sid: s.nextSID, id: ps.id, filter: ps.filter, start: CT{}, released: CT{}, written: CT{}, roamed: ps.ct != nil}

@@ -31,9 +31,9 @@ func TestStaleFilteredSilenceIgnored(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = s.Ready()
-	stepSHB(t, s, st, Envelope{From: "s1", To: "shb", Msg: Msg{Kind: MsgResume, Sub: "s1", Session: 1}})
-	out := stepSHB(t, s, st, Envelope{From: "r", To: "shb", Msg: Msg{Kind: MsgInstallAck, Sub: "s1",
-		CT: CT{"p": 0}, Stamps: []Stamp{{Node: "r", Epoch: 2, Version: 1}, {Node: "top", Epoch: 5, Version: 9}}}})
+	inst := installOf(t, stepSHB(t, s, st, Envelope{From: "s1", To: "shb", Msg: Msg{Kind: MsgResume, Sub: "s1", Session: 1}}))
+	out := stepSHB(t, s, st, Envelope{From: "r", To: "shb", Msg: ackOf(inst, CT{"p": 0},
+		Stamp{Node: "r", Epoch: 2, Version: 1}, Stamp{Node: "top", Epoch: 5, Version: 9})})
 	if len(out) != 1 || out[0].Msg.Kind != MsgStart || out[0].Msg.CT["p"] != 0 {
 		t.Fatalf("registration: %v", out)
 	}
@@ -113,5 +113,77 @@ func TestSHBReportHoldsPendingCT(t *testing.T) {
 	a, b := first[0], next[0]
 	if a.Epoch != b.Epoch || a.Version >= b.Version {
 		t.Fatalf("stamps not in order: %d.%d then %d.%d", a.Epoch, a.Version, b.Epoch, b.Version)
+	}
+}
+
+// installOf returns the one install among out.
+func installOf(t *testing.T, out []Envelope) Msg {
+	t.Helper()
+	var ms []Msg
+	for _, e := range out {
+		if e.Msg.Kind == MsgInstall {
+			ms = append(ms, e.Msg)
+		}
+	}
+	if len(ms) != 1 {
+		t.Fatalf("want one install, got %v", out)
+	}
+	return ms[0]
+}
+
+// ackInstall returns the acknowledgement a hop sends for the SHB's
+// install of pending subscription id (it echoes the install's stamp), for
+// tests that do not keep the SHB's output.
+func ackInstall(s *SHB, id string, ct CT) Msg {
+	return Msg{Kind: MsgInstallAck, Sub: id, CT: ct, Epoch: s.epoch, Version: s.pending[id].ver}
+}
+
+// TestSHBInstallAckOfItsOwnInstall checks that a pending subscription is
+// registered only by the acknowledgement of one of its own installs: one
+// still in flight for the install of the SHB's previous incarnation, or a
+// duplicate of an earlier registration's of the id, may have been made
+// before a hop held the filter as it is now, so it is ignored.
+func TestSHBInstallAckOfItsOwnInstall(t *testing.T) {
+	st := newMapStore()
+	cfg := SHBConfig{Node: "shb", Upstream: "r", Pubends: []string{"p"}}
+	s, err := NewSHB(cfg, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Ready()
+	f := match.MustParse(`k < 4`)
+	resume := func(s *SHB, session uint64) Msg {
+		t.Helper()
+		return installOf(t, stepSHB(t, s, st, Envelope{From: "s1", To: "shb", Msg: Msg{Kind: MsgResume, Sub: "s1", Filter: f, Session: session}}))
+	}
+	ack := func(s *SHB, inst Msg) []Envelope {
+		t.Helper()
+		return stepSHB(t, s, st, Envelope{From: "r", To: "shb", Msg: ackOf(inst, CT{"p": 0})})
+	}
+	before := resume(s, 1)
+	// The SHB restarts before the acknowledgement; the subscriber resumes.
+	if s, err = NewSHB(cfg, st); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Ready()
+	now := resume(s, 2)
+	if now.Epoch == before.Epoch {
+		t.Fatalf("the restarted SHB installs in epoch %d again", now.Epoch)
+	}
+	if out := ack(s, before); len(out) != 0 || s.subs["s1"] != nil {
+		t.Fatalf("the previous incarnation's acknowledgement registered s1: %v", out)
+	}
+	if out := ack(s, now); len(out) != 1 || out[0].Msg.Kind != MsgStart || s.subs["s1"] == nil {
+		t.Fatalf("its own install's acknowledgement: got %v, want the session's start", out)
+	}
+	// Unsubscribed and subscribed again: a duplicate of the first
+	// registration's acknowledgement does not register the second.
+	stepSHB(t, s, st, Envelope{From: "s1", To: "shb", Msg: Msg{Kind: MsgUnsubscribe, Sub: "s1"}})
+	again := resume(s, 3)
+	if out := ack(s, now); len(out) != 0 || s.subs["s1"] != nil {
+		t.Fatalf("the earlier registration's acknowledgement registered s1 again: %v", out)
+	}
+	if out := ack(s, again); len(out) != 1 || out[0].Msg.Kind != MsgStart || s.subs["s1"] == nil {
+		t.Fatalf("its own install's acknowledgement: got %v, want the session's start", out)
 	}
 }

@@ -200,7 +200,7 @@ func FuzzDurable(f *testing.F) {
 		{Kind: durable.MsgRefused, Sub: "s", Reason: "no"},
 		{Kind: durable.MsgRefused, Pubend: "p", Publisher: "x", Reason: "not leader: (leader: b)", NotLeader: true, Leader: "b"},
 		{Kind: durable.MsgRefused, Pubend: "p", Reason: "not leader: (leader: unknown yet)", NotLeader: true},
-		{Kind: durable.MsgInstallAck, Sub: "s", CT: durable.CT{"p": 1}, Stamps: []durable.Stamp{{Node: "r", Epoch: 1, Version: 2}}},
+		{Kind: durable.MsgInstallAck, Sub: "s", CT: durable.CT{"p": 1}, Stamps: []durable.Stamp{{Node: "r", Epoch: 1, Version: 2}}, Epoch: 3, Version: 4},
 		{Kind: durable.MsgClaim, Claims: []durable.Claim{{Sub: "s", CT: durable.CT{"p": 4}, Holds: true}}},
 		{Kind: durable.MsgHosts, Origin: "r1", Version: 7, Pubends: []string{"a", "r1"}},
 		{Kind: durable.MsgSilence, Pubend: "p", From: 1, To: 2, Filtered: true, Origin: "r"},
