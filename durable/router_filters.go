@@ -40,14 +40,18 @@ func (r *Router) filters(env Envelope) error {
 			r.uninstallUp(env.From, m.Sub)
 		}
 	case MsgFilters:
-		r.fullSet(l, m)
+		r.fullSet(env.From, l, m)
 	}
 	return nil
 }
 
 // fullSet applies a link's whole filter set sent in answer to a resync of
-// this incarnation.
-func (r *Router) fullSet(l *link, m Msg) {
+// this incarnation. An install still waiting upstream for a filter the set
+// drops is withdrawn: this router's own filter sets upstream leave it out
+// from now on, so an upstream acknowledgement of it could have been made
+// before such a set dropped it there. A later install of the same filter
+// from below waits anew.
+func (r *Router) fullSet(name string, l *link, m Msg) {
 	if m.Nonce != r.cfg.Incarnation || (l.complete && older(m.Epoch, m.Version, l.epoch, l.ver)) {
 		return
 	}
@@ -58,6 +62,11 @@ func (r *Router) fullSet(l *link, m Msg) {
 	for sub, f := range l.filters {
 		if older(m.Epoch, m.Version, f.epoch, f.ver) {
 			fs[sub] = f // installed after this set was taken
+		}
+	}
+	for sub := range l.filters {
+		if _, kept := fs[sub]; !kept {
+			delete(r.pending, upKey(name, sub))
 		}
 	}
 	l.replaceFilters(fs)

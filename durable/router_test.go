@@ -180,3 +180,41 @@ func TestRouterInstallAckOfItsOwnInstalls(t *testing.T) {
 		t.Fatalf("the new install's acknowledgement: got %v, want one down answering 2.4", out)
 	}
 }
+
+// TestRouterFullSetWithdrawsPendingInstall checks that a full filter set
+// from below that drops a filter whose install still waits upstream
+// withdraws that install: this router's own sets upstream leave the filter
+// out from then on, so an acknowledgement of the earlier install may have
+// been made before such a set dropped it there. The next install of the
+// filter from below waits for an acknowledgement of its own.
+func TestRouterFullSetWithdrawsPendingInstall(t *testing.T) {
+	r, err := NewRouter(RouterConfig{Node: "r", Upstream: map[string]string{"p": "phb"},
+		Downstream: []string{"shb"}, Incarnation: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := match.MustParse(`k < 4`)
+	install := func(epoch, ver uint64) Msg {
+		t.Helper()
+		up := stepRouter(t, r, 0, Envelope{From: "shb", To: "r", Msg: Msg{Kind: MsgInstall, Sub: "s1", Filter: f, Epoch: epoch, Version: ver}})
+		if len(up) != 1 || up[0].To != "phb" {
+			t.Fatalf("install %d.%d: want one install up, got %v", epoch, ver, up)
+		}
+		return up[0].Msg
+	}
+	ack := func(m Msg) []Envelope {
+		t.Helper()
+		return stepRouter(t, r, 0, Envelope{From: "phb", To: "r", Msg: ackOf(m, CT{"p": 9})})
+	}
+	before := install(1, 1)
+	// The SHB restarted and lost the pending subscription: its whole set
+	// leaves s1 out. Then its subscriber resumes and s1 is installed again.
+	stepRouter(t, r, 0, Envelope{From: "shb", To: "r", Msg: Msg{Kind: MsgFilters, Epoch: 2, Version: 1, Nonce: 4}})
+	again := install(2, 2)
+	if out := ack(before); len(out) != 0 {
+		t.Fatalf("the acknowledgement of the install the full set withdrew was taken: %v", out)
+	}
+	if out := ack(again); len(out) != 1 || out[0].To != "shb" || out[0].Msg.Epoch != 2 || out[0].Msg.Version != 2 {
+		t.Fatalf("the new install's acknowledgement: got %v, want one down answering 2.2", out)
+	}
+}

@@ -151,6 +151,45 @@ func TestSimulatorRegressions(t *testing.T) {
 	if res.Stats.Wipes == 0 {
 		t.Errorf("seed 209 wipe: no SHB wiped: the seed no longer exercises the case")
 	}
+	slowRegressions(t)
+}
+
+// slowRegressions replays the seeds of a loaded machine (FaultSlow) with
+// crashes that broke exactly-once: a subscriber skipped a matching event
+// because its SHB took an install acknowledgement made before some hop
+// held the subscription's filter as it was.
+func slowRegressions(t *testing.T) {
+	net := []Fault{FaultSlow, FaultCrash, FaultPartition, FaultDrop, FaultDup, FaultReorder}
+	for _, c := range []struct {
+		seed   uint64
+		faults []Fault
+		why    string
+	}{
+		// A restarted SHB took the acknowledgement of its previous
+		// incarnation's install, still in flight on the slow links (the
+		// router had since dropped the filter on the SHB's new full set):
+		// acknowledgements now echo the install they answer.
+		{6, net, "ack of the previous incarnation"},
+		{69, net, "ack of the previous incarnation"},
+		{85, net, "ack of the previous incarnation"},
+		// With that fixed, a router took an upstream acknowledgement of an
+		// install sent before a full set from below dropped the filter
+		// (and its own full set upstream dropped it there): the full set
+		// now withdraws the pending install.
+		{68, []Fault{FaultSlow, FaultCrash}, "ack of an install the full set withdrew"},
+		{94, []Fault{FaultSlow, FaultCrash, FaultPartition}, "ack of an install the full set withdrew"},
+		{46, []Fault{FaultSlow, FaultCrash, FaultReorder}, "ack of an install the full set withdrew"},
+		{50, net, "ack of an install the full set withdrew"},
+		{161, net, "ack of an install the full set withdrew"},
+	} {
+		res := Run(Config{Seed: c.seed, Events: 40, Faults: c.faults})
+		for _, v := range res.Violations {
+			t.Errorf("seed %d %s (%s): at %d us: %s", c.seed, FaultList(c.faults), c.why, v.Time, v.What)
+		}
+		if res.Stats.Crashes == 0 {
+			t.Errorf("seed %d %s: no crash: the seed no longer exercises the case", c.seed, FaultList(c.faults))
+		}
+	}
 }
 
 // TestSimulatorTopologies runs each broker tree with every fault, so both
