@@ -231,8 +231,16 @@ func (s *SHB) disconnect(m Msg) {
 }
 
 // unsubscribe removes a durable subscription everywhere (rule SHB 10); its
-// released(s,p) no longer holds release back.
+// released(s,p) no longer holds release back. A subscription still
+// waiting for its install acknowledgement is withdrawn: the
+// acknowledgement, when it comes, registers nothing.
 func (s *SHB) unsubscribe(id string) {
+	if _, ok := s.pending[id]; ok {
+		delete(s.pending, id)
+		s.bumpVersion()
+		s.send(s.cfg.Upstream, Msg{Kind: MsgUninstall, Sub: id, Epoch: s.epoch, Version: s.version})
+		return
+	}
 	d, ok := s.subs[id]
 	if !ok {
 		return

@@ -187,3 +187,24 @@ func TestSHBInstallAckOfItsOwnInstall(t *testing.T) {
 		t.Fatalf("its own install's acknowledgement: got %v, want the session's start", out)
 	}
 }
+
+// TestSHBUnsubscribeWhilePending checks that an unsubscribe before the
+// install acknowledgement withdraws the subscription: the filter is
+// uninstalled, and the acknowledgement that comes afterwards registers
+// nothing (a registration nobody wants would hold release for ever).
+func TestSHBUnsubscribeWhilePending(t *testing.T) {
+	st := newMapStore()
+	s, err := NewSHB(SHBConfig{Node: "shb", Upstream: "r", Pubends: []string{"p"}}, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Ready()
+	inst := installOf(t, stepSHB(t, s, st, Envelope{From: "s1", To: "shb", Msg: Msg{Kind: MsgResume, Sub: "s1", Filter: match.MustParse(`k < 4`), Session: 1}}))
+	out := stepSHB(t, s, st, Envelope{From: "s1", To: "shb", Msg: Msg{Kind: MsgUnsubscribe, Sub: "s1"}})
+	if len(out) != 1 || out[0].To != "r" || out[0].Msg.Kind != MsgUninstall || !older(inst.Epoch, inst.Version, out[0].Msg.Epoch, out[0].Msg.Version) {
+		t.Fatalf("unsubscribe while pending: got %v, want an uninstall newer than %v", out, inst)
+	}
+	if out := stepSHB(t, s, st, Envelope{From: "r", To: "shb", Msg: ackOf(inst, CT{"p": 0})}); len(out) != 0 || s.subs["s1"] != nil {
+		t.Fatalf("the withdrawn subscription was registered: %v", out)
+	}
+}
