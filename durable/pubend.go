@@ -115,7 +115,7 @@ type Pubend struct {
 	dedup        map[string]dedupEntry
 	reports      map[string]Report
 	batch        []logged // appended since the last Ready, in tick order
-	out          []Envelope
+	out          sendBuf
 	lastSilence  Tick // time of the last silence announcement
 	lastEvent    Tick // time of the last event logged by this incarnation
 	lastLost     Tick // time of the last lost announcement
@@ -328,9 +328,8 @@ func (p *Pubend) Ready() Ready {
 	if p.metaDirty || !p.w.empty() || p.now-p.heldAt >= p.cfg.ProgressHold {
 		p.writeHeld()
 	}
-	rd := Ready{Writes: p.w.take(), Msgs: p.out}
+	rd := Ready{Writes: p.w.take(), Msgs: p.out.take()}
 	rd.Sync = !rd.Writes.Empty()
-	p.out = nil
 	return rd
 }
 
@@ -392,7 +391,7 @@ func (p *Pubend) writeHeld() {
 
 func (p *Pubend) send(to string, m Msg) {
 	m.Pubend = p.cfg.ID
-	p.out = append(p.out, Envelope{From: p.cfg.Node, To: to, Msg: m})
+	p.out.add(Envelope{From: p.cfg.Node, To: to, Msg: m})
 }
 
 func (p *Pubend) broadcast(m Msg) {

@@ -138,7 +138,7 @@ type Router struct {
 	ups     []string              // the distinct upstream neighbours, sorted
 	pending map[string]*upInstall // by upstream key (see upKey)
 	ver     uint64                // version of this router's own filter messages upstream
-	out     []Envelope
+	out     sendBuf
 	now     Tick
 	Stats   RouterStats
 }
@@ -212,13 +212,12 @@ func (r *Router) Tick(now Tick) error {
 
 // Ready returns the messages to send (a router persists nothing).
 func (r *Router) Ready() Ready {
-	rd := Ready{Msgs: r.out}
-	r.out = nil
+	rd := Ready{Msgs: r.out.take()}
 	return rd
 }
 
 func (r *Router) send(to string, m Msg) {
-	r.out = append(r.out, Envelope{From: r.cfg.Node, To: to, Msg: m})
+	r.out.add(Envelope{From: r.cfg.Node, To: to, Msg: m})
 }
 
 func (r *Router) pubend(id string) (*routerPubend, error) {

@@ -85,16 +85,32 @@ func (d *durableNode) run(stop <-chan struct{}) {
 				d.stepLocal(env)
 			}
 			clear(local) // kept for the next round: a long answer is thousands of envelopes
-			local = local[:0]
+			local = d.sendStoreless(local[:0])
+			if len(local) > 0 {
+				continue
+			}
 			if syncing != nil || d.host.Failing() != nil {
 				break
 			}
-			if syncing, local = d.flush(nil); len(local) == 0 {
+			if syncing, local = d.flush(local); len(local) == 0 {
 				break
 			}
 		}
 		d.flushLinks()
 	}
+}
+
+// sendStoreless sends what the intermediate broker and the directory
+// emitted, at once, even while a sync is in flight: they write nothing,
+// and every message they were stepped with was sent only once its
+// sender's writes were durable, so nothing they send depends on a write
+// still being synced. Holding them for the group commit made every local
+// hop (the SHB's nacks, the pubend's answers, through this router) wait
+// for up to two syncs. Messages for this router's own machines are
+// appended to local.
+func (d *durableNode) sendStoreless(local []durable.Envelope) []durable.Envelope {
+	local = d.send(d.router.Ready().Msgs, local)
+	return d.send(d.dir.Ready().Msgs, local)
 }
 
 // now is the durable clock: wall time in microseconds.
