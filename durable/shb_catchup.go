@@ -60,10 +60,16 @@ func (s *SHB) stepCatchup(c *conn, p string) error {
 			s.endRemote(c, p)
 		}
 		s.deliverReady(c, p)
-		if len(cu.pending) > 0 {
-			return s.nackCatchup(cu, p)
-		}
-		if cu.readUpto >= pb.ld {
+		// The PFS is read again whenever less than a window is pending, not
+		// only once everything read was delivered: every session's pending
+		// ticks then reach close to LD, so the sessions' wants, counted
+		// when a cover is tried (wantedIn), are what they will nack, and a
+		// span most of them need is fetched whole instead of tick by tick
+		// by each.
+		if len(cu.pending) >= s.cfg.CatchupWindow || cu.readUpto >= pb.ld {
+			if len(cu.pending) > 0 {
+				return s.nackCatchup(cu, p)
+			}
 			s.join(c, p)
 			return nil
 		}
@@ -102,6 +108,25 @@ func (s *SHB) gapToLost(c *conn, p string) {
 		i++
 	}
 	cu.pending = cu.pending[i:]
+	for t := range cu.events {
+		if t <= lost {
+			delete(cu.events, t) // kept ahead (keepAhead), never to be read now
+		}
+	}
+}
+
+// keepAhead keeps for a catch-up session an event the constream just
+// matched for it, at most SubQueue events held per session: catch-up then
+// finds it at hand when it reaches the tick. Without this, a session
+// behind the constream by more than the shared tail (an SHB back from an
+// outage, whose istream recovers the whole outage at once while its
+// sessions read their PFS records) nacked every one of its ticks again,
+// one by one, for events that had already passed through the SHB.
+func (s *SHB) keepAhead(cs *connStream, t Tick, e match.Event) {
+	cu := cs.catchup
+	if t > cs.pos && len(cu.events) < s.cfg.SubQueue {
+		cu.events[t] = e
+	}
 }
 
 // deliverReady delivers the pending ticks whose events are at hand, in

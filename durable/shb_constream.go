@@ -127,7 +127,11 @@ func (s *SHB) deliver(pb *shbPubend, t Tick, e match.Event) {
 			continue
 		}
 		cs := c.streams[pb.id]
-		if cs.catchup == nil && t > cs.pos {
+		if cs.catchup != nil {
+			s.keepAhead(cs, t, e)
+			continue
+		}
+		if t > cs.pos {
 			if s.queueFull(cs) {
 				// Rule SHB 4: the subscriber is slow. The PFS holds t
 				// and everything after it, so catch-up serves it from

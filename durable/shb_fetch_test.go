@@ -86,3 +86,86 @@ func TestSHBCatchupSharesNacks(t *testing.T) {
 		}
 	}
 }
+
+// TestSHBCatchupKeepsEventsAhead: a subscriber back from an outage is
+// catching up (its first 10 ticks must be fetched: the tail holds one
+// event) while the istream goes on delivering ticks 11-100. The catch-up
+// session keeps those events as they pass, so it never nacks them, and it
+// delivers all 100 in order once the first 10 are answered (fails without
+// keepAhead: tick 11 nacked).
+func TestSHBCatchupKeepsEventsAhead(t *testing.T) {
+	st := newMapStore()
+	s, err := NewSHB(SHBConfig{Node: "shb", Upstream: "r", Pubends: []string{"p"}, TailSize: 1}, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var now Tick
+	nacked := map[Tick]int{}
+	var got []Tick
+	handle := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd := s.Ready()
+		if err := st.Apply(rd.Writes, rd.Sync); err != nil {
+			t.Fatal(err)
+		}
+		for _, env := range rd.Msgs {
+			switch env.Msg.Kind {
+			case MsgNack:
+				for _, r := range env.Msg.Ranges {
+					for tk := r.From; tk <= r.To; tk++ {
+						nacked[tk]++
+					}
+				}
+			case MsgEvent:
+				got = append(got, env.Msg.Tick)
+			}
+		}
+	}
+	step := func(m Msg, from string) {
+		t.Helper()
+		now++
+		handle(s.Step(now, Envelope{From: from, To: "shb", Msg: m}))
+	}
+	data := func(tk Tick) Msg {
+		ev := match.MustEvent(match.Attr{Name: "g", Value: match.Int(int64(tk))})
+		return Msg{Kind: MsgData, Pubend: "p", Tick: tk, Prev: tk - 1, Event: ev}
+	}
+	all := match.MustParse(`g >= 0`)
+	step(Msg{Kind: MsgResume, Sub: "s", Session: 1, Filter: all}, "s")
+	step(Msg{Kind: MsgInstallAck, Sub: "s", CT: CT{"p": 0}}, "r")
+	step(Msg{Kind: MsgDisconnect, Sub: "s", Session: 1}, "s")
+	for tk := Tick(1); tk <= 10; tk++ {
+		step(data(tk), "r")
+	}
+	step(Msg{Kind: MsgResume, Sub: "s", Session: 2, Filter: all, HasCT: true, CT: CT{"p": 0}}, "s")
+	now += s.cfg.NackDelay
+	handle(s.Tick(now))
+	for tk := Tick(11); tk <= 100; tk++ {
+		step(data(tk), "r")
+	}
+	if len(got) != 0 {
+		t.Fatalf("delivered %v before tick 1 was answered", got)
+	}
+	for tk := Tick(1); tk <= 10; tk++ {
+		if tk < 10 && nacked[tk] == 0 {
+			t.Fatalf("tick %d (not at hand) was never nacked", tk)
+		}
+		step(data(tk), "r") // the answer (tick 10 left the tail meanwhile)
+	}
+	for tk := Tick(11); tk <= 100; tk++ {
+		if nacked[tk] != 0 {
+			t.Fatalf("tick %d nacked %d times although the SHB saw it while the session caught up", tk, nacked[tk])
+		}
+	}
+	if len(got) != 100 {
+		t.Fatalf("got %d events, want 100", len(got))
+	}
+	for i, tk := range got {
+		if tk != Tick(i+1) {
+			t.Fatalf("event %d at tick %d", i, tk)
+		}
+	}
+}
