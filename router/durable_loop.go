@@ -89,8 +89,14 @@ func (d *durableNode) run(stop <-chan struct{}) {
 			if len(local) > 0 {
 				continue
 			}
-			if syncing != nil || d.host.Failing() != nil {
+			if d.host.Failing() != nil {
 				break
+			}
+			if syncing != nil {
+				if local = d.flushInFlight(local); len(local) == 0 {
+					break
+				}
+				continue
 			}
 			if syncing, local = d.flush(local); len(local) == 0 {
 				break

@@ -67,6 +67,31 @@ func (h *replicaHost) Ready() durable.Ready {
 	return durable.Ready{Writes: rd.Writes, Sync: rd.Sync, Early: rd.Msgs}
 }
 
+// flushInFlight carries out, while the group commit's sync runs, what a
+// leading replica may do meanwhile (replica.ReadyInFlight): apply the
+// entries committed since, unsynced (they need no sync; a later sync
+// covers them anyway), and send the messages they release and raft's
+// messages that need no sync at once. The messages for this router's
+// machines are appended to local.
+func (d *durableNode) flushInFlight(local []durable.Envelope) []durable.Envelope {
+	for _, p := range sortedNames(d.replicas) {
+		h := d.replicas[p]
+		rd := h.r.ReadyInFlight()
+		if rd.Empty() {
+			continue
+		}
+		if err := d.store.Apply(rd.Writes, false); err != nil {
+			d.log.Error("durable replica stopped: committed entries not applied", "pubend", p, "err", err)
+			h.r.Fail(fmt.Errorf("apply during a sync: %w", err))
+			continue
+		}
+		d.met.writes.Add(float64(len(rd.Writes.Ops)))
+		d.sendPeerMsgs(rd.PeerNow)
+		local = d.send(rd.Msgs, local)
+	}
+	return local
+}
+
 // bootReplicas creates the replicas of the replicated pubends naming this
 // router.
 func (d *durableNode) bootReplicas(shbs []string) error {

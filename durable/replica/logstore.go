@@ -147,11 +147,20 @@ func (l *logStore) append(ents []*pb.Entry, b *durable.Batch) error {
 
 // setHard records the hard state.
 func (l *logStore) setHard(hs *pb.HardState, b *durable.Batch) error {
+	if err := l.writeHard(hs, b); err != nil {
+		return err
+	}
+	l.hard = proto.CloneOf(hs)
+	return nil
+}
+
+// writeHard writes a hard state to the batch without recording it as
+// raft's (ReadyInFlight's, whose own append is deferred).
+func (l *logStore) writeHard(hs *pb.HardState, b *durable.Batch) error {
 	v, err := proto.Marshal(hs)
 	if err != nil {
 		return fmt.Errorf("raft log: hard state: %w", err)
 	}
-	l.hard = proto.CloneOf(hs)
 	b.Set(prefix(l.pubend, tableHard), v)
 	return nil
 }

@@ -35,9 +35,12 @@ func (r *Replica) Ready() Ready {
 		r.boot = nil
 	}
 	out := Ready{Writes: b, Sync: len(b.Ops) > 0}
+	if r.deferred != nil {
+		r.takeDeferred(b, &out)
+	}
 	if r.rn.HasReady() {
 		rd := r.rn.Ready()
-		if err := r.carry(rd.Messages, b, &out); err != nil {
+		if err := r.carry(rd.Messages, b, &out, false); err != nil {
 			r.fatal = fmt.Errorf("replica %s: %w", r.cfg.Name, err)
 			return Ready{}
 		}
@@ -61,6 +64,9 @@ func (r *Replica) Advance() {
 		return
 	}
 	r.inFlight = false
+	if !r.stepApplied() {
+		return
+	}
 	for _, m := range r.onSynced {
 		if err := r.rn.Step(m); err != nil {
 			r.fatal = fmt.Errorf("replica %s: step local %v: %w", r.cfg.Name, m.GetType(), err)
@@ -81,22 +87,22 @@ func (r *Replica) Advance() {
 
 // carry adds a raft Ready's messages to the batch and the Ready: the
 // append (snapshot, entries, hard state) before the apply of committed
-// entries, and the messages to other replicas.
-func (r *Replica) carry(msgs []*pb.Message, b *durable.Batch, out *Ready) error {
+// entries, and the messages to other replicas. During a sync (deferAppend)
+// the append goes to the deferred writes instead, for the next Ready.
+// The apply's responses are stepped once its writes are in the store
+// (stepApplied): applying needs no sync.
+func (r *Replica) carry(msgs []*pb.Message, b *durable.Batch, out *Ready, deferAppend bool) error {
 	for _, m := range msgs {
 		switch m.GetTo() {
 		case raft.LocalAppendThread:
-			if err := r.persist(m, b); err != nil {
+			if err := r.carryAppend(m, b, deferAppend); err != nil {
 				return err
-			}
-			for _, resp := range m.GetResponses() {
-				r.afterSync(resp)
 			}
 		case raft.LocalApplyThread:
 			if err := r.applyAll(m.GetEntries(), b, out); err != nil {
 				return err
 			}
-			r.onSynced = append(r.onSynced, m.GetResponses()...)
+			r.onApplied = append(r.onApplied, m.GetResponses()...)
 		default:
 			r.sendRaft(m, true)
 		}
@@ -104,14 +110,117 @@ func (r *Replica) carry(msgs []*pb.Message, b *durable.Batch, out *Ready) error 
 	return nil
 }
 
-// afterSync queues a response of the append for when it is synced: to
-// this replica's raft at Advance, or to another replica in Peer.
-func (r *Replica) afterSync(m *pb.Message) {
-	if m.GetTo() == r.id {
-		r.onSynced = append(r.onSynced, m)
-		return
+// carryAppend adds raft's append to the batch, or, during a sync, to the
+// deferred writes, with its responses for after the sync that covers it.
+func (r *Replica) carryAppend(m *pb.Message, b *durable.Batch, deferAppend bool) error {
+	to, synced := b, &r.onSynced
+	if deferAppend {
+		if r.deferred == nil {
+			r.deferred = &deferredAppend{writes: &durable.Batch{}}
+		}
+		to, synced = r.deferred.writes, &r.deferred.onSynced
 	}
-	r.sendRaft(m, false)
+	if err := r.persist(m, to); err != nil {
+		return err
+	}
+	for _, resp := range m.GetResponses() {
+		if resp.GetTo() == r.id {
+			*synced = append(*synced, resp)
+			continue
+		}
+		// To another replica once synced: Peer of the Ready whose sync
+		// covers it (a deferred append's goes with the next Ready's).
+		r.sendRaft(resp, false)
+	}
+	return nil
+}
+
+// takeDeferred puts the append deferred during the last sync at the head
+// of the Ready's batch: that Ready's sync covers it, and its responses are
+// stepped at that Ready's Advance.
+func (r *Replica) takeDeferred(b *durable.Batch, out *Ready) {
+	d := r.deferred
+	r.deferred = nil
+	b.Ops = append(b.Ops, d.writes.Ops...)
+	r.onSynced = append(r.onSynced, d.onSynced...)
+	out.Sync = true
+	r.inFlight, out.advance = true, true
+}
+
+// stepApplied steps raft's responses to the applies whose writes are in
+// the store; false if raft refused one (the replica is then fatal).
+func (r *Replica) stepApplied() bool {
+	for _, m := range r.onApplied {
+		if err := r.rn.Step(m); err != nil {
+			r.fatal = fmt.Errorf("replica %s: step local %v: %w", r.cfg.Name, m.GetType(), err)
+			return false
+		}
+	}
+	r.onApplied = nil
+	return true
+}
+
+// ReadyInFlight is what a leader or a follower may do while its Ready is
+// in flight (applied, its sync running): apply the entries committed
+// since, whose
+// writes need no sync (they are synced on a majority already, and raft
+// hands over only entries this replica has synced too), and release the
+// pubend's messages they held; raft's messages that need no sync go in
+// PeerNow. Whatever else raft asks (an append, answers that wait for it)
+// is deferred to the next Ready, whose sync covers it. So an
+// acknowledgement whose commit arrives during a sync leaves at once,
+// instead of a whole group-commit cycle later.
+//
+// The driver applies Writes to the store before the next Step, StepPeer or
+// Tick, without syncing them, and sends PeerNow and Msgs at once; Sync and
+// Peer are never set, and there is no Advance. It returns an empty Ready
+// unless a Ready is in flight and the replica leads (its pubend running)
+// or follows.
+func (r *Replica) ReadyInFlight() Ready {
+	if !r.inFlight || r.fatal != nil {
+		return Ready{}
+	}
+	st := r.rn.BasicStatus()
+	leading := r.lead.pubend != nil && st.RaftState == raft.StateLeader && st.GetTerm() == r.lead.term
+	if !leading && (st.RaftState != raft.StateFollower || r.lead.term != 0) {
+		return Ready{} // campaigning, starting or stopping to lead: the next Ready
+	}
+	if !r.stepApplied() || !r.rn.HasReady() {
+		return Ready{}
+	}
+	b := &durable.Batch{}
+	out := Ready{Writes: b}
+	if err := r.carry(r.rn.Ready().Messages, b, &out, true); err != nil {
+		r.fatal = fmt.Errorf("replica %s: %w", r.cfg.Name, err)
+		return Ready{}
+	}
+	if len(out.Applied) > 0 {
+		// The applied point may reach the disk without the deferred hard
+		// state: a commit at it keeps a restart within raft's bounds
+		// (applied <= commit <= last entry). The term and vote are raft's
+		// latest (persisting them early is safe: raft only asks that they
+		// be durable before what depends on them leaves).
+		hs := hardState(r.log.hard.GetTerm(), r.log.hard.GetVote(), r.applied.index)
+		if err := r.log.writeHard(hs, b); err != nil {
+			r.fatal = fmt.Errorf("replica %s: %w", r.cfg.Name, err)
+			return Ready{}
+		}
+	}
+	out.PeerNow, r.peerNow = r.peerNow, nil
+	out.Msgs = r.releaseHeld()
+	return out
+}
+
+// InFlight reports whether a Ready was taken and not yet advanced.
+func (r *Replica) InFlight() bool { return r.inFlight }
+
+// Fail stops the replica: its driver could not apply the writes of a
+// ReadyInFlight, so its state ran ahead of its store. Every later call
+// returns err; a restart recovers the replica from what the store holds.
+func (r *Replica) Fail(err error) {
+	if r.fatal == nil {
+		r.fatal = fmt.Errorf("replica %s: %w", r.cfg.Name, err)
+	}
 }
 
 // sendRaft queues a raft message for another replica, in PeerNow when it

@@ -44,15 +44,27 @@ type Replica struct {
 
 	inFlight bool          // a raft Ready was taken, not yet advanced
 	onSynced []*pb.Message // raft's local responses to step once the Ready in flight is synced
-	snapsTo  []uint64      // followers sent a snapshot by the Ready in flight
-	peerOut  []PeerMsg     // join requests and synced raft messages not yet taken
-	peerNow  []PeerMsg     // raft messages that need no sync, not yet taken
-	fatal    error
+	// onApplied: raft's responses to applies whose writes the driver
+	// applies before the next call (stepped then: applying needs no sync).
+	onApplied []*pb.Message
+	deferred  *deferredAppend // raft's append taken during a sync (ReadyInFlight), for the next Ready
+	snapsTo   []uint64        // followers sent a snapshot by the Ready in flight
+	peerOut   []PeerMsg       // join requests and synced raft messages not yet taken
+	peerNow   []PeerMsg       // raft messages that need no sync, not yet taken
+	fatal     error
 
 	leadingWas  bool  // Leading as of the previous Ready
 	leadingNote *bool // a change of Leading for the next Ready
 	// Stats counts what the replica did.
 	Stats Stats
+}
+
+// deferredAppend is raft's append taken by ReadyInFlight: its writes and
+// the responses to this replica's raft, which wait for the sync of the
+// next Ready.
+type deferredAppend struct {
+	writes   *durable.Batch
+	onSynced []*pb.Message
 }
 
 // Stats counts what a replica did.

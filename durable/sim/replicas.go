@@ -83,8 +83,15 @@ func (b replicaBroker) Ready() durable.Ready                              { retu
 // needs no sync (PeerNow, Msgs), sync the writes if asked (a simulated
 // disk's latency, during which the replica keeps stepping and its next
 // Ready waits; a crash then loses them), then send Peer and advance.
+// During the sync, what the replica may do meanwhile is carried out at
+// once (flushReplicaInFlight); the sync covers only the batches applied
+// before it started, as a disk's would.
 func (w *world) flushReplica(n *node) {
 	if !n.up {
+		return
+	}
+	if n.replica.InFlight() {
+		w.flushReplicaInFlight(n)
 		return
 	}
 	rd := n.replica.Ready()
@@ -95,6 +102,7 @@ func (w *world) flushReplica(n *node) {
 		w.violate("%s: apply: %v", n.name, err)
 		return
 	}
+	covered := n.store.Unsynced()
 	w.observeApplied(n, rd.Applied)
 	if rd.Leading != nil && *rd.Leading {
 		w.stats.LeaderChanges++
@@ -125,9 +133,29 @@ func (w *world) flushReplica(n *node) {
 			w.crash(n)
 			return
 		}
-		n.store.Sync()
+		n.store.SyncN(covered)
 		done()
 	})
+}
+
+// flushReplicaInFlight carries out a replica's ReadyInFlight while its
+// sync runs: apply the committed entries (the running sync does not
+// cover them; they need none) and send what they release, at once.
+func (w *world) flushReplicaInFlight(n *node) {
+	rd := n.replica.ReadyInFlight()
+	if rd.Empty() {
+		return
+	}
+	if err := n.store.Apply(rd.Writes, false); err != nil {
+		w.violate("%s: apply: %v", n.name, err)
+		return
+	}
+	w.stats.EarlyApplies++
+	w.observeApplied(n, rd.Applied)
+	for _, m := range rd.PeerNow {
+		w.sendPeer(m)
+	}
+	w.sendAll(rd.Msgs, n.name)
 }
 
 // sendAll sends messages of node from, dropping those a partition cuts.

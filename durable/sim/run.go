@@ -45,6 +45,7 @@ type Stats struct {
 	StaleIgnored   int          `json:"stale_ignored"`  // filtered silences SHBs ignored by their stamps
 	LeaderChanges  int          `json:"leader_changes"` // replicas that became their pubend's PHB (Config.Replicas)
 	Snapshots      int          `json:"snapshots"`      // snapshots replicas restored
+	EarlyApplies   int          `json:"early_applies"`  // replicas' applies during a sync (replica.ReadyInFlight)
 	EndTime        durable.Tick `json:"end_time_us"`
 }
 
