@@ -74,9 +74,13 @@ func (r *Replica) join(name string, id uint64) {
 }
 
 // changeIdle reports whether no membership change is under way: none
-// proposed and not applied, no joint configuration left to leave.
+// proposed and not applied, no joint configuration left to leave. Raft
+// must have heard of every apply too: it turns a change proposed while
+// it still counts the previous one pending into an empty entry, without
+// an error, and the change would then wait for ever (confWait).
 func (r *Replica) changeIdle() bool {
-	return !r.lead.confWait && !r.lead.rosterWait && len(r.applied.conf.GetVotersOutgoing()) == 0
+	return !r.lead.confWait && !r.lead.rosterWait && len(r.applied.conf.GetVotersOutgoing()) == 0 &&
+		r.rn.BasicStatus().Applied >= r.applied.index
 }
 
 // isLearner reports whether id is a learner, as applied here.
