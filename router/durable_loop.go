@@ -29,8 +29,9 @@ type syncResult struct {
 // commit, as durable/sim's driver does). Writes are applied to the store at
 // once (reads see them); one background sync makes them durable, while
 // input keeps accumulating in the machines; the messages of a batch leave
-// only once its sync completed, and the next Ready is taken only then. It
-// returns when stop is closed, after the running sync ends.
+// only once its sync completed, and the next Ready is taken only then.
+// Meanwhile the replicas apply what commits (flushInFlight), which needs
+// no sync. It returns when stop is closed, after the running sync ends.
 func (d *durableNode) run(stop <-chan struct{}) {
 	tick := time.NewTicker(tickPeriod)
 	defer tick.Stop()
