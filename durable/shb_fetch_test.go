@@ -135,7 +135,7 @@ func TestSHBCatchupKeepsEventsAhead(t *testing.T) {
 	}
 	all := match.MustParse(`g >= 0`)
 	step(Msg{Kind: MsgResume, Sub: "s", Session: 1, Filter: all}, "s")
-	step(Msg{Kind: MsgInstallAck, Sub: "s", CT: CT{"p": 0}}, "r")
+	step(ackInstall(s, "s", CT{"p": 0}), "r")
 	step(Msg{Kind: MsgDisconnect, Sub: "s", Session: 1}, "s")
 	for tk := Tick(1); tk <= 10; tk++ {
 		step(data(tk), "r")
