@@ -21,11 +21,30 @@ import (
 // key). A remembered key value owns its bytes: an event's string values
 // alias the frame it was decoded from (wire.DecodeOwnedLinkPublish), which
 // an entry must not keep alive.
+//
+// The cache also says "no link wants this" when it can prove it: when
+// every filter of every link has an equality on the key, an event whose
+// key is a string no filter's key equality names (or which lacks the key)
+// matches none of them. That is the common case of topic traffic, where
+// most events have a key value nobody subscribed to, and it costs one
+// lookup instead of the positive lookup and the index's answer.
 type linkCache struct {
 	eqs    map[string]int // attribute -> equality constraints naming it, over every link's filters
 	key    string         // the key attribute ("" : no equality anywhere)
 	stale  bool           // eqs changed since key was chosen
 	byLink map[ifaceID]map[match.Value]*cachedFilter
+	// filters counts the filter copies counted, over every link;
+	// keyed holds, per attribute, what the negative answer needs.
+	filters int
+	keyed   map[string]*keyedFilters
+}
+
+// keyedFilters is what the filters' equalities on one attribute say:
+// how many filter copies have at least one, and the string values they
+// name (per value, the copies naming it).
+type keyedFilters struct {
+	filters int
+	strs    map[string]int
 }
 
 // keyValue is the key value of the event being routed: ok when the event
@@ -47,20 +66,78 @@ type cachedFilter struct {
 const cacheMin = 1024
 
 func newLinkCache() *linkCache {
-	return &linkCache{eqs: make(map[string]int), byLink: make(map[ifaceID]map[match.Value]*cachedFilter)}
+	return &linkCache{
+		eqs:    make(map[string]int),
+		byLink: make(map[ifaceID]map[match.Value]*cachedFilter),
+		keyed:  make(map[string]*keyedFilters),
+	}
 }
 
-// count adds (delta 1) or removes (-1) a filter's equalities.
+// count adds (delta > 0) or removes (delta < 0) delta copies of a
+// filter's equalities.
 func (c *linkCache) count(f match.Filter, delta int) {
+	c.filters += delta
 	for i := range f.Len() {
-		if k := f.At(i); k.Op == match.OpEq {
-			c.eqs[k.Attr] += delta
-			if c.eqs[k.Attr] == 0 {
-				delete(c.eqs, k.Attr)
-			}
-			c.stale = true
+		k := f.At(i)
+		if k.Op != match.OpEq {
+			continue
+		}
+		c.eqs[k.Attr] += delta
+		if c.eqs[k.Attr] == 0 {
+			delete(c.eqs, k.Attr)
+		}
+		c.stale = true
+		c.countKeyed(f, i, delta)
+	}
+}
+
+// countKeyed counts equality i of f (delta copies) in its attribute's
+// keyedFilters: its string value, and the filter once, at its first
+// equality on that attribute.
+func (c *linkCache) countKeyed(f match.Filter, i, delta int) {
+	k := f.At(i)
+	kf := c.keyed[k.Attr]
+	if kf == nil {
+		kf = &keyedFilters{strs: make(map[string]int)}
+		c.keyed[k.Attr] = kf
+	}
+	if !hasEqBefore(f, i, k.Attr) {
+		kf.filters += delta
+	}
+	if k.Val.Kind() == match.KindString {
+		s := k.Val.AsString()
+		if kf.strs[s] += delta; kf.strs[s] == 0 {
+			delete(kf.strs, s)
 		}
 	}
+	if kf.filters == 0 {
+		delete(c.keyed, k.Attr)
+	}
+}
+
+// hasEqBefore reports whether f has an equality on attr before constraint i.
+func hasEqBefore(f match.Filter, i int, attr string) bool {
+	for j := range i {
+		if k := f.At(j); k.Op == match.OpEq && k.Attr == attr {
+			return true
+		}
+	}
+	return false
+}
+
+// excludes reports whether no filter of any link can match an event of
+// key k: every filter has an equality on the key, and the event lacks
+// the key or has a string value none of them names. A value of another
+// kind is never excluded (an int equals a Compare-equal float).
+func (c *linkCache) excludes(k *keyValue) bool {
+	kf := c.keyed[c.key]
+	if kf == nil || kf.filters != c.filters {
+		return false
+	}
+	if !k.ok {
+		return true
+	}
+	return k.v.Kind() == match.KindString && kf.strs[k.v.AsString()] == 0
 }
 
 // forget drops a link's entries (its filters changed).

@@ -64,7 +64,7 @@ type RouteDecision uint8
 const (
 	DecidedByIndex   RouteDecision = iota // the index matched the event
 	DecidedByWitness                      // the witness that came with it
-	DecidedByCache                        // filters that matched events alike
+	DecidedByCache                        // filters that matched events alike, or the key equalities of every filter
 	DecidedNoLinks                        // no link but the event's own holds a filter
 	NumDecisions
 )
@@ -266,6 +266,10 @@ func (t *LinkTable) Route(from ifaceID, e match.Event, witness uint64) ([]LinkHi
 		t.out = t.out[:0]
 	}
 	key := t.cache.keyOf(e)
+	if t.cache.excludes(&key) {
+		t.Engine.maybeCompact()
+		return nil, DecidedByCache
+	}
 	if t.fromCache(from, &key, e) {
 		t.Engine.maybeCompact()
 		return t.out, DecidedByCache

@@ -94,7 +94,7 @@ func testLinkTableWitness(t *testing.T, witness func(string) uint64, collide boo
 		for id := range model {
 			lt.Drop(id)
 		}
-		if lt.Engine.pool.len() != 0 || len(lt.Engine.pool.byHash) != 0 || len(lt.Engine.pool.collided) != 0 || len(lt.repeats) != 0 || len(lt.links) != 0 || len(lt.cache.eqs) != 0 || len(lt.cache.byLink) != 0 {
+		if lt.Engine.pool.len() != 0 || len(lt.Engine.pool.byHash) != 0 || len(lt.Engine.pool.collided) != 0 || len(lt.repeats) != 0 || len(lt.links) != 0 || len(lt.cache.eqs) != 0 || len(lt.cache.byLink) != 0 || lt.cache.filters != 0 || len(lt.cache.keyed) != 0 {
 			t.Fatalf("after dropping every link: %d pooled filters, %d witnesses, %d collided, %d repeats, links %v, equalities %v, %d cached links",
 				lt.Engine.pool.len(), len(lt.Engine.pool.byHash), len(lt.Engine.pool.collided), len(lt.repeats), lt.links, lt.cache.eqs, len(lt.cache.byLink))
 		}
@@ -300,5 +300,77 @@ func mustApplyT(t *testing.T, lt *LinkTable, id ifaceID, r *wire.Routes) {
 	t.Helper()
 	if err := lt.Apply(id, r); err != nil {
 		t.Fatalf("apply %+v to %d: %v", r, id, err)
+	}
+}
+
+// TestLinkTableKeyExcludes checks the link cache's negative answer
+// against the filters each link holds: with filters that all have an
+// equality on the key (string values, an int one, two on one attribute,
+// repeats), and sometimes one that has none, routing returns exactly the
+// links whose filters match, for events whose key is a subscribed string,
+// an unsubscribed one, a number or missing. Some events are excluded by
+// the key and some are not. After every link is dropped, nothing is
+// counted.
+func TestLinkTableKeyExcludes(t *testing.T) {
+	keyed := []string{`b == "x"`, `b == "x" && a > 1`, `b == "y" && a exists`, `b == 2`, `b == "x" && b == "y"`, `b == "z" && c == "x"`}
+	open := []string{`a > 0`, `c == "x"`}
+	excluded, routed := 0, 0
+	rapid.Check(t, func(t *rapid.T) {
+		lt := NewLinkTable()
+		model := linkTableModel{}
+		links := rapid.IntRange(1, 3).Draw(t, "links")
+		for range rapid.IntRange(1, 40).Draw(t, "steps") {
+			id := ifaceID(rapid.IntRange(1, links).Draw(t, "link"))
+			switch rapid.IntRange(0, 3).Draw(t, "op") {
+			case 0:
+				add := rapid.SliceOfN(rapid.SampledFrom(keyed), 0, 4).Draw(t, "snapshot")
+				if rapid.IntRange(0, 5).Draw(t, "open") == 0 {
+					add = append(add, rapid.SampledFrom(open).Draw(t, "unkeyed"))
+				}
+				mustApply(t, lt, id, &wire.Routes{Snapshot: true, Add: add})
+				model[id] = canonical(add)
+			case 1:
+				if rapid.IntRange(0, 3).Draw(t, "rare") == 0 {
+					lt.Drop(id)
+					delete(model, id)
+				}
+			default:
+				attrs := []match.Attr{{Name: "a", Value: match.Int(rapid.Int64Range(0, 3).Draw(t, "a"))}}
+				switch rapid.IntRange(0, 3).Draw(t, "b kind") {
+				case 0:
+					attrs = append(attrs, match.Attr{Name: "b", Value: match.Str(rapid.SampledFrom([]string{"x", "y", "z", "w"}).Draw(t, "b"))})
+				case 1:
+					attrs = append(attrs, match.Attr{Name: "b", Value: match.MustFloat(2)})
+				case 2:
+					attrs = append(attrs, match.Attr{Name: "b", Value: match.Int(rapid.Int64Range(1, 3).Draw(t, "b int"))})
+				}
+				attrs = append(attrs, match.Attr{Name: "c", Value: match.Str("x")})
+				ev := match.MustEvent(attrs...)
+				from := ifaceID(rapid.IntRange(0, links).Draw(t, "from"))
+				key := lt.cache.keyOf(ev)
+				if lt.cache.excludes(&key) {
+					excluded++
+				} else {
+					routed++
+				}
+				hits, _ := lt.Route(from, ev, 0)
+				var got []ifaceID
+				for _, h := range hits {
+					got = append(got, h.Link)
+				}
+				if want := model.want(from, ev); !slices.Equal(got, want) {
+					t.Fatalf("route %v from %d: links %v, want %v (model %v)", ev, from, got, want, model)
+				}
+			}
+		}
+		for id := range model {
+			lt.Drop(id)
+		}
+		if lt.cache.filters != 0 || len(lt.cache.keyed) != 0 || len(lt.cache.eqs) != 0 {
+			t.Fatalf("after dropping every link: %d filters, keyed %v, equalities %v", lt.cache.filters, lt.cache.keyed, lt.cache.eqs)
+		}
+	})
+	if excluded == 0 || routed == 0 {
+		t.Errorf("events excluded by the key %d, not %d: weak test", excluded, routed)
 	}
 }
