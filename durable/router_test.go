@@ -133,13 +133,13 @@ func ackOf(m Msg, ct CT, stamps ...Stamp) Msg {
 	return Msg{Kind: MsgInstallAck, Sub: m.Sub, CT: ct, Stamps: stamps, Epoch: m.Epoch, Version: m.Version}
 }
 
-// TestRouterInstallAckOfItsOwnInstalls checks which upstream
-// acknowledgements complete a pending install: one of an earlier
-// incarnation's install, or of an install since withdrawn and made again,
-// is ignored; one of an earlier send of the same pending install counts
-// (a resend from below keeps the install waiting as it was), and the
-// acknowledgement down echoes the newest install from below.
-func TestRouterInstallAckOfItsOwnInstalls(t *testing.T) {
+// newInstallRouter returns a router of incarnation 4 between an SHB and
+// pubend p's PHB, with install, which installs s1's filter from the SHB
+// at (epoch, version) and returns the install sent up, and ack, which
+// steps the PHB's acknowledgement of an install sent up and returns what
+// the router sends.
+func newInstallRouter(t *testing.T) (*Router, func(epoch, ver uint64) Msg, func(Msg) []Envelope) {
+	t.Helper()
 	r, err := NewRouter(RouterConfig{Node: "r", Upstream: map[string]string{"p": "phb"},
 		Downstream: []string{"shb"}, Incarnation: 4})
 	if err != nil {
@@ -158,6 +158,17 @@ func TestRouterInstallAckOfItsOwnInstalls(t *testing.T) {
 		t.Helper()
 		return stepRouter(t, r, 0, Envelope{From: "phb", To: "r", Msg: ackOf(m, CT{"p": 9})})
 	}
+	return r, install, ack
+}
+
+// TestRouterInstallAckOfItsOwnInstalls checks which upstream
+// acknowledgements complete a pending install: one of an earlier
+// incarnation's install, or of an install since withdrawn and made again,
+// is ignored; one of an earlier send of the same pending install counts
+// (a resend from below keeps the install waiting as it was), and the
+// acknowledgement down echoes the newest install from below.
+func TestRouterInstallAckOfItsOwnInstalls(t *testing.T) {
+	r, install, ack := newInstallRouter(t)
 	first := install(1, 1)
 	stale := first
 	stale.Epoch = 3 // the same key's install by the router's previous incarnation
@@ -188,24 +199,7 @@ func TestRouterInstallAckOfItsOwnInstalls(t *testing.T) {
 // been made before such a set dropped it there. The next install of the
 // filter from below waits for an acknowledgement of its own.
 func TestRouterFullSetWithdrawsPendingInstall(t *testing.T) {
-	r, err := NewRouter(RouterConfig{Node: "r", Upstream: map[string]string{"p": "phb"},
-		Downstream: []string{"shb"}, Incarnation: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := match.MustParse(`k < 4`)
-	install := func(epoch, ver uint64) Msg {
-		t.Helper()
-		up := stepRouter(t, r, 0, Envelope{From: "shb", To: "r", Msg: Msg{Kind: MsgInstall, Sub: "s1", Filter: f, Epoch: epoch, Version: ver}})
-		if len(up) != 1 || up[0].To != "phb" {
-			t.Fatalf("install %d.%d: want one install up, got %v", epoch, ver, up)
-		}
-		return up[0].Msg
-	}
-	ack := func(m Msg) []Envelope {
-		t.Helper()
-		return stepRouter(t, r, 0, Envelope{From: "phb", To: "r", Msg: ackOf(m, CT{"p": 9})})
-	}
+	r, install, ack := newInstallRouter(t)
 	before := install(1, 1)
 	// The SHB restarted and lost the pending subscription: its whole set
 	// leaves s1 out. Then its subscriber resumes and s1 is installed again.

@@ -25,41 +25,17 @@ func TestReplicatedPubendMembership(t *testing.T) {
 	const n, rate = 12_000, 800.0
 	ctx, cancel := context.WithTimeout(context.Background(), 240*time.Second)
 	defer cancel()
-	m := newDurableMesh(t, ctx, nil, map[string][]string{"h": nil, "a": {"h"}, "b": {"h"}, "c": {"h"}})
-	m.noFlags = true
-	for _, name := range replicaNames {
-		m.nodes[name].flags = []string{"--pubend", replicaPubend, "--replicas", "a,b,c"}
-	}
-	m.startAll()
+	m := startReplicatedHub(t, ctx)
 	defer m.stopAll()
-	m.waitReplicas(ctx, replicaNames, "a leader for p", 30*time.Second, oneLeader)
-	m.waitHubHost(ctx, 30*time.Second)
-	httpOf := func(names ...string) string {
-		var out []string
-		for _, name := range names {
-			out = append(out, m.nodes[name].metrics)
-		}
-		return strings.Join(out, ",")
-	}
 	admin := func(args ...string) (string, error) {
 		return runBin(t, ctx, nil, "sift", append([]string{"admin", "pubend"}, args...)...)
 	}
 
-	events := seqEvents(n, 25)
-	eventsFile := writeEvents(t, m.dir, events)
-	sub := m.newSub("all", `seq >= 1`, "h")
-	m.startSub(sub)
-	defer func() {
-		if !sub.proc.exited() {
-			sub.proc.kill()
-		}
-	}()
+	events, eventsFile, sub := m.subscribeAll(t, n)
 	// The publisher knows the routers of d and e (started later) too:
 	// once the leader is removed, the new leader may be any of c, d, e.
 	later := map[string]string{"d": freeUDPAddr(t), "e": freeUDPAddr(t)}
-	pub := background("pub", startProc(t, ctx, "sift", "pub", "--durable", "--pubend", replicaPubend,
-		"--router", strings.Join([]string{m.nodes["a"].addr, m.nodes["b"].addr, m.nodes["c"].addr, later["d"], later["e"]}, ","),
-		"--certs", m.certDir, "--rate", fmt.Sprint(rate), "--timeout", "60s", eventsFile))
+	pub := m.publishReplicated(t, ctx, eventsFile, rate, later["d"], later["e"])
 	time.Sleep(time.Second)
 
 	// Refusals: each says why, and the roster stays a, b, c.
@@ -77,12 +53,12 @@ func TestReplicatedPubendMembership(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"add", "--http", httpOf(followers...), replicaPubend, "d"}, fmt.Sprintf("does not lead pubend p (leader: %s)", l)},
-		{[]string{"remove", "--http", httpOf(l), replicaPubend, "zz"}, `unknown replica "zz" (replicas: a, b, c)`},
-		{[]string{"add", "--http", httpOf(l), replicaPubend, followers[0]}, "is already a replica"},
-		{[]string{"add", "--http", httpOf(l), "nope", "d"}, "no replica of this pubend here"},
+		{[]string{"add", "--http", m.httpOf(followers...), replicaPubend, "d"}, fmt.Sprintf("does not lead pubend p (leader: %s)", l)},
+		{[]string{"remove", "--http", m.httpOf(l), replicaPubend, "zz"}, `unknown replica "zz" (replicas: a, b, c)`},
+		{[]string{"add", "--http", m.httpOf(l), replicaPubend, followers[0]}, "is already a replica"},
+		{[]string{"add", "--http", m.httpOf(l), "nope", "d"}, "no replica of this pubend here"},
 		{[]string{"add", replicaPubend, "d"}, "--http is required"},
-		{[]string{"replace", "--http", httpOf(l), replicaPubend, "a"}, "accepts 3 arg(s)"},
+		{[]string{"replace", "--http", m.httpOf(l), replicaPubend, "a"}, "accepts 3 arg(s)"},
 	} {
 		out, err := admin(tc.args...)
 		if err == nil || !strings.Contains(out, tc.want) {
@@ -100,7 +76,7 @@ func TestReplicatedPubendMembership(t *testing.T) {
 		m.order = append(m.order, name)
 	}
 	addNode("d", "a,b,c,d")
-	adding := background("admin add", startProc(t, ctx, "sift", "admin", "pubend", "add", "--http", httpOf(replicaNames...), "--wait", "60s", replicaPubend, "d"))
+	adding := background("admin add", startProc(t, ctx, "sift", "admin", "pubend", "add", "--http", m.httpOf(replicaNames...), "--wait", "60s", replicaPubend, "d"))
 	time.Sleep(300 * time.Millisecond)
 	m.start("d", 1)
 	if err := adding.wait(); err != nil || !strings.Contains(adding.p.stdout.String(), "d is a voter of pubend p") {
@@ -122,7 +98,7 @@ func TestReplicatedPubendMembership(t *testing.T) {
 		}
 	}
 	addNode("e", "a,b,c,d,e")
-	replacing := background("admin replace", startProc(t, ctx, "sift", "admin", "pubend", "replace", "--http", httpOf(all...), "--wait", "60s", replicaPubend, old, "e"))
+	replacing := background("admin replace", startProc(t, ctx, "sift", "admin", "pubend", "replace", "--http", m.httpOf(all...), "--wait", "60s", replicaPubend, old, "e"))
 	time.Sleep(300 * time.Millisecond)
 	m.start("e", 1)
 	if err := replacing.wait(); err != nil || !strings.Contains(replacing.p.stdout.String(), "e is a voter of pubend p") {
@@ -138,14 +114,14 @@ func TestReplicatedPubendMembership(t *testing.T) {
 	// next leader removes it. Then stop its router.
 	live := slices.DeleteFunc(slices.Clone([]string{"a", "b", "c", "d", "e"}), func(s string) bool { return s == old })
 	gone := m.leaderOf(live)
-	out, err := admin("remove", "--http", httpOf(live...), replicaPubend, gone)
+	out, err := admin("remove", "--http", m.httpOf(live...), replicaPubend, gone)
 	if err != nil || !strings.Contains(out, "removed "+gone+" from pubend p") {
 		t.Fatalf("sift admin pubend remove %s: %v\n%s\n%s", gone, err, out, m.logs())
 	}
 	t.Logf("remove %s: %s", gone, strings.TrimSpace(out))
 	m.nodes[gone].proc.stop()
 	live = slices.DeleteFunc(live, func(s string) bool { return s == gone })
-	st, err := admin("status", "--http", httpOf(live...), replicaPubend)
+	st, err := admin("status", "--http", m.httpOf(live...), replicaPubend)
 	if err != nil {
 		t.Fatalf("sift admin pubend status: %v\n%s", err, st)
 	}

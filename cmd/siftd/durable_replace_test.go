@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -23,36 +22,12 @@ func TestReplicatedPubendReplaceLeader(t *testing.T) {
 	const n, rate = 8_000, 800.0
 	ctx, cancel := context.WithTimeout(context.Background(), 180*time.Second)
 	defer cancel()
-	m := newDurableMesh(t, ctx, nil, map[string][]string{"h": nil, "a": {"h"}, "b": {"h"}, "c": {"h"}})
-	m.noFlags = true
-	for _, name := range replicaNames {
-		m.nodes[name].flags = []string{"--pubend", replicaPubend, "--replicas", "a,b,c"}
-	}
-	m.startAll()
+	m := startReplicatedHub(t, ctx)
 	defer m.stopAll()
-	m.waitReplicas(ctx, replicaNames, "a leader for p", 30*time.Second, oneLeader)
-	m.waitHubHost(ctx, 30*time.Second)
-	httpOf := func(names ...string) string {
-		var out []string
-		for _, name := range names {
-			out = append(out, m.nodes[name].metrics)
-		}
-		return strings.Join(out, ",")
-	}
 
-	events := seqEvents(n, 25)
-	eventsFile := writeEvents(t, m.dir, events)
-	sub := m.newSub("all", `seq >= 1`, "h")
-	m.startSub(sub)
-	defer func() {
-		if !sub.proc.exited() {
-			sub.proc.kill()
-		}
-	}()
+	events, eventsFile, sub := m.subscribeAll(t, n)
 	dAddr := freeUDPAddr(t)
-	pub := background("pub", startProc(t, ctx, "sift", "pub", "--durable", "--pubend", replicaPubend,
-		"--router", strings.Join([]string{m.nodes["a"].addr, m.nodes["b"].addr, m.nodes["c"].addr, dAddr}, ","),
-		"--certs", m.certDir, "--rate", fmt.Sprint(rate), "--timeout", "60s", eventsFile))
+	pub := m.publishReplicated(t, ctx, eventsFile, rate, dAddr)
 	time.Sleep(2 * time.Second)
 
 	old := m.leaderOf(replicaNames)
@@ -64,7 +39,7 @@ func TestReplicatedPubendReplaceLeader(t *testing.T) {
 	m.order = append(m.order, "d")
 	all := []string{"a", "b", "c", "d"}
 	replacing := background("admin replace", startProc(t, ctx, "sift", "admin", "pubend", "replace",
-		"--http", httpOf(replicaNames...), "--wait", "60s", replicaPubend, old, "d"))
+		"--http", m.httpOf(replicaNames...), "--wait", "60s", replicaPubend, old, "d"))
 	time.Sleep(300 * time.Millisecond)
 	m.start("d", 1)
 	if err := replacing.wait(); err != nil || !strings.Contains(replacing.p.stdout.String(), "d is a voter of pubend p") {

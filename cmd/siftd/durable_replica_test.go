@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router"
 )
 
@@ -449,4 +450,57 @@ func failoverFrom(path string, killed time.Time) (time.Duration, error) {
 		}
 	}
 	return 0, fmt.Errorf("%s: no event assigned a tick after the leader's kill", path)
+}
+
+// startReplicatedHub starts pubend p replicated on routers a, b and c,
+// each linked to hub h, with no durable flags but the replicas', and
+// waits until the replicas have a leader and h knows where p is hosted.
+// The caller stops the mesh.
+func startReplicatedHub(t *testing.T, ctx context.Context) *durableMesh {
+	t.Helper()
+	m := newDurableMesh(t, ctx, nil, map[string][]string{"h": nil, "a": {"h"}, "b": {"h"}, "c": {"h"}})
+	m.noFlags = true
+	for _, name := range replicaNames {
+		m.nodes[name].flags = []string{"--pubend", replicaPubend, "--replicas", "a,b,c"}
+	}
+	m.startAll()
+	m.waitReplicas(ctx, replicaNames, "a leader for p", 30*time.Second, oneLeader)
+	m.waitHubHost(ctx, 30*time.Second)
+	return m
+}
+
+// httpOf returns the HTTP addresses of the named routers, comma
+// separated, as `sift admin pubend --http` takes them.
+func (m *durableMesh) httpOf(names ...string) string {
+	var out []string
+	for _, name := range names {
+		out = append(out, m.nodes[name].metrics)
+	}
+	return strings.Join(out, ",")
+}
+
+// subscribeAll writes n events to publish and starts a durable subscriber
+// to all of them at h, killed at the end of the test if still running.
+func (m *durableMesh) subscribeAll(t *testing.T, n int) ([]match.Event, string, *durableSub) {
+	t.Helper()
+	events := seqEvents(n, 25)
+	eventsFile := writeEvents(t, m.dir, events)
+	sub := m.newSub("all", `seq >= 1`, "h")
+	m.startSub(sub)
+	t.Cleanup(func() {
+		if !sub.proc.exited() {
+			sub.proc.kill()
+		}
+	})
+	return events, eventsFile, sub
+}
+
+// publishReplicated starts a durable publisher of eventsFile to pubend p
+// at rate events/s, knowing the routers of a, b and c and the addresses
+// of routers started later.
+func (m *durableMesh) publishReplicated(t *testing.T, ctx context.Context, eventsFile string, rate float64, later ...string) *bgProc {
+	t.Helper()
+	routers := append([]string{m.nodes["a"].addr, m.nodes["b"].addr, m.nodes["c"].addr}, later...)
+	return background("pub", startProc(t, ctx, "sift", "pub", "--durable", "--pubend", replicaPubend,
+		"--router", strings.Join(routers, ","), "--certs", m.certDir, "--rate", fmt.Sprint(rate), "--timeout", "60s", eventsFile))
 }
