@@ -1,6 +1,7 @@
 package poset
 
 import (
+	"hash/maphash"
 	"math"
 
 	"github.com/sift-pubsub/sift/match"
@@ -90,17 +91,17 @@ func boxContains(outer, inner []span) bool {
 func attrMask(f match.Filter) uint64 {
 	var m uint64
 	for i := range f.Len() {
-		m |= 1 << (fnv64a(f.At(i).Attr) % 64)
+		m |= 1 << (strHash(f.At(i).Attr) % 64)
 	}
 	return m
 }
 
-// fnv64a is the FNV-1a hash of s.
-func fnv64a(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h
-}
+// hashSeed seeds strHash, one per process: filter texts come from clients
+// and neighbours, and with an unseeded hash a sender could choose values
+// that all land in one bucket of the candidate index (every insert then
+// walking all of them) or share one attribute bit.
+var hashSeed = maphash.MakeSeed()
+
+// strHash is a hash of s under the process's seed. Nothing outside the
+// process sees it (no structure is persisted or sent by hash).
+func strHash(s string) uint64 { return maphash.String(hashSeed, s) }

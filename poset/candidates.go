@@ -178,7 +178,7 @@ func spanKey(s *span) (eqKey, bool) {
 // hash is a hash of k's value (and kind), naming its bucket among the
 // equalities on its attribute.
 func (k eqKey) hash() uint64 {
-	h := fnv64a(k.val)
+	h := strHash(k.val)
 	if k.num {
 		h = ^h
 	}

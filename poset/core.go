@@ -119,7 +119,7 @@ func (c *core) sign(k *key) {
 		eqSpan := s.hasEq && math.IsInf(s.lo, -1) && math.IsInf(s.hi, 1)
 		switch {
 		case s.hasEq && k.eqAttr == 0:
-			k.eqAttr, k.eqHash = c.attrID(s.attr), fnv64a(s.eq)
+			k.eqAttr, k.eqHash = c.attrID(s.attr), strHash(s.eq)
 			k.simple = k.simple && eqSpan
 		case !s.hasEq && k.numAttr == 0:
 			k.numAttr, k.lo, k.hi = c.attrID(s.attr), s.lo, s.hi

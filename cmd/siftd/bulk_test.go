@@ -73,22 +73,7 @@ func TestSubFiltersChain(t *testing.T) {
 	var evBuf bytes.Buffer
 	match.WriteEvents(&evBuf, w.Events)
 	os.WriteFile(eventsFile, evBuf.Bytes(), 0o644)
-	type line struct {
-		subs  []int
-		event match.Event
-	}
-	var want []line
-	for _, e := range w.Events {
-		ids := match.SortIDs(scan.Match(e, nil))
-		if len(ids) == 0 {
-			continue
-		}
-		l := line{event: e}
-		for _, id := range ids {
-			l.subs = append(l.subs, int(id))
-		}
-		want = append(want, l)
-	}
+	want := wantLines(scan, w.Events)
 	if len(want) < 50 || len(want) == len(w.Events) {
 		t.Fatalf("%d of %d events match: weak test", len(want), len(w.Events))
 	}
@@ -107,10 +92,51 @@ func TestSubFiltersChain(t *testing.T) {
 	if stderr, err := sub.wait(); err != nil {
 		t.Fatalf("sub --filters: %v\n%s", err, stderr)
 	}
-	// Each line must be one of want, each once, and the lines printed on
-	// one connection's deliveries (the lowest matching id's) in publish
-	// order; lines of different connections may interleave differently.
-	lines := strings.Split(strings.TrimSpace(sub.stdout.String()), "\n")
+	last := checkLines(t, sub.stdout.String(), want, 40000)
+	if len(last) < 2 {
+		t.Fatalf("lines from %d connections: the file did not spread", len(last))
+	}
+	for i, r := range routers {
+		r.cmd.Process.Signal(syscall.SIGTERM)
+		if stderr, err := r.wait(); err != nil {
+			t.Fatalf("r%d after SIGTERM: %v\n%s", i+1, err, stderr)
+		}
+	}
+}
+
+// subLine is one line `sift sub --filters` must print: the ids of the
+// file's filters an event matches, ascending, and the event.
+type subLine struct {
+	subs  []int
+	event match.Event
+}
+
+// wantLines is what `sift sub --filters` prints for events, by Scan over
+// the file's filters (ids from 0): one line per matching event.
+func wantLines(scan *match.Scan, events []match.Event) []subLine {
+	var want []subLine
+	for _, e := range events {
+		ids := match.SortIDs(scan.Match(e, nil))
+		if len(ids) == 0 {
+			continue
+		}
+		l := subLine{event: e}
+		for _, id := range ids {
+			l.subs = append(l.subs, int(id))
+		}
+		want = append(want, l)
+	}
+	return want
+}
+
+// checkLines checks stdout of `sift sub --filters` against want: each
+// line one of want, each once, and the lines printed on one connection's
+// deliveries (the lowest matching id's; perConn filters a connection) in
+// publish order; lines of different connections may interleave
+// differently. It returns, per connection, the position of its last line.
+func checkLines(t *testing.T, stdout string, want []subLine, perConn int) map[int]int {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	if len(lines) != len(want) {
 		t.Fatalf("%d lines, want %d", len(lines), len(want))
 	}
@@ -138,19 +164,11 @@ func TestSubFiltersChain(t *testing.T) {
 		}
 		pos := at[k][0]
 		at[k] = at[k][1:]
-		conn := got.Subs[0] / 40000
+		conn := got.Subs[0] / perConn
 		if p, ok := last[conn]; ok && p > pos {
 			t.Fatalf("line %d (event %d) after event %d on connection %d: out of publish order", i, pos, p, conn)
 		}
 		last[conn] = pos
 	}
-	if len(last) < 2 {
-		t.Fatalf("lines from %d connections: the file did not spread", len(last))
-	}
-	for i, r := range routers {
-		r.cmd.Process.Signal(syscall.SIGTERM)
-		if stderr, err := r.wait(); err != nil {
-			t.Fatalf("r%d after SIGTERM: %v\n%s", i+1, err, stderr)
-		}
-	}
+	return last
 }
