@@ -21,13 +21,6 @@ type entry struct {
 // node is one element of a structure: a class of equivalent filters (under
 // Covers in both directions) with the subscriptions that use them.
 type node struct {
-	// RTO scratch first, beside the key fields that placements read with
-	// it: the token of the placement whose answer bits rtoAns holds (with
-	// the small fields at the end, where they fill what would be
-	// padding), and whether a child was answered as covering the filter
-	// (rtoKid equal to the token).
-	rtoTok   uint64
-	rtoKid   uint64
 	key      key
 	text     string    // canonical text of key.f
 	seq      uint64    // creation order; siblings are kept in seq order
@@ -43,9 +36,8 @@ type node struct {
 	// allocated in the size class its size rounds up to, so padding
 	// between fields costs a size class (16 bytes) at every node.
 	ipos                  int32 // position in the candidate index holding the node
-	rtoAns                uint8
-	pinned                bool // a fixed filter (FF): stays without subscriptions
-	upDone, up, downDone  bool // per-operation scratch (mark)
+	pinned                bool  // a fixed filter (FF): stays without subscriptions
+	upDone, up, downDone  bool  // per-operation scratch (mark)
 	down, queued, visited bool
 }
 

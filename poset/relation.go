@@ -8,8 +8,7 @@ import (
 
 // key is a filter with what the structures' covering relation needs to know
 // about it, computed once. The fields RTO reads for every node it looks
-// at come first, so that they share a cache line with the node's RTO
-// marks (node.rtoTok).
+// at come first, at the node's start (its first cache line).
 type key struct {
 	exact bool // every constraint lies in the complete fragment
 	empty bool // the match-all filter

@@ -56,6 +56,42 @@ type rtoScratch struct {
 	// checked for being a predecessor
 	region  bool
 	checked int
+	// the answer bits of the nodes this placement looked at (on the
+	// placement, not the node: few nodes are ever mid-placement)
+	marks map[*node]rtoMark
+}
+
+// rtoMark is what a placement keeps of a node it looked at: the answer
+// bits, whether they were set for this placement (marked; ans may hold
+// bits set by expand before), and whether a child was answered as
+// covering the filter (kid).
+type rtoMark struct {
+	ans         uint8
+	marked, kid bool
+}
+
+// mark returns n's mark (the zero mark if none).
+func (p *Placement) mark(n *node) rtoMark { return p.marks[n] }
+
+// setAns marks n with the answer bits v.
+func (p *Placement) setAns(n *node, v uint8) {
+	m := p.marks[n]
+	m.ans, m.marked = v, true
+	p.marks[n] = m
+}
+
+// orAns adds bit to n's answer bits, marking nothing.
+func (p *Placement) orAns(n *node, bit uint8) {
+	m := p.marks[n]
+	m.ans |= bit
+	p.marks[n] = m
+}
+
+// setKid records that a child of n was answered as covering the filter.
+func (p *Placement) setKid(n *node) {
+	m := p.marks[n]
+	m.kid = true
+	p.marks[n] = m
 }
 
 // reset empties the scratch, keeping its memory but no pointer to a node
@@ -74,7 +110,8 @@ func (s *rtoScratch) reset() {
 	clear(s.queries)
 	clear(s.filters)
 	clear(s.texts)
-	*s = rtoScratch{
+	clear(s.marks)
+	*s = rtoScratch{marks: s.marks,
 		queries: s.queries[:0], vectors: s.vectors[:0], cur: s.cur[:0], next: s.next[:0],
 		filters: s.filters[:0], texts: s.texts[:0], ups: s.ups[:0], downs: s.downs[:0],
 		todo: s.todo[:0], buckets: s.buckets[:0], stack: s.stack[:0], votes: s.votes,
@@ -89,7 +126,7 @@ func emptied[T any](s []T) []T {
 	return s[:0]
 }
 
-// Answer bits kept on nodes (node.rtoAns) during a placement.
+// Answer bits kept for the nodes a placement looks at (Placement.marks).
 const (
 	bitUp       = 1
 	bitDown     = 2
@@ -133,7 +170,7 @@ func (c *core) StartRTO(id match.ID, from Iface, f match.Filter, cfg RTOConfig) 
 	// holds it: a placement left unfinished (stale) keeps its own.
 	p.rtoScratch, c.rtoMem = c.rtoMem, nil
 	if p.rtoScratch == nil {
-		p.rtoScratch = &rtoScratch{}
+		p.rtoScratch = &rtoScratch{marks: make(map[*node]rtoMark)}
 	}
 	p.u = c.newNode(f, text) // (the scratch was reset when handed back)
 	p.prepare(c.roots.members())
@@ -218,10 +255,10 @@ func (p *Placement) Answer(answers [][]Answer) (done bool, err error) {
 					v |= bitOverlap
 				}
 				n := nodes[i]
-				if n.rtoTok == p.tok {
-					v |= n.rtoAns & bitRegion
+				if m := p.mark(n); m.marked {
+					v |= m.ans & bitRegion
 				}
-				n.rtoTok, n.rtoAns = p.tok, v
+				p.setAns(n, v)
 				p.note(n, v)
 			}
 		}
@@ -284,7 +321,8 @@ func (p *Placement) checkShape(answers [][]Answer) error {
 // is reports whether the answer for n has the bit. Nodes are marked only
 // when queued below layer 0 or when an answer sets a bit for them.
 func (p *Placement) is(n *node, bit uint8) bool {
-	return n.rtoTok == p.tok && n.rtoAns&bit != 0
+	m := p.mark(n)
+	return m.marked && m.ans&bit != 0
 }
 
 // sent reports whether n was sent: every root is (layer 0), other nodes

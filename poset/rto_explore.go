@@ -34,7 +34,7 @@ func (p *Placement) advance(asked int) (next []*node, finished bool) {
 		n := p.todo[len(p.todo)-1]
 		p.todo[len(p.todo)-1] = nil
 		p.todo = p.todo[:len(p.todo)-1]
-		if n.rtoAns&bitExpanded == 0 {
+		if p.mark(n).ans&bitExpanded == 0 {
 			p.expand(n, true)
 		}
 	}
@@ -47,7 +47,7 @@ func (p *Placement) advance(asked int) (next []*node, finished bool) {
 // have all been answered since). Its children join the region.
 func (p *Placement) findRegion(asked int) {
 	for _, w := range p.ups[p.checked:asked] {
-		if w.rtoKid != p.tok && w.rtoAns&bitDown == 0 {
+		if m := p.mark(w); !m.kid && m.ans&bitDown == 0 {
 			p.region = true
 			p.expand(w, true)
 			break
@@ -69,7 +69,7 @@ func (p *Placement) note(n *node, v uint8) {
 		}
 		if !p.forest {
 			for _, q := range n.parents {
-				q.rtoKid = p.tok
+				p.setKid(q)
 			}
 		}
 	}
@@ -95,7 +95,7 @@ func (p *Placement) note(n *node, v uint8) {
 // first string equality, without looking at them. With region, the
 // children join the successor search's region.
 func (p *Placement) expand(n *node, region bool) {
-	n.rtoAns |= bitExpanded
+	p.orAns(n, bitExpanded)
 	if n.kids == nil {
 		for _, ch := range n.children {
 			p.expandChild(ch, region)
@@ -115,22 +115,23 @@ func (p *Placement) expand(n *node, region bool) {
 // already that joins the region is expanded in turn if its answer calls
 // for it.
 func (p *Placement) expandChild(ch *node, region bool) {
-	if ch.rtoTok == p.tok {
-		if region && ch.rtoAns&bitRegion == 0 {
-			ch.rtoAns |= bitRegion
-			if ch.rtoAns&(bitUp|bitDown|bitOverlap|bitExpanded) == bitOverlap {
+	if m := p.mark(ch); m.marked {
+		if region && m.ans&bitRegion == 0 {
+			p.orAns(ch, bitRegion)
+			if (m.ans|bitRegion)&(bitUp|bitDown|bitOverlap|bitExpanded) == bitOverlap {
 				p.todo = append(p.todo, ch)
 			}
 		}
 		return
 	}
 	p.stats.Touched++
-	ch.rtoTok, ch.rtoAns = p.tok, 0
+	p.setAns(ch, 0)
 	if !disjoint(&ch.key, &p.u.key) {
-		ch.rtoAns = bitSent // queued; answered next round
+		v := uint8(bitSent) // queued; answered next round
 		if region {
-			ch.rtoAns |= bitRegion
+			v |= bitRegion
 		}
+		p.setAns(ch, v)
 		p.next = append(p.next, ch)
 	}
 }

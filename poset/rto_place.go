@@ -117,7 +117,7 @@ func (p *Placement) position() position {
 	}
 	var pos position
 	for _, n := range p.ups {
-		if n.rtoKid != p.tok { // no child answered as covering the filter
+		if !p.mark(n).kid { // no child answered as covering the filter
 			if p.is(n, bitDown) {
 				return position{join: n}
 			}
