@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -107,6 +108,7 @@ type proposal struct {
 
 func (p proposal) encode() []byte {
 	e := enc{}
+	e.B = make([]byte, 0, p.sizeBound())
 	e.version(codecV1)
 	e.Uvarint(p.Proposer)
 	e.Uvarint(p.Activation)
@@ -126,6 +128,16 @@ func (p proposal) encode() []byte {
 	return e.B
 }
 
+// sizeBound is an upper bound of the encoded proposal's length, so encode
+// allocates its buffer once instead of growing it op by op.
+func (p proposal) sizeBound() int {
+	n := 1 + 3*binary.MaxVarintLen64 + 1 + binary.MaxVarintLen64
+	for _, op := range p.Ops {
+		n += 1 + 2*binary.MaxVarintLen64 + len(op.Key) + len(op.Value) + len(op.End)
+	}
+	return n
+}
+
 // maxOps bounds the ops a decoded proposal or snapshot may announce, so
 // a hostile length cannot make the decoder allocate without bound.
 const maxOps = 1 << 24
@@ -137,6 +149,11 @@ func decodeProposal(b []byte) (proposal, error) {
 	n := d.Uvarint()
 	if n > maxOps || n > uint64(len(d.B)) {
 		d.Fail(fmt.Errorf("%d ops in %d bytes", n, len(d.B)))
+	}
+	if d.Err == nil && n > 0 {
+		// Every op takes two bytes at least (its kind, its key's length):
+		// the slice is allocated once, within what the input can hold.
+		p.Ops = make([]durable.Op, 0, min(n, uint64(len(d.B)/2)))
 	}
 	for i := uint64(0); i < n && d.Err == nil; i++ {
 		op := durable.Op{Kind: durable.OpKind(d.Byte()), Key: d.Bytes()}

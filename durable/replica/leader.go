@@ -155,14 +155,27 @@ func (r *Replica) appliedOwn(p proposal) {
 
 // releaseHeld returns the held messages whose proposals are applied.
 func (r *Replica) releaseHeld() []durable.Envelope {
-	var out []durable.Envelope
-	n := 0
+	n, size := 0, 0
 	for _, h := range r.lead.held {
 		if h.barrier > r.lead.appliedSeq {
 			break
 		}
-		out = append(out, h.msgs...)
-		n++
+		n, size = n+1, size+len(h.msgs)
+	}
+	if n == 0 {
+		return nil
+	}
+	if n == 1 {
+		// One Ready's messages: handed over as they are, no copy.
+		out := r.lead.held[0].msgs
+		r.lead.held[0] = heldMsgs{}
+		r.lead.held = r.lead.held[1:]
+		return out
+	}
+	out := make([]durable.Envelope, 0, size)
+	for i := range n {
+		out = append(out, r.lead.held[i].msgs...)
+		r.lead.held[i] = heldMsgs{}
 	}
 	r.lead.held = r.lead.held[n:]
 	return out

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/sift-pubsub/sift/durable"
 )
@@ -36,8 +37,14 @@ func (s prefixStore) Apply(b *durable.Batch, sync bool) error {
 
 // prefixed returns b with every key under the prefix.
 func (s prefixStore) prefixed(b *durable.Batch) *durable.Batch {
-	out := &durable.Batch{Ops: make([]durable.Op, 0, len(b.Ops))}
-	for _, op := range b.Ops {
+	return &durable.Batch{Ops: s.appendPrefixed(make([]durable.Op, 0, len(b.Ops)), b.Ops)}
+}
+
+// appendPrefixed appends ops to dst with the prefix put before their keys,
+// growing dst once: an applied proposal's ops go straight into the batch.
+func (s prefixStore) appendPrefixed(dst, ops []durable.Op) []durable.Op {
+	dst = slices.Grow(dst, len(ops))
+	for _, op := range ops {
 		op.Key = s.key(op.Key)
 		if op.Kind == durable.OpDeleteRange {
 			if op.End == nil {
@@ -46,7 +53,7 @@ func (s prefixStore) prefixed(b *durable.Batch) *durable.Batch {
 				op.End = s.key(op.End)
 			}
 		}
-		out.Ops = append(out.Ops, op)
+		dst = append(dst, op)
 	}
-	return out
+	return dst
 }

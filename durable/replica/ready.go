@@ -289,7 +289,7 @@ func (r *Replica) apply(e *pb.Entry, b *durable.Batch, out *Ready) error {
 			if err != nil {
 				return err
 			}
-			b.Ops = append(b.Ops, r.state.prefixed(&durable.Batch{Ops: p.Ops}).Ops...)
+			b.Ops = r.state.appendPrefixed(b.Ops, p.Ops)
 			a.Ops = p.Ops
 			if err := r.appliedRoster(p.Ops); err != nil {
 				return err
