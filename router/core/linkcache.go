@@ -29,20 +29,22 @@ import (
 // most events have a key value nobody subscribed to, and it costs one
 // lookup instead of the positive lookup and the index's answer.
 type linkCache struct {
-	eqs    map[string]int // attribute -> equality constraints naming it, over every link's filters
-	key    string         // the key attribute ("" : no equality anywhere)
-	stale  bool           // eqs changed since key was chosen
+	key    string // the key attribute ("" : no equality anywhere)
+	stale  bool   // the equality counts changed since key was chosen
 	byLink map[ifaceID]map[match.Value]*cachedFilter
-	// filters counts the filter copies counted, over every link;
-	// keyed holds, per attribute, what the negative answer needs.
+	// filters counts the filter copies counted, over every link; keyed
+	// holds, per attribute named by some equality, what choosing the key
+	// and the negative answer need.
 	filters int
 	keyed   map[string]*keyedFilters
 }
 
-// keyedFilters is what the filters' equalities on one attribute say:
-// how many filter copies have at least one, and the string values they
-// name (per value, the copies naming it).
+// keyedFilters is what the filters' equalities on one attribute say: how
+// many equality constraints name it (the key is the attribute most
+// name), how many filter copies have at least one, and the string values
+// they name (per value, the copies naming it).
 type keyedFilters struct {
+	eqs     int
 	filters int
 	strs    map[string]int
 }
@@ -67,7 +69,6 @@ const cacheMin = 1024
 
 func newLinkCache() *linkCache {
 	return &linkCache{
-		eqs:    make(map[string]int),
 		byLink: make(map[ifaceID]map[match.Value]*cachedFilter),
 		keyed:  make(map[string]*keyedFilters),
 	}
@@ -81,10 +82,6 @@ func (c *linkCache) count(f match.Filter, delta int) {
 		k := f.At(i)
 		if k.Op != match.OpEq {
 			continue
-		}
-		c.eqs[k.Attr] += delta
-		if c.eqs[k.Attr] == 0 {
-			delete(c.eqs, k.Attr)
 		}
 		c.stale = true
 		c.countKeyed(f, i, delta)
@@ -101,6 +98,7 @@ func (c *linkCache) countKeyed(f match.Filter, i, delta int) {
 		kf = &keyedFilters{strs: make(map[string]int)}
 		c.keyed[k.Attr] = kf
 	}
+	kf.eqs += delta
 	if !hasEqBefore(f, i, k.Attr) {
 		kf.filters += delta
 	}
@@ -151,7 +149,8 @@ func (c *linkCache) pick() {
 	}
 	c.stale = false
 	key, most := "", 0
-	for a, n := range c.eqs {
+	for a, kf := range c.keyed {
+		n := kf.eqs
 		if n > most || n == most && a < key {
 			key, most = a, n
 		}

@@ -94,9 +94,9 @@ func testLinkTableWitness(t *testing.T, witness func(string) uint64, collide boo
 		for id := range model {
 			lt.Drop(id)
 		}
-		if lt.Engine.pool.len() != 0 || len(lt.Engine.pool.byHash) != 0 || len(lt.Engine.pool.collided) != 0 || len(lt.repeats) != 0 || len(lt.links) != 0 || len(lt.cache.eqs) != 0 || len(lt.cache.byLink) != 0 || lt.cache.filters != 0 || len(lt.cache.keyed) != 0 {
-			t.Fatalf("after dropping every link: %d pooled filters, %d witnesses, %d collided, %d repeats, links %v, equalities %v, %d cached links",
-				lt.Engine.pool.len(), len(lt.Engine.pool.byHash), len(lt.Engine.pool.collided), len(lt.repeats), lt.links, lt.cache.eqs, len(lt.cache.byLink))
+		if lt.Engine.pool.len() != 0 || len(lt.Engine.pool.byHash) != 0 || len(lt.Engine.pool.collided) != 0 || len(lt.repeats) != 0 || len(lt.links) != 0 || len(lt.cache.byLink) != 0 || lt.cache.filters != 0 || len(lt.cache.keyed) != 0 {
+			t.Fatalf("after dropping every link: %d pooled filters, %d witnesses, %d collided, %d repeats, links %v, keyed attributes %v, %d cached links",
+				lt.Engine.pool.len(), len(lt.Engine.pool.byHash), len(lt.Engine.pool.collided), len(lt.repeats), lt.links, lt.cache.keyed, len(lt.cache.byLink))
 		}
 	})
 	for d, what := range [...]string{DecidedByIndex: "index", DecidedByWitness: "witness", DecidedByCache: "cache"} {
@@ -220,9 +220,9 @@ func TestLinkTableFailedApply(t *testing.T) {
 	}
 	lt.Drop(1)
 	lt.Drop(2)
-	if lt.Engine.pool.len() != 0 || len(lt.Engine.pool.byHash) != 0 || len(lt.Engine.pool.collided) != 0 || len(lt.repeats) != 0 || len(lt.links) != 0 || len(lt.cache.eqs) != 0 || len(lt.cache.byLink) != 0 || len(lt.Engine.Ifaces) != 0 {
+	if lt.Engine.pool.len() != 0 || len(lt.Engine.pool.byHash) != 0 || len(lt.Engine.pool.collided) != 0 || len(lt.repeats) != 0 || len(lt.links) != 0 || len(lt.cache.keyed) != 0 || len(lt.cache.byLink) != 0 || len(lt.Engine.Ifaces) != 0 {
 		t.Fatalf("after dropping both links: %d pooled filters, %d witnesses, %d collided, %d repeats, links %v, equalities %v, %d cached links, %d engine interfaces",
-			lt.Engine.pool.len(), len(lt.Engine.pool.byHash), len(lt.Engine.pool.collided), len(lt.repeats), lt.links, lt.cache.eqs, len(lt.cache.byLink), len(lt.Engine.Ifaces))
+			lt.Engine.pool.len(), len(lt.Engine.pool.byHash), len(lt.Engine.pool.collided), len(lt.repeats), lt.links, lt.cache.keyed, len(lt.cache.byLink), len(lt.Engine.Ifaces))
 	}
 }
 
@@ -291,8 +291,8 @@ func TestLinkTableRepeats(t *testing.T) {
 	mustApplyT(t, lt, 2, &wire.Routes{Add: []string{`a == 1`, `a == 1`}})
 	lt.Drop(1)
 	lt.Drop(2)
-	if lt.Engine.pool.len() != 0 || len(lt.repeats) != 0 || len(lt.cache.eqs) != 0 || lt.Engine.Subscriptions() != 0 {
-		t.Fatalf("after dropping both links: %d pooled filters, repeats %v, equalities %v, %d entries", lt.Engine.pool.len(), lt.repeats, lt.cache.eqs, lt.Engine.Subscriptions())
+	if lt.Engine.pool.len() != 0 || len(lt.repeats) != 0 || len(lt.cache.keyed) != 0 || lt.Engine.Subscriptions() != 0 {
+		t.Fatalf("after dropping both links: %d pooled filters, repeats %v, equalities %v, %d entries", lt.Engine.pool.len(), lt.repeats, lt.cache.keyed, lt.Engine.Subscriptions())
 	}
 }
 
@@ -366,8 +366,8 @@ func TestLinkTableKeyExcludes(t *testing.T) {
 		for id := range model {
 			lt.Drop(id)
 		}
-		if lt.cache.filters != 0 || len(lt.cache.keyed) != 0 || len(lt.cache.eqs) != 0 {
-			t.Fatalf("after dropping every link: %d filters, keyed %v, equalities %v", lt.cache.filters, lt.cache.keyed, lt.cache.eqs)
+		if lt.cache.filters != 0 || len(lt.cache.keyed) != 0 {
+			t.Fatalf("after dropping every link: %d filters, keyed %v", lt.cache.filters, lt.cache.keyed)
 		}
 	})
 	if excluded == 0 || routed == 0 {
