@@ -33,9 +33,7 @@ func TestSubFiltersClaim(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	certDir := filepath.Join(dir, "certs")
-	if out, err := runBin(t, ctx, nil, "sift", "certs", "init", certDir); err != nil {
-		t.Fatalf("certs init: %v\n%s", err, out)
-	}
+	initCerts(t, ctx, certDir)
 	base := func(name string) []string {
 		return []string{"--name", name, "--listen", "127.0.0.1:0", "--certs", certDir,
 			"--data", filepath.Join(dir, name), "--table", "shallow"}

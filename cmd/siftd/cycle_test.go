@@ -35,9 +35,7 @@ func TestCycleRefused(t *testing.T) {
 	defer cancel()
 	c := newCluster(t, ctx, nil)
 	other := filepath.Join(c.dir, "other-certs")
-	if out, err := runBin(t, ctx, nil, "sift", "certs", "init", other); err != nil {
-		t.Fatalf("certs init: %v\n%s", err, out)
-	}
+	initCerts(t, ctx, other)
 	impostor := startLogProc(t, ctx, "impostor", nil, "siftd", "--name", "a", "--listen", "127.0.0.1:0",
 		"--certs", other, "--data", filepath.Join(c.dir, "impostor"))
 	a := &node{name: "a", listen: impostor.waitLine(t, ctx, readyRE)[1]}

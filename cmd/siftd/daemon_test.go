@@ -36,9 +36,7 @@ func TestDaemonBehaviour(t *testing.T) {
 		t.Fatalf("sift version: %v %q", err, out)
 	}
 	certDir := filepath.Join(dir, "certs")
-	if out, err := runBin(t, ctx, nil, "sift", "certs", "init", certDir); err != nil {
-		t.Fatalf("certs init: %v\n%s", err, out)
-	}
+	initCerts(t, ctx, certDir)
 	cfg := filepath.Join(dir, "siftd.json")
 	os.WriteFile(cfg, []byte(`{"name": "r1", "idle_timout": "10s"}`), 0o644)
 	if out, err := runBin(t, ctx, nil, "siftd", "--config", cfg, "--certs", certDir, "--data", dir); err == nil || !strings.Contains(out, `unknown field "idle_timout"`) {
@@ -172,9 +170,7 @@ func TestSIGTERMDuringPublish(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	certDir := filepath.Join(dir, "certs")
-	if out, err := runBin(t, ctx, nil, "sift", "certs", "init", certDir); err != nil {
-		t.Fatalf("certs init: %v\n%s", err, out)
-	}
+	initCerts(t, ctx, certDir)
 	r1, addr := startRouter(t, ctx, dir, "r1", certDir, "--drain-timeout", "10s")
 	const n = 300000
 	events := filepath.Join(dir, "events.jsonl")

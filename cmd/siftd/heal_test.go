@@ -25,9 +25,7 @@ func TestChainHeals(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	certDir := filepath.Join(dir, "certs")
-	if out, err := runBin(t, ctx, nil, "sift", "certs", "init", certDir); err != nil {
-		t.Fatalf("certs init: %v\n%s", err, out)
-	}
+	initCerts(t, ctx, certDir)
 	siftd := func(name, listen string, peers ...string) *proc {
 		args := []string{"--name", name, "--listen", listen, "--certs", certDir, "--data", filepath.Join(dir, name)}
 		for _, p := range peers {

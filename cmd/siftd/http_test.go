@@ -31,9 +31,7 @@ type httpSiftd struct {
 func newHTTPSiftd(t *testing.T, ctx context.Context) *httpSiftd {
 	dir := t.TempDir()
 	h := &httpSiftd{t: t, ctx: ctx, dir: dir, certDir: filepath.Join(dir, "certs")}
-	if out, err := runBin(t, ctx, nil, "sift", "certs", "init", h.certDir); err != nil {
-		t.Fatalf("certs init: %v\n%s", err, out)
-	}
+	initCerts(t, ctx, h.certDir)
 	return h
 }
 

@@ -35,9 +35,7 @@ func testChain(t *testing.T, table string) {
 	defer cancel()
 	dir := t.TempDir()
 	certDir := filepath.Join(dir, "certs")
-	if out, err := runBin(t, ctx, nil, "sift", "certs", "init", certDir); err != nil {
-		t.Fatalf("certs init: %v\n%s", err, out)
-	}
+	initCerts(t, ctx, certDir)
 	var routers []*proc
 	var addrs []string
 	for i, name := range []string{"r1", "r2", "r3"} {

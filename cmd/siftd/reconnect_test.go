@@ -19,9 +19,7 @@ func TestSubReconnects(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	certDir := filepath.Join(dir, "certs")
-	if out, err := runBin(t, ctx, nil, "sift", "certs", "init", certDir); err != nil {
-		t.Fatalf("certs init: %v\n%s", err, out)
-	}
+	initCerts(t, ctx, certDir)
 	addr := freeUDPAddr(t)
 	dead := freeUDPAddr(t)
 	start := func() *logProc {

@@ -133,6 +133,16 @@ func runBin(t *testing.T, ctx context.Context, stdin io.Reader, name string, arg
 	return out.String(), nil
 }
 
+// initCerts writes a deployment CA and the development router and client
+// certificates into dir with sift certs init, as most multi-process tests
+// need.
+func initCerts(t *testing.T, ctx context.Context, dir string) {
+	t.Helper()
+	if out, err := runBin(t, ctx, nil, "sift", "certs", "init", dir); err != nil {
+		t.Fatalf("certs init: %v\n%s", err, out)
+	}
+}
+
 var (
 	readyRE   = regexp.MustCompile(`msg="router ready".* addr=(\S+)`)
 	metricsRE = regexp.MustCompile(`msg="metrics ready" addr=(\S+)`)
@@ -147,9 +157,7 @@ func TestEndToEnd(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	certDir := filepath.Join(dir, "certs")
-	if out, err := runBin(t, ctx, nil, "sift", "certs", "init", certDir); err != nil {
-		t.Fatalf("certs init: %v\n%s", err, out)
-	}
+	initCerts(t, ctx, certDir)
 	d := startProc(t, ctx, "siftd", "--name", "r1", "--listen", "127.0.0.1:0", "--certs", certDir,
 		"--data", filepath.Join(dir, "data"), "--metrics", "127.0.0.1:0")
 	metricsAddr := d.waitLine(t, ctx, metricsRE)[1]
@@ -301,9 +309,7 @@ func checkBadInput(t *testing.T, ctx context.Context, addr, certDir, dir string)
 		t.Errorf("sub with a malformed filter: %v\n%s", err, out)
 	}
 	other := filepath.Join(dir, "other")
-	if out, err := runBin(t, ctx, nil, "sift", "certs", "init", other); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	initCerts(t, ctx, other)
 	// Trust the real router, but present a client certificate of another CA.
 	caPEM, _ := os.ReadFile(filepath.Join(certDir, "ca.pem"))
 	os.WriteFile(filepath.Join(other, "ca.pem"), caPEM, 0o644)

@@ -22,9 +22,7 @@ func TestPubStream(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	certDir := filepath.Join(dir, "certs")
-	if out, err := runBin(t, ctx, nil, "sift", "certs", "init", certDir); err != nil {
-		t.Fatalf("certs init: %v\n%s", err, out)
-	}
+	initCerts(t, ctx, certDir)
 	_, addr := startRouter(t, ctx, dir, "r1", certDir)
 	got := make(chan string, 10)
 	sub := startLogProc(t, ctx, "sift sub", func(l string) { got <- l }, "sift", "sub", "--router", addr, "--certs", certDir, "n exists")
@@ -124,9 +122,7 @@ func TestPubDialTimeout(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	certDir := filepath.Join(t.TempDir(), "certs")
-	if out, err := runBin(t, ctx, nil, "sift", "certs", "init", certDir); err != nil {
-		t.Fatalf("certs init: %v\n%s", err, out)
-	}
+	initCerts(t, ctx, certDir)
 	dead := freeUDPAddr(t)
 	began := time.Now()
 	out, err := runBin(t, ctx, strings.NewReader("{\"a\":1}\n"), "sift", "pub", "--router", dead, "--certs", certDir, "--dial-timeout", "7s")
