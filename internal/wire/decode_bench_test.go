@@ -164,3 +164,32 @@ func BenchmarkEncodeStock(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkDecodeNetTopic is the first router's decoding of a publisher's
+// PublishDict frame in `sift bench net --workload topic`: stockEvents of
+// the workload's seven-attribute events, keeping only the name its
+// subscriptions constrain (symbol), as the router's Wanted does.
+//
+//	go test -run XXX -bench DecodeNetTopic ./internal/wire
+func BenchmarkDecodeNetTopic(b *testing.B) {
+	w, err := workload.Net(workload.NetConfig{Kind: workload.NetTopic, Events: stockEvents}, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var names []string
+	for _, s := range w.Subs {
+		names = append(names, s.Filter.Attrs()...)
+	}
+	body := (&PublishDict{Publish{Seq: 1, Events: w.Events}}).AppendBody(nil)
+	d := EventDecoder{Wanted: NewWanted(names)}
+	bodies := make([][]byte, 64) // owned bodies: the events alias them
+	for i := range bodies {
+		bodies[i] = bytes.Clone(body)
+	}
+	i := 0
+	benchDecode(b, func() error {
+		i++
+		_, err := d.DecodeOwnedPublishDict(bodies[i%len(bodies)], HardMaxFrame)
+		return err
+	})
+}

@@ -110,6 +110,12 @@ type EventDecoder struct {
 	// is cheaper than a map lookup.
 	pos     []position
 	wantFor *Wanted // the Wanted that pos[i].want answers for
+	// shape holds the name references of the PublishDict event read last
+	// (a prefix of them: one-byte references to entries), whose names
+	// are pos's and were checked in order; an event of the same frame
+	// whose references start the same has the same names there, and
+	// needs neither their lookup nor their order checked again.
+	shape []byte
 	// slab backs the attribute lists of events that share their frame;
 	// pinned counts the bytes of the frames its used part may keep alive
 	// (see sharedFrameDone).

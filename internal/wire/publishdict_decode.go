@@ -26,6 +26,7 @@ func (d *EventDecoder) DecodeOwnedPublishDict(body []byte, max int) (*Publish, e
 	}
 	size := uvarintLen(m.Seq) + uvarintLen(uint64(n))
 	x := &dictRaw{body: body, spans: make([]int32, 0, n+1)}
+	d.shape = d.shape[:0] // the references are this frame's
 	m.Events = make([]match.Event, 0, n)
 	for range n {
 		x.spans = append(x.spans, int32(len(body)-len(r.b)))
@@ -113,15 +114,24 @@ func (d *EventDecoder) dictEvent(r *reader, x *dictExpander) (match.Event, int) 
 	b, o := r.b, 0
 	plain := uvarintLen(uint64(n))
 	kept, all := 0, d.Wanted == nil
+	shape := d.shape
 	for i := range n {
-		name, next, size := d.dictName(r, x, b, o, i)
-		if r.err != nil {
-			return match.Event{}, 0
-		}
-		o, plain = next, plain+size
-		if i > 0 && !d.ordered(i) {
-			r.fail("attribute %s: names not in strictly increasing order (after %s)", name, d.pos[i-1].name)
-			return match.Event{}, 0
+		var name string
+		if i < len(shape) && o < len(b) && b[o] == shape[i] { // the names of the shape's events so far
+			name, o, plain = d.pos[i].name, o+1, plain+len(x.names[shape[i]-1])
+		} else {
+			shape = shape[:min(i, len(shape))] // the rest of the event is read in full
+			next, size := 0, 0
+			name, next, size = d.dictName(r, x, b, o, i)
+			if r.err != nil {
+				return match.Event{}, 0
+			}
+			if i > 0 && !d.ordered(i) {
+				r.fail("attribute %s: names not in strictly increasing order (after %s)", name, d.pos[i-1].name)
+				return match.Event{}, 0
+			}
+			shape = appendShape(shape, b, o, next, i)
+			o, plain = next, plain+size
 		}
 		keep := all || d.wanted(i)
 		start := o
@@ -154,9 +164,21 @@ func (d *EventDecoder) dictEvent(r *reader, x *dictExpander) (match.Event, int) 
 		kept++
 	}
 	r.b = b[o:]
+	d.shape = shape[:min(len(shape), n)]
 	attrs = d.keepAttrs(r, attrs, kept)
 	d.setStrings(attrs)
 	return match.NewTrustedEvent(attrs), plain
+}
+
+// appendShape extends the frame's shape (see EventDecoder.shape) with
+// attribute i's name reference, the byte at offset o of b up to next, as
+// long as every reference before it is in the shape and it is one byte
+// naming an entry: a new name (0) or a longer reference ends the shape.
+func appendShape(shape, b []byte, o, next, i int) []byte {
+	if len(shape) == i && next == o+1 && b[o] != 0 {
+		return append(shape, b[o])
+	}
+	return shape
 }
 
 // dictName reads attribute i's name reference at offset o of b and
