@@ -43,7 +43,7 @@ type dim[K cmp.Ordered] struct {
 	// the value falls among the interval bounds (see fast_pivot.go). The
 	// window leaves out every other point, so the points need no matching
 	// pass there.
-	points map[K]pivotPoint
+	points *pointTable[K]
 }
 
 // eqPoint is a point value's subscriptions, sorted, and when they are

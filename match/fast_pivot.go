@@ -132,14 +132,14 @@ type pivotPoint struct {
 
 // setPoints records the pivot points of a built dimension.
 func (d *dim[K]) setPoints(spans map[K]slotSpan) {
-	d.points = make(map[K]pivotPoint, len(spans))
+	d.points = newPointTable[K](len(spans), len(d.lo) > 0)
 	for k, sp := range spans {
-		pt := pivotPoint{span: sp}
+		var c pointCut
 		if len(d.lo) > 0 {
 			p := probe[K]{key: k}
-			c := p.upperBound(d.bounds)
-			pt.cell, pt.lo, pt.hi = int32(c), d.lo[c].cut(&p), d.hi[c].cut(&p)
+			cell := p.upperBound(d.bounds)
+			c = pointCut{cell: int32(cell), lo: d.lo[cell].cut(&p), hi: d.hi[cell].cut(&p)}
 		}
-		d.points[k] = pt
+		d.points.add(k, sp, c)
 	}
 }

@@ -240,10 +240,13 @@ func readDim[K, J cmp.Ordered](dst *dimBuilder[K], d *dim[J], remap []int32, con
 			}
 		}
 	}
-	for k, pt := range d.points {
-		for s := pt.span.lo; s < pt.span.hi; s++ {
-			if r := remap[s]; r >= 0 {
-				dst.eq = append(dst.eq, keyed[K]{conv(k), uint32(r)})
+	if d.points != nil {
+		for i, k := range d.points.keys {
+			sp := d.points.spans[i]
+			for s := sp.lo; s < sp.hi; s++ {
+				if r := remap[s]; r >= 0 {
+					dst.eq = append(dst.eq, keyed[K]{conv(k), uint32(r)})
+				}
 			}
 		}
 	}

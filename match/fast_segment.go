@@ -126,7 +126,7 @@ func (s *segment) window(e Event, win *window) {
 	rest := slotSpan{0, s.rest}
 	a := &s.attrs[s.pivot]
 	if v, ok := e.Get(a.name); ok && v.kind == KindString {
-		if pt, ok := a.str.points[v.str]; ok {
+		if pt, ok := a.str.points.find(v.str); ok {
 			win.set(rest, pt.span)
 			win.point, win.hasPoint = pt, true
 			return
