@@ -97,10 +97,7 @@ func BenchmarkDecodeStock(b *testing.B) {
 	})
 	b.Run("publish-router", func(b *testing.B) {
 		d := EventDecoder{Wanted: sb.wanted}
-		bodies := make([][]byte, 64) // owned bodies: the events alias them
-		for i := range bodies {
-			bodies[i] = bytes.Clone(publish)
-		}
+		bodies := ownedCopies(publish, 64)
 		i := 0
 		benchDecode(b, func() error {
 			i++
@@ -182,14 +179,22 @@ func BenchmarkDecodeNetTopic(b *testing.B) {
 	}
 	body := (&PublishDict{Publish{Seq: 1, Events: w.Events}}).AppendBody(nil)
 	d := EventDecoder{Wanted: NewWanted(names)}
-	bodies := make([][]byte, 64) // owned bodies: the events alias them
-	for i := range bodies {
-		bodies[i] = bytes.Clone(body)
-	}
+	bodies := ownedCopies(body, 64)
 	i := 0
 	benchDecode(b, func() error {
 		i++
 		_, err := d.DecodeOwnedPublishDict(bodies[i%len(bodies)], HardMaxFrame)
 		return err
 	})
+}
+
+// ownedCopies returns n copies of body for the owned decoders, whose events
+// alias the body they were decoded from, so a benchmark cycles through
+// copies instead of decoding into the same bytes again.
+func ownedCopies(body []byte, n int) [][]byte {
+	bodies := make([][]byte, n)
+	for i := range bodies {
+		bodies[i] = bytes.Clone(body)
+	}
+	return bodies
 }
