@@ -19,7 +19,8 @@ type Publish struct {
 	// Raw[i] is the encoding of Events[i] as received (aliasing the frame
 	// body), so that routers forward events without encoding them again.
 	// AppendBody ignores it. Read it through RawAt: a batch decoded from
-	// a PublishDict frame writes an event's plain encoding out on demand.
+	// a PublishDict frame writes an event's plain encoding out on demand,
+	// and has no Raw at all until then.
 	Raw [][]byte
 	// dict writes out Raw for a batch decoded from a PublishDict frame
 	// (publishdict_decode.go).

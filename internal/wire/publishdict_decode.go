@@ -15,7 +15,9 @@ import (
 // comparison of its name), and checks exactly what decoding the frame's
 // expansion (ExpandPublishDict) as a Publish would, max included. The
 // plain encoding of an event (Raw) is written out only when asked for, by
-// RawAt: a router forwards and delivers few of the events it reads.
+// RawAt, and Raw itself is made only then (nil until the first RawAt): a
+// router forwards and delivers few of the events it reads, and none of
+// most batches.
 func (d *EventDecoder) DecodeOwnedPublishDict(body []byte, max int) (*Publish, error) {
 	r := ownedReader(body)
 	defer d.sharedFrameDone(len(body))
@@ -43,15 +45,22 @@ func (d *EventDecoder) DecodeOwnedPublishDict(body []byte, max int) (*Publish, e
 		return nil, err
 	}
 	x.spans = append(x.spans, int32(len(body)))
-	m.Raw, m.dict = make([][]byte, n), x
+	m.dict = x
 	return m, nil
 }
 
 // RawAt returns the encoding of event i as received (Raw[i]): for a
 // batch decoded from a PublishDict frame, the plain encoding written out
-// on the first call (Raw[i] is nil until then).
+// on the first call (Raw is nil until a first call makes it, and Raw[i]
+// nil until the call for i).
 func (m *Publish) RawAt(i int) []byte {
-	if m.Raw[i] == nil && m.dict != nil {
+	if m.dict == nil {
+		return m.Raw[i]
+	}
+	if m.Raw == nil {
+		m.Raw = make([][]byte, len(m.Events))
+	}
+	if m.Raw[i] == nil {
 		m.Raw[i] = m.dict.expand(i)
 	}
 	return m.Raw[i]
@@ -59,7 +68,7 @@ func (m *Publish) RawAt(i int) []byte {
 
 // RawAll fills Raw for every event (RawAt of each) and returns it.
 func (m *Publish) RawAll() [][]byte {
-	for i := range m.Raw {
+	for i := range m.Events {
 		m.RawAt(i)
 	}
 	return m.Raw
