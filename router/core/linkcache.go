@@ -1,6 +1,7 @@
 package core
 
 import (
+	"hash/maphash"
 	"strings"
 
 	"github.com/sift-pubsub/sift/match"
@@ -28,10 +29,23 @@ import (
 // matches none of them. That is the common case of topic traffic, where
 // most events have a key value nobody subscribed to, and it costs one
 // lookup instead of the positive lookup and the index's answer.
+//
+// The values named are counted by a seeded hash, not by the string: the
+// negative answer needs only "some filter may name it", and a hash that
+// two values share (by chance, or forged: the seed is the process's own)
+// can only keep an event from that answer, sending it to the index, which
+// answers exactly. Keyed by the string, the counts were a 24-byte map slot
+// per filter an upstream router holds (one distinct value each, on topic
+// and symbol filters); by the hash, a 16-byte one.
 type linkCache struct {
-	key    string // the key attribute ("" : no equality anywhere)
-	stale  bool   // the equality counts changed since key was chosen
-	byLink map[ifaceID]map[match.Value]*cachedFilter
+	// seed is the cache's own seed of the hash the string values named
+	// are counted by (valueHash); testHash, when set, replaces that hash
+	// (tests make values collide).
+	seed     maphash.Seed
+	testHash func(string) uint64
+	key      string // the key attribute ("" : no equality anywhere)
+	stale    bool   // the equality counts changed since key was chosen
+	byLink   map[ifaceID]map[match.Value]*cachedFilter
 	// filters counts the filter copies counted, over every link; keyed
 	// holds, per attribute named by some equality, what choosing the key
 	// and the negative answer need.
@@ -42,11 +56,12 @@ type linkCache struct {
 // keyedFilters is what the filters' equalities on one attribute say: how
 // many equality constraints name it (the key is the attribute most
 // name), how many filter copies have at least one, and the string values
-// they name (per value, the copies naming it).
+// they name (per hash of a value, the copies naming a value of that
+// hash; see linkCache).
 type keyedFilters struct {
 	eqs     int
 	filters int
-	strs    map[string]int
+	strs    map[uint64]int
 }
 
 // keyValue is the key value of the event being routed: ok when the event
@@ -69,6 +84,7 @@ const cacheMin = 1024
 
 func newLinkCache() *linkCache {
 	return &linkCache{
+		seed:   maphash.MakeSeed(),
 		byLink: make(map[ifaceID]map[match.Value]*cachedFilter),
 		keyed:  make(map[string]*keyedFilters),
 	}
@@ -95,7 +111,7 @@ func (c *linkCache) countKeyed(f match.Filter, i, delta int) {
 	k := f.At(i)
 	kf := c.keyed[k.Attr]
 	if kf == nil {
-		kf = &keyedFilters{strs: make(map[string]int)}
+		kf = &keyedFilters{strs: make(map[uint64]int)}
 		c.keyed[k.Attr] = kf
 	}
 	kf.eqs += delta
@@ -103,7 +119,7 @@ func (c *linkCache) countKeyed(f match.Filter, i, delta int) {
 		kf.filters += delta
 	}
 	if k.Val.Kind() == match.KindString {
-		s := k.Val.AsString()
+		s := c.valueHash(k.Val.AsString())
 		if kf.strs[s] += delta; kf.strs[s] == 0 {
 			delete(kf.strs, s)
 		}
@@ -135,7 +151,15 @@ func (c *linkCache) excludes(k *keyValue) bool {
 	if !k.ok {
 		return true
 	}
-	return k.v.Kind() == match.KindString && kf.strs[k.v.AsString()] == 0
+	return k.v.Kind() == match.KindString && kf.strs[c.valueHash(k.v.AsString())] == 0
+}
+
+// valueHash is the hash keyedFilters counts a string value by.
+func (c *linkCache) valueHash(s string) uint64 {
+	if c.testHash != nil {
+		return c.testHash(s)
+	}
+	return maphash.String(c.seed, s)
 }
 
 // forget drops a link's entries (its filters changed).

@@ -310,13 +310,25 @@ func mustApplyT(t *testing.T, lt *LinkTable, id ifaceID, r *wire.Routes) {
 // links whose filters match, for events whose key is a subscribed string,
 // an unsubscribed one, a number or missing. Some events are excluded by
 // the key and some are not. After every link is dropped, nothing is
-// counted.
+// counted. The same holds when the values' hashes collide (the cache's
+// value hash forced to one value for the one-letter values): a value then
+// stands for every value of its hash, and is excluded only when none is
+// named.
 func TestLinkTableKeyExcludes(t *testing.T) {
+	t.Run("hash=maphash", func(t *testing.T) { testLinkTableKeyExcludes(t, nil) })
+	colliding := func(s string) uint64 { return uint64(len(s)) }
+	t.Run("hash=colliding", func(t *testing.T) { testLinkTableKeyExcludes(t, colliding) })
+}
+
+func testLinkTableKeyExcludes(t *testing.T, valueHash func(string) uint64) {
 	keyed := []string{`b == "x"`, `b == "x" && a > 1`, `b == "y" && a exists`, `b == 2`, `b == "x" && b == "y"`, `b == "z" && c == "x"`}
 	open := []string{`a > 0`, `c == "x"`}
 	excluded, routed := 0, 0
 	rapid.Check(t, func(t *rapid.T) {
 		lt := NewLinkTable()
+		if valueHash != nil {
+			lt.cache.testHash = valueHash
+		}
 		model := linkTableModel{}
 		links := rapid.IntRange(1, 3).Draw(t, "links")
 		for range rapid.IntRange(1, 40).Draw(t, "steps") {
