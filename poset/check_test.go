@@ -28,7 +28,7 @@ func checkCommon(c *core) error {
 			return fmt.Errorf("node %s has no subscriptions", n.text)
 		}
 		for _, e := range n.entries {
-			if c.byID[e.id] != n {
+			if c.nodeOf(e.id, e.f.String()) != n {
 				return fmt.Errorf("subscription %d not indexed to its node", e.id)
 			}
 			if !Covers(n.filter(), e.f) || !Covers(e.f, n.filter()) {

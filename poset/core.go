@@ -30,22 +30,31 @@ type algorithm interface {
 // core holds the state and the operations that the poset and the forest
 // share: subscriptions by id, the node sets, matching and counters.
 type core struct {
-	alg    algorithm
-	name   string
-	byID   map[match.ID]*node
-	void   map[match.ID]entry // unsatisfiable subscriptions, kept aside
-	byText map[string]*node   // representative text -> node
-	roots  nodeSet
-	all    nodeSet
-	seq    uint64
-	epoch  uint64
-	gen    uint64      // bumped by every structural change
-	rtoTok uint64      // token of the latest RTO placement
-	rtoMem *rtoScratch // a finished placement's memory, for the next one
-	tests  uint64      // covering tests so far
-	ctr    Counters
-	subs   int
-	fixed  []fixedFilter // FF fixed filters, in pinning order
+	alg  algorithm
+	name string
+	// byID holds each subscription's node. In a core a Table owns
+	// (textIDs), it holds only the subscriptions whose filter is not
+	// their node's own (an equivalent filter of another text): the Table
+	// names every subscription by its canonical text as well, and a
+	// subscription whose filter is its node's is found through byText.
+	// Why: a map slot per subscription was the largest cost after the
+	// node itself in a router holding many filters, almost every one the
+	// only filter of its node.
+	byID    map[match.ID]*node
+	textIDs bool
+	void    map[match.ID]entry // unsatisfiable subscriptions, kept aside
+	byText  map[string]*node   // representative text -> node
+	roots   nodeSet
+	all     nodeSet
+	seq     uint64
+	epoch   uint64
+	gen     uint64      // bumped by every structural change
+	rtoTok  uint64      // token of the latest RTO placement
+	rtoMem  *rtoScratch // a finished placement's memory, for the next one
+	tests   uint64      // covering tests so far
+	ctr     Counters
+	subs    int
+	fixed   []fixedFilter // FF fixed filters, in pinning order
 	// attribute names interned for key.eqAttr
 	attrIDs map[string]int32
 	buf     []*node
@@ -181,8 +190,36 @@ func (c *core) addText(id match.ID, from Iface, f match.Filter, text string) (*n
 		}
 	}
 	n.entries = append(n.entries, e)
-	c.byID[id] = n
+	c.bindText(id, text, n)
 	return n, nil
+}
+
+// bindText records that subscription id, whose filter's canonical text is
+// text, is held by node n (see byID).
+func (c *core) bindText(id match.ID, text string, n *node) {
+	if !c.textIDs || text != n.text {
+		c.byID[id] = n
+	}
+}
+
+// bind is bindText for subscription id of filter f.
+func (c *core) bind(id match.ID, f match.Filter, n *node) {
+	if !c.textIDs || !f.Equal(n.key.f) {
+		c.byID[id] = n
+	}
+}
+
+// nodeOf returns the node holding subscription id, whose filter's
+// canonical text is text (the core need not know it when it does not
+// share byID with a Table), or nil when it holds none.
+func (c *core) nodeOf(id match.ID, text string) *node {
+	if n, ok := c.byID[id]; ok || !c.textIDs {
+		return n
+	}
+	if n := c.byText[text]; n != nil && n.holds(id) {
+		return n
+	}
+	return nil
 }
 
 // register records a node just linked into the structure.
@@ -204,22 +241,23 @@ func (c *core) Insert(id match.ID, f match.Filter) error { return c.Add(id, 0, f
 // Delete removes a subscription. It fails, changing nothing, when the id is
 // unknown. A node left without subscriptions leaves the structure.
 func (c *core) Delete(id match.ID) error {
-	_, _, _, err := c.remove(id)
+	_, _, _, err := c.remove(id, "")
 	return err
 }
 
-// remove is Delete returning the node that held the subscription (nil when
-// kept aside), whether that node left the structure, and then the nodes
-// whose ancestors changed.
-func (c *core) remove(id match.ID) (n *node, gone bool, starts []*node, err error) {
+// remove is Delete of subscription id, whose filter's canonical text is
+// text (see nodeOf), returning the node that held the subscription (nil
+// when kept aside), whether that node left the structure, and then the
+// nodes whose ancestors changed.
+func (c *core) remove(id match.ID, text string) (n *node, gone bool, starts []*node, err error) {
 	if _, ok := c.void[id]; ok {
 		delete(c.void, id)
 		c.subs--
 		c.ctr.Deletes++
 		return nil, false, nil, nil
 	}
-	n, ok := c.byID[id]
-	if !ok {
+	n = c.nodeOf(id, text)
+	if n == nil {
 		return nil, false, nil, fmt.Errorf("%s: subscription %d not present", c.name, id)
 	}
 	before := c.tests
@@ -294,13 +332,13 @@ func (c *core) walkMatching(e match.Event, fn func(*node)) {
 	c.buf = queue[:0]
 }
 
-// filterOf returns the filter subscription id was made with (the
-// subscription is present).
-func (c *core) filterOf(id match.ID) match.Filter {
+// filterOf returns the filter subscription id (of canonical text text,
+// see nodeOf) was made with (the subscription is present).
+func (c *core) filterOf(id match.ID, text string) match.Filter {
 	if e, ok := c.void[id]; ok {
 		return e.f
 	}
-	n := c.byID[id]
+	n := c.nodeOf(id, text)
 	for _, e := range n.entries {
 		if e.id == id {
 			return e.f

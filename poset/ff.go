@@ -138,7 +138,7 @@ func (c *core) AddFF(id match.ID, from Iface, f match.Filter, claims []Bits, pol
 	}
 	e := entry{id: id, from: from, f: f}
 	join.entries = append(join.entries, e)
-	c.byID[id] = join
+	c.bind(id, f, join)
 	c.subs++
 	c.ctr.Inserts++
 	c.ctr.InsertTests += c.tests - before

@@ -44,6 +44,11 @@ type node struct {
 // filter returns the node's representative filter.
 func (n *node) filter() match.Filter { return n.key.f }
 
+// holds reports whether subscription id is one of the node's.
+func (n *node) holds(id match.ID) bool {
+	return slices.ContainsFunc(n.entries, func(e entry) bool { return e.id == id })
+}
+
 // isRoot reports whether the node has no parent.
 func (n *node) isRoot() bool { return len(n.parents) == 0 }
 

@@ -51,7 +51,7 @@ var errClaimStructure = errors.New("claimed placements need the shallow forest")
 // changing nothing, when id is present or the structure is not the
 // shallow forest.
 func (c *core) AddClaimed(id match.ID, from Iface, f match.Filter, parent match.ID) (ClaimStats, error) {
-	_, st, err := c.addClaimed(id, from, f, f.String(), c.byID[parent])
+	_, st, err := c.addClaimed(id, from, f, f.String(), c.nodeOf(parent, ""))
 	return st, err
 }
 
@@ -87,7 +87,7 @@ func (c *core) addClaimed(id match.ID, from Iface, f match.Filter, text string, 
 		}
 	}
 	u.entries = append(u.entries, entry{id: id, from: from, f: f})
-	c.byID[id] = u
+	c.bindText(id, text, u)
 	c.subs++
 	return u, st, nil
 }

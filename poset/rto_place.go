@@ -269,7 +269,7 @@ func (p *Placement) commit(join *node, before uint64) {
 		n = p.u
 	}
 	n.entries = append(n.entries, p.e)
-	c.byID[p.e.id] = n
+	c.bind(p.e.id, p.e.f, n)
 	c.subs++
 	c.ctr.Inserts++
 	c.ctr.InsertTests += c.tests - before

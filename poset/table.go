@@ -161,6 +161,7 @@ func NewTable(cfg TableConfig) (*Table, error) {
 	default:
 		return nil, fmt.Errorf("routing table: unknown structure %q (valid: poset, forest, shallow)", cfg.Structure)
 	}
+	t.s.textIDs = true // the table names each subscription by its text too
 	for _, n := range cfg.Neighbours {
 		if slices.Contains(t.neigh, n) {
 			return nil, fmt.Errorf("routing table: neighbour %d listed twice", n)
@@ -221,7 +222,7 @@ func (t *Table) Unsubscribe(from Iface, f match.Filter) ([]Update, error) {
 		return nil, nil
 	}
 	t.drop(k)
-	n, gone, starts, err := t.s.remove(s.id)
+	n, gone, starts, err := t.s.remove(s.id, k.text)
 	if err != nil {
 		return nil, fmt.Errorf("unsubscribe: %w", err) // cannot happen: ids are ours
 	}
@@ -310,7 +311,7 @@ func (t *Table) HeldBy(from Iface) []Held {
 	m := t.subs[from]
 	out := make([]Held, 0, len(m))
 	for text, id := range m {
-		out = append(out, Held{Filter: t.s.filterOf(id), Text: text, N: 1 + t.repeats[subKey{from, text}]})
+		out = append(out, Held{Filter: t.s.filterOf(id, text), Text: text, N: 1 + t.repeats[subKey{from, text}]})
 	}
 	slices.SortFunc(out, func(a, b Held) int { return strings.Compare(a.Text, b.Text) })
 	return out

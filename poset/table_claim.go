@@ -22,8 +22,9 @@ func (t *Table) SubscribeClaimed(from Iface, f, parent match.Filter) ([]Update, 
 		return nil, ClaimStats{}, nil
 	}
 	var p *node
-	if ps, ok := t.lookup(subKey{from, parent.String()}); ok {
-		p = t.s.byID[ps.id]
+	pk := subKey{from, parent.String()}
+	if ps, ok := t.lookup(pk); ok {
+		p = t.s.nodeOf(ps.id, pk.text)
 	}
 	id := t.nextID
 	n, st, err := t.s.addClaimed(id, from, f, k.text, p)

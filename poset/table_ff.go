@@ -28,6 +28,6 @@ func (t *Table) SubscribeFF(from Iface, f match.Filter, claims []Bits, policy Po
 		return nil, st, fmt.Errorf("subscribe: %w", err)
 	}
 	t.nextID++
-	n := t.s.byID[id]
+	n := t.s.nodeOf(id, k.text)
 	return t.installed(k, id, n), st, nil
 }

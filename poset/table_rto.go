@@ -46,7 +46,7 @@ func (t *Table) FinishSubscribeRTO(p *Placement) ([]Update, error) {
 		return nil, errors.New("subscribe: placement not done")
 	}
 	delete(t.pending, p)
-	n := t.s.byID[p.e.id]
+	n := t.s.nodeOf(p.e.id, k.text)
 	return t.installed(k, p.e.id, n), nil
 }
 
