@@ -28,11 +28,12 @@ func checkCommon(c *core) error {
 			return fmt.Errorf("node %s has no subscriptions", n.text)
 		}
 		for _, e := range n.entries {
-			if c.nodeOf(e.id, e.f.String()) != n {
+			f := c.entryFilter(n, e)
+			if c.nodeOf(e.id, f.String()) != n {
 				return fmt.Errorf("subscription %d not indexed to its node", e.id)
 			}
-			if !Covers(n.filter(), e.f) || !Covers(e.f, n.filter()) {
-				return fmt.Errorf("subscription %d (%s) not equivalent to its node %s", e.id, e.f, n.text)
+			if !Covers(n.filter(), f) || !Covers(f, n.filter()) {
+				return fmt.Errorf("subscription %d (%s) not equivalent to its node %s", e.id, f, n.text)
 			}
 		}
 		for _, ch := range n.children {

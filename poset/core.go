@@ -42,19 +42,22 @@ type core struct {
 	// only filter of its node.
 	byID    map[match.ID]*node
 	textIDs bool
-	void    map[match.ID]entry // unsatisfiable subscriptions, kept aside
-	byText  map[string]*node   // representative text -> node
-	roots   nodeSet
-	all     nodeSet
-	seq     uint64
-	epoch   uint64
-	gen     uint64      // bumped by every structural change
-	rtoTok  uint64      // token of the latest RTO placement
-	rtoMem  *rtoScratch // a finished placement's memory, for the next one
-	tests   uint64      // covering tests so far
-	ctr     Counters
-	subs    int
-	fixed   []fixedFilter // FF fixed filters, in pinning order
+	// others holds the filters of the subscriptions whose filter is not
+	// their node's own (see entry).
+	others map[match.ID]match.Filter
+	void   map[match.ID]voided // unsatisfiable subscriptions, kept aside
+	byText map[string]*node    // representative text -> node
+	roots  nodeSet
+	all    nodeSet
+	seq    uint64
+	epoch  uint64
+	gen    uint64      // bumped by every structural change
+	rtoTok uint64      // token of the latest RTO placement
+	rtoMem *rtoScratch // a finished placement's memory, for the next one
+	tests  uint64      // covering tests so far
+	ctr    Counters
+	subs   int
+	fixed  []fixedFilter // FF fixed filters, in pinning order
 	// attribute names interned for key.eqAttr
 	attrIDs map[string]int32
 	buf     []*node
@@ -65,11 +68,18 @@ func newCore(name string, alg algorithm, indexAll, indexRoots bool) *core {
 		alg:    alg,
 		name:   name,
 		byID:   make(map[match.ID]*node),
-		void:   make(map[match.ID]entry),
+		void:   make(map[match.ID]voided),
+		others: make(map[match.ID]match.Filter),
 		byText: make(map[string]*node),
 		roots:  nodeSet{indexing: indexRoots, cached: true},
 		all:    nodeSet{indexing: indexAll},
 	}
+}
+
+// voided is a subscription kept aside (an unsatisfiable filter).
+type voided struct {
+	entry
+	f match.Filter
 }
 
 // covers is the counted covering test: does a cover b?
@@ -175,10 +185,10 @@ func (c *core) addText(id match.ID, from Iface, f match.Filter, text string) (*n
 	}
 	before := c.tests
 	defer func() { c.ctr.Inserts++; c.ctr.InsertTests += c.tests - before }()
-	e := entry{id: id, from: from, f: f}
+	e := entry{id: id, from: from}
 	c.subs++
 	if !match.Satisfiable(f) {
-		c.void[id] = e
+		c.void[id] = voided{e, f}
 		return nil, nil
 	}
 	n := c.byText[text]
@@ -189,24 +199,37 @@ func (c *core) addText(id match.ID, from Iface, f match.Filter, text string) (*n
 			c.register(u)
 		}
 	}
-	n.entries = append(n.entries, e)
-	c.bindText(id, text, n)
+	c.bindText(e, f, text, n)
 	return n, nil
 }
 
-// bindText records that subscription id, whose filter's canonical text is
-// text, is held by node n (see byID).
-func (c *core) bindText(id match.ID, text string, n *node) {
+// bindText adds subscription e, of filter f whose canonical text is text,
+// to node n's entries, and records it in byID and others as they need.
+func (c *core) bindText(e entry, f match.Filter, text string, n *node) {
+	n.entries = append(n.entries, e)
 	if !c.textIDs || text != n.text {
-		c.byID[id] = n
+		c.byID[e.id] = n
+	}
+	if !f.Equal(n.key.f) {
+		c.others[e.id] = f
 	}
 }
 
-// bind is bindText for subscription id of filter f.
-func (c *core) bind(id match.ID, f match.Filter, n *node) {
-	if !c.textIDs || !f.Equal(n.key.f) {
-		c.byID[id] = n
+// bind is bindText for subscription e of filter f.
+func (c *core) bind(e entry, f match.Filter, n *node) {
+	text := n.text
+	if !f.Equal(n.key.f) {
+		text = f.String()
 	}
+	c.bindText(e, f, text, n)
+}
+
+// entryFilter returns the filter of subscription e of node n.
+func (c *core) entryFilter(n *node, e entry) match.Filter {
+	if f, ok := c.others[e.id]; ok {
+		return f
+	}
+	return n.key.f
 }
 
 // nodeOf returns the node holding subscription id, whose filter's
@@ -263,6 +286,7 @@ func (c *core) remove(id match.ID, text string) (n *node, gone bool, starts []*n
 	before := c.tests
 	defer func() { c.ctr.Deletes++; c.ctr.DeleteTests += c.tests - before }()
 	delete(c.byID, id)
+	delete(c.others, id)
 	c.subs--
 	i := slices.IndexFunc(n.entries, func(e entry) bool { return e.id == id })
 	n.entries = slices.Delete(n.entries, i, i+1)
@@ -341,7 +365,7 @@ func (c *core) filterOf(id match.ID, text string) match.Filter {
 	n := c.nodeOf(id, text)
 	for _, e := range n.entries {
 		if e.id == id {
-			return e.f
+			return c.entryFilter(n, e)
 		}
 	}
 	panic(fmt.Sprintf("%s: subscription %d has no entry in its node", c.name, id))

@@ -136,9 +136,7 @@ func (c *core) AddFF(id match.ID, from Iface, f match.Filter, claims []Bits, pol
 		c.register(u)
 		join = u
 	}
-	e := entry{id: id, from: from, f: f}
-	join.entries = append(join.entries, e)
-	c.bind(id, f, join)
+	c.bind(entry{id: id, from: from}, f, join)
 	c.subs++
 	c.ctr.Inserts++
 	c.ctr.InsertTests += c.tests - before

@@ -22,11 +22,11 @@ func (c *core) String() string {
 	}
 	if len(c.void) > 0 {
 		b.WriteString("aside:\n")
-		ids := make([]entry, 0, len(c.void))
+		ids := make([]voided, 0, len(c.void))
 		for _, e := range c.void {
 			ids = append(ids, e)
 		}
-		slices.SortFunc(ids, byID)
+		slices.SortFunc(ids, func(a, b voided) int { return byID(a.entry, b.entry) })
 		for _, e := range ids {
 			fmt.Fprintf(&b, "  %s [%d@%d]\n", e.f, e.id, e.from)
 		}

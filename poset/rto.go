@@ -19,6 +19,7 @@ type Placement struct {
 	c      *core
 	cfg    RTOConfig
 	e      entry
+	f      match.Filter // the subscription's filter
 	u      *node
 	gen    uint64
 	tok    uint64 // marks the nodes this placement looked at
@@ -156,7 +157,7 @@ func (c *core) StartRTO(id match.ID, from Iface, f match.Filter, cfg RTOConfig) 
 	}
 	c.rtoTok++
 	_, forest := c.alg.(forestAlg)
-	p := &Placement{c: c, cfg: cfg, e: entry{id: id, from: from, f: f}, gen: c.gen, tok: c.rtoTok, forest: forest}
+	p := &Placement{c: c, cfg: cfg, e: entry{id: id, from: from}, f: f, gen: c.gen, tok: c.rtoTok, forest: forest}
 	if !match.Satisfiable(f) || c.roots.len() == 0 {
 		p.done = true
 		return p, c.Add(id, from, f)

@@ -86,8 +86,7 @@ func (c *core) addClaimed(id match.ID, from Iface, f match.Filter, text string, 
 			c.register(u)
 		}
 	}
-	u.entries = append(u.entries, entry{id: id, from: from, f: f})
-	c.bindText(id, text, u)
+	c.bindText(entry{id: id, from: from}, f, text, u)
 	c.subs++
 	return u, st, nil
 }

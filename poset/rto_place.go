@@ -268,8 +268,7 @@ func (p *Placement) commit(join *node, before uint64) {
 	if n == nil {
 		n = p.u
 	}
-	n.entries = append(n.entries, p.e)
-	c.bind(p.e.id, p.e.f, n)
+	c.bind(p.e, p.f, n)
 	c.subs++
 	c.ctr.Inserts++
 	c.ctr.InsertTests += c.tests - before

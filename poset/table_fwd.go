@@ -71,7 +71,7 @@ func (t *Table) desired(w *node, nb Iface) (match.Filter, bool) {
 	if best == nil {
 		return match.Filter{}, false
 	}
-	return best.f, true
+	return t.s.entryFilter(w, *best), true
 }
 
 // ancestorIfaces returns the distinct interfaces subscribed at w's

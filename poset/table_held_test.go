@@ -54,9 +54,10 @@ func TestTableHeldBy(t *testing.T) {
 	}
 }
 
-// checkTableIDs checks the table's structure, and that its id map holds
-// exactly the subscriptions whose filter is not their node's own; it
-// returns how many it holds.
+// checkTableIDs checks the table's structure, and that its id map and
+// its map of other filters each hold exactly the subscriptions whose
+// filter is not their node's own (by canonical text), the latter with
+// that filter; it returns how many they hold.
 func checkTableIDs(rt *rapid.T, tb *Table) int {
 	if err := checkCommon(tb.s); err != nil {
 		rt.Fatal(err)
@@ -64,13 +65,16 @@ func checkTableIDs(rt *rapid.T, tb *Table) int {
 	want := 0
 	for _, n := range tb.s.all.members() {
 		for _, e := range n.entries {
-			if !e.f.Equal(n.filter()) {
+			if f := tb.s.entryFilter(n, e); f.String() != n.text {
 				want++
+				if tb.s.byID[e.id] != n || !tb.s.others[e.id].Equal(f) {
+					rt.Fatalf("subscription %d (%s) of node %s: not in the id map, or not with its filter", e.id, f, n.text)
+				}
 			}
 		}
 	}
-	if len(tb.s.byID) != want {
-		rt.Fatalf("the id map holds %d subscriptions, want the %d whose filter is not their node's", len(tb.s.byID), want)
+	if len(tb.s.byID) != want || len(tb.s.others) != want {
+		rt.Fatalf("the id map holds %d subscriptions and the filters %d, want the %d whose filter is not their node's", len(tb.s.byID), len(tb.s.others), want)
 	}
 	return want
 }
