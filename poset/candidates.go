@@ -117,16 +117,27 @@ func (g *group) visitAll(bs *eqBuckets, fn func([]*node)) {
 }
 
 // eachBucket visits the buckets of g that may hold a covering relation
-// with u (in either direction): the members without equality, and for each
-// attribute the members' equalities name, the bucket of u's own equality
-// there if u has one, else every bucket of that attribute.
-func (g *group) eachBucket(u *node, visit func([]*node)) {
+// with u (in either direction; coverers: only members that may cover u):
+// the members without equality, and for each attribute the members'
+// equalities name, the bucket of u's own equality there if u has one,
+// else every bucket of that attribute, but none when looking for
+// coverers of a u that requires a prefix there (no member requiring one
+// value covers it, see strContains).
+func (g *group) eachBucket(u *node, coverers bool, visit func([]*node)) {
 	if len(g.plain) > 0 {
 		visit(g.plain)
 	}
 	for attr, bs := range g.byAttr {
-		if k, ok := spanEq(u, attr); ok {
+		s, ok := spanOf(u, attr)
+		if !ok {
+			g.visitAll(bs, visit)
+			continue
+		}
+		if k, ok := spanKey(s); ok {
 			g.visit(bs, k.hash(), visit)
+			continue
+		}
+		if coverers && s.hasPrefix && !s.strRange {
 			continue
 		}
 		g.visitAll(bs, visit)
@@ -163,7 +174,7 @@ type eqKey struct {
 func spanKey(s *span) (eqKey, bool) {
 	switch {
 	case s.hasEq:
-		return eqKey{attr: s.attr, val: s.eq}, true
+		return eqKey{attr: s.attr, val: s.str}, true
 	case s.lo == s.hi && !math.IsInf(s.lo, 0):
 		v := s.lo
 		if v == 0 {
@@ -192,14 +203,6 @@ func eqKeyOf(k *key) eqKey {
 		}
 	}
 	return eqKey{}
-}
-
-// spanEq is u's equality key on attr, if its box requires one value there.
-func spanEq(u *node, attr string) (eqKey, bool) {
-	if s, ok := spanOf(u, attr); ok {
-		return spanKey(s)
-	}
-	return eqKey{}, false
 }
 
 func newCandIndex() *candIndex {
@@ -274,7 +277,7 @@ func swapRemove(list []*node, i int32) []*node {
 // uEq returns the string equality u has on attr, if its box records one.
 func uEq(u *node, attr string) (string, bool) {
 	if s, ok := spanOf(u, attr); ok {
-		return s.eq, s.hasEq
+		return s.str, s.hasEq
 	}
 	return "", false
 }
@@ -288,8 +291,8 @@ func (x *candIndex) coverers(u *node, dst []*node) []*node {
 	if u.key.exact && !u.key.empty {
 		visit := func(g *group) {
 			// A bucket requiring attr == v can cover u unless u requires
-			// another value there.
-			g.eachBucket(u, func(b []*node) { dst = appendContaining(dst, b, u) })
+			// another value or a prefix there.
+			g.eachBucket(u, true, func(b []*node) { dst = appendContaining(dst, b, u) })
 		}
 		x.eachSubmask(u.key.mask, visit)
 	}
@@ -356,7 +359,7 @@ func (x *candIndex) covered(u *node, dst []*node) []*node {
 		x.eachSupermask(u.key.mask, func(g *group) {
 			// Members requiring attr == w cannot be covered by a u
 			// requiring attr == v with v != w.
-			g.eachBucket(u, func(b []*node) { dst = appendContained(dst, b, u) })
+			g.eachBucket(u, false, func(b []*node) { dst = appendContained(dst, b, u) })
 		})
 	}
 	sortBySeq(dst[start:])

@@ -130,15 +130,18 @@ func (c *core) newNode(f match.Filter, text string) *node {
 // id and a hash of the value, so that disjoint can tell two filters of
 // different symbols apart without reading their boxes; and, when the box
 // is no more than one string equality and one numeric interval (simple),
-// the interval, so that disjoint needs nothing else.
+// the interval, so that disjoint needs nothing else. A box with a prefix
+// is not simple: the fields keep no prefix, and mayCover must tell a
+// prefix from an equality as boxContains does.
 func (c *core) sign(k *key) {
 	k.simple = k.exact && !k.empty
 	for i := range k.box {
 		s := &k.box[i]
 		eqSpan := s.hasEq && math.IsInf(s.lo, -1) && math.IsInf(s.hi, 1)
+		k.simple = k.simple && !s.hasPrefix
 		switch {
 		case s.hasEq && k.eqAttr == 0:
-			k.eqAttr, k.eqHash = c.attrID(s.attr), strHash(s.eq)
+			k.eqAttr, k.eqHash = c.attrID(s.attr), strHash(s.str)
 			k.simple = k.simple && eqSpan
 		case !s.hasEq && k.numAttr == 0:
 			k.numAttr, k.lo, k.hi = c.attrID(s.attr), s.lo, s.hi

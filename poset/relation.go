@@ -140,7 +140,7 @@ func disjoint(a, b *key) bool {
 		if t.attr != s.attr {
 			continue
 		}
-		if s.hi < t.lo || t.hi < s.lo || s.hasEq && t.hasEq && s.eq != t.eq {
+		if s.hi < t.lo || t.hi < s.lo || s.hasEq && t.hasEq && s.str != t.str {
 			return true
 		}
 	}

@@ -1,0 +1,130 @@
+package poset
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/sift-pubsub/sift/match"
+	"pgregory.net/rapid"
+)
+
+// stringFilters returns every filter of one or two constraints on the
+// string attribute s over a few values: equalities, prefixes that nest
+// and contradict them, ordering comparisons that narrow a prefix to one
+// string (s prefix "x" && s <= "x" is s == "x"), != and exists.
+func stringFilters() []match.Filter {
+	var cs []match.Constraint
+	for _, op := range []match.Op{match.OpEq, match.OpPrefix, match.OpLe, match.OpGe, match.OpLt, match.OpGt, match.OpNe} {
+		for _, v := range []string{"", "x", "xy", "y"} {
+			cs = append(cs, match.Constraint{Attr: "s", Op: op, Val: match.Str(v)})
+		}
+	}
+	cs = append(cs, match.Constraint{Attr: "s", Op: match.OpExists})
+	var fs []match.Filter
+	for i, c := range cs {
+		fs = append(fs, match.MustFilter(c))
+		for _, d := range cs[i+1:] {
+			fs = append(fs, match.MustFilter(c, d))
+		}
+	}
+	return fs
+}
+
+// TestBoxContainsNecessary: the box test is a necessary condition for
+// covering: whenever match.Covers(a, b) holds for satisfiable filters of
+// the complete fragment, boxContains(box(a), box(b)) does too (so relates
+// agrees with match.Covers there, and the candidate index, which prunes
+// with it, misses no coverer). Every pair of stringFilters, then random
+// pairs of the structures' generator.
+func TestBoxContainsNecessary(t *testing.T) {
+	check := func(a, b match.Filter) (string, bool) {
+		if !match.Satisfiable(a) || !match.Satisfiable(b) || !inCompleteFragment(a) || !inCompleteFragment(b) {
+			return "", true // the box is only read for these
+		}
+		if match.Covers(a, b) && !boxContains(boxOf(a), boxOf(b)) {
+			return fmt.Sprintf("%s covers %s, but the box test says it cannot", a, b), false
+		}
+		return "", true
+	}
+	fs := stringFilters()
+	for _, a := range fs {
+		for _, b := range fs {
+			if msg, ok := check(a, b); !ok {
+				t.Fatal(msg)
+			}
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		if msg, ok := check(genFilter().Draw(t, "a"), genFilter().Draw(t, "b")); !ok {
+			t.Fatal(msg)
+		}
+	})
+}
+
+// TestBoxContainsStrings: the box test tells equalities and prefixes
+// apart, and leaves a prefix narrowed by an ordering comparison alone.
+func TestBoxContainsStrings(t *testing.T) {
+	for _, tc := range []struct {
+		outer, inner string
+		want         bool
+	}{
+		{`s == "IBM"`, `s prefix "BA"`, false},
+		{`s prefix "BA"`, `s == "IBM"`, false},
+		{`s prefix "BA"`, `s == "BAC"`, true},
+		{`s prefix "B"`, `s prefix "BA"`, true},
+		{`s prefix "BA"`, `s prefix "B"`, false},
+		{`s prefix "BA"`, `s prefix "B" && s prefix "BAX"`, true},
+		{`s == "BA"`, `s prefix "BA" && s <= "BA"`, true},
+		{`s prefix "BC"`, `s prefix "B" && s >= "BC"`, true}, // an ordering comparison: no conclusion
+		{`s == "BA"`, `s prefix "BA" && s != "BAC"`, false},
+		{`s == "x" && v > 1`, `s prefix "x" && v > 2`, false},
+		{`s prefix "x" && v > 1`, `s == "xy" && v > 2`, true},
+		{`s exists`, `s prefix "x"`, true},
+		{`s prefix "x"`, `s exists`, true}, // the box keeps no exists: no conclusion
+	} {
+		got := boxContains(boxOf(match.MustParse(tc.outer)), boxOf(match.MustParse(tc.inner)))
+		if got != tc.want {
+			t.Errorf("boxContains(%s, %s) = %v, want %v", tc.outer, tc.inner, got, tc.want)
+		}
+	}
+}
+
+// TestCandIndexFindsEveryRelative: the candidate index returns, for every
+// query filter, every member that covers it (coverers) and every member
+// it covers (covered), over stringFilters beside numeric and equality
+// filters on the same attributes (so the groups have equality buckets
+// and plain members, and prefixes meet equalities in both directions).
+func TestCandIndexFindsEveryRelative(t *testing.T) {
+	fs := stringFilters()
+	for _, text := range []string{`s == "x" && a < 2`, `s prefix "x" && a < 3`, `s == "xy" && a < 1`, `a == 1`, `a == 1 && s == "x"`, `a < 2`} {
+		fs = append(fs, match.MustParse(text))
+	}
+	c := NewShallow(Config{}).core
+	x := newCandIndex()
+	var nodes []*node
+	for _, f := range fs {
+		if !match.Satisfiable(f) {
+			continue
+		}
+		n := c.newNode(f, f.String())
+		x.add(n)
+		nodes = append(nodes, n)
+	}
+	for _, u := range nodes {
+		up, down := map[*node]bool{}, map[*node]bool{}
+		for _, w := range x.coverers(u, nil) {
+			up[w] = true
+		}
+		for _, w := range x.covered(u, nil) {
+			down[w] = true
+		}
+		for _, w := range nodes {
+			if relates(&w.key, &u.key) && !up[w] {
+				t.Errorf("coverers of %s miss %s", u.text, w.text)
+			}
+			if relates(&u.key, &w.key) && !down[w] {
+				t.Errorf("covered of %s miss %s", u.text, w.text)
+			}
+		}
+	}
+}
