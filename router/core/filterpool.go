@@ -27,7 +27,7 @@ import (
 type filterPool struct {
 	seed     maphash.Seed
 	hashFn   func(match.Filter) uint64 // nil: maphash of the constraints
-	byHash   map[uint64]uint32         // the first slot of each hash
+	byHash   slotIndex                 // the first slot of each hash
 	collided map[uint64][]uint32       // the other slots of a hash, if any
 	slots    []pooledFilter            // slot 0 is never used
 	free     []uint32
@@ -44,7 +44,7 @@ type pooledFilter struct {
 }
 
 func newFilterPool() filterPool {
-	return filterPool{seed: maphash.MakeSeed(), byHash: make(map[uint64]uint32), slots: make([]pooledFilter, 1)}
+	return filterPool{seed: maphash.MakeSeed(), byHash: newSlotIndex(), slots: make([]pooledFilter, 1)}
 }
 
 func (p *filterPool) hash(f match.Filter) uint64 {
@@ -70,8 +70,8 @@ func (p *filterPool) internHashed(k uint64, f match.Filter) uint32 {
 		return s
 	}
 	s := p.newSlot(pooledFilter{f: f, hash: k, refs: 1})
-	if _, taken := p.byHash[k]; !taken {
-		p.byHash[k] = s
+	if _, taken := p.byHash.get(k, p.slots); !taken {
+		p.byHash.put(s, p.slots)
 	} else {
 		if p.collided == nil {
 			p.collided = make(map[uint64][]uint32)
@@ -96,7 +96,7 @@ func (p *filterPool) find(k uint64, f match.Filter) (uint32, bool) {
 
 // each calls fn on every slot whose hash is k, until fn returns false.
 func (p *filterPool) each(k uint64, fn func(uint32) bool) {
-	if s, ok := p.byHash[k]; ok && !fn(s) {
+	if s, ok := p.byHash.get(k, p.slots); ok && !fn(s) {
 		return
 	}
 	for _, s := range p.collided[k] {
@@ -126,8 +126,8 @@ func (p *filterPool) release(s uint32) {
 	if e.refs--; e.refs > 0 {
 		return
 	}
-	if s0, ok := p.byHash[e.hash]; ok && s0 == s {
-		delete(p.byHash, e.hash)
+	if s0, ok := p.byHash.get(e.hash, p.slots); ok && s0 == s {
+		p.byHash.remove(s, p.slots)
 	} else if c := p.collided[e.hash]; len(c) > 0 {
 		if c = slices.DeleteFunc(c, func(x uint32) bool { return x == s }); len(c) > 0 {
 			p.collided[e.hash] = c

@@ -12,10 +12,10 @@ import (
 // last references go; equal filters share a slot meanwhile.
 func TestFilterPoolCollision(t *testing.T) {
 	p := newFilterPool()
+	p.hashFn = func(match.Filter) uint64 { return 7 }
 	f, g := match.MustParse(`x > 1`), match.MustParse(`y == "a"`)
 	sg := p.intern(g)
-	p.byHash[p.hash(f)] = sg // f's hash now names g's slot
-	sf := p.intern(f)
+	sf := p.intern(f) // f's hash names g's slot
 	if sf == sg || !p.filter(sf).Equal(f) || !p.filter(sg).Equal(g) {
 		t.Fatalf("collision: f in slot %d (%v), g in slot %d (%v)", sf, p.filter(sf), sg, p.filter(sg))
 	}
@@ -26,16 +26,16 @@ func TestFilterPoolCollision(t *testing.T) {
 		t.Fatalf("%d slots in use, want 2", p.len())
 	}
 	p.release(sf)
-	if p.len() != 1 || p.byHash[p.hash(f)] != sg {
-		t.Fatalf("after f's release: %d slots, f's hash names slot %d (want g's %d)", p.len(), p.byHash[p.hash(f)], sg)
+	if s, ok := p.byHash.get(7, p.slots); p.len() != 1 || !ok || s != sg {
+		t.Fatalf("after f's release: %d slots, f's hash names slot %d (want g's %d)", p.len(), s, sg)
 	}
 	p.release(sg)
 	if p.len() != 1 || !p.filter(sg).Equal(g) {
 		t.Fatal("g freed with a reference left")
 	}
 	p.release(sg)
-	if p.len() != 0 {
-		t.Fatalf("after every release: %d slots in use", p.len())
+	if p.len() != 0 || p.byHash.len() != 0 {
+		t.Fatalf("after every release: %d slots in use, %d hashes", p.len(), p.byHash.len())
 	}
 }
 
@@ -73,7 +73,7 @@ func TestFilterPoolWitnessCollisions(t *testing.T) {
 			p.release(slots[s])
 		}
 	}
-	if p.len() != 0 || len(p.byHash) != 0 || len(p.collided) != 0 {
-		t.Fatalf("after every release: %d slots, %d hashes, %d collided", p.len(), len(p.byHash), len(p.collided))
+	if p.len() != 0 || p.byHash.len() != 0 || len(p.collided) != 0 {
+		t.Fatalf("after every release: %d slots, %d hashes, %d collided", p.len(), p.byHash.len(), len(p.collided))
 	}
 }

@@ -94,9 +94,9 @@ func testLinkTableWitness(t *testing.T, witness func(string) uint64, collide boo
 		for id := range model {
 			lt.Drop(id)
 		}
-		if lt.Engine.pool.len() != 0 || len(lt.Engine.pool.byHash) != 0 || len(lt.Engine.pool.collided) != 0 || len(lt.repeats) != 0 || len(lt.links) != 0 || len(lt.cache.byLink) != 0 || lt.cache.filters != 0 || len(lt.cache.keyed) != 0 {
+		if lt.Engine.pool.len() != 0 || lt.Engine.pool.byHash.len() != 0 || len(lt.Engine.pool.collided) != 0 || len(lt.repeats) != 0 || len(lt.links) != 0 || len(lt.cache.byLink) != 0 || lt.cache.filters != 0 || len(lt.cache.keyed) != 0 {
 			t.Fatalf("after dropping every link: %d pooled filters, %d witnesses, %d collided, %d repeats, links %v, keyed attributes %v, %d cached links",
-				lt.Engine.pool.len(), len(lt.Engine.pool.byHash), len(lt.Engine.pool.collided), len(lt.repeats), lt.links, lt.cache.keyed, len(lt.cache.byLink))
+				lt.Engine.pool.len(), lt.Engine.pool.byHash.len(), len(lt.Engine.pool.collided), len(lt.repeats), lt.links, lt.cache.keyed, len(lt.cache.byLink))
 		}
 	})
 	for d, what := range [...]string{DecidedByIndex: "index", DecidedByWitness: "witness", DecidedByCache: "cache"} {
@@ -220,9 +220,9 @@ func TestLinkTableFailedApply(t *testing.T) {
 	}
 	lt.Drop(1)
 	lt.Drop(2)
-	if lt.Engine.pool.len() != 0 || len(lt.Engine.pool.byHash) != 0 || len(lt.Engine.pool.collided) != 0 || len(lt.repeats) != 0 || len(lt.links) != 0 || len(lt.cache.keyed) != 0 || len(lt.cache.byLink) != 0 || len(lt.Engine.Ifaces) != 0 {
+	if lt.Engine.pool.len() != 0 || lt.Engine.pool.byHash.len() != 0 || len(lt.Engine.pool.collided) != 0 || len(lt.repeats) != 0 || len(lt.links) != 0 || len(lt.cache.keyed) != 0 || len(lt.cache.byLink) != 0 || len(lt.Engine.Ifaces) != 0 {
 		t.Fatalf("after dropping both links: %d pooled filters, %d witnesses, %d collided, %d repeats, links %v, equalities %v, %d cached links, %d engine interfaces",
-			lt.Engine.pool.len(), len(lt.Engine.pool.byHash), len(lt.Engine.pool.collided), len(lt.repeats), lt.links, lt.cache.keyed, len(lt.cache.byLink), len(lt.Engine.Ifaces))
+			lt.Engine.pool.len(), lt.Engine.pool.byHash.len(), len(lt.Engine.pool.collided), len(lt.repeats), lt.links, lt.cache.keyed, len(lt.cache.byLink), len(lt.Engine.Ifaces))
 	}
 }
 
