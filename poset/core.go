@@ -235,6 +235,21 @@ func (c *core) entryFilter(n *node, e entry) match.Filter {
 	return n.key.f
 }
 
+// ownEntry returns the id of interface from's subscription to node n of
+// n's own canonical text, if n holds one (in a core a Table owns: see
+// byID).
+func (c *core) ownEntry(n *node, from Iface) (match.ID, bool) {
+	for _, e := range n.entries {
+		if e.from != from {
+			continue
+		}
+		if _, other := c.byID[e.id]; !other {
+			return e.id, true
+		}
+	}
+	return 0, false
+}
+
 // nodeOf returns the node holding subscription id, whose filter's
 // canonical text is text (the core need not know it when it does not
 // share byID with a Table), or nil when it holds none.

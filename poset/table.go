@@ -46,12 +46,20 @@ type Table struct {
 	cfg   TableConfig
 	s     *core
 	neigh []Iface
-	// subs holds each distinct subscription's structure id per
-	// interface, by canonical text: per interface so that what one
-	// interface holds is read without walking the others' (HeldBy, for a
-	// link that resyncs). A subscription made more than once has its
-	// count above one in repeats, a side table empty while none repeats:
-	// the id alone makes a map slot of 24 bytes instead of 32.
+	// own holds, per interface, the nodes at which the interface holds
+	// the subscription of the node's own canonical text: nearly every
+	// subscription, found from its text through the structure's byText,
+	// its id in the node's entry from that interface (ownEntry). subs
+	// holds the others (a filter kept aside as unsatisfiable, or held
+	// by the node of an equivalent filter of another text) by canonical
+	// text, with their structure id. Both are per interface so that
+	// what one interface holds is read without walking the others'
+	// (HeldBy, for a link that resyncs). Why a set of nodes: a map slot
+	// of 8 bytes per subscription instead of 24 (text and id), the text
+	// being the node's already. A subscription made more than once has
+	// its count above one in repeats, a side table empty while none
+	// repeats.
+	own     map[Iface]map[*node]struct{}
 	subs    map[Iface]map[string]match.ID
 	repeats map[subKey]int
 	nsubs   int // distinct subscriptions, over every interface
@@ -70,10 +78,12 @@ type subKey struct {
 	text string
 }
 
-// tableSub is a distinct subscription's structure id and how many times
-// it was subscribed: what lookup returns and put records (the table
-// holds the id, and the count when above one, apart).
+// tableSub is a distinct subscription: its node when it is the node's
+// own text (see Table.own; its id is then in the node's entry), else its
+// structure id, and how many times it was subscribed: what lookup returns
+// and put records (the table holds the count, when above one, apart).
 type tableSub struct {
+	n     *node
 	id    match.ID
 	count int
 }
@@ -90,6 +100,11 @@ func (t *Table) again(k subKey) bool {
 
 // lookup returns the subscription k, if present.
 func (t *Table) lookup(k subKey) (tableSub, bool) {
+	if n := t.s.byText[k.text]; n != nil {
+		if _, ok := t.own[k.from][n]; ok {
+			return tableSub{n: n, count: 1 + t.repeats[k]}, true
+		}
+	}
 	id, ok := t.subs[k.from][k.text]
 	if !ok {
 		return tableSub{}, false
@@ -97,20 +112,44 @@ func (t *Table) lookup(k subKey) (tableSub, bool) {
 	return tableSub{id: id, count: 1 + t.repeats[k]}, true
 }
 
+// idOf returns the structure id of subscription s of interface from.
+func (t *Table) idOf(from Iface, s tableSub) match.ID {
+	if s.n == nil {
+		return s.id
+	}
+	id, ok := t.s.ownEntry(s.n, from)
+	if !ok {
+		panic(fmt.Sprintf("routing table: node %s lists no own subscription of interface %d", s.n.text, from))
+	}
+	return id
+}
+
 // put records (or replaces) subscription k.
 func (t *Table) put(k subKey, s tableSub) {
-	m := t.subs[k.from]
-	if m == nil {
-		m = make(map[string]match.ID)
-		t.subs[k.from] = m
-	}
-	// An existing key is not assigned again: the map would take k's
-	// string in place of the one it holds (the node's own, see keyOf).
-	if id, ok := m[k.text]; !ok || id != s.id {
-		if !ok {
-			t.nsubs++
+	if s.n != nil {
+		m := t.own[k.from]
+		if m == nil {
+			m = make(map[*node]struct{})
+			t.own[k.from] = m
 		}
-		m[k.text] = s.id
+		if _, ok := m[s.n]; !ok {
+			t.nsubs++
+			m[s.n] = struct{}{}
+		}
+	} else {
+		m := t.subs[k.from]
+		if m == nil {
+			m = make(map[string]match.ID)
+			t.subs[k.from] = m
+		}
+		// An existing key is not assigned again: the map would take k's
+		// string in place of the one it holds (the node's own, see keyOf).
+		if id, ok := m[k.text]; !ok || id != s.id {
+			if !ok {
+				t.nsubs++
+			}
+			m[k.text] = s.id
+		}
 	}
 	switch {
 	case s.count > 1 && t.repeats == nil:
@@ -122,13 +161,19 @@ func (t *Table) put(k subKey, s tableSub) {
 	}
 }
 
-// drop forgets subscription k (present).
-func (t *Table) drop(k subKey) {
-	m := t.subs[k.from]
-	delete(m, k.text)
+// drop forgets subscription k (present, as s).
+func (t *Table) drop(k subKey, s tableSub) {
 	delete(t.repeats, k)
 	t.nsubs--
-	if len(m) == 0 {
+	if s.n != nil {
+		m := t.own[k.from]
+		if delete(m, s.n); len(m) == 0 {
+			delete(t.own, k.from)
+		}
+		return
+	}
+	m := t.subs[k.from]
+	if delete(m, k.text); len(m) == 0 {
 		delete(t.subs, k.from)
 	}
 }
@@ -147,6 +192,7 @@ func keyOf(k subKey, n *node) subKey {
 func NewTable(cfg TableConfig) (*Table, error) {
 	t := &Table{
 		cfg:    cfg,
+		own:    make(map[Iface]map[*node]struct{}),
 		subs:   make(map[Iface]map[string]match.ID),
 		fwd:    make(map[Iface]map[*node]match.Filter),
 		merged: make(map[Iface]*merger),
@@ -198,7 +244,11 @@ func (t *Table) Subscribe(from Iface, f match.Filter) ([]Update, error) {
 // the updates its node brings to the neighbours: the end every way of
 // subscribing (plain, claimed, FF, RTO) shares.
 func (t *Table) installed(k subKey, id match.ID, n *node) []Update {
-	t.put(keyOf(k, n), tableSub{id: id, count: 1})
+	s := tableSub{id: id, count: 1}
+	if n != nil && n.text == k.text {
+		s.n = n // the node's own text: the node names it (see own)
+	}
+	t.put(keyOf(k, n), s)
 	if n == nil {
 		return nil
 	}
@@ -221,8 +271,9 @@ func (t *Table) Unsubscribe(from Iface, f match.Filter) ([]Update, error) {
 		t.put(k, s)
 		return nil, nil
 	}
-	t.drop(k)
-	n, gone, starts, err := t.s.remove(s.id, k.text)
+	id := t.idOf(from, s)
+	t.drop(k, s)
+	n, gone, starts, err := t.s.remove(id, k.text)
 	if err != nil {
 		return nil, fmt.Errorf("unsubscribe: %w", err) // cannot happen: ids are ours
 	}
@@ -309,7 +360,10 @@ type Held struct {
 // interface subscribed.
 func (t *Table) HeldBy(from Iface) []Held {
 	m := t.subs[from]
-	out := make([]Held, 0, len(m))
+	out := make([]Held, 0, len(m)+len(t.own[from]))
+	for n := range t.own[from] {
+		out = append(out, Held{Filter: n.key.f, Text: n.text, N: 1 + t.repeats[subKey{from, n.text}]})
+	}
 	for text, id := range m {
 		out = append(out, Held{Filter: t.s.filterOf(id, text), Text: text, N: 1 + t.repeats[subKey{from, text}]})
 	}

@@ -24,7 +24,9 @@ func (t *Table) SubscribeClaimed(from Iface, f, parent match.Filter) ([]Update, 
 	var p *node
 	pk := subKey{from, parent.String()}
 	if ps, ok := t.lookup(pk); ok {
-		p = t.s.nodeOf(ps.id, pk.text)
+		if p = ps.n; p == nil {
+			p = t.s.nodeOf(ps.id, pk.text)
+		}
 	}
 	id := t.nextID
 	n, st, err := t.s.addClaimed(id, from, f, k.text, p)

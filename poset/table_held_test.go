@@ -57,7 +57,9 @@ func TestTableHeldBy(t *testing.T) {
 // checkTableIDs checks the table's structure, and that its id map and
 // its map of other filters each hold exactly the subscriptions whose
 // filter is not their node's own (by canonical text), the latter with
-// that filter; it returns how many they hold.
+// that filter; that the table lists every other subscription at its
+// node (own) and those, with the ones kept aside, by text (subs). It
+// returns how many subscriptions are not their node's own.
 func checkTableIDs(rt *rapid.T, tb *Table) int {
 	if err := checkCommon(tb.s); err != nil {
 		rt.Fatal(err)
@@ -75,6 +77,22 @@ func checkTableIDs(rt *rapid.T, tb *Table) int {
 	}
 	if len(tb.s.byID) != want || len(tb.s.others) != want {
 		rt.Fatalf("the id map holds %d subscriptions and the filters %d, want the %d whose filter is not their node's", len(tb.s.byID), len(tb.s.others), want)
+	}
+	own, byText := 0, 0
+	for from, nodes := range tb.own {
+		for n := range nodes {
+			if _, ok := tb.s.ownEntry(n, from); !ok || tb.s.byText[n.text] != n {
+				rt.Fatalf("interface %d is listed at node %s, which holds no subscription of its own text from it", from, n.text)
+			}
+			own++
+		}
+	}
+	for _, m := range tb.subs {
+		byText += len(m)
+	}
+	if own+want != tb.s.Len()-len(tb.s.void) || byText != want+len(tb.s.void) {
+		rt.Fatalf("the table lists %d subscriptions at their nodes and %d by text, want %d and %d",
+			own, byText, tb.s.Len()-len(tb.s.void)-want, want+len(tb.s.void))
 	}
 	return want
 }
