@@ -51,6 +51,8 @@ type linkCache struct {
 	// and the negative answer need.
 	filters int
 	keyed   map[string]*keyedFilters
+	// kf is keyed[key] as of the last pick, the one with buckets.
+	kf *keyedFilters
 }
 
 // keyedFilters is what the filters' equalities on one attribute say: how
@@ -62,6 +64,9 @@ type keyedFilters struct {
 	eqs     int
 	filters int
 	strs    map[uint64]int
+	// buckets count strs's hashes by their top bits (keybuckets.go),
+	// kept for the key attribute's only (nil for the others).
+	buckets *keyBuckets
 }
 
 // keyValue is the key value of the event being routed: ok when the event
@@ -119,13 +124,25 @@ func (c *linkCache) countKeyed(f match.Filter, i, delta int) {
 		kf.filters += delta
 	}
 	if k.Val.Kind() == match.KindString {
-		s := c.valueHash(k.Val.AsString())
-		if kf.strs[s] += delta; kf.strs[s] == 0 {
-			delete(kf.strs, s)
-		}
+		kf.countString(c.valueHash(k.Val.AsString()), delta)
 	}
 	if kf.filters == 0 {
 		delete(c.keyed, k.Attr)
+	}
+}
+
+// countString adds delta copies of equalities naming a string of hash h,
+// and keeps the buckets, if any, counting h while some copy names it.
+func (kf *keyedFilters) countString(h uint64, delta int) {
+	before := kf.strs[h]
+	after := before + delta
+	if after == 0 {
+		delete(kf.strs, h)
+	} else {
+		kf.strs[h] = after
+	}
+	if kf.buckets != nil && (before == 0) != (after == 0) {
+		kf.buckets.add(h, min(max(after-before, -1), 1))
 	}
 }
 
@@ -140,18 +157,24 @@ func hasEqBefore(f match.Filter, i int, attr string) bool {
 }
 
 // excludes reports whether no filter of any link can match an event of
-// key k: every filter has an equality on the key, and the event lacks
-// the key or has a string value none of them names. A value of another
-// kind is never excluded (an int equals a Compare-equal float).
+// key k (from keyOf, which picks the key): every filter has an equality
+// on the key, and the event lacks the key or has a string value none of
+// them names. A value of another kind is never excluded (an int equals a
+// Compare-equal float). Most strings no equality names are told by the
+// bucket of their hash alone (keyBuckets), without a map lookup.
 func (c *linkCache) excludes(k *keyValue) bool {
-	kf := c.keyed[c.key]
+	kf := c.kf
 	if kf == nil || kf.filters != c.filters {
 		return false
 	}
 	if !k.ok {
 		return true
 	}
-	return k.v.Kind() == match.KindString && kf.strs[c.valueHash(k.v.AsString())] == 0
+	if k.v.Kind() != match.KindString {
+		return false
+	}
+	h := c.valueHash(k.v.AsString())
+	return !kf.buckets.mayHold(h) || kf.strs[h] == 0
 }
 
 // valueHash is the hash keyedFilters counts a string value by.
@@ -166,7 +189,7 @@ func (c *linkCache) valueHash(s string) uint64 {
 func (c *linkCache) forget(id ifaceID) { delete(c.byLink, id) }
 
 // pick chooses the key again if the equalities changed; a new key drops
-// every entry.
+// every entry. The key's keyedFilters (kf) get their buckets.
 func (c *linkCache) pick() {
 	if !c.stale {
 		return
@@ -183,6 +206,14 @@ func (c *linkCache) pick() {
 		c.key = key
 		clear(c.byLink)
 	}
+	kf := c.keyed[key]
+	if c.kf != nil && c.kf != kf {
+		c.kf.buckets = nil // no longer the key's
+	}
+	if kf != nil && kf.buckets == nil {
+		kf.buckets = newKeyBuckets(kf.strs)
+	}
+	c.kf = kf
 }
 
 // keyOf returns the event's key value, for lookup and remember.
