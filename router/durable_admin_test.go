@@ -23,15 +23,7 @@ func TestAdminPubendRefusals(t *testing.T) {
 	ch := rc.durableChain
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	var leader string
-	for leader == "" && ctx.Err() == nil {
-		leader = rc.leader()
-		time.Sleep(50 * time.Millisecond)
-	}
-	follower := "a"
-	if leader == "a" {
-		follower = "b"
-	}
+	leader, follower := rc.preferredLeader(t), "b"
 	post := func(at, remote, path, body string) (int, router.AdminAnswer) {
 		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
 		req.RemoteAddr = remote

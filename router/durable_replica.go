@@ -111,7 +111,7 @@ func (d *durableNode) bootReplicas(shbs []string) error {
 		r, err := replica.New(replica.Config{
 			Pubend: durable.PubendConfig{ID: p, Node: node, Downstream: []string{d.name}, SHBs: shbs, LearnSHBs: true,
 				MaxRetain: microsOf(d.cfg.MaxRetain), DropAfter: microsOf(d.cfg.DropAfter), WipeGrace: microsOf(d.cfg.WipeGrace)},
-			Name: d.name, Replicas: names, Join: d.cfg.ReplicaJoin,
+			Name: d.name, Replicas: names, Preferred: names[0], Join: d.cfg.ReplicaJoin,
 			Rand:       mrand.New(mrand.NewPCG(binary.LittleEndian.Uint64(seed[:8]), binary.LittleEndian.Uint64(seed[8:]))),
 			TickPeriod: microsOf(replicaTick), ElectionTicks: replicaElectionTicks,
 			MaxMsgSize: replicaMaxMsg,

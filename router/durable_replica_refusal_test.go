@@ -17,18 +17,8 @@ import (
 // client of version 1, whose decoder would refuse their bits.
 func TestNotLeaderRefusalFields(t *testing.T) {
 	rc := newReplicaChain(t)
-	var leader string
+	leader, follower := rc.preferredLeader(t), "b"
 	deadline := time.Now().Add(20 * time.Second)
-	for leader = rc.leader(); leader == ""; leader = rc.leader() {
-		if time.Now().After(deadline) {
-			t.Fatalf("no leader of p\n%s", rc.status())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	follower := "a"
-	if leader == "a" {
-		follower = "b"
-	}
 	env := rc.envs[follower]
 	var got durable.Msg
 	for {

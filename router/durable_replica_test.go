@@ -64,6 +64,20 @@ func (rc *replicaChain) start(n string) {
 	}
 }
 
+// preferredLeader waits (up to 20 s) until a, the first of p's replicas
+// and so the one the others hand leadership to (replica.Config.Preferred),
+// says it leads p, and returns it: leadership stays there while every
+// replica runs.
+func (rc *replicaChain) preferredLeader(t *testing.T) string {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); rc.leader() != "a"; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("a does not lead p (leader %q)\n%s", rc.leader(), rc.status())
+		}
+	}
+	return "a"
+}
+
 // leader returns the router that last said it leads p.
 func (rc *replicaChain) leader() string {
 	rc.rec.mu.Lock()

@@ -33,16 +33,21 @@ type cluster struct {
 	maxPeer int // the largest peer message delivered, in bytes
 	pad     string
 	manual  string // a replica whose Readies the test takes itself (drain skips it)
+	prefer  string // Config.Preferred of the replicas booted
 }
 
 func pubendConfig() durable.PubendConfig {
 	return durable.PubendConfig{ID: "p", Node: "phb", Downstream: []string{"r1"}, SHBs: []string{"shb"}}
 }
 
-func newCluster(t *testing.T, n int, seed uint64) *cluster {
+func newCluster(t *testing.T, n int, seed uint64) *cluster { return newClusterPreferring(t, n, seed, "") }
+
+// newClusterPreferring starts a cluster whose replicas prefer the named
+// one as leader (Config.Preferred; "" none).
+func newClusterPreferring(t *testing.T, n int, seed uint64, prefer string) *cluster {
 	c := &cluster{t: t, reps: map[string]*Replica{}, store: map[string]*memstore.Store{},
 		down: map[string]bool{}, cut: map[string]bool{}, rng: rand.New(rand.NewPCG(seed, 1)),
-		applied: map[string]map[uint64]string{}}
+		applied: map[string]map[uint64]string{}, prefer: prefer}
 	for i := range n {
 		c.names = append(c.names, fmt.Sprintf("r%d", i+1))
 	}
@@ -54,7 +59,7 @@ func newCluster(t *testing.T, n int, seed uint64) *cluster {
 }
 
 func (c *cluster) boot(name string, join bool) {
-	cfg := Config{Pubend: pubendConfig(), Name: name, Replicas: c.names, Join: join,
+	cfg := Config{Pubend: pubendConfig(), Name: name, Replicas: c.names, Join: join, Preferred: c.prefer,
 		Rand: rand.New(rand.NewPCG(c.rng.Uint64(), 2))}
 	r, err := New(cfg, c.store[name])
 	if err != nil {

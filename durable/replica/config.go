@@ -23,6 +23,11 @@ type Config struct {
 	// Replicas names every replica of the pubend: the voters a new pubend
 	// starts with, and the names that may join.
 	Replicas []string
+	// Preferred names the replica that should lead whenever it can (""
+	// none): a leader that is not it hands leadership to it once it is a
+	// voter caught up with the log (prefer.go). Give it every replica
+	// alike, naming the replica nearest the pubend's publishers and SHBs.
+	Preferred string
 	// Join, for a replica whose store is empty, makes it start under a
 	// fresh raft id and ask the leader to replace its name's old id,
 	// instead of bootstrapping: its disk was wiped, or it is new. A

@@ -27,7 +27,10 @@ type leader struct {
 	confWait     bool // a membership change is proposed, not yet applied
 	// transfer is the replica leadership is being handed to (learner.go):
 	// no fence is proposed until raft gives the transfer up.
-	transfer   uint64
+	transfer uint64
+	// preferWait counts down the raft ticks before the next handover to
+	// the preferred replica may start (prefer.go).
+	preferWait int
 	rosterWait bool // a roster change is proposed, not yet applied (members.go)
 	// heard holds the voters heard from in this term since the last
 	// quorum check, quorumTicks the raft ticks since it (quorum.go).

@@ -211,13 +211,23 @@ func (r *Replica) transferAway(leaving []uint64) {
 	if to == 0 {
 		return // no voter to hand over to yet; tried again at the next tick
 	}
+	if r.transferTo(to) {
+		r.Stats.Transfers++
+	}
+}
+
+// transferTo asks raft to hand leadership to voter to, and reports
+// whether raft took the request. The replica stops being the PHB at once;
+// if raft gives the transfer up, it fences again and serves in the same
+// term (checkLeadership).
+func (r *Replica) transferTo(to uint64) bool {
 	r.rn.TransferLeader(to)
 	if r.rn.BasicStatus().LeadTransferee != to {
-		return
+		return false
 	}
-	r.Stats.Transfers++
 	r.Stats.Activations++
 	term := r.lead.term
 	r.stopLeading()
 	r.lead = leader{term: term, activation: term<<16 | uint64(r.Stats.Activations&0xffff), heard: map[uint64]bool{}, transfer: to}
+	return true
 }

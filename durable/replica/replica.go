@@ -82,6 +82,7 @@ type Stats struct {
 	Chunked       int // peer messages sent in chunks (snapshots)
 	Learners      int // joining replicas added as learners (learner.go)
 	Transfers     int // leadership transfers started to leave the voters (learner.go)
+	Preferred     int // leadership transfers started to the preferred replica (prefer.go)
 }
 
 // Ready is what a replica asks its driver to do, in this order: apply

@@ -127,7 +127,9 @@ func (r *Replica) raftTick() {
 		r.reconcile()
 		if !r.isVoter(r.id) {
 			r.transferAway([]uint64{r.id}) // removed, it won an election before it heard so
+			return
 		}
+		r.preferLeader()
 		return
 	}
 	if !r.isVoter(r.id) {

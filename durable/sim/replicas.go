@@ -63,6 +63,9 @@ func (w *world) bootReplica(n *node) (durable.Broker, error) {
 	cfg := replica.Config{Pubend: w.phbConfig(n.group.phb), Name: n.name, Replicas: n.group.replicas,
 		Join: n.wiped, Rand: rand.New(rand.NewPCG(w.rng.Uint64(), n.incarnation)), TickPeriod: replicaTick,
 		CompactEvery: 64, CompactKeep: 16}
+	if w.cfg.Seed%4 != 0 {
+		cfg.Preferred = n.group.replicas[0] // three seeds in four; the fourth leaves leadership where elections put it
+	}
 	r, err := replica.New(cfg, n.store)
 	if err != nil {
 		return nil, err

@@ -46,6 +46,7 @@ type Stats struct {
 	LeaderChanges  int          `json:"leader_changes"` // replicas that became their pubend's PHB (Config.Replicas)
 	Snapshots      int          `json:"snapshots"`      // snapshots replicas restored
 	EarlyApplies   int          `json:"early_applies"`  // replicas' applies during a sync (replica.ReadyInFlight)
+	Preferred      int          `json:"preferred"`      // leaderships handed to a preferred replica (replica.Config.Preferred, three seeds in four)
 	EndTime        durable.Tick `json:"end_time_us"`
 }
 
@@ -257,6 +258,7 @@ func (w *world) collectStats() {
 		switch {
 		case n.replica != nil:
 			w.stats.Snapshots += n.replica.Stats.Snapshots
+			w.stats.Preferred += n.replica.Stats.Preferred
 		case n.pubend != nil:
 			w.stats.SHBDrops += n.pubend.Stats.SHBDrops
 		case n.router != nil:
