@@ -25,10 +25,21 @@ type Store struct {
 	db *pebble.DB
 }
 
+// memTableSize bounds each memtable (Pebble's default is 4 MiB). Most of
+// what a broker writes is short-lived: the pubend's log records are
+// range-deleted once released, a replica's raft entries once applied and
+// compacted (durable/replica), and a flush drops the keys that a range
+// deletion in the same memtable covers. A memtable that holds that
+// window lets those keys cost one write-ahead log append and no sstable;
+// a small one flushes them first, and compactions then rewrite them until
+// their deletion catches up. Memtables start at 256 KiB and double only as
+// they fill, so an idle broker does not hold the full size.
+const memTableSize = 64 << 20
+
 // Open opens (creating if needed) the database in dir on fs (nil: the
 // operating system's file system).
 func Open(dir string, fs vfs.FS) (*Store, error) {
-	opts := &pebble.Options{Logger: quietLogger{}}
+	opts := &pebble.Options{Logger: quietLogger{}, MemTableSize: memTableSize}
 	if fs != nil {
 		opts.FS = fs
 	}
