@@ -40,7 +40,9 @@ func pubendConfig() durable.PubendConfig {
 	return durable.PubendConfig{ID: "p", Node: "phb", Downstream: []string{"r1"}, SHBs: []string{"shb"}}
 }
 
-func newCluster(t *testing.T, n int, seed uint64) *cluster { return newClusterPreferring(t, n, seed, "") }
+func newCluster(t *testing.T, n int, seed uint64) *cluster {
+	return newClusterPreferring(t, n, seed, "")
+}
 
 // newClusterPreferring starts a cluster whose replicas prefer the named
 // one as leader (Config.Preferred; "" none).
