@@ -43,6 +43,7 @@ type envOpts struct {
 	dropAfter     Tick
 	idleSilence   Tick // the PHB's IdleSilenceInterval; 1 (the scripts' default) keeps 10 ms throughout
 	subQueue      int  // the SHBs' SubQueue (0: the default)
+	tailSize      int  // the SHBs' TailSize (0: the default)
 }
 
 // newEnv builds an env: a PHB, a chain of routers, SHBs below the last.
@@ -119,7 +120,7 @@ func (e *env) bootRouter(name string) {
 func (e *env) bootSHB(name string) {
 	up, _ := e.neighbours(name)
 	s, err := NewSHB(SHBConfig{Node: name, Upstream: up, Pubends: []string{"p"}, SubQueue: e.opts.subQueue,
-		ProgressHold: -1}, e.shbSts[name])
+		TailSize: e.opts.tailSize, ProgressHold: -1}, e.shbSts[name])
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -141,44 +142,50 @@ func (e *env) flush(rd Ready, st *mapStore) {
 func (e *env) deliver() string {
 	var b strings.Builder
 	for len(e.queue) > 0 {
-		env := e.queue[0]
-		e.queue = e.queue[1:]
-		if e.down[env.To] {
-			fmt.Fprintf(&b, "lost (%s is down) %v\n", env.To, env)
-			continue
-		}
-		if e.drops[env.Msg.Kind] > 0 {
-			e.drops[env.Msg.Kind]--
-			fmt.Fprintf(&b, "dropped %v\n", env)
-			continue
-		}
-		var err error
-		switch env.To {
-		case "phb":
-			err = e.phb.Step(e.now, env)
-			e.flush(e.phb.Ready(), e.phbSt)
-		default:
-			if sh, ok := e.shbs[env.To]; ok {
-				err = sh.Step(e.now, env)
-				e.flush(sh.Ready(), e.shbSts[env.To])
-				break
-			}
-			r, ok := e.routers[env.To]
-			if !ok {
-				fmt.Fprintf(&b, "%v\n", env)
-				continue
-			}
-			err = r.Step(e.now, env)
-			e.flush(r.Ready(), nil)
-		}
-		if err != nil {
-			fmt.Fprintf(&b, "error: %v\n", err)
-		}
-		if e.trace {
-			fmt.Fprintf(&b, "  %v\n", env)
-		}
+		e.deliverOne(&b)
 	}
 	return b.String()
+}
+
+// deliverOne delivers the first queued message, writing what a client
+// received (and everything, when tracing) to b.
+func (e *env) deliverOne(b *strings.Builder) {
+	env := e.queue[0]
+	e.queue = e.queue[1:]
+	if e.down[env.To] {
+		fmt.Fprintf(b, "lost (%s is down) %v\n", env.To, env)
+		return
+	}
+	if e.drops[env.Msg.Kind] > 0 {
+		e.drops[env.Msg.Kind]--
+		fmt.Fprintf(b, "dropped %v\n", env)
+		return
+	}
+	var err error
+	switch env.To {
+	case "phb":
+		err = e.phb.Step(e.now, env)
+		e.flush(e.phb.Ready(), e.phbSt)
+	default:
+		if sh, ok := e.shbs[env.To]; ok {
+			err = sh.Step(e.now, env)
+			e.flush(sh.Ready(), e.shbSts[env.To])
+			break
+		}
+		r, ok := e.routers[env.To]
+		if !ok {
+			fmt.Fprintf(b, "%v\n", env)
+			return
+		}
+		err = r.Step(e.now, env)
+		e.flush(r.Ready(), nil)
+	}
+	if err != nil {
+		fmt.Fprintf(b, "error: %v\n", err)
+	}
+	if e.trace {
+		fmt.Fprintf(b, "  %v\n", env)
+	}
 }
 
 func (e *env) tick() {

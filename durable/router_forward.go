@@ -9,9 +9,9 @@ func (r *Router) knowledge(env Envelope) error {
 		return err
 	}
 	span, fresh := r.learn(p, m)
-	if fresh {
-		p.answered(span)
-	}
+	// Knowledge below the cache's base is not fresh (the cache forgot
+	// those ticks) but answers an outstanding nack all the same.
+	p.answered(span)
 	up := r.cfg.Upstream[m.Pubend]
 	for _, name := range r.cfg.Downstream {
 		if name == up {

@@ -99,19 +99,32 @@ func (p *routerPubend) addAsked(o outstanding) {
 	p.asked = slices.Insert(p.asked, p.firstAsked(o.r.From), o)
 }
 
-// answered forgets the outstanding nacks that span fully answers, so a
-// later nack for those ticks (one the answer did not reach) goes upstream
-// again at once instead of waiting for the timeout.
+// answered takes span, knowledge just learned from upstream, out of the
+// outstanding nacks: they wait only for the ticks not answered yet. A
+// long answer (an outage's recovery) comes oldest tick first over many
+// messages; a later nack for ticks it already brought, which the cache
+// has since forgotten (a catch-up session fetching again events its SHB
+// passed before the session was back), goes upstream at once instead of
+// waiting for an outstanding nack whose answer has gone by, until it
+// expires. A fully answered nack is forgotten, so a later nack for those
+// ticks (one the answer did not reach) goes upstream at once too. The
+// pieces of an entry keep p.asked sorted and disjoint.
 func (p *routerPubend) answered(span Range) {
 	i := p.firstAsked(span.From)
 	j := i
-	for j < len(p.asked) && p.asked[j].r.To <= span.To {
+	for j < len(p.asked) && p.asked[j].r.From <= span.To {
 		j++
 	}
-	for i < j && p.asked[i].r.From < span.From {
-		i++
+	if i == j {
+		return
 	}
-	p.asked = slices.Delete(p.asked, i, j)
+	var rest []outstanding
+	for _, o := range p.asked[i:j] {
+		for _, r := range subtract(o.r, span) {
+			rest = append(rest, outstanding{r: r, expires: o.expires})
+		}
+	}
+	p.asked = slices.Replace(p.asked, i, j, rest...)
 }
 
 // subtract returns x minus y (zero, one or two ranges).

@@ -11,8 +11,9 @@ import (
 
 // TestOutstandingNacks checks the router's index of outstanding upstream
 // nacks against a brute-force walk: after any sequence of nacks and
-// answers, unasked(q) equals q minus every outstanding range, and the
-// index stays sorted and disjoint.
+// answers, unasked(q) equals q minus every outstanding range, an answer
+// takes exactly its ticks out of the outstanding ones, and the index
+// stays sorted and disjoint.
 func TestOutstandingNacks(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		p := &routerPubend{}
@@ -32,13 +33,28 @@ func TestOutstandingNacks(t *testing.T) {
 				t.Fatalf("step %d: unasked(%v) = %v, brute force %v (asked %v)", step, q, got, want, p.asked)
 			}
 			if rapid.Bool().Draw(t, "answer") {
-				before := slices.Clone(p.asked)
-				p.answered(q)
-				for _, o := range before {
-					covered := q.From <= o.r.From && o.r.To <= q.To
-					if kept := slices.Contains(p.asked, o); kept == covered {
-						t.Fatalf("step %d: answered(%v) kept=%v for %v", step, q, kept, o.r)
+				// Brute force: the outstanding ticks afterwards are those
+				// before less the answered ones.
+				want := map[Tick]bool{}
+				for _, o := range p.asked {
+					for tk := o.r.From; tk <= o.r.To; tk++ {
+						want[tk] = !q.Contains(tk)
 					}
+				}
+				p.answered(q)
+				got := map[Tick]bool{}
+				for _, o := range p.asked {
+					for tk := o.r.From; tk <= o.r.To; tk++ {
+						got[tk] = true
+					}
+				}
+				for tk, w := range want {
+					if w != got[tk] {
+						t.Fatalf("step %d: answered(%v): tick %d outstanding %v, want %v (asked %v)", step, q, tk, got[tk], w, p.asked)
+					}
+				}
+				if len(got) > len(want) {
+					t.Fatalf("step %d: answered(%v) added outstanding ticks: %v", step, q, p.asked)
 				}
 			} else {
 				for _, r := range got {

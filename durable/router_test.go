@@ -212,3 +212,47 @@ func TestRouterFullSetWithdrawsPendingInstall(t *testing.T) {
 		t.Fatalf("the new install's acknowledgement: got %v, want one down answering 2.2", out)
 	}
 }
+
+// TestRouterNackAfterAnswerPassed: a nack for ticks that an outstanding
+// upstream nack's answer already brought through the router, and that its
+// cache has since forgotten (a catch-up session fetching again events its
+// SHB passed while recovering an outage), goes upstream at once; the
+// ticks the answer has not reached yet stay consolidated with it (fails
+// without trimming the outstanding nack by each answer: tick 3 waits for
+// the outstanding nack to expire).
+func TestRouterNackAfterAnswerPassed(t *testing.T) {
+	r, err := NewRouter(RouterConfig{Node: "r", Upstream: map[string]string{"p": "phb"},
+		Downstream: []string{"shb"}, Incarnation: 1, CacheRuns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := match.MustEvent(match.Attr{Name: "g", Value: match.Int(1)})
+	data := func(tk Tick) Envelope {
+		return Envelope{From: "phb", To: "r", Msg: Msg{Kind: MsgData, Pubend: "p", Tick: tk, Prev: tk - 1, Event: ev}}
+	}
+	for tk := Tick(1); tk <= 20; tk++ {
+		stepRouter(t, r, 10, data(tk)) // live, while the SHB is down
+	}
+	nack := func(now Tick, rg Range) []Envelope {
+		return stepRouter(t, r, now, Envelope{From: "shb", To: "r", Msg: Msg{Kind: MsgNack, Pubend: "p", Ranges: []Range{rg}}})
+	}
+	base := r.pubends["p"].stream.Base()
+	if base < 10 {
+		t.Fatalf("cache base %d: the test needs ticks 1-10 forgotten", base)
+	}
+	if up := nack(100, Range{1, base}); len(up) != 1 || up[0].To != "phb" {
+		t.Fatalf("recovery nack: got %v, want one upstream nack", up)
+	}
+	for tk := Tick(1); tk <= 8; tk++ {
+		if out := stepRouter(t, r, 200, data(tk)); len(out) != 1 || out[0].To != "shb" {
+			t.Fatalf("answer of tick %d: got %v, want it forwarded to the waiting SHB", tk, out)
+		}
+	}
+	up := nack(300, Range{3, 3})
+	if len(up) != 1 || up[0].To != "phb" || up[0].Msg.Ranges[0] != (Range{3, 3}) {
+		t.Fatalf("nack of tick 3, answered and forgotten: got %v, want [3,3] upstream at once", up)
+	}
+	if up := nack(300, Range{9, 9}); len(up) != 0 {
+		t.Fatalf("nack of tick 9, not answered yet: got %v, want it consolidated with the outstanding nack", up)
+	}
+}

@@ -216,6 +216,11 @@ type SHBStats struct {
 	StreamNacks   int // nack messages sent by istreams
 	Overflows     int // up-to-date sessions moved to catch-up by a full queue
 	PFSRecords    int // PFS records appended
+	// Opened counts the sessions opened, OpenedBehind those of them that
+	// opened catching up, and BehindRecords the PFS records between their
+	// positions and LD when they opened: how much of their history had
+	// already passed through the SHB without them.
+	Opened, OpenedBehind, BehindRecords int
 	// StaleIgnored counts filtered silences ignored because they were
 	// filtered before a registered subscription's filter was installed.
 	StaleIgnored int

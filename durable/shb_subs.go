@@ -139,11 +139,23 @@ func (s *SHB) open(d *durableSub, node string, session uint64, start CT) {
 		if cs.catchup != nil {
 			cs.catchup.holding, cs.catchup.openedAt = true, s.now
 			s.lastOpen = s.now
+			s.countBehind(p, cs.pos)
 		}
 		c.streams[p] = cs
 	}
 	s.setConn(d.id, c) // enters it in catching if a stream catches up
+	s.Stats.Opened++
 	s.toSub(c, Msg{Kind: MsgStart, CT: start})
+}
+
+// countBehind counts a session opened catching up on p from pos in the
+// stats, with the PFS records it has to read (a binary search).
+func (s *SHB) countBehind(p string, pos Tick) {
+	s.Stats.OpenedBehind++
+	pb := s.pubs[p]
+	if n, err := pb.pfs.countIn(Range{pos + 1, pb.ld}); err == nil {
+		s.Stats.BehindRecords += n
+	}
 }
 
 // ack records a subscriber's acknowledged CT: released(s,p) only grows,

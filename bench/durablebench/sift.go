@@ -256,9 +256,10 @@ func (sc *siftCluster) Trace(ctx context.Context) string {
 		for _, p := range st.Pubends {
 			fmt.Fprintf(&b, "ld=%d ann=%d pend=%d ", p.LatestDelivered%100_000_000, p.LastAnnounced%100_000_000, p.AnswersPending)
 		}
-		fmt.Fprintf(&b, "nfb=%d nup=%d nans=%d drop=%.0f snack=%d cnack=%d cov=%d decl=%d ovf=%d dlv=%d]",
+		fmt.Fprintf(&b, "nfb=%d nup=%d nans=%d drop=%.0f snack=%d cnack=%d cov=%d decl=%d ovf=%d dlv=%d open=%d/%d behind=%d]",
 			st.NacksFromBelow, st.NacksUpstream, st.NacksAnswered, st.LinkDropped, st.SHB.StreamNacks, st.SHB.CatchupNack,
-			st.SHB.CatchupCovers, st.SHB.CoverDeclines, st.SHB.Overflows, st.SHB.Delivered)
+			st.SHB.CatchupCovers, st.SHB.CoverDeclines, st.SHB.Overflows, st.SHB.Delivered, st.SHB.OpenedBehind, st.SHB.Opened,
+			st.SHB.BehindRecords)
 	}
 	return b.String()
 }
