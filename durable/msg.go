@@ -27,7 +27,8 @@ const (
 	// that has everything below From gets a silence, not a gap); 0 says
 	// nothing about them.
 	MsgLost
-	// MsgNack (curiosity, upstream): Pubend, Ranges.
+	// MsgNack (curiosity, upstream): Pubend, Ranges; Refetch, ticks the
+	// asking SHB has delivered past and fetches again (see Msg.Refetch).
 	MsgNack
 	// MsgRelease (upstream): Pubend, Reports; Born, the reporting SHB's
 	// store; Epoch and Version, the report's stamp (the SHB's incarnation
@@ -239,6 +240,17 @@ type Msg struct {
 	// one believes leads ("": none known yet), to try next.
 	NotLeader bool
 	Leader    string
+	// Refetch marks a nack for ticks the SHB's constream has already
+	// passed: a catch-up session fetches again events it was not there
+	// for (back after the SHB's tail and the routers' caches forgot
+	// them). Routers forward it as it is, and a pubend answers it even
+	// while an answer to the same asker that covered those ticks is still
+	// going on: that answer has gone by the SHB, so it answers nothing
+	// for the session (an outage's recovery answering for seconds held
+	// every catch-up behind it). Unmarked nacks are the istream's, for
+	// ticks it has not heard yet, whose repeats wait for the answer on
+	// its way (Pubend.notAnsweredLately).
+	Refetch bool
 }
 
 // Envelope is a message with its sender and receiver node ids.
@@ -268,6 +280,9 @@ func (m Msg) String() string {
 		fmt.Fprintf(&b, " %s t=%d %s", m.Pubend, m.Tick, m.Event)
 	case MsgNack:
 		fmt.Fprintf(&b, " %s %v", m.Pubend, m.Ranges)
+		if m.Refetch {
+			b.WriteString(" refetch")
+		}
 	case MsgRelease:
 		fmt.Fprintf(&b, " %s", m.Pubend)
 		for _, r := range m.Reports {

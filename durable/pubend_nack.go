@@ -16,7 +16,9 @@ const nackAnswerBudget = 2048
 // at once; D for logged ones and S for the rest, as answerNacks reaches
 // them; never anything above the last announced tick, which is still Q
 // here too. Ranges asked again while being answered are merged, so a
-// repeated nack costs nothing more.
+// repeated nack costs nothing more; ticks answered lately are left out
+// of it, unless it is a refetch (Msg.Refetch: a catch-up session's,
+// which the answer going on has gone by).
 func (p *Pubend) nack(from string, m Msg) error {
 	for _, r := range m.Ranges {
 		r.To = min(r.To, p.ticker.LastAnnounced())
@@ -33,7 +35,11 @@ func (p *Pubend) nack(from string, m Msg) error {
 		if p.answers == nil {
 			p.answers = map[string][]Range{}
 		}
-		p.answers[from] = mergeRanges(append(p.answers[from], p.notAnsweredLately(from, r)...))
+		ask := []Range{r}
+		if !m.Refetch {
+			ask = p.notAnsweredLately(from, r)
+		}
+		p.answers[from] = mergeRanges(append(p.answers[from], ask...))
 	}
 	return p.answerNacks()
 }
@@ -54,14 +60,19 @@ func (p *Pubend) notAnsweredLately(from string, r Range) []Range {
 }
 
 // noteAnswered records that span was answered to an asker: it extends the
-// span answered so far when it follows on it, and starts a new one
-// otherwise.
+// span answered so far when it follows on it, leaves it when span lies
+// below it (a refetch answered in between, oldest tick first, while the
+// answer going on continues above), and starts a new one otherwise.
 func (p *Pubend) noteAnswered(to string, span Range) {
 	if p.answered == nil {
 		p.answered = map[string]Range{}
 	}
-	if was, ok := p.answered[to]; ok && span.From >= was.From && span.From <= was.To+1 {
+	was, ok := p.answered[to]
+	switch {
+	case ok && span.From >= was.From && span.From <= was.To+1:
 		span = Range{was.From, max(was.To, span.To)}
+	case ok && span.To < was.From:
+		return
 	}
 	p.answered[to] = span
 }

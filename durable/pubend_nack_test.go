@@ -154,3 +154,67 @@ func TestPubendNackRepeatDuringAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestPubendRefetchDuringAnswer: while the pubend answers an SHB's long
+// nack (an outage's recovery), a refetch (a catch-up session's nack for
+// ticks the answer already brought by) is answered at once, ahead of the
+// rest of the answer, which goes on from where it stood, each of its
+// events once; the same nack unmarked is left out as answered lately.
+func TestPubendRefetchDuringAnswer(t *testing.T) {
+	st := newMapStore()
+	p, err := NewPubend(PubendConfig{ID: "p", Node: "phb", Downstream: []string{"r"}}, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := Tick(1_000_000)
+	const n = 4 * nackAnswerBudget
+	for i := range n {
+		p.Step(now, Envelope{From: "pub", To: "phb", Msg: Msg{Kind: MsgPublish, Publisher: "a", Seq: uint64(i + 1),
+			Event: match.MustEvent(match.Attr{Name: "i", Value: match.Int(int64(i))})}})
+		now++
+	}
+	st.Apply(p.Ready().Writes, true)
+	p.Tick(now)
+	st.Apply(p.Ready().Writes, true)
+	last := p.LastAnnounced()
+	sent := map[Tick]int{}
+	take := func() (ticks []Tick) {
+		for _, env := range p.Ready().Msgs {
+			if env.To == "shb" && env.Msg.Kind == MsgData {
+				sent[env.Msg.Tick]++
+				ticks = append(ticks, env.Msg.Tick)
+			}
+		}
+		return ticks
+	}
+	nack := func(r Range, refetch bool) []Tick {
+		t.Helper()
+		if err := p.Step(now, Envelope{From: "shb", To: "phb", Msg: Msg{Kind: MsgNack, Ranges: []Range{r}, Refetch: refetch}}); err != nil {
+			t.Fatal(err)
+		}
+		return take()
+	}
+	first := nack(Range{1, last}, false)[0] // the recovery: its first budget of events
+	again := Range{first + 10, first + 19}
+	if got := nack(again, false); len(got) != nackAnswerBudget || got[0] != first+nackAnswerBudget {
+		t.Fatalf("unmarked nack of ticks answered lately: answer goes on from %v (%d events), want from %d", got[:1], len(got), first+nackAnswerBudget)
+	}
+	got := nack(again, true)
+	if len(got) < 10 || got[0] != again.From || got[9] != again.To {
+		t.Fatalf("refetch of %v during the answer: got %d events from %v, want its ten first", again, len(got), got[:min(len(got), 1)])
+	}
+	for p.AnswersPending() > 0 {
+		now += 5_000
+		p.Tick(now)
+		take()
+	}
+	for i := range Tick(n) {
+		want := 1
+		if again.Contains(first + i) {
+			want = 2
+		}
+		if sent[first+i] != want {
+			t.Fatalf("tick %d answered %d times, want %d", first+i, sent[first+i], want)
+		}
+	}
+}

@@ -7,7 +7,8 @@ import (
 
 // nackFromBelow answers what the cache knows of each nacked range and
 // forwards the rest upstream, unless a nack for it is already outstanding
-// (consolidation); the asker waits for the answer either way.
+// (consolidation); the asker waits for the answer either way. A refetch
+// (Msg.Refetch) is forwarded marked.
 func (r *Router) nackFromBelow(env Envelope) error {
 	m := env.Msg
 	p, err := r.pubend(m.Pubend)
@@ -43,7 +44,7 @@ func (r *Router) nackFromBelow(env Envelope) error {
 		p.addAsked(outstanding{r: q, expires: r.now + r.cfg.NackTimeout})
 	}
 	r.Stats.NacksUpstream += len(ask)
-	r.send(r.cfg.Upstream[m.Pubend], Msg{Kind: MsgNack, Pubend: m.Pubend, Ranges: ask})
+	r.send(r.cfg.Upstream[m.Pubend], Msg{Kind: MsgNack, Pubend: m.Pubend, Ranges: ask, Refetch: m.Refetch})
 	return nil
 }
 

@@ -217,7 +217,7 @@ func (s *SHB) nackCatchup(cu *catchup, p string) error {
 		return nil
 	}
 	s.Stats.CatchupNack += len(rs)
-	s.send(s.cfg.Upstream, Msg{Kind: MsgNack, Pubend: p, Ranges: mergeRanges(rs)})
+	s.send(s.cfg.Upstream, Msg{Kind: MsgNack, Pubend: p, Ranges: mergeRanges(rs), Refetch: true})
 	return nil
 }
 

@@ -89,7 +89,7 @@ func (s *SHB) tryCover(cu *catchup, p string, i int) (bool, error) {
 	s.dropExpiredCovers(pb)
 	pb.covers = append(pb.covers, cover{r: r, at: s.now})
 	s.Stats.CatchupCovers++
-	s.send(s.cfg.Upstream, Msg{Kind: MsgNack, Pubend: p, Ranges: rs})
+	s.send(s.cfg.Upstream, Msg{Kind: MsgNack, Pubend: p, Ranges: rs, Refetch: true})
 	return true, nil
 }
 

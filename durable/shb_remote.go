@@ -86,5 +86,5 @@ func (s *SHB) nackRemote(c *conn, p string) {
 	rm.nack.sent(s.now, &s.cfg)
 	rm.nackedAt = cs.pos
 	s.Stats.RemoteNacks += len(qs)
-	s.send(s.cfg.Upstream, Msg{Kind: MsgNack, Pubend: p, Ranges: qs})
+	s.send(s.cfg.Upstream, Msg{Kind: MsgNack, Pubend: p, Ranges: qs, Refetch: true})
 }

@@ -67,6 +67,7 @@ const (
 	dfBorn
 	dfNotLeader
 	dfLeader
+	dfRefetch
 	dfAll = 1<<iota - 1
 )
 
@@ -119,6 +120,7 @@ func durableMask(m *durable.Msg) uint64 {
 	set(dfBorn, m.Born != 0)
 	set(dfNotLeader, m.NotLeader)
 	set(dfLeader, m.Leader != "")
+	set(dfRefetch, m.Refetch)
 	return f
 }
 
@@ -249,6 +251,9 @@ func (d *EventDecoder) decodeDurable(r *reader) *Durable {
 	case f&(dfNotLeader|dfLeader) != 0 && m.Kind != durable.MsgRefused, f&dfLeader != 0 && f&dfNotLeader == 0:
 		r.fail("durable %s: a leader field outside a not-leader refusal", m.Kind)
 		return nil
+	case f&dfRefetch != 0 && m.Kind != durable.MsgNack:
+		r.fail("durable %s: a refetch mark outside a nack", m.Kind)
+		return nil
 	}
 	dd := durableDecoder{r: r, f: f}
 	m.Pubend = dd.name(dfPubend, "durable pubend")
@@ -288,6 +293,7 @@ func (d *EventDecoder) decodeDurable(r *reader) *Durable {
 	m.Born = dd.tick(dfBorn, "durable born")
 	m.NotLeader = f&dfNotLeader != 0
 	m.Leader = dd.name(dfLeader, "durable leader")
+	m.Refetch = f&dfRefetch != 0
 	if r.err != nil {
 		return nil
 	}

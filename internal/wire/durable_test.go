@@ -73,6 +73,7 @@ func genDurable(t *rapid.T) *Durable {
 			m.Leader = name.Draw(t, "leader")
 		}
 	}
+	m.Refetch = kind == durable.MsgNack && opt("refetch")
 	for range rapid.IntRange(0, 2).Draw(t, "stamps") {
 		m.Stamps = append(m.Stamps, durable.Stamp{Node: name.Draw(t, "sn"), Epoch: rapid.Uint64().Draw(t, "se"), Version: rapid.Uint64().Draw(t, "sv")})
 	}
@@ -108,7 +109,7 @@ func TestDurableRoundTrip(t *testing.T) {
 			out.HasCT != in.Msg.HasCT || out.CT.String() != in.Msg.CT.String() || len(out.Subs) != len(in.Msg.Subs) ||
 			out.Session != in.Msg.Session || out.Nonce != in.Msg.Nonce || out.Filtered != in.Msg.Filtered ||
 			out.Reason != in.Msg.Reason || len(out.Ranges) != len(in.Msg.Ranges) || len(out.Reports) != len(in.Msg.Reports) ||
-			out.NotLeader != in.Msg.NotLeader || out.Leader != in.Msg.Leader {
+			out.NotLeader != in.Msg.NotLeader || out.Leader != in.Msg.Leader || out.Refetch != in.Msg.Refetch {
 			t.Fatalf("round trip:\n in %+v\nout %+v", in.Msg, out)
 		}
 		for i := range out.Ranges {
@@ -247,5 +248,22 @@ func TestDurableLeaderFields(t *testing.T) {
 		if _, err := Decode(TypeDurable, (&Durable{Msg: bad}).AppendBody(nil)); CodeOf(err) != CodeMalformed {
 			t.Errorf("%+v: decode error %v, want malformed", bad, err)
 		}
+	}
+}
+
+// TestDurableRefetchField: the refetch mark decodes on a nack and is
+// refused on any other kind.
+func TestDurableRefetchField(t *testing.T) {
+	ok := (&Durable{Msg: durable.Msg{Kind: durable.MsgNack, Pubend: "p", Ranges: []durable.Range{{From: 3, To: 9}}, Refetch: true}}).AppendBody(nil)
+	m, err := Decode(TypeDurable, ok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.(*Durable).Msg; !got.Refetch || len(got.Ranges) != 1 {
+		t.Fatalf("decoded %+v", got)
+	}
+	bad := durable.Msg{Kind: durable.MsgSilence, Pubend: "p", From: 1, To: 2, Refetch: true}
+	if _, err := Decode(TypeDurable, (&Durable{Msg: bad}).AppendBody(nil)); CodeOf(err) != CodeMalformed {
+		t.Errorf("%+v: decode error %v, want malformed", bad, err)
 	}
 }
