@@ -1,6 +1,8 @@
 package poset
 
 import (
+	"encoding/binary"
+	"hash/maphash"
 	"math"
 	"math/bits"
 	"slices"
@@ -12,10 +14,10 @@ const maxEnumBits = 12
 
 // candIndex finds covering candidates among a set of nodes without testing
 // each. Nodes are grouped by attribute mask, and within a group bucketed by
-// their first equality (attribute and value, "" when none): a string
-// equality, or a numeric span that is one point (k == 5). A
+// their points (attributes and values; none for plain members): string
+// equalities, and numeric spans that are one point (k == 5). A
 // covering query enumerates the masks that can be subsets (or supersets) of
-// the query's mask, skips the buckets whose equality contradicts the
+// the query's mask, skips the buckets whose points contradict the
 // query's, and prunes the rest with a box containment test. Every node that
 // covers (or is covered by) the query is returned; some returned nodes may
 // not be.
@@ -27,30 +29,39 @@ type candIndex struct {
 }
 
 // group holds the members with one attribute mask: those without an
-// equality in plain, the others by their first equality's attribute and
-// then by a hash of its value (eqBuckets), so that a query with an
-// equality on that attribute reads its one bucket instead of visiting
-// every bucket of the group (every symbol's, on the stock workloads).
-// Keyed by a hash rather than the equality itself, and a bucket of one
-// node held as the node: a map slot of 16 bytes instead of 64 and a
-// slice, most buckets holding one node (every distinct symbol). Values
-// whose hashes collide share a bucket, which only adds candidates: each
-// is box-tested, and the box test compares the values.
+// equality in plain, the others by the attributes their box requires one
+// value of (their points: string equalities and numeric points) and then
+// by a hash of those values (eqBuckets), so that a query with points on
+// these attributes reads its one bucket instead of visiting every bucket
+// of the group (every symbol's, on the stock workloads). All the points,
+// not the first: filters such as side == S && symbol == T would share a
+// bucket per side, thousands of them each. Keyed by a hash rather than
+// the values themselves, and a bucket of one node held as the node: a
+// map slot of 16 bytes instead of 64 and a slice, most buckets holding
+// one node (every distinct symbol). Values whose hashes collide share a
+// bucket, which only adds candidates: each is box-tested, and the box
+// test compares the values.
 type group struct {
-	plain  []*node
-	byAttr map[string]*eqBuckets
-	one    [1]*node // scratch: a bucket of one node, as a slice to visit
+	plain []*node
+	// byPoints: the members by their point attributes, joined with
+	// pointSep (attribute names hold no NUL), in box order
+	byPoints map[string]*eqBuckets
+	one      [1]*node // scratch: a bucket of one node, as a slice to visit
 }
 
-// eqBuckets holds the members whose first equality is on one attribute,
-// by a hash of the value (eqKey.hash): a bucket of one node in one, of
-// more in many (each hash in one of the two).
+// pointSep ends each attribute name of a byPoints key.
+const pointSep = "\x00"
+
+// eqBuckets holds the members whose points are on attrs (in box order),
+// by a hash of their values there (pointsHash): a bucket of one node in
+// one, of more in many (each hash in one of the two).
 type eqBuckets struct {
-	one  map[uint64]*node
-	many map[uint64][]*node
+	attrs []string
+	one   map[uint64]*node
+	many  map[uint64][]*node
 }
 
-func newGroup() *group { return &group{byAttr: make(map[string]*eqBuckets)} }
+func newGroup() *group { return &group{byPoints: make(map[string]*eqBuckets)} }
 
 // add puts n (whose equality hashes to h) in its bucket.
 func (bs *eqBuckets) add(h uint64, n *node) {
@@ -118,46 +129,80 @@ func (g *group) visitAll(bs *eqBuckets, fn func([]*node)) {
 
 // eachBucket visits the buckets of g that may hold a covering relation
 // with u (in either direction; coverers: only members that may cover u):
-// the members without equality, and for each attribute the members'
-// equalities name, the bucket of u's own equality there if u has one,
-// else every bucket of that attribute, but none when looking for
-// coverers of a u that requires a prefix there (no member requiring one
-// value covers it, see strContains).
+// the members without equality, and for each set of point attributes
+// the members have, the bucket of u's own values there if u has a point
+// on each (see eqKey: related filters have the same points), else every
+// bucket of the set; but none when looking for coverers of a u that
+// leaves one of the attributes unconstrained or requires a prefix there
+// (no member requiring one value there covers it, see strContains).
 func (g *group) eachBucket(u *node, coverers bool, visit func([]*node)) {
 	if len(g.plain) > 0 {
 		visit(g.plain)
 	}
-	for attr, bs := range g.byAttr {
-		s, ok := spanOf(u, attr)
-		if !ok {
+	for _, bs := range g.byPoints {
+		h, ok := uPoints(u, bs.attrs, coverers)
+		switch {
+		case h != 0:
+			g.visit(bs, h, visit)
+		case !ok:
 			g.visitAll(bs, visit)
-			continue
 		}
-		if k, ok := spanKey(s); ok {
-			g.visit(bs, k.hash(), visit)
-			continue
-		}
-		if coverers && s.hasPrefix && !s.strRange {
-			continue
-		}
-		g.visitAll(bs, visit)
 	}
 }
+
+// uPoints returns the hash of u's points on attrs (as pointsHash would
+// for a member with these points), or 0 and true when no member with
+// points there can be related to u as asked (coverers: cover u), or 0
+// and false when any may be.
+func uPoints(u *node, attrs []string, coverers bool) (uint64, bool) {
+	var h maphash.Hash
+	h.SetSeed(hashSeed)
+	for _, attr := range attrs {
+		s, ok := spanOf(u, attr)
+		if !ok {
+			return 0, coverers
+		}
+		k, ok := spanKey(s)
+		if !ok {
+			return 0, coverers && s.hasPrefix && !s.strRange
+		}
+		k.write(&h)
+	}
+	return nonZero(h.Sum64()), true
+}
+
+// pointsHash returns the byPoints key of k's points (their attributes,
+// appended to buf) and the hash of their values; an empty key when k has
+// no point.
+func pointsHash(k *key, buf []byte) ([]byte, uint64) {
+	var h maphash.Hash
+	h.SetSeed(hashSeed)
+	for i := range k.box {
+		if ek, ok := spanKey(&k.box[i]); ok {
+			buf = append(append(buf, ek.attr...), pointSep...)
+			ek.write(&h)
+		}
+	}
+	return buf, nonZero(h.Sum64())
+}
+
+// nonZero maps the hash 0 (uPoints' "none") to 1: only adds candidates.
+func nonZero(h uint64) uint64 { return max(h, 1) }
 
 // each visits every bucket of g.
 func (g *group) each(visit func([]*node)) {
 	if len(g.plain) > 0 {
 		visit(g.plain)
 	}
-	for _, bs := range g.byAttr {
+	for _, bs := range g.byPoints {
 		g.visitAll(bs, visit)
 	}
 }
 
-func (g *group) empty() bool { return len(g.plain) == 0 && len(g.byAttr) == 0 }
+func (g *group) empty() bool { return len(g.plain) == 0 && len(g.byPoints) == 0 }
 
-// eqKey is a node's first equality, if any: a string equality, or (num)
-// a numeric span that is a single point, val then holding the point's
+// eqKey is a point of a node: a string equality, or (num) a numeric span
+// that is a single point, val then holding the point's
 // float64 bits. Why points too: filters such as k == 12345 (ids) share one
 // mask and no string equality, so without them every insert's candidates
 // were every member of the group. Sound for both directions of covering:
@@ -186,23 +231,27 @@ func spanKey(s *span) (eqKey, bool) {
 	return eqKey{}, false
 }
 
-// hash is a hash of k's value (and kind), naming its bucket among the
-// equalities on its attribute.
-func (k eqKey) hash() uint64 {
-	h := strHash(k.val)
+// write adds k's value and kind to h, which names a bucket (the length
+// first, so that no two lists of values write the same bytes).
+func (k eqKey) write(h *maphash.Hash) {
+	var b [9]byte
+	binary.LittleEndian.PutUint64(b[:8], uint64(len(k.val)))
 	if k.num {
-		h = ^h
+		b[8] = 1
 	}
-	return h
+	h.Write(b[:])
+	h.WriteString(k.val)
 }
 
-func eqKeyOf(k *key) eqKey {
+// pointAttrs returns the attributes k has points on, in box order.
+func pointAttrs(k *key) []string {
+	var attrs []string
 	for i := range k.box {
 		if ek, ok := spanKey(&k.box[i]); ok {
-			return ek
+			attrs = append(attrs, ek.attr)
 		}
 	}
-	return eqKey{}
+	return attrs
 }
 
 func newCandIndex() *candIndex {
@@ -220,17 +269,17 @@ func (x *candIndex) add(n *node) {
 		g = newGroup()
 		x.groups[n.key.mask] = g
 	}
-	ek := eqKeyOf(&n.key)
-	if ek.attr == "" {
+	var buf [64]byte
+	if attrs, h := pointsHash(&n.key, buf[:0]); len(attrs) == 0 {
 		n.ipos = int32(len(g.plain))
 		g.plain = append(g.plain, n)
 	} else {
-		bs := g.byAttr[ek.attr]
+		bs := g.byPoints[string(attrs)]
 		if bs == nil {
-			bs = &eqBuckets{one: make(map[uint64]*node)}
-			g.byAttr[ek.attr] = bs
+			bs = &eqBuckets{attrs: pointAttrs(&n.key), one: make(map[uint64]*node)}
+			g.byPoints[string(attrs)] = bs
 		}
-		bs.add(ek.hash(), n)
+		bs.add(h, n)
 	}
 	for m := n.key.mask; m != 0; m &= m - 1 {
 		b := bits.TrailingZeros64(m)
@@ -245,12 +294,13 @@ func (x *candIndex) remove(n *node) {
 		return
 	}
 	g := x.groups[n.key.mask]
-	if ek := eqKeyOf(&n.key); ek.attr == "" {
+	var buf [64]byte
+	if attrs, h := pointsHash(&n.key, buf[:0]); len(attrs) == 0 {
 		g.plain = swapRemove(g.plain, n.ipos)
 	} else {
-		bs := g.byAttr[ek.attr]
-		if bs.remove(ek.hash(), n); bs.len() == 0 {
-			delete(g.byAttr, ek.attr)
+		bs := g.byPoints[string(attrs)]
+		if bs.remove(h, n); bs.len() == 0 {
+			delete(g.byPoints, string(attrs))
 		}
 	}
 	if g.empty() {
