@@ -79,6 +79,11 @@ type link struct {
 	lastFwd    map[string]Tick // per pubend, the highest tick forwarded
 	lastResync Tick
 	gen        uint64 // grows with every change of filters
+	// lastOut marks the last message queued to the link since the last
+	// Ready, and filtered whether forward made it a filtered silence
+	// (router_forward.go: the next one may extend it).
+	lastOut  sendMark
+	filtered bool
 }
 
 // outstanding is a nack sent upstream.
@@ -118,6 +123,7 @@ type RouterStats struct {
 	NacksFromBelow int // nack ranges received from downstream
 	NacksUpstream  int // nack ranges sent upstream
 	NacksAnswered  int // nack ranges answered from the cache
+	SilencesMerged int // filtered silences that widened the previous one to their link (router_forward.go)
 }
 
 // Router is an intermediate broker: it forwards knowledge downstream,
@@ -141,6 +147,9 @@ type Router struct {
 	out     sendBuf
 	now     Tick
 	Stats   RouterStats
+	// noMerge turns extendFiltered off: the tests' reference, one
+	// filtered silence per D tick.
+	noMerge bool
 }
 
 // NewRouter returns a router with empty soft state (a fresh start or a
@@ -218,6 +227,9 @@ func (r *Router) Ready() Ready {
 
 func (r *Router) send(to string, m Msg) {
 	r.out.add(Envelope{From: r.cfg.Node, To: to, Msg: m})
+	if l := r.links[to]; l != nil {
+		l.lastOut, l.filtered = r.out.mark(), false
+	}
 }
 
 func (r *Router) pubend(id string) (*routerPubend, error) {

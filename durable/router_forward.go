@@ -55,10 +55,13 @@ func (r *Router) learn(p *routerPubend, m Msg) (Range, bool) {
 
 // forward sends knowledge down one link, turning a D tick into S when no
 // filter of the link matches it (only once the link's filter set is
-// complete).
+// complete). A filtered silence that continues the one this router queued
+// last to the link, since the last Ready, with the same stamp, widens it
+// instead of following it (extendFiltered).
 func (r *Router) forward(name string, m Msg) {
 	l := r.links[name]
-	if m.Kind == MsgData && l.complete && !l.matches(m) {
+	filtered := m.Kind == MsgData && l.complete && !l.matches(m)
+	if filtered {
 		m = Msg{Kind: MsgSilence, Pubend: m.Pubend, From: m.Prev + 1, To: m.Tick,
 			Filtered: true, Origin: r.cfg.Node, Epoch: r.cfg.Incarnation, Version: l.gen}
 	}
@@ -68,5 +71,30 @@ func (r *Router) forward(name string, m Msg) {
 	case MsgSilence:
 		l.lastFwd[m.Pubend] = max(l.lastFwd[m.Pubend], m.To)
 	}
+	if filtered && r.extendFiltered(l, m) {
+		return
+	}
 	r.send(name, m)
+	l.filtered = filtered
+}
+
+// extendFiltered widens the filtered silence last queued to l to the end
+// of m, a filtered silence of the same pubend and stamp that starts right
+// after it, and reports whether it did. Every receiver treats the two as
+// the one silence over both ranges: what it does with a filtered silence
+// depends on its stamp and adds up over ticks. A link with no matching
+// filter (a replica's router, an SHB without subscribers there) then gets
+// one message per Ready instead of one per event.
+func (r *Router) extendFiltered(l *link, m Msg) bool {
+	if !l.filtered || r.noMerge {
+		return false
+	}
+	prev := r.out.at(l.lastOut)
+	if prev == nil || prev.Msg.Pubend != m.Pubend || prev.Msg.Origin != m.Origin || prev.Msg.Epoch != m.Epoch ||
+		prev.Msg.Version != m.Version || prev.Msg.To+1 != m.From {
+		return false
+	}
+	prev.Msg.To = m.To
+	r.Stats.SilencesMerged++
+	return true
 }
