@@ -255,7 +255,7 @@ func (s *SHB) join(c *conn, p string) {
 // of pubend p waiting for it.
 func (s *SHB) offerCatchups(p string, t Tick, e match.Event) {
 	delete(s.pubs[p].fetch, t)
-	s.renewCover(s.pubs[p], t)
+	s.renewCovers(s.pubs[p])
 	for _, c := range s.catchingConns() {
 		cu := c.streams[p].catchup
 		if cu == nil {

@@ -9,9 +9,10 @@ import "slices"
 // from one store scan at the pubend and its answer serves them all
 // (offerCatchups), instead of each session nacking its own ticks one by
 // one and sharing nothing. Ticks inside a live cover are not nacked again;
-// a cover lives while its answer flows (each answered tick inside it
-// renews it) and expires coverLife after the last, when the ticks still
-// missing fall back to nacks of their own, with backoff.
+// a cover lives while the answers to the SHB's refetches flow (each
+// answered tick renews every live cover: renewCovers) and expires
+// coverLife after the last, when the ticks still missing fall back to
+// nacks of their own, with backoff.
 type cover struct {
 	r  Range
 	at Tick // when the cover was sent or last renewed by an answer
@@ -43,10 +44,17 @@ func (s *SHB) covered(pb *shbPubend, t Tick) (Tick, bool) {
 	return 0, false
 }
 
-// renewCover keeps alive the covers holding t, a tick just answered.
-func (s *SHB) renewCover(pb *shbPubend, t Tick) {
+// renewCovers keeps alive every live cover of pb, a refetched tick having
+// just been answered: the pubend answers an SHB's refetches in one queue,
+// oldest tick first, so while the answer of one cover flows the covers
+// above it wait their turn, however long it takes. Renewing only the
+// cover holding the tick let the others expire on a path slower than a
+// cover's life, and each expired one was asked for again while its
+// answer was still to come. A cover lost on the way is asked for again
+// coverLife after the answers stop.
+func (s *SHB) renewCovers(pb *shbPubend) {
 	for i := range pb.covers {
-		if c := &pb.covers[i]; c.r.Contains(t) {
+		if c := &pb.covers[i]; s.live(*c) {
 			c.at = s.now
 		}
 	}

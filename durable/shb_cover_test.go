@@ -305,3 +305,41 @@ func TestHoledProperty(t *testing.T) {
 		}
 	})
 }
+
+// TestSHBCatchupCoversLiveWhileAnswersFlow: 50 subscribers back together
+// fetch the backlog as two covers, whose answers come slowly, oldest tick
+// first, for longer than a cover's life (40 ms): the second cover waits
+// its turn while the first's answers flow, so it does not expire and no
+// tick is nacked by itself or asked for twice (fails when only the cover
+// holding an answered tick is renewed: the second expires and its ticks
+// are nacked again).
+func TestSHBCatchupCoversLiveWhileAnswersFlow(t *testing.T) {
+	const subs, ticks = 50, 2000
+	g := newCoverRig(t)
+	g.backlog(subs, ticks, func(int) bool { return false })
+	g.hold = true
+	for i := range subs {
+		g.resume(i, subs)
+	}
+	g.tick()
+	if g.s.Stats.CatchupCovers != 2 {
+		t.Fatalf("%d covers, want 2 (%v)", g.s.Stats.CatchupCovers, g.nacks)
+	}
+	lastTick := g.now
+	for i := 0; i < len(g.held); i++ { // answers of later nacks are held too
+		g.now += 40
+		env := g.held[i]
+		g.run(g.s.Step(g.now, env))
+		if g.now-lastTick >= 5_000 {
+			lastTick = g.now
+			g.run(g.s.Tick(g.now))
+		}
+	}
+	for i := range subs {
+		g.complete(i, subs, ticks)
+	}
+	if g.s.Stats.CatchupCovers != 2 || g.s.Stats.CatchupNack != 0 || g.answered != ticks {
+		t.Fatalf("%d covers, %d single ticks nacked, %d events answered for %d (nacks %v)",
+			g.s.Stats.CatchupCovers, g.s.Stats.CatchupNack, g.answered, ticks, g.nacks)
+	}
+}
