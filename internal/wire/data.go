@@ -20,7 +20,7 @@ type Publish struct {
 	// body), so that routers forward events without encoding them again.
 	// AppendBody ignores it. Read it through RawAt: a batch decoded from
 	// a PublishDict frame writes an event's plain encoding out on demand,
-	// and has no Raw at all until then.
+	// and has no Raw at all until RawAll.
 	Raw [][]byte
 	// dict writes out Raw for a batch decoded from a PublishDict frame
 	// (publishdict_decode.go).

@@ -15,9 +15,8 @@ import (
 // comparison of its name), and checks exactly what decoding the frame's
 // expansion (ExpandPublishDict) as a Publish would, max included. The
 // plain encoding of an event (Raw) is written out only when asked for, by
-// RawAt, and Raw itself is made only then (nil until the first RawAt): a
-// router forwards and delivers few of the events it reads, and none of
-// most batches.
+// RawAt, and Raw itself is made only by RawAll (see RawAt): a router
+// forwards and delivers few of the events it reads.
 func (d *EventDecoder) DecodeOwnedPublishDict(body []byte, max int) (*Publish, error) {
 	r := ownedReader(body)
 	defer d.sharedFrameDone(len(body))
@@ -49,27 +48,31 @@ func (d *EventDecoder) DecodeOwnedPublishDict(body []byte, max int) (*Publish, e
 	return m, nil
 }
 
-// RawAt returns the encoding of event i as received (Raw[i]): for a
-// batch decoded from a PublishDict frame, the plain encoding written out
-// on the first call (Raw is nil until a first call makes it, and Raw[i]
-// nil until the call for i).
+// RawAt returns the encoding of event i as received (Raw[i]). For a
+// batch decoded from a PublishDict frame it is the plain encoding,
+// written out when asked for (Raw stays nil until RawAll): the one asked
+// for last is kept, so the core's delivery and forwarding of one event,
+// which ask in a row, write it out once, and a batch needs no slice of
+// every event's encoding when few of them go on.
 func (m *Publish) RawAt(i int) []byte {
-	if m.dict == nil {
+	x := m.dict
+	switch {
+	case x == nil || m.Raw != nil:
 		return m.Raw[i]
+	case x.last != i+1:
+		x.last, x.lastRaw = i+1, x.expand(i)
 	}
-	if m.Raw == nil {
-		m.Raw = make([][]byte, len(m.Events))
-	}
-	if m.Raw[i] == nil {
-		m.Raw[i] = m.dict.expand(i)
-	}
-	return m.Raw[i]
+	return x.lastRaw
 }
 
 // RawAll fills Raw for every event (RawAt of each) and returns it.
 func (m *Publish) RawAll() [][]byte {
-	for i := range m.Events {
-		m.RawAt(i)
+	if m.dict != nil && m.Raw == nil {
+		raw := make([][]byte, len(m.Events))
+		for i := range raw {
+			raw[i] = m.RawAt(i)
+		}
+		m.Raw = raw
 	}
 	return m.Raw
 }
@@ -81,6 +84,10 @@ type dictRaw struct {
 	body  []byte
 	spans []int32 // event i is body[spans[i]:spans[i+1]]
 	arena []byte  // the plain encodings written out, back to back
+	// lastRaw is event last-1's plain encoding, the one RawAt wrote out
+	// last (last 0: none yet).
+	last    int
+	lastRaw []byte
 }
 
 // dictRawChunk is the size of a dictRaw's arena allocations.
