@@ -103,7 +103,7 @@ var adminClient = &http.Client{Timeout: 10 * time.Second}
 func adminChange(ctx context.Context, progress, out io.Writer, addrs []string, pubend string, c replica.MemberChange, wait time.Duration) error {
 	var why []string
 	for _, addr := range addrs {
-		ans, code, err := postChange(ctx, addr, pubend, c)
+		ans, code, err := postChangeAgain(ctx, addr, pubend, c)
 		if err != nil {
 			why = append(why, fmt.Sprintf("%s: %v", addr, err))
 			continue
@@ -130,6 +130,30 @@ func describe(c replica.MemberChange) string {
 		return c.Name + " by " + c.With
 	}
 	return c.Name
+}
+
+// pendingRetry bounds how long a change refused as pending (503) is asked
+// again, and pendingPause the pause between the asks. A leader refuses
+// every change while the previous one is under way, and also for a
+// moment after each apply until raft hears of it (replica.ErrChangePending):
+// a busy leader answers 503 now and then with nothing under way.
+var pendingRetry, pendingPause = 3 * time.Second, 50 * time.Millisecond
+
+// postChangeAgain posts the change, asking again while the router answers
+// 503, for up to pendingRetry; the last answer is returned.
+func postChangeAgain(ctx context.Context, addr, pubend string, c replica.MemberChange) (router.AdminAnswer, int, error) {
+	end := time.Now().Add(pendingRetry)
+	for {
+		ans, code, err := postChange(ctx, addr, pubend, c)
+		if err != nil || code != http.StatusServiceUnavailable || time.Now().After(end) {
+			return ans, code, err
+		}
+		select {
+		case <-ctx.Done():
+			return ans, code, nil
+		case <-time.After(pendingPause):
+		}
+	}
 }
 
 func postChange(ctx context.Context, addr, pubend string, c replica.MemberChange) (router.AdminAnswer, int, error) {
