@@ -20,7 +20,15 @@
 # filter before the kill and after the resync, above an empty r1's RSS
 # (measured at setup). Ports 4481-4484 (links) and 4491-4494 (metrics).
 #
+# KEEP=1 keeps the work directory (binaries, certificates, data, each
+# router's log TAG/NAME.log, sift sub's stderr TAG/sub.err, and when r1
+# does not get its filters back both routers' /debug/routes and /metrics,
+# TAG/routes.PORT.json and TAG/metrics.PORT.txt) instead of
+# deleting it on exit, and prints its path: the logs are what explains a
+# resync that did not complete.
+#
 # e.g. BENCH_LOCK=/path/to/lock bench/resync.sh main HEAD 1000000 2
+#      KEEP=1 BENCH_LOCK=/path/to/lock bench/resync.sh main HEAD 100000 20
 set -eu
 old=${1:?usage: resync.sh OLD NEW [N] [ROUNDS]} new=${2:?usage: resync.sh OLD NEW [N] [ROUNDS]}
 n=${3:-1000000} rounds=${4:-1}
@@ -28,7 +36,16 @@ lock=${BENCH_LOCK:?set BENCH_LOCK to the benchmark lock file}
 cd "$(git rev-parse --show-toplevel)"
 d=$(mktemp -d)
 pids=()
-trap 'kill -9 "${pids[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$d"' EXIT
+cleanup() { # ends every process started here; deletes $d unless KEEP=1
+	kill -9 "${pids[@]}" 2>/dev/null
+	wait 2>/dev/null
+	if [ "${KEEP:-0}" = 1 ]; then
+		echo "resync: kept $d (logs: $d/{old,new}/{r1,r2}.log, $d/{old,new}/sub.err)" >&2
+	else
+		rm -rf "$d"
+	fi
+}
+trap cleanup EXIT
 tick=$(getconf CLK_TCK)
 
 build() { # build TAG REV
@@ -53,6 +70,7 @@ now() { date +%s.%N; }
 start() { # start TAG NAME NICE [PEER]: runs siftd, sets last
 	local p=${port[$1]} m=${metrics[$1]}
 	if [ "$2" = r2 ]; then p=$((p + 1)) m=$((m + 1)); fi
+	echo "resync.sh: start $2 at $(date -u +%T.%N)" >>"$d/$1/$2.log"
 	nice -n "$3" "$d/$1/siftd" --name "$2" --listen "127.0.0.1:$p" --certs "$d/certs" --data "$d/$1/$2" \
 		--metrics "127.0.0.1:$m" --table shallow --gc-percent 100 --max-subscriptions-per-conn "$n" \
 		${4:+--peer "$4"} >>"$d/$1/$2.log" 2>&1 &
@@ -66,6 +84,14 @@ held() { # held TAG: the filters r1 holds from r2 (0 while it does not answer)
 	echo "${c:-0}"
 }
 
+snapshot() { # snapshot TAG: both routers' /debug/routes and /metrics into $d/TAG/
+	local m
+	for m in "${metrics[$1]}" "$((metrics[$1] + 1))"; do
+		curl -s -m 10 "http://127.0.0.1:$m/debug/routes?counts=1" >"$d/$1/routes.$m.json" 2>&1 || true
+		curl -s -m 10 "http://127.0.0.1:$m/metrics" >"$d/$1/metrics.$m.txt" 2>&1 || true
+	done
+}
+
 waitheld() { # waitheld TAG LIMIT_S: until r1 holds n, or fail
 	local t0 i
 	t0=$(now)
@@ -73,6 +99,7 @@ waitheld() { # waitheld TAG LIMIT_S: until r1 holds n, or fail
 		[ "$(held "$1")" -ge "$n" ] && return 0
 		if [ "$(echo "$(now) - $t0 > $2" | bc)" = 1 ]; then
 			echo "resync: $1's r1 holds $(held "$1") of $n filters after $2 s" >&2
+			snapshot "$1"
 			return 1
 		fi
 		sleep 0.2
