@@ -199,7 +199,7 @@ func (s *SHB) nackCatchup(cu *catchup, p string) error {
 					return err
 				}
 				if ok {
-					cu.nextDue = min(cu.nextDue, s.now+s.coverLife())
+					cu.nextDue = min(cu.nextDue, s.now+pb.covers[len(pb.covers)-1].life)
 					continue
 				}
 			}
@@ -254,8 +254,10 @@ func (s *SHB) join(c *conn, p string) {
 // offerCatchups gives an event fetched by a nack to every catch-up stream
 // of pubend p waiting for it.
 func (s *SHB) offerCatchups(p string, t Tick, e match.Event) {
-	delete(s.pubs[p].fetch, t)
-	s.renewCovers(s.pubs[p])
+	pb := s.pubs[p]
+	delete(pb.fetch, t)
+	pb.coverStreak = 0
+	s.renewCovers(pb)
 	for _, c := range s.catchingConns() {
 		cu := c.streams[p].catchup
 		if cu == nil {

@@ -14,8 +14,9 @@ import "slices"
 // coverLife after the last, when the ticks still missing fall back to
 // nacks of their own, with backoff.
 type cover struct {
-	r  Range
-	at Tick // when the cover was sent or last renewed by an answer
+	r    Range
+	at   Tick // when the cover was sent or last renewed by an answer
+	life Tick // how long after at it expires (coverLifeFor)
 }
 
 // coverDensity is how many of a span's PFS records must be wanted by the
@@ -30,15 +31,26 @@ const coverDensity = 2
 // lost on the way is asked for again within a few round trips.
 func (s *SHB) coverLife() Tick { return 2 * s.cfg.NackRetry }
 
+// coverLifeFor returns the life of a cover sent after streak others with
+// no answer to any refetch of the pubend in between: coverLife doubled
+// per cover of the streak, up to NackRetryMax, as a tick's own retries
+// back off. On a path slower than a cover's life (a driver holding its
+// inputs and outputs for longer) every expired cover was otherwise asked
+// for again whole at once, the pubend answers each refetch in full, and
+// the repeats outgrew the answers.
+func (s *SHB) coverLifeFor(streak int) Tick {
+	return max(s.coverLife(), backoffWait(streak, s.coverLife(), s.cfg.NackRetryMax, 0, nil))
+}
+
 // live reports whether c has not expired.
-func (s *SHB) live(c cover) bool { return s.now-c.at < s.coverLife() }
+func (s *SHB) live(c cover) bool { return s.now-c.at < c.life }
 
 // covered reports whether a live cover of pb holds t, and if so when it
 // expires.
 func (s *SHB) covered(pb *shbPubend, t Tick) (Tick, bool) {
 	for _, c := range pb.covers {
 		if c.r.Contains(t) && s.live(c) {
-			return c.at + s.coverLife(), true
+			return c.at + c.life, true
 		}
 	}
 	return 0, false
@@ -95,7 +107,8 @@ func (s *SHB) tryCover(cu *catchup, p string, i int) (bool, error) {
 	}
 	r.To = rs[len(rs)-1].To
 	s.dropExpiredCovers(pb)
-	pb.covers = append(pb.covers, cover{r: r, at: s.now})
+	pb.covers = append(pb.covers, cover{r: r, at: s.now, life: s.coverLifeFor(pb.coverStreak)})
+	pb.coverStreak++
 	s.Stats.CatchupCovers++
 	s.send(s.cfg.Upstream, Msg{Kind: MsgNack, Pubend: p, Ranges: rs, Refetch: true})
 	return true, nil

@@ -35,6 +35,9 @@ type shbPubend struct {
 	// covers holds the spans nacked whole for every catch-up session
 	// (tryCover).
 	covers []cover
+	// coverStreak counts the covers sent since the last answer to a
+	// refetch: their lives back off (coverLifeFor).
+	coverStreak int
 }
 
 func newSHBPubend(id string, w *pendingWrites, tailSize int) *shbPubend {

@@ -22,6 +22,7 @@ type restartRig struct {
 	got      map[string][]Tick
 	step     Tick
 	perRound int
+	answered int // events the PHB sent (answers to nacks), as delivered
 }
 
 func newRestartRig(t *testing.T, subs int) *restartRig {
@@ -68,6 +69,9 @@ func (g *restartRig) rounds(n int, done func() bool) int {
 			if env.Msg.Kind == MsgEvent && strings.HasPrefix(env.To, "s") && g.e.shbs[env.To] == nil {
 				g.got[env.To] = append(g.got[env.To], env.Msg.Tick)
 				g.e.queue = append(g.e.queue, Envelope{From: env.To, To: env.From, Msg: Msg{Kind: MsgAck, Sub: env.To, CT: CT{"p": env.Msg.Tick}}})
+			}
+			if env.From == "phb" && env.Msg.Kind == MsgData {
+				g.answered++
 			}
 			g.e.deliverOne(&b)
 		}
@@ -120,6 +124,58 @@ func TestSHBRestartSubscribersBackDuringRecovery(t *testing.T) {
 				t.Fatalf("%d messages a round, back after %d rounds (LD %d): %s got %d events in %d rounds, want %d once each in order within %d",
 					c.perRound, c.wait, ld, g.id(i), len(got), n, c.events/subs, bound)
 			}
+		}
+	}
+}
+
+// TestSHBCoversBackOffOnSlowPath: the restart of
+// TestSHBRestartSubscribersBackDuringRecovery (10 subscribers back 10
+// rounds into the recovery of 20,000 events) on a path whose round trip
+// is longer than a cover's life: a round lasts 100 ms (a driver that
+// holds its inputs and outputs that long) and carries at most 1,500 or
+// 3,000 messages. Every subscriber gets its events once each, in order,
+// and the covers back off while no answer comes (coverLifeFor): with a
+// fixed 40 ms life each expired cover was asked for again whole every
+// round, the pubend answered every one in full, and the repeats outgrew
+// the answers (1,500 a round: 170 covers, 119,252 events answered, 217
+// rounds; 3,000: 27, 58,966 and 36).
+func TestSHBCoversBackOffOnSlowPath(t *testing.T) {
+	const subs, events = 10, 20000
+	for _, c := range []struct{ perRound, covers, answered, rounds int }{
+		{1500, 60, 5 * events, 160}, {3000, 20, 5 * events / 2, 33},
+	} {
+		g := newRestartRig(t, subs)
+		g.perRound = c.perRound
+		g.subscribe()
+		g.e.down["shb"] = true
+		g.publish(events)
+		delete(g.e.down, "shb")
+		g.e.bootSHB("shb")
+		g.step = 100_000
+		g.rounds(10, nil)
+		for i := range subs {
+			g.e.queue = append(g.e.queue, Envelope{From: g.id(i), To: "shb", Msg: Msg{Kind: MsgResume, Sub: g.id(i), Session: 2, Filter: g.filter(i)}})
+		}
+		n := g.rounds(2*c.rounds, func() bool {
+			total := 0
+			for _, ts := range g.got {
+				total += len(ts)
+			}
+			return total >= events
+		})
+		st := g.e.shbs["shb"].Stats
+		t.Logf("%d messages a round of 100 ms: complete in %d rounds, %d covers, %d catch-up nacks, %d events answered",
+			c.perRound, n, st.CatchupCovers, st.CatchupNack, g.answered)
+		for i := range subs {
+			got := g.got[g.id(i)]
+			if len(got) != events/subs || !slices.IsSorted(got) || len(slices.Compact(slices.Clone(got))) != len(got) {
+				t.Fatalf("%d messages a round: %s got %d events in %d rounds, want %d once each in order",
+					c.perRound, g.id(i), len(got), n, events/subs)
+			}
+		}
+		if st.CatchupCovers > c.covers || g.answered > c.answered || n > c.rounds {
+			t.Fatalf("%d messages a round: %d covers, %d events answered, %d rounds; want at most %d, %d and %d",
+				c.perRound, st.CatchupCovers, g.answered, n, c.covers, c.answered, c.rounds)
 		}
 	}
 }
