@@ -111,3 +111,105 @@ func nextNumber(v Value) (Value, bool) {
 	}
 	return nf, okF
 }
+
+// prevNumber returns the largest int64 or float64 value below the numeric
+// value v, in exact order, and false if there is none (nextNumber's
+// mirror).
+func prevNumber(v Value) (Value, bool) {
+	const two63 = 9223372036854775808.0 // 2^63, exact in float64
+	var ni, nf Value
+	okI, okF := false, false
+	switch v.kind {
+	case KindInt:
+		i := int64(v.bits)
+		if i > math.MinInt64 {
+			ni, okI = Int(i-1), true
+		}
+		f := float64(i) // the nearest float; the previous one if not below i
+		if cmpIntFloat(i, f) <= 0 {
+			f = math.Nextafter(f, math.Inf(-1))
+		}
+		nf, okF = Value{kind: KindFloat, bits: math.Float64bits(f)}, true
+	case KindFloat:
+		f := math.Float64frombits(v.bits)
+		switch t := math.Ceil(f); { // exact; the int before it in int64 arithmetic
+		case t >= two63:
+			ni, okI = Int(math.MaxInt64), true
+		case t > -two63:
+			ni, okI = Int(int64(t)-1), true
+		}
+		if n := math.Nextafter(f, math.Inf(-1)); !math.IsInf(n, -1) {
+			nf, okF = Value{kind: KindFloat, bits: math.Float64bits(n)}, true
+		}
+	}
+	switch {
+	case okI && okF:
+		if compareNumbers(ni, nf) >= 0 {
+			return ni, true
+		}
+		return nf, true
+	case okI:
+		return ni, true
+	}
+	return nf, okF
+}
+
+// NumberHull returns the smallest and the largest int64 or float64 value
+// that the constraints cs, all on one attribute, admit, each as the
+// nearest float64 (-Inf or +Inf where unbounded), and false when cs admit
+// no number, compare with no number, or are not all numeric comparisons,
+// equalities, exclusions and exists. Events carry only int64 and float64 values, so the smallest
+// admitted value may lie above every bound written in cs (a > 2^53+1
+// admits nothing below 2^53+2; a >= 3 && a != 3 nothing below the float
+// after 3); summaries that test covering by interval containment need
+// these values, not the bounds, to be complete. Rounding to float64 is
+// monotone, so a covered set's hull still lies within its coverer's.
+func NumberHull(cs []Constraint) (lo, hi float64, ok bool) {
+	var s attrSet
+	for _, c := range cs {
+		switch {
+		case c.Op == OpExists:
+		case c.Op == OpPrefix || c.Val.kind.class() != classNumber:
+			return 0, 0, false
+		default:
+			s.add(c)
+		}
+	}
+	s.finish()
+	if s.empty || s.cls != classNumber {
+		return 0, 0, false
+	}
+	lo, hi = math.Inf(-1), math.Inf(1)
+	if s.lo.set {
+		v, ok := s.extreme(s.lo, nextNumber)
+		if !ok {
+			return 0, 0, false
+		}
+		lo = v.AsFloat()
+	}
+	if s.hi.set {
+		v, ok := s.extreme(s.hi, prevNumber)
+		if !ok {
+			return 0, 0, false
+		}
+		hi = v.AsFloat()
+	}
+	return lo, hi, true
+}
+
+// extreme walks from bound b inwards with step (nextNumber from the lower
+// end, prevNumber from the upper) to the first value s admits, past at
+// most one value per excluded point.
+func (s *attrSet) extreme(b bound, step func(Value) (Value, bool)) (Value, bool) {
+	v, ok := b.v, true
+	if b.open {
+		v, ok = step(v)
+	}
+	for i := 0; ok && i <= len(s.ne); i++ {
+		if s.admits(v) {
+			return v, true
+		}
+		v, ok = step(v)
+	}
+	return Value{}, false
+}

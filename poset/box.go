@@ -30,9 +30,14 @@ type span struct {
 }
 
 // boxOf summarises a filter in the complete fragment as one span per
-// constrained attribute, in attribute order. Ordering survives the float
-// conversion (int64 to float64 rounding is monotone), and only non-strict
-// comparisons are used on spans, so no covering is ever excluded.
+// constrained attribute, in attribute order. A span's numeric interval is
+// the smallest and largest number the filter admits there
+// (match.NumberHull), not the bounds it writes: events carry only int64
+// and float64 values, so a covered filter may write a lower bound below
+// its coverer's (a > 2^53+1 under a >= 2^53+2) while admitting nothing
+// below it. Ordering survives the float conversion (int64 to float64
+// rounding is monotone), and only non-strict comparisons are used on
+// spans, so no covering is ever excluded.
 func boxOf(f match.Filter) []span {
 	var box []span
 	for i := range f.Len() {
@@ -58,7 +63,30 @@ func boxOf(f match.Filter) []span {
 			s.lo = math.Max(s.lo, v)
 		}
 	}
+	for i := range box {
+		box[i].numberHull(f)
+	}
 	return box
+}
+
+// numberHull narrows s's numeric interval to the numbers f admits on
+// s.attr, when f's constraints there are numeric and admit some (the
+// written bounds stay otherwise: such a filter is unsatisfiable or not
+// numeric on s.attr).
+func (s *span) numberHull(f match.Filter) {
+	if math.IsInf(s.lo, -1) && math.IsInf(s.hi, 1) {
+		return // no numeric bound: nothing to narrow
+	}
+	var buf [8]match.Constraint
+	cs := buf[:0]
+	for i := range f.Len() {
+		if c := f.At(i); c.Attr == s.attr {
+			cs = append(cs, c)
+		}
+	}
+	if lo, hi, ok := match.NumberHull(cs); ok {
+		s.lo, s.hi = lo, hi
+	}
 }
 
 // addString records a constraint attr op v on a string v.

@@ -1,6 +1,7 @@
 package poset
 
 import (
+	"math"
 	"slices"
 	"strings"
 
@@ -88,11 +89,20 @@ func groupKeys(f match.Filter) []string {
 }
 
 // apart reports that the numeric intervals of two items on attr neither
-// overlap nor touch, so they cannot merge on attr: their spans, which
-// over-approximate the intervals with a monotone float conversion, are
-// strictly apart. Loose items have no spans and are never apart.
+// overlap nor touch, so they cannot merge on attr: some number an event
+// can carry lies strictly between them. Their spans hold the smallest and
+// largest numbers each admits, rounded to float64 (boxOf), so a lower end
+// beyond the float after the other's upper end proves such a number: the
+// float after a rounded maximum lies above the maximum itself. Loose
+// items have no spans and are never apart.
 func apart(x, y *node, attr string) bool {
 	sx, okx := spanOf(x, attr)
 	sy, oky := spanOf(y, attr)
-	return okx && oky && (sx.hi < sy.lo || sy.hi < sx.lo)
+	return okx && oky && (gapBetween(sx.hi, sy.lo) || gapBetween(sy.hi, sx.lo))
+}
+
+// gapBetween reports whether a number lies strictly between an interval
+// whose largest number rounds to hi and one whose smallest rounds to lo.
+func gapBetween(hi, lo float64) bool {
+	return math.Nextafter(hi, math.Inf(1)) < lo
 }
