@@ -193,6 +193,7 @@ func FuzzDurable(f *testing.F) {
 		{Kind: durable.MsgData, Pubend: "p", Tick: 10, Prev: 4, Event: ev},
 		{Kind: durable.MsgSilence, Pubend: "p", From: 1, To: 9, Filtered: true, Epoch: 2, Version: 3},
 		{Kind: durable.MsgNack, Pubend: "p", Ranges: []durable.Range{{From: 1, To: 2}}},
+		{Kind: durable.MsgNack, Pubend: "p", Ranges: []durable.Range{{From: 1, To: 2}, {From: 5, To: 9}}, Refetch: true},
 		{Kind: durable.MsgRelease, Pubend: "p", Reports: []durable.Report{{SHB: "s", Tr: 1, Td: 2}}},
 		{Kind: durable.MsgRelease, Pubend: "p", Reports: []durable.Report{{SHB: "s", Tr: 1, Td: 2}}, Born: 5},
 		{Kind: durable.MsgResume, Sub: "s", Filter: match.MustParse(`price > 1`), HasCT: true, CT: durable.CT{"p": 3}, Session: 7},
