@@ -15,10 +15,14 @@
 # old then new: r1's RSS is read, r2's VmHWM reset (clear_refs 5), r1
 # SIGKILLed and restarted with the same arguments, and its
 # /debug/routes?counts=1 polled every 0.2 s until it holds N filters from
-# r2 again. Each line gives the time from the kill, r1's CPU, r2's CPU
-# during it, r2's peak against its steady RSS, and r1's RSS per held
-# filter before the kill and after the resync, above an empty r1's RSS
-# (measured at setup). Ports 4481-4484 (links) and 4491-4494 (metrics).
+# r2 again. Before each kill the script waits until r1 has held the N
+# filters for 11 s: r2 redials a link that ends with a backoff that
+# doubles up to 10 s and starts over only after a link that stayed up
+# longer than that, so back-to-back rounds would measure the backoff.
+# Each line gives the time from the kill, r1's CPU, r2's CPU during it,
+# r2's peak against its steady RSS, and r1's RSS per held filter before
+# the kill and after the resync, above an empty r1's RSS (measured at
+# setup). Ports 4481-4484 (links) and 4491-4494 (metrics).
 #
 # KEEP=1 keeps the work directory (binaries, certificates, data, each
 # router's log TAG/NAME.log, sift sub's stderr TAG/sub.err, and when r1
@@ -59,7 +63,7 @@ build new "$new"
 "$d/new/sift" certs init "$d/certs" >/dev/null
 seq 0 $((n - 1)) | sed 's/.*/k == "v&"/' >"$d/keys.txt"
 
-declare -A port metrics r1pid r2pid empty
+declare -A port metrics r1pid r2pid empty up
 port[old]=4481 port[new]=4483 metrics[old]=4491 metrics[new]=4493
 
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }       # kB
@@ -128,11 +132,19 @@ setup() { # setup TAG: the pair up, N installed at r2 and held at r1
 		sleep 0.5
 	done
 	waitheld "$1" 600
+	up[$1]=$(now)
 	echo "$1 setup: $(grep '^ready' "$d/$1/sub.err") at r2 and held at r1 in $(printf %.1f "$(echo "$(now) - $t0" | bc)") s (niced, load $(cut -d' ' -f1-3 /proc/loadavg)); empty r1 ${empty[$1]} kB"
+}
+
+settle() { # settle TAG: until r1's link has been up longer than r2's redial backoff resets after
+	local wait
+	wait=$(echo "11 - ($(now) - ${up[$1]})" | bc)
+	if [ "$(echo "$wait > 0" | bc)" = 1 ]; then sleep "$wait"; fi
 }
 
 resync() { # resync TAG: one measured resync of r1
 	local p1=${r1pid[$1]} p2=${r2pid[$1]} before steady c2 t0 t1
+	settle "$1"
 	before=$(rss "$p1")
 	echo 5 >"/proc/$p2/clear_refs"
 	steady=$(rss "$p2")
@@ -144,6 +156,7 @@ resync() { # resync TAG: one measured resync of r1
 	r1pid[$1]=$last
 	waitheld "$1" 240
 	t1=$(now)
+	up[$1]=$t1
 	echo "$1 $(date -u +%T) load $(cut -d' ' -f1 /proc/loadavg): resync $(printf %.2f "$(echo "$t1 - $t0" | bc)") s," \
 		"r1 CPU $(cpu "$last") s, r2 CPU $(echo "$(cpu "$p2") - $c2" | bc) s," \
 		"r2 peak/steady $(($(hwm "$p2") / 1024))/$((steady / 1024)) MB ($(echo "scale=2; $(hwm "$p2") / $steady" | bc)x)," \
