@@ -2,6 +2,8 @@ package poset
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"testing"
 
 	"github.com/sift-pubsub/sift/match"
@@ -125,6 +127,48 @@ func TestCandIndexFindsEveryRelative(t *testing.T) {
 			if relates(&u.key, &w.key) && !down[w] {
 				t.Errorf("covered of %s miss %s", u.text, w.text)
 			}
+		}
+	}
+}
+
+// TestBoxContainsRoundedBounds: covering that holds only because no
+// value an event carries lies between two bounds (a strict bound against
+// the float below it, integers past 2^53 that round to another float,
+// != constraints removing the values between) passes the box test and
+// the simple keys' fast path, so relates agrees with match.Covers; bounds
+// that do admit values between them still fail it. (Before spans held
+// their filter's number hull, TestFastPathsOnEdgeValues found the 2^53
+// case after ~10,000 cases.)
+func TestBoxContainsRoundedBounds(t *testing.T) {
+	below5 := strconv.FormatFloat(math.Nextafter(5, 0), 'g', -1, 64)
+	below5twice := strconv.FormatFloat(math.Nextafter(math.Nextafter(5, 0), 0), 'g', -1, 64)
+	for _, tc := range []struct {
+		outer, inner string
+		covers       bool
+	}{
+		{`x <= ` + below5, `x < 5`, true},
+		{`x >= 5.000000000000001`, `x > 5`, true},
+		{`x <= 9007199254740993`, `x < 9007199254740994`, true},
+		{`x >= 9007199254740993`, `x > 9007199254740992`, true},
+		{`x <= 9007199254740993`, `a == 1 && x < 9007199254740994`, true},
+		{`x <= ` + below5twice, `x <= 5 && x != 5 && x != ` + below5, true},
+		{`x <= ` + below5twice, `x < 5 && x != 5`, false},
+		{`x <= 4`, `x < 5`, false},
+		{`x >= 6`, `x > 5`, false},
+	} {
+		a, b := match.MustParse(tc.outer), match.MustParse(tc.inner)
+		if match.Covers(a, b) != tc.covers {
+			t.Fatalf("match.Covers(%s, %s) = %v, the test expects %v", a, b, !tc.covers, tc.covers)
+		}
+		c := NewPoset(Config{}).core
+		ka, kb := c.newNode(a, a.String()).key, c.newNode(b, b.String()).key
+		fa, fb := ka, kb
+		fa.simple, fb.simple = false, false
+		if got, box := mayCover(&ka, &kb), mayCover(&fa, &fb); got != box || tc.covers && !got {
+			t.Errorf("mayCover(%s, %s) = %v, by the boxes %v; covering %v", a, b, got, box, tc.covers)
+		}
+		if got := relates(&ka, &kb); got != tc.covers {
+			t.Errorf("relates(%s, %s) = %v, want %v", a, b, got, tc.covers)
 		}
 	}
 }
