@@ -26,7 +26,8 @@
 #
 # KEEP=1 keeps the work directory (binaries, certificates, data, each
 # router's log TAG/NAME.log, sift sub's stderr TAG/sub.err, and when r1
-# does not get its filters back both routers' /debug/routes and /metrics,
+# does not get its filters back (or exits: the script then stops at once
+# with the end of its log) both routers' /debug/routes and /metrics,
 # TAG/routes.PORT.json and TAG/metrics.PORT.txt) instead of
 # deleting it on exit, and prints its path: the logs are what explains a
 # resync that did not complete.
@@ -96,11 +97,23 @@ snapshot() { # snapshot TAG: both routers' /debug/routes and /metrics into $d/TA
 	done
 }
 
+alive() { # alive PID: the process runs (a zombie, exited but not reaped, does not)
+	local st
+	st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+	[ -n "$st" ] && [ "$st" != Z ]
+}
+
 waitheld() { # waitheld TAG LIMIT_S: until r1 holds n, or fail
 	local t0 i
 	t0=$(now)
 	for ((i = 0; ; i++)); do
 		[ "$(held "$1")" -ge "$n" ] && return 0
+		if ! alive "${r1pid[$1]}"; then
+			echo "resync: $1's r1 (pid ${r1pid[$1]}) exited; the end of its log:" >&2
+			tail -n 20 "$d/$1/r1.log" >&2
+			snapshot "$1"
+			return 1
+		fi
 		if [ "$(echo "$(now) - $t0 > $2" | bc)" = 1 ]; then
 			echo "resync: $1's r1 holds $(held "$1") of $n filters after $2 s" >&2
 			snapshot "$1"
