@@ -273,7 +273,13 @@ func (t *Table) Unsubscribe(from Iface, f match.Filter) ([]Update, error) {
 	}
 	id := t.idOf(from, s)
 	t.drop(k, s)
-	n, gone, starts, err := t.s.remove(id, k.text)
+	return t.uninstall(id, k.text)
+}
+
+// uninstall takes subscription id (of canonical text text) out of the
+// structure and returns the updates for the neighbours.
+func (t *Table) uninstall(id match.ID, text string) ([]Update, error) {
+	n, gone, starts, err := t.s.remove(id, text)
 	if err != nil {
 		return nil, fmt.Errorf("unsubscribe: %w", err) // cannot happen: ids are ours
 	}

@@ -154,3 +154,75 @@ func subscribeRTO(t *rapid.T, tab *Table, s tableSubRec) []Update {
 	}
 	return us
 }
+
+// TestTableSubscribeDuringRTO: a subscription made while a placement of
+// the same filter from the same interface is under way (the mesh places
+// one client subscription through RTO while the client makes another to
+// the same filter) is counted with it when the placement finishes:
+// Count says two, two unsubscriptions empty the table, and nothing is
+// routed or forwarded afterwards (the placement's entry used to stay in
+// the structure, unlisted, routing to the interface for ever).
+func TestTableSubscribeDuringRTO(t *testing.T) {
+	for _, structure := range []string{"poset", "forest"} {
+		tab, err := NewTable(TableConfig{Structure: structure, Neighbours: []Iface{1, 2}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		view := neighbourView{}
+		other := match.MustParse(`a > 1`)
+		us, err := tab.Subscribe(2, other)
+		if err != nil {
+			t.Fatal(err)
+		}
+		view.apply(t, us)
+		f := match.MustParse(`a > 3`)
+		same := match.MustParse(`a > 3 && a > 2`) // f's node, under another text: the subscription below joins it
+		if us, err = tab.Subscribe(2, same); err != nil {
+			t.Fatal(err)
+		}
+		view.apply(t, us)
+		p, err := tab.StartSubscribeRTO(1, f, RTOConfig{Policy: Verify, VectorSize: 2})
+		if err != nil || p == nil || p.Done() {
+			t.Fatalf("%s: placement %v, %v: want one waiting for answers", structure, p, err)
+		}
+		us, err = tab.Subscribe(1, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		view.apply(t, us)
+		for !p.Done() {
+			var answers [][]Answer
+			for _, q := range p.Queries() {
+				answers = append(answers, []Answer{Evaluate(q)})
+			}
+			if _, err := p.Answer(answers); err != nil {
+				t.Fatal(err)
+			}
+		}
+		us, err = tab.FinishSubscribeRTO(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		view.apply(t, us)
+		if n := tab.Count(1, f); n != 2 {
+			t.Fatalf("%s: Count = %d after a subscription and a placement of %s, want 2", structure, n, f)
+		}
+		for range 2 {
+			if us, err = tab.Unsubscribe(1, f); err != nil {
+				t.Fatalf("%s: %v", structure, err)
+			}
+			view.apply(t, us)
+		}
+		for _, g := range []match.Filter{other, same} {
+			if us, err = tab.Unsubscribe(2, g); err != nil {
+				t.Fatal(err)
+			}
+			view.apply(t, us)
+		}
+		ev := match.MustEvent(match.Attr{Name: "a", Value: match.Int(5)})
+		if tab.Len() != 0 || tab.s.Len() != 0 || tab.s.Nodes() != 0 || len(tab.Route(ev, 0)) != 0 || len(view[1])+len(view[2]) != 0 {
+			t.Fatalf("%s: after every unsubscription: %d subscriptions, the structure %d and %d nodes, route %v, neighbours hold %v\n%s",
+				structure, tab.Len(), tab.s.Len(), tab.s.Nodes(), tab.Route(ev, 0), view, tab.Structure())
+		}
+	}
+}

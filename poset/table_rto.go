@@ -46,6 +46,16 @@ func (t *Table) FinishSubscribeRTO(p *Placement) ([]Update, error) {
 		return nil, errors.New("subscribe: placement not done")
 	}
 	delete(t.pending, p)
+	if s, ok := t.lookup(k); ok {
+		// Subscribed meanwhile, the same filter from the same interface
+		// (Subscribe joined an equivalent node, leaving the placement
+		// valid): counted again, as Subscribe counts a repeat, and the
+		// placement's own entry leaves the structure, which would
+		// otherwise hold it with no subscription of the table naming it.
+		s.count++
+		t.put(k, s)
+		return t.uninstall(p.e.id, k.text)
+	}
 	n := t.s.nodeOf(p.e.id, k.text)
 	return t.installed(k, p.e.id, n), nil
 }
