@@ -96,21 +96,8 @@ func TestPubendNackAnswersBounded(t *testing.T) {
 // event goes out once; once the answer is complete, a nack for the same
 // ticks is answered again in full (the answer may have been lost).
 func TestPubendNackRepeatDuringAnswer(t *testing.T) {
-	st := newMapStore()
-	p, err := NewPubend(PubendConfig{ID: "p", Node: "phb", Downstream: []string{"r"}}, st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := Tick(1_000_000)
 	const n = 3 * nackAnswerBudget
-	for i := range n {
-		p.Step(now, Envelope{From: "pub", To: "phb", Msg: Msg{Kind: MsgPublish, Publisher: "a", Seq: uint64(i + 1),
-			Event: match.MustEvent(match.Attr{Name: "i", Value: match.Int(int64(i))})}})
-		now++
-	}
-	st.Apply(p.Ready().Writes, true)
-	p.Tick(now)
-	st.Apply(p.Ready().Writes, true)
+	p, now := newLoggedPubend(t, n)
 	last := p.LastAnnounced()
 	sent := map[Tick]int{}
 	take := func() {
@@ -161,21 +148,8 @@ func TestPubendNackRepeatDuringAnswer(t *testing.T) {
 // rest of the answer, which goes on from where it stood, each of its
 // events once; the same nack unmarked is left out as answered lately.
 func TestPubendRefetchDuringAnswer(t *testing.T) {
-	st := newMapStore()
-	p, err := NewPubend(PubendConfig{ID: "p", Node: "phb", Downstream: []string{"r"}}, st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := Tick(1_000_000)
 	const n = 4 * nackAnswerBudget
-	for i := range n {
-		p.Step(now, Envelope{From: "pub", To: "phb", Msg: Msg{Kind: MsgPublish, Publisher: "a", Seq: uint64(i + 1),
-			Event: match.MustEvent(match.Attr{Name: "i", Value: match.Int(int64(i))})}})
-		now++
-	}
-	st.Apply(p.Ready().Writes, true)
-	p.Tick(now)
-	st.Apply(p.Ready().Writes, true)
+	p, now := newLoggedPubend(t, n)
 	last := p.LastAnnounced()
 	sent := map[Tick]int{}
 	take := func() (ticks []Tick) {
@@ -217,4 +191,25 @@ func TestPubendRefetchDuringAnswer(t *testing.T) {
 			t.Fatalf("tick %d answered %d times, want %d", first+i, sent[first+i], want)
 		}
 	}
+}
+
+// newLoggedPubend returns a pubend (downstream r) that has logged and
+// announced n events, and the tick after the last.
+func newLoggedPubend(t *testing.T, n int) (*Pubend, Tick) {
+	t.Helper()
+	st := newMapStore()
+	p, err := NewPubend(PubendConfig{ID: "p", Node: "phb", Downstream: []string{"r"}}, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := Tick(1_000_000)
+	for i := range n {
+		p.Step(now, Envelope{From: "pub", To: "phb", Msg: Msg{Kind: MsgPublish, Publisher: "a", Seq: uint64(i + 1),
+			Event: match.MustEvent(match.Attr{Name: "i", Value: match.Int(int64(i))})}})
+		now++
+	}
+	st.Apply(p.Ready().Writes, true)
+	p.Tick(now)
+	st.Apply(p.Ready().Writes, true)
+	return p, now
 }
