@@ -399,12 +399,32 @@ func (m *durableMesh) replicaFaults(ctx context.Context, pub *bgProc, publishFor
 	cut(i, "down")
 	cutAt := time.Now()
 	rest := slices.DeleteFunc(slices.Clone(replicaNames), func(n string) bool { return n == l })
-	m.waitReplicas(ctx, rest, "a new leader while "+l+" is cut off", 30*time.Second, oneLeader)
+	var electedTerm uint64
+	m.waitReplicas(ctx, rest, "a new leader while "+l+" is cut off", 30*time.Second, func(sts map[string]replicaStatusView) bool {
+		if !oneLeader(sts) {
+			return false
+		}
+		electedTerm = sts[rest[0]].Term
+		return true
+	})
 	elected := time.Since(cutAt)
 	time.Sleep(max(0, 3*time.Second-time.Since(cutAt)))
 	cut(i, "up")
+	// After the heal, l has left the term it led in: every replica is at
+	// least at the term elected without it, under one leader that all
+	// name. That leader may be l again, at a later term: the first of
+	// --replicas is the preferred leader and takes leadership back once it
+	// has caught up.
 	m.waitReplicas(ctx, replicaNames, "one leader after the partition healed", 30*time.Second, func(sts map[string]replicaStatusView) bool {
-		return oneLeader(sts) && !sts[l].Leading
+		if !oneLeader(sts) {
+			return false
+		}
+		for _, st := range sts {
+			if st.Term < electedTerm {
+				return false
+			}
+		}
+		return true
 	})
 	done = append(done, fmt.Sprintf("the leader %s cut off for %v (the others elected a leader after %v)",
 		l, 3*time.Second, elected.Round(time.Millisecond)))
