@@ -30,15 +30,9 @@ cd "$(git rev-parse --show-toplevel)"
 d=$(mktemp -d)
 pids=()
 trap 'kill -9 "${pids[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$d"' EXIT
-tick=$(getconf CLK_TCK)
 n=$(grep -cv '^[[:space:]]*\(#.*\)\?$' "$file")
 
-build() { # build TAG REV
-	mkdir -p "$d/$1/src"
-	git archive "$2" | tar -x -C "$d/$1/src"
-	(cd "$d/$1/src" && nice -n 19 go build -trimpath -o "$d/$1/siftd" ./cmd/siftd && nice -n 19 go build -trimpath -o "$d/$1/sift" ./cmd/sift)
-	echo "$1 = $(git rev-parse --short "$2")"
-}
+. bench/lib.sh # build, rss, hwm, cpu, now
 build old "$old"
 build new "$new"
 "$d/new/sift" certs init "$d/certs" >/dev/null
@@ -46,9 +40,6 @@ build new "$new"
 declare -A port metrics
 port[old]=4485 port[new]=4486 metrics[old]=4495 metrics[new]=4496
 
-rss() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }                        # kB
-cpu() { awk -v t="$tick" '{printf "%.2f", ($14 + $15) / t}' "/proc/$1/stat"; } # s
-now() { date +%s.%N; }
 gauge() { # gauge TAG: the router's installed subscriptions (0 while it does not answer)
 	local c
 	c=$(curl -sf "http://127.0.0.1:${metrics[$1]}/metrics" 2>/dev/null | awk '$1 == "sift_router_subscriptions" {print $2}') || true

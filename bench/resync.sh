@@ -51,14 +51,8 @@ cleanup() { # ends every process started here; deletes $d unless KEEP=1
 	fi
 }
 trap cleanup EXIT
-tick=$(getconf CLK_TCK)
 
-build() { # build TAG REV
-	mkdir -p "$d/$1/src"
-	git archive "$2" | tar -x -C "$d/$1/src"
-	(cd "$d/$1/src" && nice -n 19 go build -trimpath -o "$d/$1/siftd" ./cmd/siftd && nice -n 19 go build -trimpath -o "$d/$1/sift" ./cmd/sift)
-	echo "$1 = $(git rev-parse --short "$2")"
-}
+. bench/lib.sh # build, rss, hwm, cpu, now
 build old "$old"
 build new "$new"
 "$d/new/sift" certs init "$d/certs" >/dev/null
@@ -67,10 +61,6 @@ seq 0 $((n - 1)) | sed 's/.*/k == "v&"/' >"$d/keys.txt"
 declare -A port metrics r1pid r2pid empty up
 port[old]=4481 port[new]=4483 metrics[old]=4491 metrics[new]=4493
 
-rss() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }       # kB
-hwm() { awk '/^VmHWM/ {print $2}' "/proc/$1/status"; }       # kB
-cpu() { awk -v t="$tick" '{printf "%.2f", ($14 + $15) / t}' "/proc/$1/stat"; } # s
-now() { date +%s.%N; }
 
 start() { # start TAG NAME NICE [PEER]: runs siftd, sets last
 	local p=${port[$1]} m=${metrics[$1]}
