@@ -293,15 +293,7 @@ func TestTableRTOEqualsSubscribe(t *testing.T) {
 					}
 					var ub []Update
 					if p != nil {
-						for !p.Done() {
-							var answers [][]Answer
-							for _, q := range p.Queries() {
-								answers = append(answers, []Answer{Evaluate(q)})
-							}
-							if _, err := p.Answer(answers); err != nil {
-								t.Fatal(err)
-							}
-						}
+						answerHonestly(t, p)
 						if ub, err = b.FinishSubscribeRTO(p); err != nil {
 							t.Fatal(err)
 						}
