@@ -2,6 +2,7 @@ package durable
 
 import (
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,7 +19,7 @@ import (
 // names starting with "s" followed by a digit are subscribers, "pub"
 // publishers; their messages are printed.
 type env struct {
-	t       *testing.T
+	t       envT
 	now     Tick
 	phb     *Pubend
 	routers map[string]*Router
@@ -26,13 +27,22 @@ type env struct {
 	rincs   map[string]uint64
 	shbs    map[string]*SHB
 	shbSts  map[string]*mapStore
-	snames  []string // "shb", then "shb2", ...
-	phbSt   *mapStore
-	queue   []Envelope
-	drops   map[MsgKind]int // drop the next n messages of a kind
-	trace   bool
-	down    map[string]bool // nodes that are down: no timers, messages to them lost
-	opts    envOpts
+	// twins are the reference SHBs (SHB.stepAll: every catching session
+	// stepped after every input), each stepped beside its SHB with the same
+	// inputs on a store of its own: every Ready, error and stat must be
+	// the same (a differential test of the SHB's selective stepping, in
+	// every scenario).
+	twins   map[string]*SHB
+	twinSts map[string]*mapStore
+	// client, if set, sees every message to a subscriber or publisher.
+	client func(Envelope)
+	snames []string // "shb", then "shb2", ...
+	phbSt  *mapStore
+	queue  []Envelope
+	drops  map[MsgKind]int // drop the next n messages of a kind
+	trace  bool
+	down   map[string]bool // nodes that are down: no timers, messages to them lost
+	opts   envOpts
 }
 
 // envOpts are the options of the "new" command.
@@ -44,11 +54,20 @@ type envOpts struct {
 	idleSilence   Tick // the PHB's IdleSilenceInterval; 1 (the scripts' default) keeps 10 ms throughout
 	subQueue      int  // the SHBs' SubQueue (0: the default)
 	tailSize      int  // the SHBs' TailSize (0: the default)
+	window        int  // the SHBs' CatchupWindow (0: the default)
+	noTwin        bool // no reference SHB beside each (see env.twins)
 }
 
 // newEnv builds an env: a PHB, a chain of routers, SHBs below the last.
-func newEnv(t *testing.T, o envOpts) *env {
+// envT is what an env needs of its test: a *testing.T or a *rapid.T.
+type envT interface {
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
+func newEnv(t envT, o envOpts) *env {
 	e := &env{t: t, phbSt: newMapStore(), shbs: map[string]*SHB{}, shbSts: map[string]*mapStore{},
+		twins: map[string]*SHB{}, twinSts: map[string]*mapStore{},
 		drops: map[MsgKind]int{}, opts: o,
 		routers: map[string]*Router{}, rincs: map[string]uint64{}, down: map[string]bool{}}
 	nRouters := o.routers
@@ -59,6 +78,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 		}
 		e.snames = append(e.snames, name)
 		e.shbSts[name] = newMapStore()
+		e.twinSts[name] = newMapStore()
 	}
 	for i := range nRouters {
 		name := "r"
@@ -119,13 +139,70 @@ func (e *env) bootRouter(name string) {
 
 func (e *env) bootSHB(name string) {
 	up, _ := e.neighbours(name)
-	s, err := NewSHB(SHBConfig{Node: name, Upstream: up, Pubends: []string{"p"}, SubQueue: e.opts.subQueue,
-		TailSize: e.opts.tailSize, ProgressHold: -1}, e.shbSts[name])
+	cfg := SHBConfig{Node: name, Upstream: up, Pubends: []string{"p"}, SubQueue: e.opts.subQueue,
+		TailSize: e.opts.tailSize, CatchupWindow: e.opts.window, ProgressHold: -1}
+	s, err := NewSHB(cfg, e.shbSts[name])
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	e.shbs[name] = s
-	e.flush(s.Ready(), e.shbSts[name])
+	delete(e.twins, name)
+	if !e.opts.noTwin {
+		twin, err := NewSHB(cfg, e.twinSts[name])
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		twin.stepAll = true
+		e.twins[name] = twin
+	}
+	if err := e.stepSHB(name, func(*SHB) error { return nil }); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// stepSHB applies f (a Step or Tick) to SHB name and flushes its Ready,
+// and does the same to its twin, if any: the two must return the same
+// error, Ready and stats, or the test fails.
+func (e *env) stepSHB(name string, f func(*SHB) error) error {
+	s, twin := e.shbs[name], e.twins[name]
+	err := f(s)
+	rd := s.Ready()
+	if twin != nil {
+		terr := f(twin)
+		trd := twin.Ready()
+		if fmt.Sprint(err) != fmt.Sprint(terr) {
+			e.t.Fatalf("%s at %d: error %v, the reference's %v", name, e.now, err, terr)
+		}
+		if !reflect.DeepEqual(rd.Msgs, trd.Msgs) || !reflect.DeepEqual(rd.Writes, trd.Writes) || rd.Sync != trd.Sync {
+			e.t.Fatalf("%s at %d: Ready differs from the reference's:\n%s\nreference:\n%s", name, e.now, describeReady(rd), describeReady(trd))
+		}
+		st, tst := s.Stats, twin.Stats
+		st.CatchupSteps, tst.CatchupSteps = 0, 0
+		if st != tst {
+			e.t.Fatalf("%s at %d: stats %+v, the reference's %+v", name, e.now, st, tst)
+		}
+		if !trd.Writes.Empty() {
+			if err := e.twinSts[name].Apply(trd.Writes, trd.Sync); err != nil {
+				e.t.Fatal(err)
+			}
+		}
+	}
+	e.flush(rd, e.shbSts[name])
+	return err
+}
+
+// describeReady renders a Ready's messages and writes, one a line.
+func describeReady(rd Ready) string {
+	var b strings.Builder
+	for _, env := range rd.Msgs {
+		fmt.Fprintf(&b, "  %v\n", env)
+	}
+	if rd.Writes != nil {
+		for _, op := range rd.Writes.Ops {
+			fmt.Fprintf(&b, "  write %d %x=%x %x\n", op.Kind, op.Key, op.Value, op.End)
+		}
+	}
+	return b.String()
 }
 
 func (e *env) flush(rd Ready, st *mapStore) {
@@ -167,13 +244,15 @@ func (e *env) deliverOne(b *strings.Builder) {
 		err = e.phb.Step(e.now, env)
 		e.flush(e.phb.Ready(), e.phbSt)
 	default:
-		if sh, ok := e.shbs[env.To]; ok {
-			err = sh.Step(e.now, env)
-			e.flush(sh.Ready(), e.shbSts[env.To])
+		if _, ok := e.shbs[env.To]; ok {
+			err = e.stepSHB(env.To, func(s *SHB) error { return s.Step(e.now, env) })
 			break
 		}
 		r, ok := e.routers[env.To]
 		if !ok {
+			if e.client != nil {
+				e.client(env)
+			}
 			fmt.Fprintf(b, "%v\n", env)
 			return
 		}
@@ -199,10 +278,9 @@ func (e *env) tick() {
 		if e.down[name] {
 			continue
 		}
-		if err := e.shbs[name].Tick(e.now); err != nil {
+		if err := e.stepSHB(name, func(s *SHB) error { return s.Tick(e.now) }); err != nil {
 			e.t.Fatal(err)
 		}
-		e.flush(e.shbs[name].Ready(), e.shbSts[name])
 	}
 }
 

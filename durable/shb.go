@@ -136,6 +136,11 @@ type conn struct {
 	// nextSilence is when the session's next idle silence is due: each
 	// session has its own phase within ReportInterval (see idleSilences).
 	nextSilence Tick
+	// dirty: an input changed the session's catch-up streams, so progress
+	// steps them (SHB.dirty); wakeAt is when they must be stepped anyway
+	// (SHB.wakes; MaxTick or 0: only when an input changes them).
+	dirty  bool
+	wakeAt Tick
 }
 
 // connStream is a session's position on one pubend: pos is the last tick
@@ -179,8 +184,8 @@ type SHB struct {
 	// index holds every registration's filter by sid (bySID), so a D tick
 	// on the constream costs a match of the index, not one per
 	// registration; catching holds the sessions with a catch-up stream on
-	// some pubend (catchOrder: sorted by subscription id, nil to rebuild),
-	// the only ones progress steps.
+	// some pubend (catchOrder: sorted by subscription id), the only ones
+	// progress may step.
 	index      *match.Fast
 	bySID      map[uint64]*durableSub
 	matchBuf   []match.ID
@@ -189,8 +194,15 @@ type SHB struct {
 	// catchGen counts the sessions that started catching up (a declined
 	// cover is tried again after it changes; see mayCover), and lastOpen
 	// is when a session last opened catching up (see held).
-	catchGen   uint64
-	lastOpen   Tick
+	catchGen uint64
+	lastOpen Tick
+	// dirty and wakes say which catching sessions progress steps
+	// (shb_catchup_step.go; stepBuf is its buffer); stepAll steps every
+	// one after every input instead, as the differential tests' reference.
+	dirty      []*conn
+	stepBuf    []*conn
+	wakes      wakeHeap
+	stepAll    bool
 	out        []Envelope
 	now        Tick
 	lastReport Tick
@@ -209,6 +221,7 @@ type SHBStats struct {
 	Delivered     int // event messages to subscribers
 	Gaps          int // gap messages
 	CatchupNack   int // ticks nacked by catch-up streams
+	CatchupSteps  int // catch-up sessions stepped by progress (the work per input)
 	CatchupCovers int // spans nacked whole for every catch-up session (tryCover)
 	CoverDeclines int // spans tried as covers and found too sparse
 	RemoteNacks   int // ranges nacked for subscribers registered elsewhere (reconnect anywhere)

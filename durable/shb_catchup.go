@@ -167,12 +167,11 @@ func (s *SHB) deliverReady(c *conn, p string) {
 // first one outside starts a new cover when the catch-up sessions want
 // enough of the span (tryCover); the others are nacked one by one. A
 // session just back holds its first nack while other sessions are coming
-// back (held), so that they are counted in one cover. It is called after
-// every input, for every catch-up session: when every tick of the window
-// was nacked already (the window did not slide past nackedTo) and no
-// nack is due again before nextDue, there is nothing to do and it returns
-// at once, so work per input does not grow with the sessions and windows
-// that did not change.
+// back (held), so that they are counted in one cover. When every tick of
+// the window was nacked already (the window did not slide past nackedTo)
+// and no nack is due again before nextDue, there is nothing to do and it
+// returns at once; progress steps the session again at nextDue (its
+// wake) or when an input changes it (shb_catchup_step.go).
 func (s *SHB) nackCatchup(cu *catchup, p string) error {
 	pb := s.pubs[p]
 	window := cu.pending[:min(len(cu.pending), s.cfg.CatchupWindow)]
@@ -258,14 +257,38 @@ func (s *SHB) offerCatchups(p string, t Tick, e match.Event) {
 	delete(pb.fetch, t)
 	pb.coverStreak = 0
 	s.renewCovers(pb)
-	for _, c := range s.catchingConns() {
-		cu := c.streams[p].catchup
-		if cu == nil {
-			continue
+	if s.stepAll {
+		for _, c := range s.catchingConns() {
+			s.offerCatchup(c, p, t, e)
 		}
-		if _, found := slices.BinarySearch(cu.pending, t); found {
-			cu.events[t] = e
+		return
+	}
+	if len(s.catching) == 0 {
+		return
+	}
+	// The sessions waiting for t are among those whose filter matches e:
+	// t is in a session's pending only if its PFS record lists the
+	// session's registration, written when the constream matched the
+	// same event against the same filter.
+	s.matchBuf = s.index.Match(e, s.matchBuf[:0])
+	for _, id := range s.matchBuf {
+		d := s.bySID[uint64(id)]
+		if c, ok := s.conns[d.id]; ok && c.sub == d {
+			s.offerCatchup(c, p, t, e)
 		}
+	}
+}
+
+// offerCatchup gives session c the event of tick t of pubend p if its
+// catch-up stream waits for it.
+func (s *SHB) offerCatchup(c *conn, p string, t Tick, e match.Event) {
+	cu := c.streams[p].catchup
+	if cu == nil {
+		return
+	}
+	if _, found := slices.BinarySearch(cu.pending, t); found {
+		cu.events[t] = e
+		s.markDirty(c)
 	}
 }
 

@@ -47,6 +47,7 @@ func (s *SHB) setConn(id string, c *conn) {
 func (s *SHB) startCatchup(c *conn, cs *connStream, cu *catchup) {
 	cs.catchup = cu
 	s.addCatching(c)
+	s.markDirty(c)
 }
 
 // caughtUp reports whether no stream of c catches up any more.
@@ -68,6 +69,7 @@ func (s *SHB) addCatching(c *conn) {
 	}
 	s.catching[c] = struct{}{}
 	s.catchGen++
+	s.markDirty(c)
 	i, _ := slices.BinarySearchFunc(s.catchOrder, c.sub.id, func(x *conn, id string) int { return strings.Compare(x.sub.id, id) })
 	s.catchOrder = slices.Insert(s.catchOrder, i, c)
 }

@@ -49,29 +49,15 @@ func (s *SHB) staleFiltered(m Msg) bool {
 	return ok && older(m.Epoch, m.Version, th.Epoch, th.Version)
 }
 
-// progress advances every constream to its doubt horizon and then every
-// catch-up stream.
+// progress advances every constream to its doubt horizon and then the
+// catch-up streams that have something to do (shb_catchup_step.go).
 func (s *SHB) progress() error {
 	for _, p := range s.cfg.Pubends {
 		if err := s.advance(s.pubs[p]); err != nil {
 			return err
 		}
 	}
-	var done []*conn
-	for _, c := range s.catchingConns() {
-		for _, p := range s.cfg.Pubends {
-			if err := s.stepCatchup(c, p); err != nil {
-				return err
-			}
-		}
-		if s.caughtUp(c) {
-			done = append(done, c)
-		}
-	}
-	for _, c := range done {
-		s.removeCatching(c)
-	}
-	return nil
+	return s.stepCatchups()
 }
 
 // advance delivers every tick from LD up to the istream's doubt horizon in
@@ -129,6 +115,7 @@ func (s *SHB) deliver(pb *shbPubend, t Tick, e match.Event) {
 		cs := c.streams[pb.id]
 		if cs.catchup != nil {
 			s.keepAhead(cs, t, e)
+			s.markDirty(c) // a PFS record of its own to read
 			continue
 		}
 		if t > cs.pos {
@@ -166,6 +153,7 @@ func (s *SHB) lost(pb *shbPubend, upto, silentFrom Tick) error {
 		pb.ld = upto
 		pb.in.Advance(upto)
 	}
+	s.markAllDirty()
 	for _, d := range s.sortedSubs() {
 		if d.released[pb.id] < upto {
 			s.setReleased(d, pb.id, upto)

@@ -178,6 +178,9 @@ func (s *SHB) ack(m Msg) {
 			cs := c.streams[p]
 			n, _ := slices.BinarySearch(cs.unacked, t+1)
 			cs.unacked = cs.unacked[n:]
+			if cs.catchup != nil {
+				s.markDirty(c) // its queue has room again
+			}
 		}
 	}
 }

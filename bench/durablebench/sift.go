@@ -256,10 +256,10 @@ func (sc *siftCluster) Trace(ctx context.Context) string {
 		for _, p := range st.Pubends {
 			fmt.Fprintf(&b, "ld=%d ann=%d pend=%d ", p.LatestDelivered%100_000_000, p.LastAnnounced%100_000_000, p.AnswersPending)
 		}
-		fmt.Fprintf(&b, "nfb=%d nup=%d nans=%d drop=%.0f snack=%d cnack=%d cov=%d decl=%d ovf=%d dlv=%d open=%d/%d behind=%d]",
+		fmt.Fprintf(&b, "nfb=%d nup=%d nans=%d drop=%.0f snack=%d cnack=%d cov=%d decl=%d ovf=%d dlv=%d open=%d/%d behind=%d steps=%d]",
 			st.NacksFromBelow, st.NacksUpstream, st.NacksAnswered, st.LinkDropped, st.SHB.StreamNacks, st.SHB.CatchupNack,
 			st.SHB.CatchupCovers, st.SHB.CoverDeclines, st.SHB.Overflows, st.SHB.Delivered, st.SHB.OpenedBehind, st.SHB.Opened,
-			st.SHB.BehindRecords)
+			st.SHB.BehindRecords, st.SHB.CatchupSteps)
 	}
 	return b.String()
 }
