@@ -118,6 +118,18 @@ func (p *Pubend) answerNacks() error {
 // and S between them. It returns the part of r not answered (empty when
 // all was) and the events sent.
 func (p *Pubend) answerRange(to string, r Range, limit int) (Range, int, error) {
+	if r.From == r.To {
+		n, err := p.answerTick(to, r.From)
+		if err != nil {
+			return r, n, err
+		}
+		return Range{1, 0}, n, nil
+	}
+	return p.answerScan(to, r, limit)
+}
+
+// answerScan is answerRange by a scan of the log over r.
+func (p *Pubend) answerScan(to string, r Range, limit int) (Range, int, error) {
 	prev := r.From - 1
 	n := 0
 	var derr error
@@ -155,6 +167,33 @@ func (p *Pubend) answerRange(to string, r Range, limit int) (Range, int, error) 
 	}
 	p.noteAnswered(to, r)
 	return Range{1, 0}, n, nil
+}
+
+// answerTick answers the one-tick range [t, t] with a point lookup, D or
+// S, and returns the events sent. Catch-up sessions nack their own ticks
+// one by one where their events are sparse in the log (subscribers of
+// disjoint groups), so a nack is often thousands of one-tick ranges; a
+// scan of each set up a store iterator per tick (a seek in every level
+// of the store), where a lookup stops at the first level holding the
+// key.
+func (p *Pubend) answerTick(to string, t Tick) (int, error) {
+	v, ok, err := p.w.store.Get(phbLogKey(p.cfg.ID, t))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	if ok {
+		rec, err := decodeLogRecord(v)
+		if err != nil {
+			return 0, err
+		}
+		p.send(to, Msg{Kind: MsgData, Tick: t, Prev: t - 1, Event: rec.Event})
+		n = 1
+	} else {
+		p.send(to, Msg{Kind: MsgSilence, From: t, To: t})
+	}
+	p.noteAnswered(to, Range{t, t})
+	return n, nil
 }
 
 // AnswersPending returns the nacked ticks still to be answered, over

@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/sift-pubsub/sift/match"
@@ -212,4 +213,61 @@ func newLoggedPubend(t *testing.T, n int) (*Pubend, Tick) {
 	p.Tick(now)
 	st.Apply(p.Ready().Writes, true)
 	return p, now
+}
+
+// TestPubendAnswerTickMatchesScan: a one-tick range answered by a point
+// lookup (answerTick) gets the same messages and answered span as the
+// scan that answered it before (answerScan), for every tick of a log with
+// events and runs of silence between them, and for ticks nacked again.
+func TestPubendAnswerTickMatchesScan(t *testing.T) {
+	st := newMapStore()
+	p, err := NewPubend(PubendConfig{ID: "p", Node: "phb", Downstream: []string{"r"}}, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := Tick(1_000_000)
+	for i := range 200 {
+		p.Step(now, Envelope{From: "pub", To: "phb", Msg: Msg{Kind: MsgPublish, Publisher: "a", Seq: uint64(i + 1),
+			Event: match.MustEvent(match.Attr{Name: "i", Value: match.Int(int64(i))})}})
+		now += Tick(1 + i%7*3) // runs of silence between some events
+		rd := p.Ready()
+		if err := st.Apply(rd.Writes, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.Tick(now)
+	rd := p.Ready()
+	if err := st.Apply(rd.Writes, true); err != nil {
+		t.Fatal(err)
+	}
+	var ticks []Tick
+	for tick := Tick(1_000_000 - 2); tick <= p.LastAnnounced(); tick++ {
+		ticks = append(ticks, tick)
+	}
+	ticks = append(ticks, 1_000_000, 1_000_000, 1_000_001, 1_000_003) // again
+	events := 0
+	for _, tick := range ticks {
+		before, had := p.answered["shb"]
+		_, n, err := p.answerScan("shb", Range{tick, tick}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		events += n
+		want, wantSpan := p.Ready().Msgs, p.answered["shb"]
+		if delete(p.answered, "shb"); had {
+			p.answered["shb"] = before
+		}
+		rest, m, err := p.answerRange("shb", Range{tick, tick}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, gotSpan := p.Ready().Msgs, p.answered["shb"]
+		if !rest.Empty() || m != n || !reflect.DeepEqual(got, want) || gotSpan != wantSpan {
+			t.Fatalf("tick %d: lookup answered %v (%d events, span %v, left %v), the scan %v (%d, span %v)",
+				tick, got, m, gotSpan, rest, want, n, wantSpan)
+		}
+	}
+	if events != 200+3 {
+		t.Fatalf("%d events answered, want the 200 logged and 3 of them again", events)
+	}
 }

@@ -289,3 +289,52 @@ func benchGroupCommit(b *testing.B, pubs int) {
 	b.ReportMetric(float64(syncs)/b.Elapsed().Seconds(), "syncs/s")
 	b.ReportMetric(float64(total)/float64(syncs), "events/sync")
 }
+
+// BenchmarkLogTickLookup answers one-tick nacks from a pubend's log of
+// 100,000 events: a scan over the tick's key (an iterator set up per
+// tick, as the pubend answered every range) against a point lookup
+// (Pubend.answerTick), with the log still in the memtable and flushed to
+// sstables. One op is 1,000 ticks, every 100th of the log (a subscriber
+// of one group in 100).
+func BenchmarkLogTickLookup(b *testing.B) {
+	evs := benchEvents(100_000)
+	key := func(t durable.Tick) []byte { return append(durable.PHBLogPrefix("p"), be(uint64(t))...) }
+	for _, flushed := range []bool{false, true} {
+		st := openTemp(b)
+		for i := 0; i < len(evs); i += 1000 {
+			batch := &durable.Batch{}
+			for _, e := range evs[i : i+1000] {
+				batch.Set(key(e.tick), e.encoded)
+			}
+			if err := st.Apply(batch, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if flushed {
+			if err := st.db.Flush(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		where := map[bool]string{false: "memtable", true: "flushed"}[flushed]
+		b.Run(where+"/scan", func(b *testing.B) {
+			for range b.N {
+				for i := 0; i < len(evs); i += 100 {
+					k := key(evs[i].tick)
+					n := 0
+					if err := st.Scan(k, key(evs[i].tick+1), func(_, v []byte) bool { n += len(v); return true }); err != nil || n == 0 {
+						b.Fatal(err, n)
+					}
+				}
+			}
+		})
+		b.Run(where+"/get", func(b *testing.B) {
+			for range b.N {
+				for i := 0; i < len(evs); i += 100 {
+					if v, ok, err := st.Get(key(evs[i].tick)); err != nil || !ok || len(v) == 0 {
+						b.Fatal(err, ok)
+					}
+				}
+			}
+		})
+	}
+}
