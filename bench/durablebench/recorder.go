@@ -2,7 +2,10 @@ package durablebench
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -117,7 +120,8 @@ func (r *recorder) waitFor(ctx context.Context, target int64, stall time.Duratio
 			seen, since = n, time.Now()
 		}
 		if time.Since(since) > stall {
-			return fmt.Errorf("%d of %d deliveries, none for %v (first missing: %s)", n, target, stall, r.firstMissing(target))
+			return fmt.Errorf("%d of %d deliveries, none for %v (first missing: %s; goroutines: %s)",
+				n, target, stall, r.firstMissing(target), dumpGoroutines())
 		}
 		select {
 		case <-ctx.Done():
@@ -181,4 +185,20 @@ func (r *recorder) histogram(p int) *netbench.Histogram {
 		sr.mu.Unlock()
 	}
 	return h
+}
+
+// dumpGoroutines writes every goroutine's stack to a file of its own in
+// the system's temporary folder, while the run is stalled, and returns
+// its name (or why it was not written): what each router's driver is
+// doing when nothing is delivered.
+func dumpGoroutines() string {
+	f, err := os.CreateTemp("", "sift-bench-durable-goroutines-*.txt")
+	if err != nil {
+		return fmt.Sprintf("not written: %v", err)
+	}
+	werr := pprof.Lookup("goroutine").WriteTo(f, 2)
+	if err := errors.Join(werr, f.Close()); err != nil {
+		return fmt.Sprintf("not written: %v", err)
+	}
+	return f.Name()
 }
