@@ -46,7 +46,7 @@ type core struct {
 	// their node's own (see entry).
 	others map[match.ID]match.Filter
 	void   map[match.ID]voided // unsatisfiable subscriptions, kept aside
-	byText map[string]*node    // representative text -> node
+	byText nodeTable           // representative text -> node (textKey)
 	roots  nodeSet
 	all    nodeSet
 	seq    uint64
@@ -70,7 +70,7 @@ func newCore(name string, alg algorithm, indexAll, indexRoots bool) *core {
 		byID:   make(map[match.ID]*node),
 		void:   make(map[match.ID]voided),
 		others: make(map[match.ID]match.Filter),
-		byText: make(map[string]*node),
+		byText: newNodeTable(textKey),
 		roots:  nodeSet{indexing: indexRoots, cached: true},
 		all:    nodeSet{indexing: indexAll},
 	}
@@ -194,7 +194,7 @@ func (c *core) addText(id match.ID, from Iface, f match.Filter, text string) (*n
 		c.void[id] = voided{e, f}
 		return nil, nil
 	}
-	n := c.byText[text]
+	n := c.byText.get(text)
 	if n == nil {
 		u := c.newNode(f, text)
 		if n = c.alg.place(c, u); n == nil {
@@ -257,15 +257,20 @@ func (c *core) nodeOf(id match.ID, text string) *node {
 	if n, ok := c.byID[id]; ok || !c.textIDs {
 		return n
 	}
-	if n := c.byText[text]; n != nil && n.holds(id) {
+	if n := c.byText.get(text); n != nil && n.holds(id) {
 		return n
 	}
 	return nil
 }
 
-// register records a node just linked into the structure.
+// register records a node just linked into the structure. It takes the
+// place in byText of a node of the same text, if any (an RTO placement a
+// client answered wrongly may make a second node of one text).
 func (c *core) register(u *node) {
-	c.byText[u.text] = u
+	if n := c.byText.get(u.text); n != nil {
+		c.byText.remove(n)
+	}
+	c.byText.add(u)
 	c.all.add(u)
 	c.gen++
 }
@@ -312,7 +317,7 @@ func (c *core) remove(id match.ID, text string) (n *node, gone bool, starts []*n
 		return n, false, nil, nil
 	}
 	starts = c.alg.unlink(c, n)
-	delete(c.byText, n.text)
+	c.byText.remove(n)
 	c.all.remove(n)
 	c.gen++
 	return n, true, starts, nil

@@ -23,7 +23,7 @@ func (c *core) Pin(fixed []match.Filter) error {
 	}
 	for _, f := range fixed {
 		text := f.String()
-		n := c.byText[text]
+		n := c.byText.get(text)
 		if n == nil {
 			u := c.newNode(f, text)
 			c.newEpoch()
@@ -96,7 +96,7 @@ func (c *core) AddFF(id match.ID, from Iface, f match.Filter, claims []Bits, pol
 	if c.has(id) {
 		return st, fmt.Errorf("ff: subscription %d already present", id)
 	}
-	if !match.Satisfiable(f) || c.byText[f.String()] != nil {
+	if !match.Satisfiable(f) || c.byText.get(f.String()) != nil {
 		return st, c.Add(id, from, f)
 	}
 	bits, disputed := combine(claims, len(c.fixed))

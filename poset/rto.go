@@ -163,7 +163,7 @@ func (c *core) StartRTO(id match.ID, from Iface, f match.Filter, cfg RTOConfig) 
 		return p, c.Add(id, from, f)
 	}
 	text := f.String()
-	if c.byText[text] != nil {
+	if c.byText.get(text) != nil {
 		p.done = true
 		return p, c.Add(id, from, f)
 	}

@@ -62,7 +62,7 @@ func (c *core) addClaimed(id match.ID, from Iface, f match.Filter, text string, 
 	if _, shallow := c.alg.(shallowAlg); !shallow {
 		return nil, ClaimStats{}, fmt.Errorf("%s: %w", c.name, errClaimStructure)
 	}
-	if c.has(id) || c.byText[text] != nil || !match.Satisfiable(f) {
+	if c.has(id) || c.byText.get(text) != nil || !match.Satisfiable(f) {
 		n, err := c.addText(id, from, f, text) // the error, a join or kept aside
 		return n, ClaimStats{}, err
 	}

@@ -45,7 +45,7 @@ func TestClaimedPlacementProperty(t *testing.T) {
 						f := genFilter().Draw(t, "filter")
 						iface := Iface(rapid.IntRange(0, 2).Draw(t, "from"))
 						parent := claimFor(t, f, live, filters, next)
-						_, had := s.byText[f.String()]
+						had := s.byText.get(f.String()) != nil
 						held := s.byID[parent]
 						st, err := s.AddClaimed(next, iface, f, parent)
 						if err != nil {

@@ -58,8 +58,9 @@ type Table struct {
 	// of 8 bytes per subscription instead of 24 (text and id), the text
 	// being the node's already. A subscription made more than once has
 	// its count above one in repeats, a side table empty while none
-	// repeats.
-	own     map[Iface]map[*node]struct{}
+	// repeats. The sets are nodeTables (nodeKey) rather than maps: a
+	// router holds one member per filter.
+	own     map[Iface]*nodeTable
 	subs    map[Iface]map[string]match.ID
 	repeats map[subKey]int
 	nsubs   int // distinct subscriptions, over every interface
@@ -100,8 +101,8 @@ func (t *Table) again(k subKey) bool {
 
 // lookup returns the subscription k, if present.
 func (t *Table) lookup(k subKey) (tableSub, bool) {
-	if n := t.s.byText[k.text]; n != nil {
-		if _, ok := t.own[k.from][n]; ok {
+	if n := t.s.byText.get(k.text); n != nil {
+		if o := t.own[k.from]; o != nil && o.has(n) {
 			return tableSub{n: n, count: 1 + t.repeats[k]}, true
 		}
 	}
@@ -129,12 +130,13 @@ func (t *Table) put(k subKey, s tableSub) {
 	if s.n != nil {
 		m := t.own[k.from]
 		if m == nil {
-			m = make(map[*node]struct{})
+			nt := newNodeTable(nodeKey)
+			m = &nt
 			t.own[k.from] = m
 		}
-		if _, ok := m[s.n]; !ok {
+		if !m.has(s.n) {
 			t.nsubs++
-			m[s.n] = struct{}{}
+			m.add(s.n)
 		}
 	} else {
 		m := t.subs[k.from]
@@ -167,7 +169,7 @@ func (t *Table) drop(k subKey, s tableSub) {
 	t.nsubs--
 	if s.n != nil {
 		m := t.own[k.from]
-		if delete(m, s.n); len(m) == 0 {
+		if m.remove(s.n); m.len() == 0 {
 			delete(t.own, k.from)
 		}
 		return
@@ -192,7 +194,7 @@ func keyOf(k subKey, n *node) subKey {
 func NewTable(cfg TableConfig) (*Table, error) {
 	t := &Table{
 		cfg:    cfg,
-		own:    make(map[Iface]map[*node]struct{}),
+		own:    make(map[Iface]*nodeTable),
 		subs:   make(map[Iface]map[string]match.ID),
 		fwd:    make(map[Iface]map[*node]match.Filter),
 		merged: make(map[Iface]*merger),
@@ -365,9 +367,12 @@ type Held struct {
 // or resynchronising), so that it need not keep its own copy of what the
 // interface subscribed.
 func (t *Table) HeldBy(from Iface) []Held {
-	m := t.subs[from]
-	out := make([]Held, 0, len(m)+len(t.own[from]))
-	for n := range t.own[from] {
+	m, own := t.subs[from], t.own[from]
+	if own == nil {
+		own = &nodeTable{}
+	}
+	out := make([]Held, 0, len(m)+own.len())
+	for n := range own.all {
 		out = append(out, Held{Filter: n.key.f, Text: n.text, N: 1 + t.repeats[subKey{from, n.text}]})
 	}
 	for text, id := range m {

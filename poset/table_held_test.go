@@ -80,8 +80,8 @@ func checkTableIDs(rt *rapid.T, tb *Table) int {
 	}
 	own, byText := 0, 0
 	for from, nodes := range tb.own {
-		for n := range nodes {
-			if _, ok := tb.s.ownEntry(n, from); !ok || tb.s.byText[n.text] != n {
+		for n := range nodes.all {
+			if _, ok := tb.s.ownEntry(n, from); !ok || tb.s.byText.get(n.text) != n {
 				rt.Fatalf("interface %d is listed at node %s, which holds no subscription of its own text from it", from, n.text)
 			}
 			own++
