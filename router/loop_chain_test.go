@@ -162,9 +162,8 @@ func (ch *loopChain) checkWitness(n *chainNode, id ifaceID, d delivery) {
 	}
 	lt := n.l.core.LinkTable()
 	var held []string
-	for w, subs := range lt.Witnessed(id) {
-		for _, sub := range subs {
-			f, _ := lt.Engine.Filter(id, sub)
+	for w, fs := range lt.Witnessed(id) {
+		for _, f := range fs {
 			if wire.FilterHash(f.String()) != w {
 				ch.t.Fatalf("%s link %d: filter %s held under witness %x, its own is %x", n.name, id, f, w, wire.FilterHash(f.String()))
 			}

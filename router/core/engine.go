@@ -317,19 +317,6 @@ func (e *Engine) unlistCopy(x match.ID) {
 	*at = ref.next
 }
 
-// copyOn returns an index entry of interface id holding pool slot s (the
-// latest installed), when the engine lists copies.
-func (e *Engine) copyOn(s uint32, id ifaceID) (match.ID, bool) {
-	for x := e.pool.slots[s].head; x != 0; {
-		ref := e.owner.at(match.ID(x))
-		if ref.iface.id == id {
-			return match.ID(x), true
-		}
-		x = ref.next
-	}
-	return 0, false
-}
-
 // newID returns an unused index id: a freed one if any, else the next.
 func (e *Engine) newID() match.ID {
 	if n := len(e.free); n > 0 {
@@ -485,13 +472,6 @@ func (e *Engine) Summary(withFilters bool) []InterfaceSummary {
 // Filters returns the number of distinct filters the subscriptions hold
 // (each held once, however many subscriptions use it).
 func (e *Engine) Filters() int { return e.pool.len() }
-
-// indexOf returns the index id of subscription sub of interface id,
-// which the caller knows is held.
-func (e *Engine) indexOf(id ifaceID, sub uint64) match.ID {
-	x, _ := e.Ifaces[id].subs.Get(sub)
-	return x
-}
 
 // filterOf returns index entry x's filter.
 func (e *Engine) filterOf(x match.ID) match.Filter { return e.pool.filter(e.owner.at(x).filter) }

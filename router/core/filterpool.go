@@ -35,12 +35,13 @@ type filterPool struct {
 
 // pooledFilter is one slot: a filter, its hash and references, and (in an
 // engine that lists copies, see Engine.copies) the first index entry
-// holding it, in the padding a uint32 would leave anyway.
+// holding it, or (in the link table's pool) the first link holding it, in
+// the padding a uint32 would leave anyway.
 type pooledFilter struct {
 	f    match.Filter
 	hash uint64
 	refs uint32 // 0: a free slot
-	head uint32 // first entry holding the slot (0: none, or not listed)
+	head uint32 // first entry or link holding the slot (0: none, or not listed)
 }
 
 func newFilterPool() filterPool {

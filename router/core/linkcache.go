@@ -46,7 +46,9 @@ type linkCache struct {
 	key      string // the key attribute ("" : no equality anywhere)
 	stale    bool   // the equality counts changed since key was chosen
 	byLink   map[ifaceID]map[match.Value]*cachedFilter
-	// filters counts the filter copies counted, over every link; keyed
+	// filters counts the filters counted (each distinct filter some link
+	// holds, once however many links hold it: the answers are about which
+	// filters are held, not how often); keyed
 	// holds, per attribute named by some equality, what choosing the key
 	// and the negative answer need.
 	filters int
@@ -57,9 +59,9 @@ type linkCache struct {
 
 // keyedFilters is what the filters' equalities on one attribute say: how
 // many equality constraints name it (the key is the attribute most
-// name), how many filter copies have at least one, and the string values
-// they name (per hash of a value, the copies naming a value of that
-// hash; see linkCache).
+// name), how many filters have at least one, and the string values they
+// name (per hash of a value, the filters naming a value of that hash; see
+// linkCache).
 type keyedFilters struct {
 	eqs     int
 	filters int
@@ -95,8 +97,8 @@ func newLinkCache() *linkCache {
 	}
 }
 
-// count adds (delta > 0) or removes (delta < 0) delta copies of a
-// filter's equalities.
+// count adds (delta > 0) or removes (delta < 0) a filter's equalities,
+// delta times.
 func (c *linkCache) count(f match.Filter, delta int) {
 	c.filters += delta
 	for i := range f.Len() {

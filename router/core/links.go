@@ -125,7 +125,7 @@ func (c *Core) mirrorRoutes(conn ConnID, ch *mesh.HeldChange) {
 	}
 	if c.lt == nil {
 		c.lt = NewLinkTable()
-		c.lt.Engine.OnFilter = c.noteFilter
+		c.lt.OnFilter = c.noteFilter
 	}
 	if err := c.lt.ApplyHeld(conn, ch.Add, ch.Remove); err != nil {
 		c.rd.Metrics = append(c.rd.Metrics, Metric{Kind: Errors, Code: wire.CodeInternal, N: 1})

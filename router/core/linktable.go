@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -9,7 +10,7 @@ import (
 )
 
 // LinkTable mirrors, per router link, the filters the neighbour sent
-// (what the mesh holds from it), in an engine of its own, so that "which
+// (what the mesh holds from it), in a fast index of its own, so that "which
 // links want this event" is answered per event by the fast index instead
 // of the mesh's routing table (whose Route walks the poset: ~1 ms per
 // event with 10^4 stock subscriptions behind a link). It changes only
@@ -30,24 +31,53 @@ import (
 // only if every link holds that very filter and the event matches it, so
 // the answer stays exact.
 type LinkTable struct {
-	Engine *Engine
-	next   uint64
-	// links lists the links with at least one filter, ascending.
-	links []ifaceID
+	// idx indexes each pooled filter once, under its slot number: one
+	// entry however many links hold the filter, and no entry per copy
+	// (the table once had an engine of its own, whose owner pages and
+	// per-link subscription index said again, for every copy, what a
+	// slot and its links say: the links are few, Config.MaxLinks, and
+	// the filters many).
+	idx *match.Fast
+	// pool holds each distinct filter some link holds, hashed by witness
+	// (witnessOf), so that a slot's hash is its filter's witness. A slot's
+	// references are the links holding it; its head is the first of them
+	// (its position, plus one) and more lists the others, a side table
+	// empty while no two links hold one filter.
+	pool filterPool
+	more map[uint32][]uint32
 	// repeats counts, per link and pool slot, the copies of a filter the
-	// link holds beyond the one engine entry that stands for them all: a
-	// side table, empty while no link holds a filter twice. Why: a
-	// neighbour sends each filter it forwards once, but a Routes message
-	// may repeat one, and an entry per copy would cost an index entry
-	// each and make the slot's list of entries long (it is walked).
+	// link holds beyond the one its holding stands for: a side table,
+	// empty while no link holds a filter twice. Why: a neighbour sends
+	// each filter it forwards once, but a Routes message may repeat one.
 	repeats map[linkSlot]int
-	cache   *linkCache
+	// pos is the position of each link that holds a filter or held one
+	// since it was last dropped, linkAt the link at each position in
+	// use, filters how many distinct filters the link at each position
+	// holds; freePos lists the positions not in use.
+	pos     map[ifaceID]uint32
+	linkAt  []ifaceID
+	filters []int
+	freePos []uint32
+	// links lists the positions of the links with at least one filter,
+	// in ascending link order.
+	links []uint32
+	cache *linkCache
+	// OnFilter, if set, is told every filter that becomes held (the
+	// core's wanted attribute names, wanted.go).
+	OnFilter func(match.Filter)
+	// routed counts the events routed since the filters last changed,
+	// while a compaction is pending (see maybeCompact).
+	routed  int
+	changed bool
+
 	out     []LinkHit
+	matched []match.ID
+	hitAt   []int // per position: its hit in out during Route, else -1
 }
 
 // linkSlot names a link's copies of one pooled filter.
 type linkSlot struct {
-	link ifaceID
+	link uint32 // position
 	slot uint32
 }
 
@@ -69,18 +99,11 @@ const (
 	NumDecisions
 )
 
-// NewLinkTable returns an empty link table. Its engine keeps no map of
-// its own for witnesses: the engine's filter pool hashes each filter by
-// its witness, so a slot's hash is the witness of its filter, and the
-// engine lists the entries (link copies) holding each slot; a witness
-// names its filter's slot (or slots, when witnesses collide), and that
-// slot its copies.
+// NewLinkTable returns an empty link table.
 func NewLinkTable() *LinkTable {
-	eng := NewEngine(match.NewFast(match.FastConfig{}), 0)
-	eng.ifacesOnly = true
-	eng.copies = true
-	eng.pool.hashFn = witnessOf
-	return &LinkTable{Engine: eng, cache: newLinkCache()}
+	p := newFilterPool()
+	p.hashFn = witnessOf
+	return &LinkTable{idx: match.NewFast(match.FastConfig{}), pool: p, pos: make(map[ifaceID]uint32), cache: newLinkCache()}
 }
 
 // witnessOf is a filter's witness: the hash of its canonical text.
@@ -126,126 +149,206 @@ func parseAll(texts []string) ([]match.Filter, error) {
 func (t *LinkTable) ApplyHeld(id ifaceID, add, remove []match.Filter) error {
 	defer t.listLinks()
 	defer t.cache.forget(id)
-	if _, ok := t.Engine.Ifaces[id]; !ok {
-		if err := t.Engine.Attach(id, KindNeighbour); err != nil {
-			return err
-		}
-	}
+	at := t.position(id)
 	for _, f := range remove {
-		if err := t.remove(id, f); err != nil {
+		if err := t.remove(at, f); err != nil {
 			return err
 		}
 	}
 	for _, f := range add {
-		if err := t.add(id, f); err != nil {
+		if err := t.add(at, f); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// add installs one copy of f for link id: an engine entry, or one more
-// repeat of the entry the link has for an equal filter.
-func (t *LinkTable) add(id ifaceID, f match.Filter) error {
-	p := &t.Engine.pool
+// position returns link id's position, giving it one if it has none.
+func (t *LinkTable) position(id ifaceID) uint32 {
+	if at, ok := t.pos[id]; ok {
+		return at
+	}
+	var at uint32
+	if n := len(t.freePos); n > 0 {
+		at, t.freePos = t.freePos[n-1], t.freePos[:n-1]
+	} else {
+		at = uint32(len(t.linkAt))
+		t.linkAt, t.filters, t.hitAt = append(t.linkAt, 0), append(t.filters, 0), append(t.hitAt, -1)
+	}
+	t.linkAt[at], t.pos[id] = id, at
+	return at
+}
+
+// holds reports whether the link at position at holds pool slot s.
+func (t *LinkTable) holds(s, at uint32) bool {
+	return t.pool.slots[s].head == at+1 || t.pool.slots[s].refs > 1 && slices.Contains(t.more[s], at+1)
+}
+
+// add installs one copy of f for the link at position at: a holding of
+// f's slot (the slot made, and indexed, when no link held f), or one more
+// repeat of the link's holding.
+func (t *LinkTable) add(at uint32, f match.Filter) error {
+	p := &t.pool
 	k := p.hash(f)
-	if s, ok := p.find(k, f); ok {
-		if _, held := t.Engine.copyOn(s, id); held {
-			if t.repeats == nil {
-				t.repeats = make(map[linkSlot]int)
-			}
-			t.repeats[linkSlot{id, s}]++
-			t.cache.count(p.filter(s), 1)
-			return nil
+	if s, ok := p.find(k, f); ok && t.holds(s, at) {
+		if t.repeats == nil {
+			t.repeats = make(map[linkSlot]int)
+		}
+		t.repeats[linkSlot{at, s}]++
+		return nil
+	}
+	s := p.internHashed(k, f)
+	if p.slots[s].refs > 1 {
+		if t.more == nil {
+			t.more = make(map[uint32][]uint32)
+		}
+		t.more[s] = append(t.more[s], at+1)
+	} else {
+		f = p.filter(s)
+		if err := t.idx.Insert(match.ID(s), f); err != nil {
+			p.release(s)
+			return fmt.Errorf("link routes: added filter: index insert: %w", err)
+		}
+		p.slots[s].head = at + 1
+		t.cache.count(f, 1)
+		if t.OnFilter != nil {
+			t.OnFilter(f)
 		}
 	}
-	t.next++
-	if err := t.Engine.subscribeHashed(id, t.next, f, k); err != nil {
-		return fmt.Errorf("link routes: added filter: %w", err)
-	}
-	t.cache.count(t.Engine.filterOf(t.Engine.indexOf(id, t.next)), 1) // the pool's copy
+	t.filters[at]++
+	t.touch()
 	return nil
 }
 
-// remove takes out one copy of filter f link id holds: a repeat if it
-// has any, else its engine entry.
-func (t *LinkTable) remove(id ifaceID, f match.Filter) error {
-	p := &t.Engine.pool
+// remove takes out one copy of filter f the link at position at holds: a
+// repeat if it has any, else its holding (and the slot, with its index
+// entry, when no other link holds f).
+func (t *LinkTable) remove(at uint32, f match.Filter) error {
+	p := &t.pool
 	s, ok := p.find(p.hash(f), f)
-	var x match.ID
-	if ok {
-		x, ok = t.Engine.copyOn(s, id)
-	}
-	if !ok {
+	if !ok || !t.holds(s, at) {
 		return fmt.Errorf("link routes: removes %q, which the link does not hold", f)
 	}
-	t.cache.count(p.filter(s), -1)
-	if ls := (linkSlot{id, s}); t.repeats[ls] > 0 {
+	if ls := (linkSlot{at, s}); t.repeats[ls] > 0 {
 		if t.repeats[ls]--; t.repeats[ls] == 0 {
 			delete(t.repeats, ls)
 		}
 		return nil
 	}
-	if err := t.Engine.Unsubscribe(id, t.Engine.owner.at(x).sub); err != nil {
-		return fmt.Errorf("link routes: remove %q: %w", f, err)
-	}
+	t.unhold(s, at)
 	return nil
 }
 
-// Witnessed returns the ids of the filters link id holds by witness
-// (wire.FilterHash), an id once per copy, for checks and diagnostics:
-// built on each call.
-func (t *LinkTable) Witnessed(id ifaceID) map[uint64][]uint64 {
-	out := make(map[uint64][]uint64)
-	st, ok := t.Engine.Ifaces[id]
+// unhold takes the holding of pool slot s by the link at position at
+// (which holds it, without repeats) out.
+func (t *LinkTable) unhold(s, at uint32) {
+	p := &t.pool
+	t.filters[at]--
+	t.touch()
+	if p.slots[s].refs == 1 {
+		t.cache.count(p.filter(s), -1)
+		if err := t.idx.Delete(match.ID(s)); err != nil {
+			panic(fmt.Sprintf("router: link table's index lost filter %d: %v", s, err)) // table invariant
+		}
+		p.release(s)
+		return
+	}
+	more := t.more[s]
+	if p.slots[s].head == at+1 {
+		p.slots[s].head = more[len(more)-1]
+		more = more[:len(more)-1]
+	} else {
+		more = slices.DeleteFunc(more, func(h uint32) bool { return h == at+1 })
+	}
+	if len(more) == 0 {
+		delete(t.more, s)
+	} else {
+		t.more[s] = more
+	}
+	p.release(s)
+}
+
+// Witnessed returns the filters link id holds by witness
+// (wire.FilterHash), a filter once per copy, for checks and diagnostics:
+// built on each call, from every pooled filter.
+func (t *LinkTable) Witnessed(id ifaceID) map[uint64][]match.Filter {
+	out := make(map[uint64][]match.Filter)
+	at, ok := t.pos[id]
 	if !ok {
 		return out
 	}
-	for sub, x := range st.subs.All() {
-		w := t.witness(x)
-		for range t.copies(id, x) {
-			out[w] = append(out[w], sub)
+	for s := range t.pool.slots {
+		if e := &t.pool.slots[s]; e.refs > 0 && t.holds(uint32(s), at) {
+			for range 1 + t.repeats[linkSlot{at, uint32(s)}] {
+				out[e.hash] = append(out[e.hash], e.f)
+			}
 		}
 	}
 	return out
 }
 
-// copies returns how many copies link id holds of index entry x's filter.
-func (t *LinkTable) copies(id ifaceID, x match.ID) int {
-	return 1 + t.repeats[linkSlot{id, t.Engine.owner.at(x).filter}]
+// Len returns the distinct filters the links hold, a filter once per link
+// holding it.
+func (t *LinkTable) Len() int {
+	n := 0
+	for _, k := range t.filters {
+		n += k
+	}
+	return n
 }
 
-// witness returns index entry x's witness: its pool slot's hash.
-func (t *LinkTable) witness(x match.ID) uint64 {
-	return t.Engine.pool.slots[t.Engine.owner.at(x).filter].hash
-}
-
-// Drop forgets a link's filters.
+// Drop forgets a link's filters. It visits every pooled filter (the
+// table keeps no list per link; a link is dropped when it goes down or
+// sends a snapshot, and the mesh then visits what the link held anyway).
 func (t *LinkTable) Drop(id ifaceID) {
-	if st, ok := t.Engine.Ifaces[id]; ok {
-		for _, x := range st.subs.All() {
-			t.cache.count(t.Engine.filterOf(x), -t.copies(id, x))
+	at, ok := t.pos[id]
+	if !ok {
+		return
+	}
+	for s := 1; s < len(t.pool.slots) && t.filters[at] > 0; s++ {
+		if t.pool.slots[s].refs > 0 && t.holds(uint32(s), at) {
+			t.unhold(uint32(s), at)
 		}
 	}
 	for ls := range t.repeats {
-		if ls.link == id {
+		if ls.link == at {
 			delete(t.repeats, ls)
 		}
 	}
+	delete(t.pos, id)
+	t.freePos = append(t.freePos, at)
 	t.cache.forget(id)
-	t.Engine.Detach(id)
 	t.listLinks()
 }
 
 // listLinks refreshes links.
 func (t *LinkTable) listLinks() {
 	t.links = t.links[:0]
-	for id, st := range t.Engine.Ifaces {
-		if st.Len() > 0 {
-			t.links = append(t.links, id)
+	for _, at := range t.pos {
+		if t.filters[at] > 0 {
+			t.links = append(t.links, at)
 		}
 	}
-	slices.Sort(t.links)
+	slices.SortFunc(t.links, func(a, b uint32) int { return cmp.Compare(t.linkAt[a], t.linkAt[b]) })
+}
+
+// touch notes that the filters changed.
+func (t *LinkTable) touch() { t.changed, t.routed = true, 0 }
+
+// maybeCompact counts one event routed and compacts the index once the
+// filters have stayed unchanged while compactAfter of them were (as the
+// engine does: see Engine.maybeCompact).
+func (t *LinkTable) maybeCompact() {
+	if !t.changed {
+		return
+	}
+	if t.routed++; t.routed < compactAfter(t.idx.Len()) {
+		return
+	}
+	t.changed = false
+	if t.idx.Len() <= compactMaxSubs {
+		t.idx.Compact()
+	}
 }
 
 // Route returns the links whose filters e matches, never the one it came
@@ -255,40 +358,80 @@ func (t *LinkTable) listLinks() {
 // match, checked before it decides (see linkTable).
 func (t *LinkTable) Route(from ifaceID, e match.Event, witness uint64) ([]LinkHit, RouteDecision) {
 	t.out = t.out[:0]
-	if len(t.links) == 0 || len(t.links) == 1 && t.links[0] == from {
+	if len(t.links) == 0 || len(t.links) == 1 && t.linkAt[t.links[0]] == from {
 		return nil, DecidedNoLinks // nowhere to go: a leaf of the tree
 	}
+	t.maybeCompact()
 	if witness != 0 {
 		if t.resolve(from, e, witness) {
-			t.Engine.maybeCompact() // counts the event, as the index path does
 			return t.out, DecidedByWitness
 		}
 		t.out = t.out[:0]
 	}
 	key := t.cache.keyOf(e)
 	if t.cache.excludes(&key) {
-		t.Engine.maybeCompact()
 		return nil, DecidedByCache
 	}
 	if t.fromCache(from, &key, e) {
-		t.Engine.maybeCompact()
 		return t.out, DecidedByCache
 	}
 	t.out = t.out[:0]
-	for _, h := range t.Engine.Route(from, e) {
-		st := t.Engine.Ifaces[h.Iface]
-		x, _ := st.subs.Get(h.first)
-		w := t.witness(x)
-		t.out = append(t.out, LinkHit{Link: h.Iface, Witness: w})
-		t.cache.remember(h.Iface, st.Len(), &key, t.Engine.filterOf(x), w)
-	}
+	t.routeIndex(from, e, &key)
 	return t.out, DecidedByIndex
+}
+
+// routeIndex fills t.out from the index's matches: every link but from
+// holding a filter e matches, in ascending id order, with the witness of
+// the first such filter in match order, each remembered in the cache.
+func (t *LinkTable) routeIndex(from ifaceID, e match.Event, key *keyValue) {
+	t.matched = t.idx.Match(e, t.matched[:0])
+	for _, m := range t.matched {
+		s := uint32(m)
+		t.hit(from, s, t.pool.slots[s].head-1, key)
+		if t.pool.slots[s].refs > 1 {
+			for _, h := range t.more[s] {
+				t.hit(from, s, h-1, key)
+			}
+		}
+	}
+	for i := range t.hitAt {
+		t.hitAt[i] = -1
+	}
+	sortLinkHits(t.out)
+}
+
+// hit adds to t.out the link at position at, which holds pool slot s that
+// the event being routed matches, unless it is from or there already.
+func (t *LinkTable) hit(from ifaceID, s, at uint32, key *keyValue) {
+	id := t.linkAt[at]
+	if id == from || t.hitAt[at] >= 0 {
+		return
+	}
+	t.hitAt[at] = len(t.out)
+	w := t.pool.slots[s].hash
+	t.out = append(t.out, LinkHit{Link: id, Witness: w})
+	t.cache.remember(id, t.filters[at], key, t.pool.filter(s), w)
+}
+
+// sortLinkHits sorts hits by link: by insertion for the few links an event
+// usually reaches, else with slices.SortFunc (see sortHits).
+func sortLinkHits(h []LinkHit) {
+	if len(h) > 16 {
+		slices.SortFunc(h, func(a, b LinkHit) int { return cmp.Compare(a.Link, b.Link) })
+		return
+	}
+	for i := 1; i < len(h); i++ {
+		for j := i; j > 0 && h[j].Link < h[j-1].Link; j-- {
+			h[j], h[j-1] = h[j-1], h[j]
+		}
+	}
 }
 
 // fromCache fills t.out with every link but from when the cache finds for
 // each a filter e matches, and reports whether it did.
 func (t *LinkTable) fromCache(from ifaceID, key *keyValue, e match.Event) bool {
-	for _, id := range t.links {
+	for _, at := range t.links {
+		id := t.linkAt[at]
 		if id == from {
 			continue
 		}
@@ -306,15 +449,16 @@ func (t *LinkTable) fromCache(from ifaceID, key *keyValue, e match.Event) bool {
 // whether it did. A witness names one slot, or several when witnesses
 // collide: each is tried.
 func (t *LinkTable) resolve(from ifaceID, e match.Event, witness uint64) bool {
-	p := &t.Engine.pool
+	p := &t.pool
 	found := false
 	p.each(witness, func(s uint32) bool {
 		t.out = t.out[:0]
-		for _, id := range t.links {
+		for _, at := range t.links {
+			id := t.linkAt[at]
 			if id == from {
 				continue
 			}
-			if _, ok := t.Engine.copyOn(s, id); !ok {
+			if !t.holds(s, at) {
 				return true
 			}
 			t.out = append(t.out, LinkHit{Link: id, Witness: witness})

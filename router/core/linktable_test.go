@@ -51,12 +51,12 @@ func testLinkTableWitness(t *testing.T, witness func(string) uint64, collide boo
 	var decided [NumDecisions]int
 	rapid.Check(t, func(t *rapid.T) {
 		lt := NewLinkTable()
-		lt.Engine.pool.hashFn = func(f match.Filter) uint64 { return witness(f.String()) }
+		lt.pool.hashFn = func(f match.Filter) uint64 { return witness(f.String()) }
 		model := linkTableModel{}
 		links := rapid.IntRange(1, 4).Draw(t, "links")
 		for range rapid.IntRange(1, 50).Draw(t, "steps") {
 			id := ifaceID(rapid.IntRange(1, links).Draw(t, "link"))
-			switch rapid.IntRange(0, 4).Draw(t, "op") {
+			switch rapid.IntRange(0, 5).Draw(t, "op") {
 			case 0: // snapshot
 				add := rapid.SliceOfN(rapid.SampledFrom(filters), 0, 4).Draw(t, "snapshot")
 				mustApply(t, lt, id, &wire.Routes{Snapshot: true, Add: add})
@@ -78,6 +78,8 @@ func testLinkTableWitness(t *testing.T, witness func(string) uint64, collide boo
 					lt.Drop(id)
 					delete(model, id)
 				}
+			case 3:
+				checkLinkHeld(t, lt, model)
 			default:
 				a := rapid.Int64Range(-1, 4).Draw(t, "a")
 				av := match.Int(a)
@@ -91,18 +93,53 @@ func testLinkTableWitness(t *testing.T, witness func(string) uint64, collide boo
 				checkLinkRoute(t, lt, model, from, ev, &decided, witness, collide)
 			}
 		}
+		checkLinkHeld(t, lt, model)
 		for id := range model {
 			lt.Drop(id)
 		}
-		if lt.Engine.pool.len() != 0 || lt.Engine.pool.byHash.len() != 0 || len(lt.Engine.pool.collided) != 0 || len(lt.repeats) != 0 || len(lt.links) != 0 || len(lt.cache.byLink) != 0 || lt.cache.filters != 0 || len(lt.cache.keyed) != 0 {
-			t.Fatalf("after dropping every link: %d pooled filters, %d witnesses, %d collided, %d repeats, links %v, keyed attributes %v, %d cached links",
-				lt.Engine.pool.len(), lt.Engine.pool.byHash.len(), len(lt.Engine.pool.collided), len(lt.repeats), lt.links, lt.cache.keyed, len(lt.cache.byLink))
+		if lt.pool.len() != 0 || lt.pool.byHash.len() != 0 || len(lt.pool.collided) != 0 || len(lt.repeats) != 0 || len(lt.more) != 0 || len(lt.links) != 0 || len(lt.pos) != 0 || lt.idx.Len() != 0 || len(lt.cache.byLink) != 0 || lt.cache.filters != 0 || len(lt.cache.keyed) != 0 {
+			t.Fatalf("after dropping every link: %d pooled filters, %d witnesses, %d collided, %d repeats, holders %v, links %v, positions %v, %d index entries, keyed attributes %v, %d cached links",
+				lt.pool.len(), lt.pool.byHash.len(), len(lt.pool.collided), len(lt.repeats), lt.more, lt.links, lt.pos, lt.idx.Len(), lt.cache.keyed, len(lt.cache.byLink))
 		}
 	})
 	for d, what := range [...]string{DecidedByIndex: "index", DecidedByWitness: "witness", DecidedByCache: "cache"} {
 		if decided[d] == 0 {
 			t.Errorf("no event was decided by %s: weak test (%v)", what, decided)
 		}
+	}
+}
+
+// checkLinkHeld checks that each link holds exactly its filters of the
+// model, with multiplicity, each under its own witness (Witnessed), that
+// the table counts each distinct filter of each link once (Len), and
+// that the index holds each distinct filter once, however many links hold
+// it.
+func checkLinkHeld(t *rapid.T, lt *LinkTable, model linkTableModel) {
+	distinct, perLink := map[string]bool{}, 0
+	for id, texts := range model {
+		var got []string
+		for w, fs := range lt.Witnessed(id) {
+			for _, f := range fs {
+				if lt.pool.hashFn(f) != w {
+					t.Fatalf("link %d holds %s under witness %x, not its own", id, f, w)
+				}
+				got = append(got, f.String())
+			}
+		}
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(texts))
+		if !slices.Equal(got, want) {
+			t.Fatalf("link %d holds %q, want %q", id, got, want)
+		}
+		held := slices.Compact(want)
+		perLink += len(held)
+		for _, s := range held {
+			distinct[s] = true
+		}
+	}
+	if lt.Len() != perLink || lt.idx.Len() != len(distinct) || lt.pool.len() != len(distinct) {
+		t.Fatalf("the table holds %d filters per link, %d index entries and %d pooled filters, want %d, %d and %d (model %v)",
+			lt.Len(), lt.idx.Len(), lt.pool.len(), perLink, len(distinct), len(distinct), model)
 	}
 }
 
@@ -220,9 +257,9 @@ func TestLinkTableFailedApply(t *testing.T) {
 	}
 	lt.Drop(1)
 	lt.Drop(2)
-	if lt.Engine.pool.len() != 0 || lt.Engine.pool.byHash.len() != 0 || len(lt.Engine.pool.collided) != 0 || len(lt.repeats) != 0 || len(lt.links) != 0 || len(lt.cache.keyed) != 0 || len(lt.cache.byLink) != 0 || len(lt.Engine.Ifaces) != 0 {
-		t.Fatalf("after dropping both links: %d pooled filters, %d witnesses, %d collided, %d repeats, links %v, equalities %v, %d cached links, %d engine interfaces",
-			lt.Engine.pool.len(), lt.Engine.pool.byHash.len(), len(lt.Engine.pool.collided), len(lt.repeats), lt.links, lt.cache.keyed, len(lt.cache.byLink), len(lt.Engine.Ifaces))
+	if lt.pool.len() != 0 || lt.pool.byHash.len() != 0 || len(lt.pool.collided) != 0 || len(lt.repeats) != 0 || len(lt.links) != 0 || len(lt.cache.keyed) != 0 || len(lt.cache.byLink) != 0 || len(lt.pos) != 0 || lt.idx.Len() != 0 {
+		t.Fatalf("after dropping both links: %d pooled filters, %d witnesses, %d collided, %d repeats, links %v, equalities %v, %d cached links, %d link positions",
+			lt.pool.len(), lt.pool.byHash.len(), len(lt.pool.collided), len(lt.repeats), lt.links, lt.cache.keyed, len(lt.cache.byLink), len(lt.pos))
 	}
 }
 
@@ -242,29 +279,29 @@ func TestLinkTableCompactsOnWitnessedEvents(t *testing.T) {
 	ev := match.MustEvent(match.Attr{Name: "price", Value: match.Int(1000)}, match.Attr{Name: "symbol", Value: match.Str("S7")})
 	witness := wire.FilterHash(match.MustParse(add[7]).String())
 	for i := range compactAfter(len(add)) {
-		if !lt.Engine.changed {
+		if !lt.changed {
 			t.Fatalf("compacted after %d events, want %d", i, compactAfter(len(add)))
 		}
 		if _, d := lt.Route(2, ev, witness); d != DecidedByWitness {
 			t.Fatalf("event %d: decided by %d, want the witness", i, d)
 		}
 	}
-	if lt.Engine.changed {
+	if lt.changed {
 		t.Fatalf("not compacted after %d witnessed events", compactAfter(len(add)))
 	}
 }
 
-// TestLinkTableRepeats: copies of one filter a link holds share one
-// engine entry (an index entry each would be wasted, and would lengthen
-// the slot's list of entries), yet count one by one: the link wants the
-// filter's events until its last copy is removed, Witnessed lists every
-// copy, and a drop leaves nothing.
+// TestLinkTableRepeats: copies of one filter a link holds, and the links
+// holding one filter, share one index entry (an entry each would be
+// wasted), yet count one by one: the link wants the filter's events until
+// its last copy is removed, Witnessed lists every copy, and a drop leaves
+// nothing.
 func TestLinkTableRepeats(t *testing.T) {
 	lt := NewLinkTable()
 	mustApplyT(t, lt, 1, &wire.Routes{Snapshot: true, Add: []string{`a == 1`, `a == 1`, `a == 1`, `b == "x"`}})
 	mustApplyT(t, lt, 2, &wire.Routes{Snapshot: true, Add: []string{`a == 1`}})
-	if n := lt.Engine.Subscriptions(); n != 3 {
-		t.Fatalf("%d engine entries, want 3 (a == 1 on each link, b == \"x\" on link 1)", n)
+	if n, x := lt.Len(), lt.idx.Len(); n != 3 || x != 2 {
+		t.Fatalf("%d filters held and %d index entries, want 3 (a == 1 on each link, b == \"x\" on link 1) and 2 (a == 1 once)", n, x)
 	}
 	w := wire.FilterHash(`a == 1`)
 	if got := len(lt.Witnessed(1)[w]); got != 3 {
@@ -291,8 +328,8 @@ func TestLinkTableRepeats(t *testing.T) {
 	mustApplyT(t, lt, 2, &wire.Routes{Add: []string{`a == 1`, `a == 1`}})
 	lt.Drop(1)
 	lt.Drop(2)
-	if lt.Engine.pool.len() != 0 || len(lt.repeats) != 0 || len(lt.cache.keyed) != 0 || lt.Engine.Subscriptions() != 0 {
-		t.Fatalf("after dropping both links: %d pooled filters, repeats %v, equalities %v, %d entries", lt.Engine.pool.len(), lt.repeats, lt.cache.keyed, lt.Engine.Subscriptions())
+	if lt.pool.len() != 0 || len(lt.repeats) != 0 || len(lt.more) != 0 || len(lt.cache.keyed) != 0 || lt.Len() != 0 || lt.idx.Len() != 0 {
+		t.Fatalf("after dropping both links: %d pooled filters, repeats %v, holders %v, equalities %v, %d held, %d index entries", lt.pool.len(), lt.repeats, lt.more, lt.cache.keyed, lt.Len(), lt.idx.Len())
 	}
 }
 

@@ -48,7 +48,8 @@ func BenchmarkLinkTableWitness(b *testing.B) {
 	})
 	b.Run("index", func(b *testing.B) {
 		for i := range b.N {
-			lt.Engine.Route(1, evs[i%len(evs)])
+			lt.out = lt.out[:0]
+			lt.routeIndex(1, evs[i%len(evs)], &keyValue{})
 		}
 	})
 }
