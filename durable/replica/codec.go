@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/sift-pubsub/sift/durable"
 	"github.com/sift-pubsub/sift/internal/recbuf"
@@ -25,12 +26,22 @@ func (e *enc) flag(v bool) {
 		e.Byte(0)
 	}
 }
+
+// msg appends a protobuf message with its length as a prefix, marshalled
+// straight into the buffer (a raft append carries every entry's data:
+// marshalling it apart and copying it in allocated it twice).
 func (e *enc) msg(m proto.Message) error {
-	v, err := proto.Marshal(m)
-	if err != nil {
+	n := proto.Size(m)
+	e.Uvarint(uint64(n))
+	e.B = slices.Grow(e.B, n)
+	start := len(e.B)
+	var err error
+	if e.B, err = (proto.MarshalOptions{UseCachedSize: true}).MarshalAppend(e.B, m); err != nil {
 		return err
 	}
-	e.Bytes(v)
+	if len(e.B)-start != n {
+		return fmt.Errorf("marshalled %d bytes of a message sized %d", len(e.B)-start, n)
+	}
 	return nil
 }
 
@@ -56,8 +67,10 @@ func (d *dec) version() {
 	}
 }
 
+// msg unmarshals a length-prefixed protobuf message, reading it in place
+// (Unmarshal copies what it keeps).
 func (d *dec) msg(m proto.Message) {
-	v := d.Bytes()
+	v := d.View()
 	if d.Err == nil {
 		if err := proto.Unmarshal(v, m); err != nil {
 			d.Fail(err)
@@ -142,6 +155,7 @@ func (p proposal) sizeBound() int {
 // a hostile length cannot make the decoder allocate without bound.
 const maxOps = 1 << 24
 
+// decodeProposal decodes an entry's data; the ops it returns share b.
 func decodeProposal(b []byte) (proposal, error) {
 	d := newDec(b)
 	d.version()
@@ -155,14 +169,16 @@ func decodeProposal(b []byte) (proposal, error) {
 		// the slice is allocated once, within what the input can hold.
 		p.Ops = make([]durable.Op, 0, min(n, uint64(len(d.B)/2)))
 	}
+	// The ops' keys and values are read in place, sharing b: a raft
+	// entry's data is never written again.
 	for i := uint64(0); i < n && d.Err == nil; i++ {
-		op := durable.Op{Kind: durable.OpKind(d.Byte()), Key: d.Bytes()}
+		op := durable.Op{Kind: durable.OpKind(d.Byte()), Key: d.View()}
 		switch op.Kind {
 		case durable.OpSet:
-			op.Value = d.Bytes()
+			op.Value = d.View()
 		case durable.OpDelete:
 		case durable.OpDeleteRange:
-			op.End = d.Bytes()
+			op.End = d.View()
 		default:
 			d.Fail(fmt.Errorf("unknown op kind %d", op.Kind))
 		}

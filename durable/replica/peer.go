@@ -1,10 +1,12 @@
 package replica
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 
 	pb "go.etcd.io/raft/v3/raftpb"
+	"google.golang.org/protobuf/proto"
 )
 
 // PeerKind is the kind of a message between the replicas of a pubend.
@@ -46,6 +48,16 @@ const maxPeerName = 255
 
 func (m peerMsg) encode() ([]byte, error) {
 	e := enc{}
+	// One allocation: the header's bound, then the body (a raft
+	// message's size, or a chunk's).
+	n := 3 + 2*binary.MaxVarintLen64 + len(m.Pubend) + len(m.From) + binary.MaxVarintLen64
+	switch m.Kind {
+	case PeerRaft:
+		n += binary.MaxVarintLen64 + proto.Size(m.Raft)
+	case PeerChunk:
+		n += 4*binary.MaxVarintLen64 + len(m.Chunk.Data)
+	}
+	e.B = make([]byte, 0, n)
 	e.version(codecV1)
 	e.Byte(byte(m.Kind))
 	e.Str(m.Pubend)
@@ -65,15 +77,22 @@ func (m peerMsg) encode() ([]byte, error) {
 	return e.B, nil
 }
 
-// DecodePeer decodes a peer message's data, for drivers that route it by
-// pubend (and for tools). It returns the pubend and the sender's name.
+// DecodePeer reads a peer message's header, for drivers that route it by
+// pubend (and for tools): the pubend and the sender's name. It does not
+// decode the body (a raft message with its entries): the replica that
+// steps the message does, and refuses it then if it does not decode.
 func DecodePeer(b []byte) (pubend, from string, err error) {
-	m, err := decodePeer(b)
-	return m.Pubend, m.From, err
+	d := newDec(b)
+	m := decodeHeader(&d)
+	if d.Err != nil {
+		return "", "", fmt.Errorf("peer message: %w", d.Err)
+	}
+	return m.Pubend, m.From, nil
 }
 
-func decodePeer(b []byte) (peerMsg, error) {
-	d := newDec(b)
+// decodeHeader reads the fields every peer message starts with and checks
+// them.
+func decodeHeader(d *dec) peerMsg {
 	d.version()
 	m := peerMsg{Kind: PeerKind(d.Byte()), Pubend: d.Str(), From: d.Str(), FromID: d.Uvarint()}
 	switch {
@@ -82,6 +101,15 @@ func decodePeer(b []byte) (peerMsg, error) {
 		d.Fail(errors.New("empty or long name"))
 	case m.FromID == 0:
 		d.Fail(errors.New("zero sender id"))
+	}
+	return m
+}
+
+func decodePeer(b []byte) (peerMsg, error) {
+	d := newDec(b)
+	m := decodeHeader(&d)
+	switch {
+	case d.Err != nil:
 	case m.Kind == PeerRaft:
 		m.Raft = &pb.Message{}
 		d.msg(m.Raft)

@@ -131,6 +131,20 @@ func (d *Decoder) Bytes() []byte {
 	return v
 }
 
+// View reads a length-prefixed byte string as a slice of B itself, without
+// copying: for decoders whose input outlives what they decode and is never
+// written again (a raft entry's data). An empty string reads as nil, as
+// with Bytes.
+func (d *Decoder) View() []byte {
+	n := d.Count(1)
+	if d.Err != nil || n == 0 {
+		return nil
+	}
+	v := d.B[:n:n]
+	d.B = d.B[n:]
+	return v
+}
+
 // Str reads a length-prefixed string.
 func (d *Decoder) Str() string {
 	n := d.Count(1)

@@ -53,3 +53,28 @@ func TestShortAndHostile(t *testing.T) {
 		t.Fatalf("a cut varint: %v", d.Err)
 	}
 }
+
+// TestView: View reads what Bytes reads, as a slice of the input (no
+// copy, capacity cut at its end so an append cannot overwrite what
+// follows), nil for an empty string as Bytes gives, and fails on a length
+// beyond the bytes left like Bytes.
+func TestView(t *testing.T) {
+	var e Encoder
+	e.Bytes([]byte("abc"))
+	e.Bytes(nil)
+	e.Byte(9)
+	d, c := Decoder{B: e.B}, Decoder{B: e.B}
+	v, empty, last := d.View(), d.View(), d.Byte()
+	if want := c.Bytes(); string(v) != string(want) || empty != nil || c.Bytes() != nil || last != 9 {
+		t.Fatalf("view %q, then %v and %d", v, empty, last)
+	}
+	if &v[0] != &e.B[1] || cap(v) != len(v) {
+		t.Fatalf("view is not the input's bytes (cap %d)", cap(v))
+	}
+	if err := d.Done(); err != nil {
+		t.Fatal(err)
+	}
+	if d := (Decoder{B: []byte{5, 'x'}}); d.View() != nil || !errors.Is(d.Done(), d.Err) || d.Err == nil {
+		t.Fatal("a length beyond the bytes left was viewed")
+	}
+}
