@@ -279,7 +279,8 @@ func (r *Router) readControl(ctx context.Context, c *conn, sr *streamReader) err
 }
 
 // readData reads a client's Publish frames (and, from client version
-// wire.VersionPublishDict on, PublishDict frames) and hands each batch to
+// wire.VersionPublishDict on, PublishDict frames, from wire.VersionCompact
+// on, PublishCompact frames) and hands each batch to
 // the matching loop, stamped with the time it was read, decoded keeping
 // only the attributes the loop's filters name (wanted.go).
 func (r *Router) readData(ctx context.Context, c *conn, sr *streamReader) error {
@@ -290,12 +291,21 @@ func (r *Router) readData(ctx context.Context, c *conn, sr *streamReader) error 
 		})
 	}
 	max := r.cfg.MaxFrame - 1 // a plain Publish frame's type byte and body
-	return r.readEvents(ctx, c, sr, eventFrames{t: wire.TypePublishDict, alt: wire.TypePublish}, func(dec *wire.EventDecoder, t wire.Type, body []byte) (core.Publish, error) {
-		if t == wire.TypePublish {
-			m, err := dec.DecodeOwnedPublish(body)
-			return r.permitted(c, m, err)
+	frames := eventFrames{t: wire.TypePublishDict, alt: wire.TypePublish}
+	if c.version >= wire.VersionCompact {
+		frames.alt2 = wire.TypePublishCompact
+	}
+	return r.readEvents(ctx, c, sr, frames, func(dec *wire.EventDecoder, t wire.Type, body []byte) (core.Publish, error) {
+		var m *wire.Publish
+		var err error
+		switch t {
+		case wire.TypePublish:
+			m, err = dec.DecodeOwnedPublish(body)
+		case wire.TypePublishCompact:
+			m, err = dec.DecodeOwnedPublishCompact(body, max) // its events alias body too
+		default:
+			m, err = dec.DecodeOwnedPublishDict(body, max)
 		}
-		m, err := dec.DecodeOwnedPublishDict(body, max) // its events alias body too
 		return r.permitted(c, m, err)
 	})
 }
@@ -308,11 +318,13 @@ func (r *Router) permitted(c *conn, m *wire.Publish, err error) (core.Publish, e
 	return core.Publish{Pub: m}, err
 }
 
-// eventFrames says which frames a data stream carries: type t, or alt if
-// not 0.
-type eventFrames struct{ t, alt wire.Type }
+// eventFrames says which frames a data stream carries: type t, or alt or
+// alt2 if not 0.
+type eventFrames struct{ t, alt, alt2 wire.Type }
 
-func (f eventFrames) accepts(t wire.Type) bool { return t == f.t || (f.alt != 0 && t == f.alt) }
+func (f eventFrames) accepts(t wire.Type) bool {
+	return t == f.t || (f.alt != 0 && t == f.alt) || (f.alt2 != 0 && t == f.alt2)
+}
 
 // readEvents reads the frames f names from a data stream, decodes each
 // with decode (which fills Pub, and Witness for a link) and hands the

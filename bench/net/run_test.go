@@ -89,7 +89,8 @@ func TestRunSiftTiny(t *testing.T) {
 
 // checkTransport: Sift's runs record their publisher's QUIC packets
 // (sent, lost, the acknowledgements received, a window and an RTT), at
-// least one packet per 1,452 bytes of the frames the client sent; the
+// least one packet per 1,452 bytes of the frames the client sent (a
+// publish-compact event of the workload takes more than 10 bytes); the
 // in-memory peer's record none.
 func checkTransport(t *testing.T, r Result) {
 	t.Helper()
@@ -103,7 +104,7 @@ func checkTransport(t *testing.T, r Result) {
 	if tr == nil || tr.PacketsReceived == 0 || tr.PacketsLost > tr.PacketsSent || tr.CongestionWindow == 0 || tr.SmoothedRTT <= 0 {
 		t.Fatalf("%s run %d: transport %+v", r.System, r.Run, tr)
 	}
-	if minPackets := uint64(r.Events) * 60 / 1452; tr.PacketsSent < minPackets {
+	if minPackets := uint64(r.Events) * 10 / 1452; tr.PacketsSent < minPackets {
 		t.Errorf("%s run %d: %d packets for %d events, want at least %d", r.System, r.Run, tr.PacketsSent, r.Events, minPackets)
 	}
 	// The paced publisher sends each event on its own (a batch of one).

@@ -165,7 +165,8 @@ func BenchmarkEncodeStock(b *testing.B) {
 // BenchmarkDecodeNetTopic is the first router's decoding of a publisher's
 // PublishDict frame in `sift bench net --workload topic`: stockEvents of
 // the workload's seven-attribute events, keeping only the name its
-// subscriptions constrain (symbol), as the router's Wanted does.
+// subscriptions constrain (symbol), as the router's Wanted does; and the
+// same events as a PublishCompact frame (compact-).
 //
 //	go test -run XXX -bench DecodeNetTopic ./internal/wire
 func BenchmarkDecodeNetTopic(b *testing.B) {
@@ -177,29 +178,40 @@ func BenchmarkDecodeNetTopic(b *testing.B) {
 	for _, s := range w.Subs {
 		names = append(names, s.Filter.Attrs()...)
 	}
-	body := (&PublishDict{Publish{Seq: 1, Events: w.Events}}).AppendBody(nil)
-	d := EventDecoder{Wanted: NewWanted(names)}
-	bodies := ownedCopies(body, 64)
-	i := 0
-	b.Run("decode", func(b *testing.B) {
-		benchDecode(b, func() error {
-			i++
-			_, err := d.DecodeOwnedPublishDict(bodies[i%len(bodies)], HardMaxFrame)
-			return err
+	for _, c := range []struct {
+		name   string
+		body   []byte
+		decode func(*EventDecoder, []byte, int) (*Publish, error)
+	}{
+		{"", (&PublishDict{Publish{Seq: 1, Events: w.Events}}).AppendBody(nil), (*EventDecoder).DecodeOwnedPublishDict},
+		{"compact-", (&PublishCompact{Publish{Seq: 1, Events: w.Events}}).AppendBody(nil), (*EventDecoder).DecodeOwnedPublishCompact},
+	} {
+		d := EventDecoder{Wanted: NewWanted(names)}
+		bodies := ownedCopies(c.body, 64)
+		wire := float64(len(c.body)) / float64(len(w.Events))
+		i := 0
+		b.Run(c.name+"decode", func(b *testing.B) {
+			benchDecode(b, func() error {
+				i++
+				_, err := c.decode(&d, bodies[i%len(bodies)], HardMaxFrame)
+				return err
+			})
+			b.ReportMetric(wire, "wire-B/event")
 		})
-	})
-	// forward: and the plain encoding of every eleventh event (RawAt), as
-	// the router writes out the ~9% of topic events that go on.
-	b.Run("forward", func(b *testing.B) {
-		benchDecode(b, func() error {
-			i++
-			m, err := d.DecodeOwnedPublishDict(bodies[i%len(bodies)], HardMaxFrame)
-			for j := 0; err == nil && j < len(m.Events); j += 11 {
-				m.RawAt(j)
-			}
-			return err
+		// forward: and the plain encoding of every eleventh event (RawAt),
+		// as the router writes out the ~9% of topic events that go on.
+		b.Run(c.name+"forward", func(b *testing.B) {
+			benchDecode(b, func() error {
+				i++
+				m, err := c.decode(&d, bodies[i%len(bodies)], HardMaxFrame)
+				for j := 0; err == nil && j < len(m.Events); j += 11 {
+					m.RawAt(j)
+				}
+				return err
+			})
+			b.ReportMetric(wire, "wire-B/event")
 		})
-	})
+	}
 }
 
 // ownedCopies returns n copies of body for the owned decoders, whose events
@@ -211,4 +223,41 @@ func ownedCopies(body []byte, n int) [][]byte {
 		bodies[i] = bytes.Clone(body)
 	}
 	return bodies
+}
+
+// BenchmarkEncodeNetTopic is a publisher's encoding of the topic
+// workload's events into a DictBatch, as PublishDict and as
+// PublishCompact frames of the router's default size.
+//
+//	go test -run XXX -bench EncodeNetTopic ./internal/wire
+func BenchmarkEncodeNetTopic(b *testing.B) {
+	w, err := workload.Net(workload.NetConfig{Kind: workload.NetTopic, Events: 4096}, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, compact := range []bool{false, true} {
+		name := "dict"
+		if compact {
+			name = "compact"
+		}
+		b.Run(name, func(b *testing.B) {
+			var p DictBatch
+			p.SetCompact(compact)
+			wire, n := 0, 0
+			i := 0
+			for b.Loop() {
+				if p.Size() > DefaultMaxFrame/16 {
+					wire, n = wire+p.WireSize(), n+p.Len()
+					p.Reset()
+				}
+				if _, err := p.AddChecked(w.Events[i%len(w.Events)]); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			if n > 0 {
+				b.ReportMetric(float64(wire)/float64(n), "wire-B/event")
+			}
+		})
+	}
 }

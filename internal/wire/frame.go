@@ -56,6 +56,9 @@ const (
 	TypePublishDict Type = 30
 	// Claimed placement on client connections (claim.go), from VersionClaim.
 	TypePlaceClaim Type = 31
+	// Publish with per-frame dictionaries of names and string values and
+	// decimal numbers, client version VersionCompact (publishcompact.go).
+	TypePublishCompact Type = 32
 )
 
 var typeNames = [...]string{
@@ -90,6 +93,7 @@ var typeNames = [...]string{
 	TypeReplica:        "replica",
 	TypePublishDict:    "publish-dict",
 	TypePlaceClaim:     "place-claim",
+	TypePublishCompact: "publish-compact",
 }
 
 // String returns the type's name, e.g. "publish".
@@ -101,7 +105,7 @@ func (t Type) String() string {
 }
 
 // Known reports whether t is a message type of this protocol version.
-func (t Type) Known() bool { return t >= TypeHello && t <= TypePlaceClaim }
+func (t Type) Known() bool { return t >= TypeHello && t <= TypePublishCompact }
 
 const (
 	// HeaderLen is the length prefix: 4 bytes, big-endian.

@@ -8,7 +8,7 @@ const Version uint64 = 1
 // ClientVersion is the newest protocol version of client connections: a
 // client's Hello offers Version-ClientVersion and the router answers the
 // highest both speak.
-const ClientVersion = VersionClaim
+const ClientVersion = VersionCompact
 
 // VersionLeader is the client version from which a durable refusal may
 // carry the not-leader fields (durable.Msg NotLeader and Leader) rather
@@ -114,6 +114,8 @@ func (d *EventDecoder) Decode(t Type, body []byte) (Message, error) {
 		m = d.decodePublishDict(&r) // publishdict.go
 	case TypePlaceClaim:
 		m = decodePlaceClaim(&r) // claim.go
+	case TypePublishCompact:
+		m = d.decodePublishCompact(&r) // publishcompact.go
 	default:
 		return nil, Errorf(CodeUnknownType, "unknown frame type %d", byte(t))
 	}

@@ -40,6 +40,7 @@ func protocolVectors(t testing.TB) map[string]Message {
 		"error":           &Error{Code: CodeBadFilter, About: TypeSubscribe, Ref: 7, Msg: "bad"},
 		"publish":         &Publish{Seq: 1, Events: []match.Event{ev}},
 		"publish-dict":    &PublishDict{Publish{Seq: 1, Events: []match.Event{ev, ev}}},
+		"publish-compact": &PublishCompact{Publish{Seq: 1, Events: []match.Event{ev, ev}}},
 		"deliver":         &Deliver{Items: []DeliverItem{{Subs: []uint64{7, 9}, Event: ev}}},
 		"link-hello":      &LinkHello{MinVersion: 1, MaxVersion: 1, Name: "r1", Reach: []string{"r1"}, Incarnation: 0x0102030405060708},
 		"reach":           &Reach{Names: []string{"r1", "r2"}},

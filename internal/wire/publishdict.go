@@ -72,6 +72,15 @@ func (d *EventDecoder) decodePublishDict(r *reader) *PublishDict {
 // on the result, so a PublishDict is refused exactly when its expansion
 // would be.
 func ExpandPublishDict(dst, body []byte, max int) ([]byte, error) {
+	return expandDict(dst, body, max, false)
+}
+
+// expandDict is ExpandPublishDict, or ExpandPublishCompact if compact.
+func expandDict(dst, body []byte, max int, compact bool) ([]byte, error) {
+	t := TypePublishDict
+	if compact {
+		t = TypePublishCompact
+	}
 	r := reader{b: body}
 	seq := r.uvarint("publish seq")
 	n := r.count("publish event count", 1)
@@ -80,7 +89,7 @@ func ExpandPublishDict(dst, body []byte, max int) ([]byte, error) {
 	}
 	out := binary.AppendUvarint(binary.AppendUvarint(dst, seq), uint64(n))
 	limit := len(dst) + max
-	var x dictExpander
+	x := dictExpander{compact: compact}
 	b, o := r.b, 0
 	for range n {
 		var err error
@@ -88,11 +97,11 @@ func ExpandPublishDict(dst, body []byte, max int) ([]byte, error) {
 			return nil, err
 		}
 		if len(out) > limit {
-			return nil, Errorf(CodeFrameTooLarge, "publish-dict expands to more than %d bytes", max)
+			return nil, Errorf(CodeFrameTooLarge, "%s expands to more than %d bytes", t, max)
 		}
 	}
 	if o != len(b) {
-		return nil, malformed("%s: %d trailing bytes", TypePublishDict, len(b)-o)
+		return nil, malformed("%s: %d trailing bytes", t, len(b)-o)
 	}
 	return out, nil
 }
@@ -105,21 +114,47 @@ type dictExpander struct {
 	// same names as a decoder interned them (DecodeOwnedPublishDict).
 	names    [][]byte
 	interned []string
+	// compact says the body is a PublishCompact's; values are then its
+	// string values entered so far, each as it is written out (tag,
+	// length and bytes), aliasing the body, and layouts its events' name
+	// lists entered so far (publishcompact.go).
+	compact bool
+	values  [][]byte
+	layouts []dictLayout
 }
 
-// event expands the event at offset o of b: its attribute count, then per
-// attribute the name its reference stands for and the tag and value as
-// they are. It enters the names written out into the dictionary if enter
-// is set (reading the frame in order; not when writing out one event of
-// a frame already read).
+// minAttr is the fewest bytes an attribute of a PublishDict event takes
+// (a name reference, a tag, a value byte), or of a PublishCompact one (a
+// name reference and a one-byte string reference).
+func (x *dictExpander) minAttr() int {
+	if x.compact {
+		return 2
+	}
+	return 3
+}
+
+// event expands the event at offset o of b (PublishDict's, or
+// PublishCompact's if x.compact). It enters what the event writes out
+// into the frame's dictionaries if enter is set (reading the frame in
+// order; not when writing out one event of a frame already read).
 func (x *dictExpander) event(out, b []byte, o int, enter bool) ([]byte, int, error) {
+	if x.compact {
+		return x.compactEvent(out, b, o, enter) // publishcompact.go
+	}
+	return x.namedEvent(out, b, o, enter)
+}
+
+// namedEvent expands a PublishDict event at offset o of b: its attribute
+// count, then per attribute the name its reference stands for and the
+// tag and value as they are (values through compactValue if x.compact).
+func (x *dictExpander) namedEvent(out, b []byte, o int, enter bool) ([]byte, int, error) {
 	n, o := dictUvarint(b, o)
 	switch {
 	case o < 0:
 		return nil, 0, malformed("attribute count: bad or truncated varint")
 	case n > MaxEventAttrs:
 		return nil, 0, malformed("event has %d attributes, more than %d", n, MaxEventAttrs)
-	case n > uint64(len(b)-o)/3: // reference, tag, value
+	case n > uint64(len(b)-o)/uint64(x.minAttr()):
 		return nil, 0, malformed("attribute count %d exceeds what the %d bytes left could hold", n, len(b)-o)
 	}
 	out = binary.AppendUvarint(out, n)
@@ -142,6 +177,13 @@ func (x *dictExpander) event(out, b []byte, o int, enter bool) ([]byte, int, err
 			out = append(out, x.names[ref-1]...)
 		} else {
 			return nil, 0, malformed("attribute name reference %d beyond the frame's %d names", ref, len(x.names))
+		}
+		if x.compact {
+			var err error
+			if out, o, err = x.compactValue(out, b, o, enter); err != nil {
+				return nil, 0, err
+			}
+			continue
 		}
 		k, err := valueLen(b, o)
 		if err != nil {
@@ -216,6 +258,21 @@ type dictEncoder struct {
 	order []string          // the entries, in order
 	pos   []dictPos
 	gen   uint64 // pos entries of another generation are stale
+	// compact makes the encoding PublishCompact's: values counts the
+	// string values entered, and strs caches some of them by hash
+	// (appendStr), entries of another generation than vgen being stale;
+	// strUndo are the slots the event being encoded changed, as they
+	// were (truncate puts them back).
+	compact bool
+	values  int
+	strs    *[strCacheSlots]strEntry
+	vgen    uint64
+	strUndo []strUndo
+	// layouts counts the layouts entered; last is the last one entered
+	// and prev the one before it (truncate's, when an event that entered
+	// last is taken back).
+	layouts    int
+	last, prev encLayout
 }
 
 type dictPos struct {
@@ -228,11 +285,33 @@ type dictPos struct {
 func (d *dictEncoder) reset() {
 	clear(d.refs)
 	d.order = d.order[:0]
+	d.values = 0
+	d.vgen++
+	d.layouts, d.last, d.prev = 0, encLayout{names: d.last.names[:0]}, encLayout{names: d.prev.names[:0]}
 	d.gen++
 }
 
-// truncate forgets the entries after the first n (an event taken back).
-func (d *dictEncoder) truncate(n int) {
+// truncate forgets the name entries after the first n, the string
+// value entries after the first values and the layouts after the first
+// layouts: the last event encoded taken back (the string cache's slots
+// it changed are put back as they were, so that the next event encodes
+// as if it had never been).
+func (d *dictEncoder) truncate(n, values, layouts int) {
+	switch layouts {
+	case d.layouts:
+	case d.layouts - 1: // the event taken back entered last
+		d.layouts = layouts
+		d.last, d.prev = d.prev, encLayout{names: d.last.names[:0]}
+	default:
+		d.layouts = layouts
+		d.last, d.prev = encLayout{names: d.last.names[:0]}, encLayout{names: d.prev.names[:0]}
+	}
+	if values != d.values { // the last event's strings: its slots as they were
+		for i := len(d.strUndo) - 1; i >= 0; i-- {
+			d.strs[d.strUndo[i].slot] = d.strUndo[i].old
+		}
+		d.strUndo, d.values = d.strUndo[:0], values
+	}
 	if n == len(d.order) {
 		return
 	}
@@ -285,7 +364,16 @@ func (d *dictEncoder) appendEvent(b []byte, e match.Event, check bool) ([]byte, 
 	if check && e.Len() > MaxEventAttrs {
 		return b, 0, tooManyAttrs(e.Len())
 	}
-	start, entries := len(b), len(d.order)
+	if d.compact {
+		return d.appendCompactEvent(b, e, check) // publishcompact.go
+	}
+	return d.appendNamedEvent(b, e, check)
+}
+
+// appendNamedEvent is appendEvent of a PublishDict event (with
+// PublishCompact's values if d.compact).
+func (d *dictEncoder) appendNamedEvent(b []byte, e match.Event, check bool) ([]byte, int, error) {
+	start, entries, values := len(b), len(d.order), d.values
 	b = binary.AppendUvarint(b, uint64(e.Len()))
 	plain := len(b) - start
 	for i := range e.Len() {
@@ -309,11 +397,20 @@ func (d *dictEncoder) appendEvent(b []byte, e match.Event, check bool) ([]byte, 
 		} else {
 			plain += uvarintLen(uint64(len(a.Name))) + len(a.Name)
 		}
+		if d.compact {
+			var ok bool
+			if b, ok = d.appendCompactValue(b, a.Value, check); !ok { // publishcompact.go
+				d.truncate(entries, values, d.layouts)
+				return b[:start], 0, invalidUTF8Attr(a.Name)
+			}
+			plain += plainValueLen(a.Value)
+			continue
+		}
 		vat := len(b)
 		if a.Value.Kind() == match.KindString {
 			s := a.Value.AsString()
 			if check && !validUTF8String(s) {
-				d.truncate(entries)
+				d.truncate(entries, values, d.layouts)
 				return b[:start], 0, invalidUTF8Attr(a.Name)
 			}
 			b = appendString(append(b, tagString), s)
@@ -325,9 +422,10 @@ func (d *dictEncoder) appendEvent(b []byte, e match.Event, check bool) ([]byte, 
 	return b, plain, nil
 }
 
-// DictBatch accumulates events for one PublishDict frame, as PublishBatch
-// does for Publish: each event is checked and encoded once, straight into
-// the batch, and the finished frame is the batch's own buffer.
+// DictBatch accumulates events for one PublishDict frame, or one
+// PublishCompact frame (SetCompact), as PublishBatch does for Publish:
+// each event is checked and encoded once, straight into the batch, and
+// the finished frame is the batch's own buffer.
 type DictBatch struct {
 	f     frameBuf
 	d     dictEncoder
@@ -336,7 +434,7 @@ type DictBatch struct {
 }
 
 // dictMark is where the batch stood before its last event.
-type dictMark struct{ buf, entries, plain int }
+type dictMark struct{ buf, entries, values, layouts, plain int }
 
 // AddChecked checks e as CheckEvent does and adds it to the batch,
 // returning the size of its plain encoding (AppendEvent's), against which
@@ -344,7 +442,7 @@ type dictMark struct{ buf, entries, plain int }
 // was.
 func (p *DictBatch) AddChecked(e match.Event) (int, error) {
 	p.f.room()
-	mark := dictMark{buf: len(p.f.buf), entries: len(p.d.order), plain: p.plain}
+	mark := dictMark{buf: len(p.f.buf), entries: len(p.d.order), values: p.d.values, layouts: p.d.layouts, plain: p.plain}
 	b, plain, err := p.d.appendEvent(p.f.buf, e, true)
 	if err != nil {
 		return 0, err
@@ -363,7 +461,7 @@ func (p *DictBatch) Undo() {
 		return
 	}
 	p.f.buf = p.f.buf[:p.last.buf]
-	p.d.truncate(p.last.entries)
+	p.d.truncate(p.last.entries, p.last.values, p.last.layouts)
 	p.plain = p.last.plain
 	p.f.n--
 	p.last = dictMark{}
@@ -383,7 +481,18 @@ func (p *DictBatch) WireSize() int { return p.f.size() }
 // seq, built in place: it aliases the batch and is valid until the next
 // AddChecked or Reset.
 func (p *DictBatch) Frame(seq uint64) []byte {
-	return p.f.frame(TypePublishDict, seq, uint64(p.f.n))
+	t := TypePublishDict
+	if p.d.compact {
+		t = TypePublishCompact
+	}
+	return p.f.frame(t, seq, uint64(p.f.n))
+}
+
+// SetCompact makes the batch a PublishCompact one (client version
+// VersionCompact) or a PublishDict one, emptying it.
+func (p *DictBatch) SetCompact(on bool) {
+	p.Reset()
+	p.d.compact = on
 }
 
 // Reset empties the batch and its dictionary, keeping their memory.

@@ -18,6 +18,16 @@ import (
 // RawAt, and Raw itself is made only by RawAll (see RawAt): a router
 // forwards and delivers few of the events it reads.
 func (d *EventDecoder) DecodeOwnedPublishDict(body []byte, max int) (*Publish, error) {
+	return d.decodeOwnedDict(body, max, false)
+}
+
+// decodeOwnedDict is DecodeOwnedPublishDict, or DecodeOwnedPublishCompact
+// if compact.
+func (d *EventDecoder) decodeOwnedDict(body []byte, max int, compact bool) (*Publish, error) {
+	t := TypePublishDict
+	if compact {
+		t = TypePublishCompact
+	}
 	r := ownedReader(body)
 	defer d.sharedFrameDone(len(body))
 	m := &Publish{Seq: r.uvarint("publish seq")}
@@ -26,7 +36,10 @@ func (d *EventDecoder) DecodeOwnedPublishDict(body []byte, max int) (*Publish, e
 		return nil, r.err
 	}
 	size := uvarintLen(m.Seq) + uvarintLen(uint64(n))
-	x := &dictRaw{body: body, spans: make([]int32, 0, n+1)}
+	x := &dictRaw{dictExpander: dictExpander{compact: compact}, body: body, spans: make([]int32, 0, n+1)}
+	if compact {
+		x.values = make([][]byte, 0, min(n, MaxDictValues))
+	}
 	d.shape = d.shape[:0] // the references are this frame's
 	m.Events = make([]match.Event, 0, n)
 	for range n {
@@ -36,11 +49,11 @@ func (d *EventDecoder) DecodeOwnedPublishDict(body []byte, max int) (*Publish, e
 			return nil, r.err
 		}
 		if size += plain; size > max {
-			return nil, Errorf(CodeFrameTooLarge, "publish-dict expands to more than %d bytes", max)
+			return nil, Errorf(CodeFrameTooLarge, "%s expands to more than %d bytes", t, max)
 		}
 		m.Events = append(m.Events, e)
 	}
-	if err := r.end(TypePublishDict.String()); err != nil {
+	if err := r.end(t.String()); err != nil {
 		return nil, err
 	}
 	x.spans = append(x.spans, int32(len(body)))
@@ -110,13 +123,22 @@ func (x *dictRaw) expand(i int) []byte {
 	return out[start:len(out):len(out)]
 }
 
-// dictEvent reads one event of a PublishDict body with the decoder's
-// machinery for Publish (interned names cached by position, the wanted
-// names, shared strings and slab), names through x's dictionary, and
-// returns it with the size of its plain encoding. Errors are the
-// reader's.
+// dictEvent reads one event of a PublishDict body (a PublishCompact one
+// if x.compact) with the decoder's machinery for Publish (interned names
+// cached by position, the wanted names, shared strings and slab), names
+// through x's dictionary, and returns it with the size of its plain
+// encoding. Errors are the reader's.
 func (d *EventDecoder) dictEvent(r *reader, x *dictExpander) (match.Event, int) {
-	n := r.count("attribute count", 3) // reference, tag, value
+	if x.compact {
+		l := r.uvarint("layout reference")
+		switch {
+		case r.err != nil:
+			return match.Event{}, 0
+		case l != 0:
+			return d.layoutEvent(r, x, l) // publishcompact_decode.go
+		}
+	}
+	n := r.count("attribute count", x.minAttr())
 	if r.err != nil {
 		return match.Event{}, 0
 	}
@@ -150,40 +172,60 @@ func (d *EventDecoder) dictEvent(r *reader, x *dictExpander) (match.Event, int) 
 			o, plain = next, plain+size
 		}
 		keep := all || d.wanted(i)
-		start := o
-		if !keep {
-			if next, ok := skipValue(b, o); ok {
-				o, plain = next, plain+next-start
-				continue
-			}
+		next, size := d.dictValue(r, x, b, o, i, name, keep, &attrs[kept], kept)
+		if r.err != nil {
+			return match.Event{}, 0
 		}
-		strs, buf := len(d.strs), len(d.buf)
-		dst := &attrs[kept]
-		next, ok := d.fastValue(b, o, i, r, dst, name)
-		if !ok { // anything unusual, errors included: the reader decides and words it
-			r.b = b[o:]
-			v := d.value(r, i, name)
-			if r.err != nil {
-				return match.Event{}, 0
-			}
-			setAttr(dst, name, v)
-			next = len(b) - len(r.b)
+		o, plain = next, plain+size
+		if keep {
+			kept++
 		}
-		o, plain = next, plain+next-start
-		if !keep {
-			d.strs, d.buf = d.strs[:strs], d.buf[:buf]
-			continue
-		}
-		if len(d.strs) > strs {
-			d.strs[strs].attr = kept
-		}
-		kept++
 	}
 	r.b = b[o:]
 	d.shape = shape[:min(len(shape), n)]
+	if x.compact && len(x.layouts) < MaxDictLayouts {
+		names := make([]string, n)
+		for i := range names {
+			names[i] = d.pos[i].name
+		}
+		x.layouts = append(x.layouts, newLayout(names))
+	}
 	attrs = d.keepAttrs(r, attrs, kept)
 	d.setStrings(attrs)
 	return match.NewTrustedEvent(attrs), plain
+}
+
+// dictValue reads the value at offset o of b, attribute i named name,
+// into dst (the event's kept-th kept attribute) if keep, else validates
+// it only, and returns the offset after it and the size of its plain
+// encoding. Errors are the reader's.
+func (d *EventDecoder) dictValue(r *reader, x *dictExpander, b []byte, o, i int, name string, keep bool, dst *match.Attr, kept int) (int, int) {
+	if x.compact && o < len(b) && (b[o] == tagString || b[o] >= tagStrRef) {
+		return d.compactValue(r, x, b, o, name, keep, dst) // publishcompact_decode.go
+	}
+	if !keep {
+		if next, ok := skipValue(b, o); ok {
+			return next, next - o
+		}
+	}
+	strs, buf := len(d.strs), len(d.buf)
+	next, ok := d.fastValue(b, o, i, r, dst, name)
+	if !ok { // anything unusual, errors included: the reader decides and words it
+		r.b = b[o:]
+		v := d.value(r, i, name)
+		if r.err != nil {
+			return 0, 0
+		}
+		setAttr(dst, name, v)
+		next = len(b) - len(r.b)
+	}
+	switch {
+	case !keep:
+		d.strs, d.buf = d.strs[:strs], d.buf[:buf]
+	case len(d.strs) > strs:
+		d.strs[strs].attr = kept
+	}
+	return next, next - o
 }
 
 // appendShape extends the frame's shape (see EventDecoder.shape) with

@@ -17,7 +17,9 @@ type publisher struct {
 	mu    sync.Mutex // the batch, seq and data stream writes
 	batch wire.PublishBatch
 	// dict is the batch on a connection of wire.VersionPublishDict or
-	// later: PublishDict frames, each name written once per frame.
+	// later: PublishDict frames, each name written once per frame
+	// (PublishCompact frames from wire.VersionCompact: string values and
+	// decimals compact too).
 	dict      wire.DictBatch
 	useDict   bool
 	seq       uint64
@@ -55,6 +57,7 @@ func (p *publisher) init(c *Client) {
 		p.maxBytes = lim
 	}
 	p.useDict = c.welcome.Version >= wire.VersionPublishDict
+	p.dict.SetCompact(c.welcome.Version >= wire.VersionCompact)
 	p.inflight = make(chan struct{}, c.opts.MaxInFlight)
 	p.ackCh = make(chan struct{})
 }

@@ -1,0 +1,125 @@
+package router_test
+
+import (
+	"testing"
+
+	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/router"
+	"github.com/sift-pubsub/sift/router/client"
+)
+
+// TestPublishCompactVersions: a client and a router of the
+// PublishCompact version, and either of them held at the version before
+// (PublishDict), deliver every event exactly to the subscribers whose
+// filters match it, in small batches (events taken back from full
+// batches and encoded again in the next, with both dictionaries). Where
+// both ends speak PublishCompact, the publisher's frames carry at most
+// two thirds of PublishDict's bytes (the symbols and exchanges repeat,
+// the prices are cents).
+func TestPublishCompactVersions(t *testing.T) {
+	evs := stockEvents(12, 3000)
+	const filter = `symbol == "IBM" && volume >= 100 && price < 150`
+	published := map[string]float64{}
+	for _, c := range []struct {
+		name           string
+		router, client uint64
+	}{
+		{"both new", 0, 0},
+		{"old router", wire.VersionClaim, 0},
+		{"old client", 0, wire.VersionClaim},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env := start(t, func(cfg *router.Config) { cfg.ClientVersion = c.router })
+			ctx := testCtx(t)
+			sub := dial(t, env, "sub", client.Options{})
+			all, err := sub.Subscribe(ctx, `*`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			some, err := sub.Subscribe(ctx, filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pub := dial(t, env, "pub", client.Options{ProtocolVersion: c.client, BatchBytes: 1500})
+			for i := 0; i < len(evs); i += 250 {
+				if err := pub.Publish(ctx, evs[i:i+250]...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := pub.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := pub.Accepted(); got != uint64(len(evs)) {
+				t.Fatalf("accepted %d of %d events", got, len(evs))
+			}
+			if err := sameEvents(collect(t, all, len(evs)), evs); err != nil {
+				t.Fatalf("all: %v", err)
+			}
+			want := expected(filter, evs)
+			if err := sameEvents(collect(t, some, len(want)), want); err != nil {
+				t.Fatalf("%s: %v", filter, err)
+			}
+			published[c.name] = connBytes(env.Router.Metrics(), clientCN, "in")
+		})
+	}
+	if compact, dict := published["both new"], published["old client"]; compact <= 0 || compact > dict*2/3 {
+		t.Errorf("client bytes in: %.0f with PublishCompact, %.0f with PublishDict: want at most two thirds", compact, dict)
+	}
+	t.Logf("client bytes in: %.0f with PublishCompact, %.0f and %.0f with PublishDict (old router, old client)",
+		published["both new"], published["old router"], published["old client"])
+}
+
+// TestPublishCompactRefusedBeforeItsVersion: a client of VersionClaim
+// that sends a PublishCompact frame is closed as unexpected; one of
+// VersionCompact that sends a malformed one is closed as malformed; a
+// subscriber connected throughout gets nothing of either.
+func TestPublishCompactRefusedBeforeItsVersion(t *testing.T) {
+	env := start(t, nil)
+	ctx := testCtx(t)
+	watcher := dial(t, env, "watcher", client.Options{})
+	all, err := watcher.Subscribe(ctx, `*`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := (&wire.PublishCompact{Publish: wire.Publish{Seq: 1, Events: stockEvents(3, 2)}}).AppendBody(nil)
+	for _, c := range []struct {
+		version uint64
+		body    []byte
+		code    wire.Code
+	}{
+		{wire.VersionClaim, good, wire.CodeUnexpected},
+		// One event, one attribute "a": a string reference to no value.
+		{wire.VersionCompact, []byte{1, 1, 1, 0, 1, 'a', 5, 1}, wire.CodeMalformed},
+	} {
+		qc := rawConn(t, env)
+		ctrl, err := qc.OpenStreamSync(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctrl.Write(wire.AppendFrame(nil, &wire.Hello{MinVersion: 1, MaxVersion: c.version, Role: wire.RoleClient, Name: "raw"}))
+		if m, err := wire.NewFrameReader(ctrl, 0).ReadMessage(); err != nil || m.(*wire.Welcome).Version != c.version {
+			t.Fatalf("welcome: %v %v", m, err)
+		}
+		data, err := qc.OpenStreamSync(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data.Write(wire.AppendFrame(nil, &wire.Attach{Version: c.version}))
+		data.Write(append([]byte{0, 0, byte((len(c.body) + 1) >> 8), byte(len(c.body) + 1), byte(wire.TypePublishCompact)}, c.body...))
+		if code, msg := closedWith(t, qc); code != c.code {
+			t.Fatalf("publish-compact at version %d: closed with %v (%s), want %v", c.version, code, msg, c.code)
+		}
+	}
+
+	pub := dial(t, env, "pub", client.Options{})
+	last := stockEvents(4, 1)
+	if err := pub.Publish(ctx, last...); err != nil {
+		t.Fatal(err)
+	}
+	if err := pub.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := sameEvents(collect(t, all, 1), last); err != nil {
+		t.Fatalf("the watcher got something of the refused frames: %v", err)
+	}
+}
