@@ -153,6 +153,9 @@ type connStream struct {
 	sent    Tick // the tick of the last message sent (the subscriber's CT); <= pos
 	catchup *catchup
 	unacked []Tick
+	// sentAtDue is sent as it was when the session's idle silence was
+	// last due (see idleSilences).
+	sentAtDue Tick
 }
 
 // SHB is the subscriber hosting broker's state machine: per pubend an

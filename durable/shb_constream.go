@@ -218,40 +218,6 @@ func (s *SHB) report() {
 	}
 }
 
-// idleSilences sends silence(p, LD) to up-to-date subscribers that have
-// heard nothing up to LD, so their CT keeps up (rule SHB 5). Each session
-// is due once per ReportInterval at its own phase (from its subscription
-// id), so with many subscribers the silences are spread over the period
-// instead of leaving in one burst that delays the events queued behind
-// it.
-func (s *SHB) idleSilences() {
-	for _, c := range s.sortedConns() {
-		if c.nextSilence == 0 {
-			c.nextSilence = s.now + Tick(phaseOf(c.sub.id)%uint64(s.cfg.ReportInterval))
-		}
-		if s.now < c.nextSilence {
-			continue
-		}
-		c.nextSilence = max(c.nextSilence+s.cfg.ReportInterval, s.now)
-		for _, p := range s.cfg.Pubends {
-			cs, ld := c.streams[p], s.pubs[p].written.ld
-			if cs.catchup == nil && cs.sent < ld {
-				s.toSub(c, Msg{Kind: MsgSubSilence, Pubend: p, Tick: ld})
-				cs.pos = max(cs.pos, ld)
-			}
-		}
-	}
-}
-
-// phaseOf hashes a subscription id (FNV-1a), for its silence phase.
-func phaseOf(id string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(id); i++ {
-		h = (h ^ uint64(id[i])) * 1099511628211
-	}
-	return h
-}
-
 // queueFull reports whether a session's queue on one pubend is full.
 func (s *SHB) queueFull(cs *connStream) bool {
 	return len(cs.unacked) >= s.cfg.SubQueue
