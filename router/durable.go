@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sift-pubsub/sift/durable"
@@ -221,10 +222,13 @@ type durableLink struct {
 }
 
 // durableClient is a client connection that spoke durable: its sessions
-// (subscription id to session number) to close when it goes away.
+// (subscription id to session number) to close when it goes away, and
+// whether the driver sent it something since the last heartbeat round
+// (beatClients).
 type durableClient struct {
 	c        *conn
 	sessions map[string]uint64
+	sent     atomic.Bool
 }
 
 // newDurableNode opens the store and recovers the state machines.

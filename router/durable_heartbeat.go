@@ -17,10 +17,10 @@ const heartbeatPeriod = 250 * time.Millisecond
 // heartbeatFrame is the encoded heartbeat, the same for every client.
 var heartbeatFrame = wire.AppendFrame(nil, &wire.Durable{Msg: durable.Msg{Kind: durable.MsgHeartbeat}})
 
-// heartbeats sends a heartbeat every period to every durable client whose
-// control lane is empty (one with frames queued hears from the router
-// anyway), until stop is closed. It runs beside the driver, not in it, so
-// that a driver busy with a long batch does not pass for a dead router.
+// heartbeats sends a heartbeat every period to every durable client that
+// was sent nothing since the previous period (beatClients), until stop is
+// closed. It runs beside the driver, not in it, so that a driver busy with
+// a long batch does not pass for a dead router.
 func (d *durableNode) heartbeats(stop <-chan struct{}) {
 	t := time.NewTicker(heartbeatPeriod)
 	defer t.Stop()
@@ -30,12 +30,24 @@ func (d *durableNode) heartbeats(stop <-chan struct{}) {
 			return
 		case <-t.C:
 		}
-		d.mu.Lock()
-		for _, cl := range d.clients {
-			if ctrl, _ := cl.c.q.pending(); ctrl == 0 {
-				cl.c.q.pushControl(heartbeatFrame)
-			}
+		d.beatClients()
+	}
+}
+
+// beatClients sends a heartbeat to every durable client that was sent
+// nothing since the previous call and has nothing queued: one that hears
+// from the router anyway needs none, and with many subscribers receiving
+// events a heartbeat each would add a frame (and a packet) per client and
+// period to the events.
+func (d *durableNode) beatClients() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, cl := range d.clients {
+		if cl.sent.Swap(false) {
+			continue
 		}
-		d.mu.Unlock()
+		if ctrl, _ := cl.c.q.pending(); ctrl == 0 {
+			cl.c.q.pushControl(heartbeatFrame)
+		}
 	}
 }

@@ -112,3 +112,44 @@ func TestDurableClientBatches(t *testing.T) {
 		}
 	}
 }
+
+// TestDurableHeartbeatsOnlyToIdle: a heartbeat round skips a client the
+// driver sent something since the previous round (it heard from the
+// router anyway), even when its lane is empty again, and beats one that
+// was sent nothing; the busy client is
+// beaten again in the first round after it went quiet.
+func TestDurableHeartbeatsOnlyToIdle(t *testing.T) {
+	d := &durableNode{log: slog.New(slog.DiscardHandler), met: newDurableMetrics(prometheus.NewRegistry()),
+		clients: map[ifaceID]*durableClient{}, clientOut: map[ifaceID]*clientBatch{}}
+	d.view.init()
+	busy, idle := &durableClient{c: &conn{q: newSendQueue(8, 16)}}, &durableClient{c: &conn{q: newSendQueue(8, 16)}}
+	d.clients[1], d.clients[2] = busy, idle
+	beats := func(cl *durableClient) (heartbeats, others int) {
+		for _, e := range cl.c.q.takeControl(nil) {
+			if bytes.Equal(e, heartbeatFrame) {
+				heartbeats++
+			} else {
+				others++
+			}
+		}
+		return heartbeats, others
+	}
+	for round := range 3 {
+		d.send([]durable.Envelope{{From: "local/shb", To: "client/1",
+			Msg: durable.Msg{Kind: durable.MsgSubSilence, Pubend: "p", Tick: durable.Tick(round + 1)}}}, nil)
+		if hb, other := beats(busy); hb != 0 || other != 1 { // its writer took the silence
+			t.Fatalf("round %d: the client sent a silence got %d heartbeats and %d other entries, want 0 and 1", round, hb, other)
+		}
+		d.beatClients()
+		if hb, other := beats(busy); hb != 0 || other != 0 {
+			t.Fatalf("round %d: the client sent a silence since the last round got %d heartbeats, want 0", round, hb)
+		}
+		if hb, other := beats(idle); hb != 1 || other != 0 {
+			t.Fatalf("round %d: the idle client got %d heartbeats and %d other entries, want 1 and 0", round, hb, other)
+		}
+	}
+	d.beatClients()
+	if hb, _ := beats(busy); hb != 1 {
+		t.Fatalf("a round after the busy client went quiet: %d heartbeats, want 1", hb)
+	}
+}

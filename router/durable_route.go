@@ -81,7 +81,9 @@ func (d *durableNode) pushClient(b *clientBatch) {
 	if !b.cl.c.q.pushControl(b.buf) {
 		d.met.slowClients.Inc()
 		b.cl.c.fail(wire.CodeSlowConsumer, "durable messages not read")
+		return
 	}
+	b.cl.sent.Store(true)
 }
 
 // isLocal reports whether node is one of this router's machines.
