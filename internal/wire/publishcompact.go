@@ -426,8 +426,22 @@ func (d *dictEncoder) appendCompactValue(b []byte, v match.Value, check bool) ([
 // writes them out), which costs what a PublishDict event does and a
 // byte.
 func (d *dictEncoder) appendCompactEvent(b []byte, e match.Event, check bool) ([]byte, int, error) {
+	// The previous event's undo slots stay until this one is taken in:
+	// a refused event puts back only its own (truncate from undoFrom),
+	// so an Undo after it still takes back the event before it whole.
+	d.undoFrom = len(d.strUndo)
+	b, plain, err := d.encodeCompactEvent(b, e, check)
+	if err == nil {
+		d.strUndo = append(d.strUndo[:0], d.strUndo[d.undoFrom:]...)
+	}
+	d.undoFrom = 0
+	return b, plain, err
+}
+
+// encodeCompactEvent is appendCompactEvent's encoding, its undo slots
+// entered after undoFrom.
+func (d *dictEncoder) encodeCompactEvent(b []byte, e match.Event, check bool) ([]byte, int, error) {
 	start := len(b)
-	d.strUndo = d.strUndo[:0]
 	if d.last.ref == 0 || !d.sameLayout(e) {
 		b, plain, err := d.appendNamedEvent(append(b, 0), e, check)
 		if err != nil {

@@ -270,6 +270,43 @@ func TestPublishCompactUndo(t *testing.T) {
 	})
 }
 
+// TestPublishCompactUndoAfterRefusal: Undo after a refused AddChecked
+// takes back the event added before it (the one the batch's mark is
+// for), string values included, so that event added again encodes as it
+// did: the refused event must not leave the cache pointing at entries
+// the frame no longer has.
+func TestPublishCompactUndoAfterRefusal(t *testing.T) {
+	first := match.MustEvent(match.Attr{Name: "a", Value: match.Str("x")})
+	taken := match.MustEvent(match.Attr{Name: "a", Value: match.Str("y")}, match.Attr{Name: "b", Value: match.Str("z")})
+	bad := match.MustEvent(match.Attr{Name: "a", Value: match.Str("w")}, match.Attr{Name: "b", Value: match.Str("\xff")})
+	for _, refusal := range []match.Event{bad, match.MustEvent(match.Attr{Name: "c", Value: match.Str("\xc0")})} {
+		var b DictBatch
+		b.SetCompact(true)
+		for _, e := range []match.Event{first, taken} {
+			if _, err := b.AddChecked(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := b.AddChecked(refusal); err == nil {
+			t.Fatalf("%v accepted", refusal)
+		}
+		b.Undo() // takes back taken
+		for _, e := range []match.Event{taken, taken} {
+			if _, err := b.AddChecked(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, _ := compactBody(t, 1, []match.Event{first, taken, taken})
+		_, got, _, _ := SplitFrame(b.Frame(1), HardMaxFrame)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("after refusing %v and undoing\n%x\nwant\n%x", refusal, got, want)
+		}
+		if _, err := ExpandPublishCompact(nil, got, HardMaxFrame); err != nil {
+			t.Fatalf("after refusing %v and undoing: %v", refusal, err)
+		}
+	}
+}
+
 // TestPublishCompactFullDictionary: string values beyond MaxDictValues
 // are written out every time, and the frame still expands to the plain
 // one.

@@ -261,13 +261,16 @@ type dictEncoder struct {
 	// compact makes the encoding PublishCompact's: values counts the
 	// string values entered, and strs caches some of them by hash
 	// (appendStr), entries of another generation than vgen being stale;
-	// strUndo are the slots the event being encoded changed, as they
-	// were (truncate puts them back).
-	compact bool
-	values  int
-	strs    *[strCacheSlots]strEntry
-	vgen    uint64
-	strUndo []strUndo
+	// strUndo are the slots the last event taken in changed, as they
+	// were, followed, from undoFrom, by those the event being encoded
+	// changed (truncate puts back those from undoFrom: the event being
+	// encoded's, or, from Undo, with undoFrom 0, the last event's).
+	compact  bool
+	values   int
+	strs     *[strCacheSlots]strEntry
+	vgen     uint64
+	strUndo  []strUndo
+	undoFrom int
 	// layouts counts the layouts entered; last is the last one entered
 	// and prev the one before it (truncate's, when an event that entered
 	// last is taken back).
@@ -287,6 +290,7 @@ func (d *dictEncoder) reset() {
 	d.order = d.order[:0]
 	d.values = 0
 	d.vgen++
+	d.strUndo, d.undoFrom = d.strUndo[:0], 0
 	d.layouts, d.last, d.prev = 0, encLayout{names: d.last.names[:0]}, encLayout{names: d.prev.names[:0]}
 	d.gen++
 }
@@ -306,11 +310,11 @@ func (d *dictEncoder) truncate(n, values, layouts int) {
 		d.layouts = layouts
 		d.last, d.prev = encLayout{names: d.last.names[:0]}, encLayout{names: d.prev.names[:0]}
 	}
-	if values != d.values { // the last event's strings: its slots as they were
-		for i := len(d.strUndo) - 1; i >= 0; i-- {
+	if values != d.values { // the event's strings: its slots as they were
+		for i := len(d.strUndo) - 1; i >= d.undoFrom; i-- {
 			d.strs[d.strUndo[i].slot] = d.strUndo[i].old
 		}
-		d.strUndo, d.values = d.strUndo[:0], values
+		d.strUndo, d.values = d.strUndo[:d.undoFrom], values
 	}
 	if n == len(d.order) {
 		return
