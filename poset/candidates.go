@@ -38,9 +38,11 @@ type candIndex struct {
 // bucket per side, thousands of them each. Keyed by a hash rather than
 // the values themselves, and a bucket of one node held as the node: a
 // map slot of 16 bytes instead of 64 and a slice, most buckets holding
-// one node (every distinct symbol). Values whose hashes collide share a
-// bucket, which only adds candidates: each is box-tested, and the box
-// test compares the values.
+// one node (every distinct symbol); the buckets of one node are a
+// nodeTable (a pointer and a tag byte a position), keyed by the node's
+// own hash (valuesHash), computed again where the table needs it. Values
+// whose hashes collide share a bucket, which only adds candidates: each
+// is box-tested, and the box test compares the values.
 type group struct {
 	plain []*node
 	// byPoints: the members by their point attributes, joined with
@@ -57,8 +59,13 @@ const pointSep = "\x00"
 // one, of more in many (each hash in one of the two).
 type eqBuckets struct {
 	attrs []string
-	one   map[uint64]*node
+	one   nodeTable // by valuesHash
 	many  map[uint64][]*node
+}
+
+// lookupOne returns the bucket of one node of hash h, if any.
+func (bs *eqBuckets) lookupOne(h uint64) *node {
+	return bs.one.lookup(h, func(n *node) bool { return valuesHash(&n.key) == h })
 }
 
 func newGroup() *group { return &group{byPoints: make(map[string]*eqBuckets)} }
@@ -70,8 +77,8 @@ func (bs *eqBuckets) add(h uint64, n *node) {
 		bs.many[h] = append(b, n)
 		return
 	}
-	if m, ok := bs.one[h]; ok {
-		delete(bs.one, h)
+	if m := bs.lookupOne(h); m != nil {
+		bs.one.remove(m)
 		if bs.many == nil {
 			bs.many = make(map[uint64][]*node)
 		}
@@ -80,14 +87,14 @@ func (bs *eqBuckets) add(h uint64, n *node) {
 		return
 	}
 	n.ipos = 0
-	bs.one[h] = n
+	bs.one.addHashed(n, h)
 }
 
 // remove takes n out of its bucket (hash h).
 func (bs *eqBuckets) remove(h uint64, n *node) {
 	b, ok := bs.many[h]
 	if !ok {
-		delete(bs.one, h)
+		bs.one.remove(n)
 		return
 	}
 	if b = swapRemove(b, n.ipos); len(b) > 1 {
@@ -96,14 +103,14 @@ func (bs *eqBuckets) remove(h uint64, n *node) {
 	}
 	delete(bs.many, h)
 	b[0].ipos = 0
-	bs.one[h] = b[0]
+	bs.one.addHashed(b[0], h)
 }
 
-func (bs *eqBuckets) len() int { return len(bs.one) + len(bs.many) }
+func (bs *eqBuckets) len() int { return bs.one.len() + len(bs.many) }
 
 // visit calls fn on bucket h, if it holds a node.
 func (g *group) visit(bs *eqBuckets, h uint64, fn func([]*node)) {
-	if n, ok := bs.one[h]; ok {
+	if n := bs.lookupOne(h); n != nil {
 		g.visitOne(n, fn)
 	} else if b := bs.many[h]; len(b) > 0 {
 		fn(b)
@@ -119,7 +126,7 @@ func (g *group) visitOne(n *node, fn func([]*node)) {
 
 // visitAll calls fn on every bucket of bs.
 func (g *group) visitAll(bs *eqBuckets, fn func([]*node)) {
-	for _, n := range bs.one {
+	for n := range bs.one.all {
 		g.visitOne(n, fn)
 	}
 	for _, b := range bs.many {
@@ -175,16 +182,28 @@ func uPoints(u *node, attrs []string, coverers bool) (uint64, bool) {
 // appended to buf) and the hash of their values; an empty key when k has
 // no point.
 func pointsHash(k *key, buf []byte) ([]byte, uint64) {
+	for i := range k.box {
+		if ek, ok := spanKey(&k.box[i]); ok {
+			buf = append(append(buf, ek.attr...), pointSep...)
+		}
+	}
+	return buf, valuesHash(k)
+}
+
+// valuesHash is the hash of k's point values, pointsHash's second result.
+func valuesHash(k *key) uint64 {
 	var h maphash.Hash
 	h.SetSeed(hashSeed)
 	for i := range k.box {
 		if ek, ok := spanKey(&k.box[i]); ok {
-			buf = append(append(buf, ek.attr...), pointSep...)
 			ek.write(&h)
 		}
 	}
-	return buf, nonZero(h.Sum64())
+	return nonZero(h.Sum64())
 }
+
+// bucketHash is valuesHash of a node, the hash of the one-node buckets.
+func bucketHash(n *node) uint64 { return valuesHash(&n.key) }
 
 // nonZero maps the hash 0 (uPoints' "none") to 1: only adds candidates.
 func nonZero(h uint64) uint64 { return max(h, 1) }
@@ -276,7 +295,7 @@ func (x *candIndex) add(n *node) {
 	} else {
 		bs := g.byPoints[string(attrs)]
 		if bs == nil {
-			bs = &eqBuckets{attrs: pointAttrs(&n.key), one: make(map[uint64]*node)}
+			bs = &eqBuckets{attrs: pointAttrs(&n.key), one: newNodeTable(bucketHash)}
 			g.byPoints[string(attrs)] = bs
 		}
 		bs.add(h, n)

@@ -6,14 +6,15 @@ import "hash/maphash"
 // linearly, at most 2/3 full, with a byte of each member's hash beside it
 // so that a probe reads a node only when that byte agrees. What a member
 // is found by (its canonical text, or the node itself) is the hash the
-// table was made with (textKey, nodeKey) and the test a lookup passes.
+// table was made with (textKey, nodeKey, bucketHash) and the test a
+// lookup passes.
 //
-// Why not a Go map: the structure's text index (core.byText) and the
-// Table's per-interface sets of nodes (Table.own) hold an entry per
-// filter a router holds, and a map slot keyed by a string was ~54 bytes
-// per held filter at 10^6, a set of pointers ~34 (groups sized by powers
-// of two, the key beside each value); here a member costs 9 bytes a
-// position at 1/3 to 2/3 load. The hashes are seeded (hashSeed): texts
+// Why not a Go map: the structure's text index (core.byText), the
+// Table's per-interface sets of nodes (Table.own) and the candidate
+// index's buckets of one node (eqBuckets.one) hold an entry per filter a
+// router holds, and a map's groups, sized by powers of two, hold each key
+// beside its value; here a member costs a pointer and a byte a position,
+// at 1/3 to 2/3 load (docs/benchmarks.md has the figures). The hashes are seeded (hashSeed): texts
 // and filters come from clients and neighbours, which must not be able to
 // pile their filters up in one run.
 type nodeTable struct {
@@ -70,11 +71,14 @@ func (t *nodeTable) has(n *node) bool {
 
 // add makes n a member; the caller knows it is not one, nor any member
 // found as n is.
-func (t *nodeTable) add(n *node) {
+func (t *nodeTable) add(n *node) { t.addHashed(n, t.hashOf(n)) }
+
+// addHashed is add of n, whose hash the caller has computed (h).
+func (t *nodeTable) addHashed(n *node, h uint64) {
 	if (t.n+1)*3 > len(t.slots)*2 {
 		t.grow()
 	}
-	t.place(n, t.hashOf(n))
+	t.place(n, h)
 	t.n++
 }
 
