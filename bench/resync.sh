@@ -22,7 +22,12 @@
 # Each line gives the time from the kill, r1's CPU, r2's CPU during it,
 # r2's peak against its steady RSS, and r1's RSS per held filter before
 # the kill and after the resync, above an empty r1's RSS (measured at
-# setup). Ports 4481-4484 (links) and 4491-4494 (metrics).
+# setup). Ports PORT_BASE to PORT_BASE+3 (links) and PORT_BASE+10 to
+# PORT_BASE+13 (metrics), PORT_BASE 4481 unless set: give each invocation
+# that may run beside another its own (every worktree has this script).
+# Each router's ports are checked free before it starts, so a clash stops
+# the script with the process holding the port named, instead of leaving
+# a router that never came up to be read as a resync that never ended.
 #
 # KEEP=1 keeps the work directory (binaries, certificates, data, each
 # router's log TAG/NAME.log, sift sub's stderr TAG/sub.err, and when r1
@@ -32,8 +37,14 @@
 # deleting it on exit, and prints its path: the logs are what explains a
 # resync that did not complete.
 #
+# A round stops the script when the pair's sift sub has ended: r2 then
+# drops the client's filters, and r1 would get none back. A niced sift
+# sub holding 10^6 filters can miss its connection's idle timeout on a
+# loaded machine, so sift sub is reniced with r2 once the lock is held.
+#
 # e.g. BENCH_LOCK=/path/to/lock bench/resync.sh main HEAD 1000000 2
 #      KEEP=1 BENCH_LOCK=/path/to/lock bench/resync.sh main HEAD 100000 20
+#      PORT_BASE=24481 BENCH_LOCK=/path/to/lock bench/resync.sh main HEAD
 set -eu
 old=${1:?usage: resync.sh OLD NEW [N] [ROUNDS]} new=${2:?usage: resync.sh OLD NEW [N] [ROUNDS]}
 n=${3:-1000000} rounds=${4:-1}
@@ -58,13 +69,25 @@ build new "$new"
 "$d/new/sift" certs init "$d/certs" >/dev/null
 seq 0 $((n - 1)) | sed 's/.*/k == "v&"/' >"$d/keys.txt"
 
-declare -A port metrics r1pid r2pid empty up
-port[old]=4481 port[new]=4483 metrics[old]=4491 metrics[new]=4493
+declare -A port metrics r1pid r2pid subpid empty up
+base=${PORT_BASE:-4481}
+port[old]=$base port[new]=$((base + 2)) metrics[old]=$((base + 10)) metrics[new]=$((base + 12))
+
+free() { # free UDP_PORT TCP_PORT: fails, naming the holder, if either is taken
+	local taken
+	taken=$(ss -Hanpu "sport = :$1"; ss -Hlnpt "sport = :$2")
+	if [ -n "$taken" ]; then
+		echo "resync: port $1/udp or $2/tcp is taken (set PORT_BASE):" >&2
+		echo "$taken" >&2
+		return 1
+	fi
+}
 
 
 start() { # start TAG NAME NICE [PEER]: runs siftd, sets last
 	local p=${port[$1]} m=${metrics[$1]}
 	if [ "$2" = r2 ]; then p=$((p + 1)) m=$((m + 1)); fi
+	free "$p" "$m" || exit 1
 	echo "resync.sh: start $2 at $(date -u +%T.%N)" >>"$d/$1/$2.log"
 	nice -n "$3" "$d/$1/siftd" --name "$2" --listen "127.0.0.1:$p" --certs "$d/certs" --data "$d/$1/$2" \
 		--metrics "127.0.0.1:$m" --table shallow --gc-percent 100 --max-subscriptions-per-conn "$n" \
@@ -126,6 +149,7 @@ setup() { # setup TAG: the pair up, N installed at r2 and held at r1
 	nice -n 19 "$d/$1/sift" sub --router "127.0.0.1:$((port[$1] + 1))" --certs "$d/certs" --filters "$d/keys.txt" \
 		>/dev/null 2>"$d/$1/sub.err" &
 	pids+=("$!")
+	subpid[$1]=$!
 	until grep -q "^ready" "$d/$1/sub.err"; do
 		if ! kill -0 "${pids[-1]}" 2>/dev/null; then
 			echo "resync: sift sub for $1 ended:" >&2
@@ -148,6 +172,14 @@ settle() { # settle TAG: until r1's link has been up longer than r2's redial bac
 resync() { # resync TAG: one measured resync of r1
 	local p1=${r1pid[$1]} p2=${r2pid[$1]} before steady c2 t0 t1
 	settle "$1"
+	if ! alive "${subpid[$1]}"; then
+		# r2 dropped the client's filters with its connection: r1 would
+		# get none back, and the round would read as a resync that never
+		# completed.
+		echo "resync: $1's sift sub (pid ${subpid[$1]}) has ended; the end of its stderr:" >&2
+		tail -n 5 "$d/$1/sub.err" >&2
+		exit 1
+	fi
 	before=$(rss "$p1")
 	echo 5 >"/proc/$p2/clear_refs"
 	steady=$(rss "$p2")
@@ -173,7 +205,7 @@ echo "waiting for the lock at $(date -u +%T)"
 flock 9
 echo "lock held from $(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg)"
 for tag in old new; do
-	renice -n 0 -p "${r2pid[$tag]}" >/dev/null
+	renice -n 0 -p "${r2pid[$tag]}" "${subpid[$tag]}" >/dev/null
 done
 for ((r = 0; r < rounds; r++)); do
 	resync old
