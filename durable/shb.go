@@ -47,9 +47,15 @@ type SHBConfig struct {
 	// memory for catch-up streams (default 8192): subscribers back from a
 	// shorter absence catch up from memory, with no nack round trip.
 	TailSize int
-	// ReportInterval is the period of release reports and idle silences
-	// (default 20 ms).
+	// ReportInterval is the period of release reports (default 20 ms).
 	ReportInterval Tick
+	// IdleSilence is how long an up-to-date session is sent nothing on a
+	// pubend before it gets silence(p, LD), and the period of its idle
+	// silences (default ReportInterval). Each is a message to the
+	// subscriber, so with many idle subscribers a short period costs a
+	// message per subscriber and period; a subscriber's CT (and what it
+	// acknowledges) lags LD by up to about two periods.
+	IdleSilence Tick
 	// InstallRetry is the interval between resends of an unacknowledged
 	// install (default 20 ms).
 	InstallRetry Tick
@@ -83,6 +89,7 @@ func (c *SHBConfig) populate() error {
 		c.NackJitter = 0.5
 	}
 	def(&c.ReportInterval, 20_000)
+	def(&c.IdleSilence, c.ReportInterval)
 	def(&c.InstallRetry, 20_000)
 	if c.ProgressHold == 0 {
 		c.ProgressHold = 2_000_000
@@ -134,7 +141,7 @@ type conn struct {
 	session uint64
 	streams map[string]*connStream
 	// nextSilence is when the session's next idle silence is due: each
-	// session has its own phase within ReportInterval (see idleSilences).
+	// session has its own phase within IdleSilence (see idleSilences).
 	nextSilence Tick
 	// dirty: an input changed the session's catch-up streams, so progress
 	// steps them (SHB.dirty); wakeAt is when they must be stepped anyway

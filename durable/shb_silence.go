@@ -1,10 +1,10 @@
 package durable
 
 // idleSilences sends silence(p, LD) to up-to-date subscribers that were
-// sent nothing on p for a whole ReportInterval, so their CT keeps up
+// sent nothing on p for a whole IdleSilence period, so their CT keeps up
 // (rule SHB 5). A subscriber that was sent an event (or anything else)
 // since its previous due time needs none: its CT moved with that message.
-// Each session is due once per ReportInterval at its own phase (from its
+// Each session is due once per IdleSilence at its own phase (from its
 // subscription id), so with many subscribers the silences are spread over
 // the period instead of leaving in one burst that delays the events
 // queued behind it.
@@ -17,7 +17,7 @@ package durable
 func (s *SHB) idleSilences() {
 	for _, c := range s.sortedConns() {
 		if c.nextSilence == 0 {
-			c.nextSilence = s.now + Tick(phaseOf(c.sub.id)%uint64(s.cfg.ReportInterval))
+			c.nextSilence = s.now + Tick(phaseOf(c.sub.id)%uint64(s.cfg.IdleSilence))
 			for _, cs := range c.streams {
 				cs.sentAtDue = cs.sent
 			}
@@ -25,7 +25,7 @@ func (s *SHB) idleSilences() {
 		if s.now < c.nextSilence {
 			continue
 		}
-		c.nextSilence = max(c.nextSilence+s.cfg.ReportInterval, s.now)
+		c.nextSilence = max(c.nextSilence+s.cfg.IdleSilence, s.now)
 		for _, p := range s.cfg.Pubends {
 			cs, ld := c.streams[p], s.pubs[p].written.ld
 			busy := cs.sent != cs.sentAtDue

@@ -15,7 +15,7 @@ import (
 func TestSHBIdleSilencesOnlyToIdle(t *testing.T) {
 	const period = Tick(20_000)
 	st := newMapStore()
-	s, err := NewSHB(SHBConfig{Node: "shb", Upstream: "r", Pubends: []string{"p", "q"}, ReportInterval: period, ProgressHold: -1}, st)
+	s, err := NewSHB(SHBConfig{Node: "shb", Upstream: "r", Pubends: []string{"p", "q"}, ReportInterval: 5_000, IdleSilence: period, ProgressHold: -1}, st)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,10 +78,18 @@ type DurableConfig struct {
 	// machine): its replicas join under fresh raft ids instead of
 	// starting a new pubend. It matters only with an empty store.
 	ReplicaJoin bool
-	// ReportInterval is the period of the SHB's release reports and of its
-	// silences to idle subscribers (default 100ms). Every idle subscriber
-	// gets a silence per period, so with many subscribers a short period
-	// costs a message per subscriber and period.
+	// IdleSilence is how long the SHB waits, for an up-to-date durable
+	// subscriber it sent nothing, before it sends it a silence (its CT
+	// moves to the SHB's latest tick), and the period of those silences
+	// (default 10 ReportIntervals: 1 s). Each is a message on the
+	// subscriber's connection, so with many idle subscribers a short
+	// period costs a message (and a packet) per subscriber and period;
+	// subscribers receiving events need none. Subscribers acknowledge
+	// silences about once a second, so shorter periods do not release
+	// ticks much sooner.
+	IdleSilence time.Duration
+	// ReportInterval is the period of the SHB's release reports (default
+	// 100ms).
 	ReportInterval time.Duration
 }
 
@@ -103,14 +111,17 @@ func (c *DurableConfig) validate(name string) error {
 			return fmt.Errorf("durable: replicated pubend %q: a name of 1-%d bytes and replicas are required", p, wire.MaxNameLen)
 		}
 	}
-	if c.MaxRetain < 0 || c.DropAfter < 0 || c.WipeGrace < 0 || c.SubQueue < 0 || c.NackRetry < 0 || c.ReportInterval < 0 {
-		return errors.New("durable: MaxRetain, DropAfter, WipeGrace, SubQueue, NackRetry and ReportInterval must not be negative")
+	if c.MaxRetain < 0 || c.DropAfter < 0 || c.WipeGrace < 0 || c.SubQueue < 0 || c.NackRetry < 0 || c.ReportInterval < 0 || c.IdleSilence < 0 {
+		return errors.New("durable: MaxRetain, DropAfter, WipeGrace, SubQueue, NackRetry, ReportInterval and IdleSilence must not be negative")
 	}
 	if c.WipeGrace == 0 {
 		c.WipeGrace = 10 * time.Minute
 	}
 	if c.ReportInterval == 0 {
 		c.ReportInterval = 100 * time.Millisecond
+	}
+	if c.IdleSilence == 0 {
+		c.IdleSilence = 10 * c.ReportInterval
 	}
 	if c.NackRetry == 0 {
 		c.NackRetry = 200 * time.Millisecond
@@ -295,7 +306,7 @@ func (d *durableNode) boot() error {
 	}
 	d.shb, err = durable.NewSHB(durable.SHBConfig{Node: shbID(d.name), Upstream: d.name,
 		Pubends: sortedNames(d.hosts), SubQueue: d.cfg.SubQueue, NackRetry: microsOf(d.cfg.NackRetry),
-		ReportInterval: microsOf(d.cfg.ReportInterval)}, d.host.Store(d.store))
+		ReportInterval: microsOf(d.cfg.ReportInterval), IdleSilence: microsOf(d.cfg.IdleSilence)}, d.host.Store(d.store))
 	if err != nil {
 		return fmt.Errorf("durable: %w", err)
 	}
