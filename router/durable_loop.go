@@ -17,6 +17,15 @@ const viewEvery = 20
 // and its sync again.
 const maxDrain = 4096
 
+// drainBudget bounds the time one drain steps inputs. Every message the
+// machines emit while it steps is held until the drain ends (the flush
+// that follows sends it), so a long drain is latency for every message
+// of the router, not only for those it steps.
+const drainBudget = time.Millisecond
+
+// drainClock is how many inputs a drain steps between looks at the clock.
+const drainClock = 16
+
 // syncResult is the end of one background sync: its error and how long
 // it took.
 type syncResult struct {
@@ -46,7 +55,7 @@ func (d *durableNode) run(stop <-chan struct{}) {
 			d.stepInput(in)
 		case in := <-d.in:
 			d.stepInput(in)
-			d.drain()
+			d.drain(syncing)
 		case <-d.topo:
 			local = d.retopologize(local)
 		case <-tick.C:
@@ -152,11 +161,19 @@ func (d *durableNode) flush(local []durable.Envelope) (chan syncResult, []durabl
 	return ch, local
 }
 
-// drain steps the inputs already queued, up to maxDrain of them, and
-// stops early when replicas need the driver (durable_replica.go).
-func (d *durableNode) drain() {
-	for range maxDrain {
-		if d.replicasUrgent() {
+// drain steps the inputs already queued, up to maxDrain of them or for
+// drainBudget. It stops early when the sync in flight has completed
+// (syncing holds its result): the messages held for that sync leave, and
+// the next batch starts syncing, only once the driver takes the result,
+// so stepping on would delay both. It stops too when replicas need the
+// driver (durable_replica.go).
+func (d *durableNode) drain(syncing <-chan syncResult) {
+	began := time.Now()
+	for i := range maxDrain {
+		if d.replicasUrgent() || len(syncing) > 0 {
+			return
+		}
+		if i%drainClock == drainClock-1 && time.Since(began) >= drainBudget {
 			return
 		}
 		select {

@@ -153,3 +153,29 @@ func TestDurableHeartbeatsOnlyToIdle(t *testing.T) {
 		t.Fatalf("a round after the busy client went quiet: %d heartbeats, want 1", hb)
 	}
 }
+
+// TestDurableDrainStopsAtSync: a drain steps the queued inputs, but none
+// once the sync in flight has completed: the messages held for it, and
+// the next batch's sync, wait only for the driver to take its result.
+func TestDurableDrainStopsAtSync(t *testing.T) {
+	const n = 100
+	fill := func() *durableNode {
+		d := &durableNode{in: make(chan durableInput, n), clients: map[ifaceID]*durableClient{}}
+		for i := range n {
+			d.in <- durableInput{detach: ifaceID(i + 1)} // clients never seen: nothing to do
+		}
+		return d
+	}
+	synced := make(chan syncResult, 1)
+	synced <- syncResult{}
+	d := fill()
+	d.drain(synced)
+	if left := len(d.in); left != n {
+		t.Fatalf("with its sync completed the drain stepped %d inputs, want 0", n-left)
+	}
+	d = fill()
+	d.drain(make(chan syncResult, 1))
+	if stepped := n - len(d.in); stepped < drainClock-1 {
+		t.Fatalf("with its sync in flight the drain stepped %d inputs, want at least %d", stepped, drainClock-1)
+	}
+}
