@@ -116,7 +116,10 @@ func TestDecodeOwnedPublishDictHandWritten(t *testing.T) {
 			refused++
 		}
 	})
-	if accepted < 10 || refused < 10 {
+	// About 15 of rapid's 100 bodies are accepted: fewer than 3 on both
+	// sides is a generator that misses one (at 10, one run in 15 or so
+	// failed by chance).
+	if accepted < 3 || refused < 3 {
 		t.Fatalf("%d bodies accepted, %d refused: the generator misses one side", accepted, refused)
 	}
 }
