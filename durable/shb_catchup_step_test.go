@@ -251,3 +251,35 @@ func catchingSHB(tb testing.TB, subs, ticks int) (*SHB, func(Msg, string)) {
 	}
 	return s, step
 }
+
+// TestSHBCatchupsStatus: Catchups reports every catching session with its
+// first pending tick, and that tick nacked on its own or in a live cover;
+// an answer moves the session it was for to its next tick.
+func TestSHBCatchupsStatus(t *testing.T) {
+	const n = 10
+	s, step := catchingSHB(t, n, 3*n)
+	check := func(want map[string]Tick) {
+		t.Helper()
+		got := s.Catchups()
+		if len(got) != n {
+			t.Fatalf("%d catch-up streams reported, want %d: %+v", len(got), n, got)
+		}
+		for i, st := range got {
+			id := fmt.Sprintf("s%04d", i)
+			first := Tick(i)
+			if i == 0 {
+				first = n
+			}
+			if w, ok := want[id]; ok {
+				first = w
+			}
+			if st.Sub != id || st.Pubend != "p" || st.First != first || st.AtHand || (st.Nacks == 0 && st.CoveredUntil == 0) {
+				t.Fatalf("stream %d: %+v, want %s waiting for tick %d, nacked or covered", i, st, id, first)
+			}
+		}
+	}
+	check(nil)
+	ev := match.MustEvent(match.Attr{Name: "g", Value: match.Int(3)})
+	step(Msg{Kind: MsgData, Pubend: "p", Tick: 3, Prev: 2, Event: ev}, "r")
+	check(map[string]Tick{"s0003": 13})
+}

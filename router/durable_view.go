@@ -35,6 +35,8 @@ type DurableStatus struct {
 	// catch-up nacks, covers and overflows show where a stalled catch-up
 	// waits).
 	SHB durable.SHBStats `json:"shb"`
+	// Catchup is the SHB's catch-up streams: what each waits for.
+	Catchup []durable.CatchupStatus `json:"catchup,omitempty"`
 	// Replicas lists this router's replicas of replicated pubends.
 	Replicas []DurableReplicaStatus `json:"replicas,omitempty"`
 }
@@ -236,6 +238,7 @@ func (d *durableNode) publishView() {
 	rs := d.router.Stats
 	st.NacksFromBelow, st.NacksUpstream, st.NacksAnswered = rs.NacksFromBelow, rs.NacksUpstream, rs.NacksAnswered
 	st.SHB = d.shb.Stats
+	st.Catchup = d.shb.Catchups()
 	st.Replicas = d.replicaStatus()
 	d.viewMu.Lock()
 	d.snap = st
