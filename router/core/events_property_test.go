@@ -57,7 +57,11 @@ func TestLinkedCoresDeliverExactly(t *testing.T) {
 		forwarded += s.events.forwarded
 	})
 	t.Logf("%d runs, %d deliveries, %d events forwarded on links", rounds, delivered, forwarded)
-	if delivered < 1000 || forwarded < 500 {
+	// The floors catch a generator that stopped producing traffic, not a
+	// thin draw: 100 runs give about 1,900 deliveries and 690 forwards
+	// (standard deviations about 280 and 120), so each floor sits four or
+	// more deviations below its mean.
+	if delivered < 500 || forwarded < 200 {
 		t.Fatalf("%d deliveries and %d forwards: weak test", delivered, forwarded)
 	}
 }
