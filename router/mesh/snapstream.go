@@ -94,17 +94,24 @@ func (m *Mesh) pump(l *link, out *Output) {
 		s.parts = append(s.parts, l.sentSeq)
 	}
 	if !s.first && s.next == len(s.rest) {
-		m.endStream(l)
+		m.endStream(l, out)
 	}
 }
 
 // endStream forgets the link's stream: everything is sent, so what waited
-// for its end waits for the last seq sent.
-func (m *Mesh) endStream(l *link) {
+// for its end waits for the last seq sent. When the stream ends without a
+// part of its own (only withdrawn filters were left) that seq may be
+// acknowledged already, by the acknowledgement whose window move ran this
+// pump: what waited is then released here, as no later acknowledgement
+// may come.
+func (m *Mesh) endStream(l *link, out *Output) {
 	l.stream = nil
 	q := m.acks.waiting[l.id]
 	for i := len(q) - 1; i >= 0 && q[i].seq == streamEnd; i-- {
 		q[i].seq = l.sentSeq
+	}
+	if l.ackedSeq >= l.sentSeq {
+		m.acked(l, out)
 	}
 }
 

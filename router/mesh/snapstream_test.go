@@ -2,6 +2,7 @@ package mesh
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -153,6 +154,72 @@ func TestSnapshotStreamChanges(t *testing.T) {
 				t.Fatalf("%s published at b misses %v", e, k)
 			}
 		}
+	}
+	s.checkQuiet()
+}
+
+// TestSnapshotStreamEndsOnAWithdrawnTail: while a's snapshot streams to
+// b, a client at a subscribes (its Ready waits for the stream's end) and
+// every filter not sent yet is withdrawn. b then acknowledges everything a
+// sent in one RoutesAck (as a router does when its own acknowledgements
+// wait for the routers behind it). The pump that this acknowledgement
+// runs has nothing left to send and ends the stream; the Ready must come
+// then, since no later acknowledgement will.
+func TestSnapshotStreamEndsOnAWithdrawnTail(t *testing.T) {
+	s := newPartsSim(t, []string{"a", "b"}, "shallow")
+	const n = 100
+	byText := map[string]subKey{}
+	for i := range n {
+		k := subKey{0, 1, uint64(i)}
+		s.subscribe(k, keyFilter(i))
+		byText[keyFilter(i).String()] = k
+	}
+	if err := s.connect(0, 1); err != nil {
+		t.Fatal(err)
+	}
+	c := s.conns[0]
+	toA := 0 // c.q[toA] flows toward a
+	if c.ends[toA].router != 0 {
+		toA = 1
+	}
+	a := c.ends[toA].link
+	for range 6 {
+		if q := s.queued(); len(q) > 0 {
+			s.deliver(s.conns[q[0][0]], q[0][1])
+		}
+	}
+	l := s.routers[0].links[a]
+	if l == nil || l.stream == nil || l.stream.next == len(l.stream.rest) {
+		t.Fatal("the stream is not under way after six messages: the test does not test a stream")
+	}
+	late := subKey{0, 2, 1}
+	s.subscribe(late, keyFilter(5000))
+	for _, f := range slices.Clone(l.stream.rest[l.stream.next:]) {
+		s.unsubscribe(byText[f.String()])
+	}
+	// Everything a sent reaches b; b's acknowledgements are held back and
+	// replaced by one for the last seq a sent.
+	for len(c.q[1-toA]) > 0 {
+		s.deliver(c, 1-toA)
+	}
+	kept := c.q[toA][:0]
+	for _, m := range c.q[toA] {
+		if _, ack := m.(*wire.RoutesAck); !ack {
+			kept = append(kept, m)
+		}
+	}
+	c.q[toA] = kept
+	out, err := s.routers[0].Receive(a, &wire.RoutesAck{Gen: uint64(a), Seq: l.sentSeq})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.dispatch(0, out)
+	s.quiesce()
+	if s.routers[0].Streaming(a) {
+		t.Fatal("a still streams after everything was acknowledged")
+	}
+	if !s.ready[late] {
+		t.Fatal("the subscription made during the stream never became Ready")
 	}
 	s.checkQuiet()
 }
