@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/sift-pubsub/sift/internal/wire"
-	"github.com/sift-pubsub/sift/router"
 	"github.com/sift-pubsub/sift/router/client"
 )
 
@@ -19,49 +18,7 @@ import (
 func TestPublishCompactVersions(t *testing.T) {
 	evs := stockEvents(12, 3000)
 	const filter = `symbol == "IBM" && volume >= 100 && price < 150`
-	published := map[string]float64{}
-	for _, c := range []struct {
-		name           string
-		router, client uint64
-	}{
-		{"both new", 0, 0},
-		{"old router", wire.VersionClaim, 0},
-		{"old client", 0, wire.VersionClaim},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			env := start(t, func(cfg *router.Config) { cfg.ClientVersion = c.router })
-			ctx := testCtx(t)
-			sub := dial(t, env, "sub", client.Options{})
-			all, err := sub.Subscribe(ctx, `*`)
-			if err != nil {
-				t.Fatal(err)
-			}
-			some, err := sub.Subscribe(ctx, filter)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pub := dial(t, env, "pub", client.Options{ProtocolVersion: c.client, BatchBytes: 1500})
-			for i := 0; i < len(evs); i += 250 {
-				if err := pub.Publish(ctx, evs[i:i+250]...); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := pub.Flush(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if got := pub.Accepted(); got != uint64(len(evs)) {
-				t.Fatalf("accepted %d of %d events", got, len(evs))
-			}
-			if err := sameEvents(collect(t, all, len(evs)), evs); err != nil {
-				t.Fatalf("all: %v", err)
-			}
-			want := expected(filter, evs)
-			if err := sameEvents(collect(t, some, len(want)), want); err != nil {
-				t.Fatalf("%s: %v", filter, err)
-			}
-			published[c.name] = connBytes(env.Router.Metrics(), clientCN, "in")
-		})
-	}
+	published := publishAcrossVersions(t, evs, filter, wire.VersionClaim)
 	if compact, dict := published["both new"], published["old client"]; compact <= 0 || compact > dict*2/3 {
 		t.Errorf("client bytes in: %.0f with PublishCompact, %.0f with PublishDict: want at most two thirds", compact, dict)
 	}

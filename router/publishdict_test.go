@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sift-pubsub/sift/internal/wire"
+	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router"
 	"github.com/sift-pubsub/sift/router/client"
 )
@@ -12,19 +13,35 @@ import (
 // version, and either of them held at the version before, deliver every
 // event exactly to the subscribers whose filters match it, in small
 // batches (so that events are taken back from full batches and encoded
-// again in the next). Where both ends speak PublishDict, the publisher's
-// frames carry at least a third fewer bytes than the plain ones.
+// again in the next). Where both ends speak the newest version, the
+// publisher's frames carry at least a third fewer bytes than the plain
+// ones. (The newest version speaks PublishCompact; PublishDict between two
+// ends is TestPublishCompactVersions's "old router" and "old client".)
 func TestPublishDictVersions(t *testing.T) {
 	evs := stockEvents(11, 3000)
 	const filter = `symbol == "IBM" && volume >= 100`
+	published := publishAcrossVersions(t, evs, filter, wire.VersionLeader)
+	if dict, plain := published["both new"], published["old client"]; dict <= 0 || dict > plain*2/3 {
+		t.Errorf("client bytes in: %.0f with PublishDict, %.0f plain: want at most two thirds", dict, plain)
+	}
+}
+
+// publishAcrossVersions publishes evs from a client to a router of the
+// newest client version, and with either of them held at old, in small
+// batches (events taken back from full batches and encoded again in the
+// next): a subscriber of everything gets every event, one of filter
+// exactly the matching ones. It returns the client bytes in at the router
+// per case: "both new", "old router", "old client".
+func publishAcrossVersions(t *testing.T, evs []match.Event, filter string, old uint64) map[string]float64 {
+	t.Helper()
 	published := map[string]float64{}
 	for _, c := range []struct {
 		name           string
 		router, client uint64
 	}{
 		{"both new", 0, 0},
-		{"old router", wire.VersionLeader, 0},
-		{"old client", 0, wire.VersionLeader},
+		{"old router", old, 0},
+		{"old client", 0, old},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			env := start(t, func(cfg *router.Config) { cfg.ClientVersion = c.router })
@@ -60,9 +77,7 @@ func TestPublishDictVersions(t *testing.T) {
 			published[c.name] = connBytes(env.Router.Metrics(), clientCN, "in")
 		})
 	}
-	if dict, plain := published["both new"], published["old client"]; dict <= 0 || dict > plain*2/3 {
-		t.Errorf("client bytes in: %.0f with PublishDict, %.0f plain: want at most two thirds", dict, plain)
-	}
+	return published
 }
 
 // TestPublishDictRefusedBeforeItsVersion: a client of version 1 (a raw

@@ -168,34 +168,12 @@ func (*PublishCompact) Type() Type { return TypePublishCompact }
 
 // AppendBody appends the Publish body with names and values through the
 // frame's dictionaries.
-func (m *PublishCompact) AppendBody(b []byte) []byte {
-	b = binary.AppendUvarint(b, m.Seq)
-	b = binary.AppendUvarint(b, uint64(len(m.Events)))
-	d := dictEncoder{compact: true}
-	for _, e := range m.Events {
-		b, _, _ = d.appendEvent(b, e, false)
-	}
-	return b
-}
+func (m *PublishCompact) AppendBody(b []byte) []byte { return appendDictBody(b, &m.Publish, true) }
 
 // decodePublishCompact expands the body into its Publish body and decodes
 // that as Publish, as decodePublishDict does.
 func (d *EventDecoder) decodePublishCompact(r *reader) *PublishCompact {
-	plain, err := ExpandPublishCompact(nil, r.b, HardMaxFrame)
-	if err != nil {
-		r.err, r.b = err, nil
-		return &PublishCompact{}
-	}
-	r.b = nil
-	pr := ownedReader(plain)
-	if !d.ShareStrings {
-		pr.shared = ""
-	}
-	m := d.decodePublish(&pr)
-	if err := pr.end(TypePublish.String()); err != nil {
-		r.err = err
-	}
-	return &PublishCompact{Publish: *m}
+	return &PublishCompact{Publish: d.decodeExpanded(r, true)}
 }
 
 // ExpandPublishCompact appends to dst the Publish body that the

@@ -32,10 +32,14 @@ func (*PublishDict) Type() Type { return TypePublishDict }
 
 // AppendBody appends the Publish body with the names through the frame's
 // dictionary.
-func (m *PublishDict) AppendBody(b []byte) []byte {
+func (m *PublishDict) AppendBody(b []byte) []byte { return appendDictBody(b, &m.Publish, false) }
+
+// appendDictBody appends m as the body of a PublishDict, or of a
+// PublishCompact if compact.
+func appendDictBody(b []byte, m *Publish, compact bool) []byte {
 	b = binary.AppendUvarint(b, m.Seq)
 	b = binary.AppendUvarint(b, uint64(len(m.Events)))
-	var d dictEncoder
+	d := dictEncoder{compact: compact}
 	for _, e := range m.Events {
 		b, _, _ = d.appendEvent(b, e, false)
 	}
@@ -45,10 +49,16 @@ func (m *PublishDict) AppendBody(b []byte) []byte {
 // decodePublishDict expands the body into its Publish body and decodes
 // that as Publish (Raw aliases the expansion).
 func (d *EventDecoder) decodePublishDict(r *reader) *PublishDict {
-	plain, err := ExpandPublishDict(nil, r.b, HardMaxFrame)
+	return &PublishDict{Publish: d.decodeExpanded(r, false)}
+}
+
+// decodeExpanded expands a PublishDict body (a PublishCompact body if
+// compact) into its Publish body and decodes that as Publish.
+func (d *EventDecoder) decodeExpanded(r *reader, compact bool) Publish {
+	plain, err := expandDict(nil, r.b, HardMaxFrame, compact)
 	if err != nil {
 		r.err, r.b = err, nil
-		return &PublishDict{}
+		return Publish{}
 	}
 	r.b = nil
 	pr := ownedReader(plain)
@@ -59,7 +69,7 @@ func (d *EventDecoder) decodePublishDict(r *reader) *PublishDict {
 	if err := pr.end(TypePublish.String()); err != nil {
 		r.err = err
 	}
-	return &PublishDict{Publish: *m}
+	return *m
 }
 
 // ExpandPublishDict appends to dst the Publish body that the PublishDict
