@@ -76,7 +76,16 @@ func (s *durableSub) resume(c *durableConn) error {
 	if err := c.send(m); err != nil {
 		return err
 	}
-	return await(context.Background(), c, s.o.RetryTimeout, func(m durable.Msg) (bool, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-s.stop: // Close or Unsubscribe: do not wait for the start
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return await(ctx, c, s.o.RetryTimeout, func(m durable.Msg) (bool, error) {
 		switch {
 		case m.Kind == durable.MsgRefused:
 			return true, refusedBy(c.router, m)
@@ -241,22 +250,28 @@ func (s *durableSub) end(err error) {
 	}
 }
 
+// close ends the subscription and its connection. The connection is read
+// once the goroutine has stopped: a Close that lands while the
+// subscription redials must close the connection the redial opened, not
+// the one lost before it (left open, its reader would block for ever).
 func (s *durableSub) close() error {
-	s.mu.Lock()
-	c := s.conn
-	s.mu.Unlock()
 	s.end(ErrClosed)
-	if c != nil {
+	if c := s.lastConn(); c != nil {
 		c.close()
 	}
 	return nil
 }
 
-func (s *durableSub) unsubscribe(ctx context.Context) error {
+// lastConn is the connection of the latest session started.
+func (s *durableSub) lastConn() *durableConn {
 	s.mu.Lock()
-	c := s.conn
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	return s.conn
+}
+
+func (s *durableSub) unsubscribe(ctx context.Context) error {
 	s.end(ErrClosed)
+	c := s.lastConn()
 	if c == nil {
 		return errors.New("durable unsubscribe: no session")
 	}
