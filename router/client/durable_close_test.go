@@ -8,7 +8,6 @@ import (
 	"github.com/quic-go/quic-go"
 	"github.com/sift-pubsub/sift/durable"
 	"github.com/sift-pubsub/sift/internal/wire"
-	"github.com/sift-pubsub/sift/router/certs"
 	"github.com/sift-pubsub/sift/router/client"
 )
 
@@ -18,18 +17,7 @@ import (
 // RetryTimeout) and closes that second connection (left open, its reader
 // would block for ever).
 func TestDurableCloseDuringRedial(t *testing.T) {
-	dir := t.TempDir()
-	if err := certs.Init(dir, nil); err != nil {
-		t.Fatal(err)
-	}
-	node, err := certs.Load(dir, certs.Node)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl, err := certs.Load(dir, certs.Client)
-	if err != nil {
-		t.Fatal(err)
-	}
+	node, cl := fakeRouterCerts(t)
 	ln, err := quic.ListenAddr("127.0.0.1:0", node.ServerConfig(nil), &quic.Config{})
 	if err != nil {
 		t.Fatal(err)

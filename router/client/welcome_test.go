@@ -17,18 +17,7 @@ import (
 // hostile or broken router) is refused at Dial with CodeVersion, instead
 // of the client attaching at a version it does not speak.
 func TestDialRefusesVersionNotOffered(t *testing.T) {
-	dir := t.TempDir()
-	if err := certs.Init(dir, nil); err != nil {
-		t.Fatal(err)
-	}
-	node, err := certs.Load(dir, certs.Node)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl, err := certs.Load(dir, certs.Client)
-	if err != nil {
-		t.Fatal(err)
-	}
+	node, cl := fakeRouterCerts(t)
 	for _, v := range []uint64{0, wire.ClientVersion + 1, 1 << 40} {
 		ln, err := quic.ListenAddr("127.0.0.1:0", node.ServerConfig(nil), &quic.Config{})
 		if err != nil {
@@ -65,4 +54,23 @@ func welcomeWith(ctx context.Context, ln *quic.Listener, v uint64) {
 		return
 	}
 	<-ctx.Done()
+}
+
+// fakeRouterCerts makes a deployment's certificates for a test's fake
+// router (node) and its client.
+func fakeRouterCerts(t *testing.T) (node, cl *certs.Loaded) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := certs.Init(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	node, err := certs.Load(dir, certs.Node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err = certs.Load(dir, certs.Client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return node, cl
 }
