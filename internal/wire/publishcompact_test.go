@@ -59,22 +59,7 @@ func genCompactEvents(t *rapid.T, countLabel, prefix string, lo, hi int) []match
 // compactBody builds a PublishCompact body of evs with a DictBatch,
 // checking that AddChecked reports each event's plain size.
 func compactBody(t interface{ Fatalf(string, ...any) }, seq uint64, evs []match.Event) (body []byte, plain int) {
-	var b DictBatch
-	b.SetCompact(true)
-	for _, e := range evs {
-		n, err := b.AddChecked(e)
-		if err != nil {
-			t.Fatalf("add %v: %v", e, err)
-		}
-		if want := len(AppendEvent(nil, e)); n != want {
-			t.Fatalf("plain size of %v = %d, want %d", e, n, want)
-		}
-	}
-	typ, body, _, err := SplitFrame(b.Frame(seq), HardMaxFrame)
-	if err != nil || typ != TypePublishCompact {
-		t.Fatalf("frame: %v, %v", typ, err)
-	}
-	return body, b.Size()
+	return batchBody(t, seq, evs, true)
 }
 
 // TestPublishCompactExpandsToPublish: a batch of any events, built by a
@@ -82,50 +67,7 @@ func compactBody(t interface{ Fatalf(string, ...any) }, seq uint64, evs []match.
 // the Publish body of the same events (every float's bits, -0 included),
 // and decodes to those events, with their plain encodings as Raw.
 func TestPublishCompactExpandsToPublish(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		evs := genCompactEvents(t, "n", "e", 1, 10)
-		seq := rapid.Uint64().Draw(t, "seq")
-		body, plain := compactBody(t, seq, evs)
-		want := (&Publish{Seq: seq, Events: evs}).AppendBody(nil)
-		if again := (&PublishCompact{Publish{Seq: seq, Events: evs}}).AppendBody(nil); !bytes.Equal(again, body) {
-			t.Fatalf("AppendBody and DictBatch differ:\n%x\n%x", again, body)
-		}
-		got, err := ExpandPublishCompact(nil, body, HardMaxFrame)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Fatalf("expansion\n%x\nwant\n%x", got, want)
-		}
-		if head := len(want) - plain; head < 2 {
-			t.Fatalf("Size %d leaves %d bytes for the head of a %d-byte body", plain, head, len(want))
-		}
-		for _, mode := range []string{"decode", "shared", "owned"} {
-			d := EventDecoder{ShareStrings: mode == "shared"}
-			var p *Publish
-			if mode == "owned" {
-				p, err = d.DecodeOwnedPublishCompact(bytes.Clone(body), HardMaxFrame)
-			} else {
-				var m Message
-				m, err = d.Decode(TypePublishCompact, bytes.Clone(body))
-				if err == nil {
-					p = &m.(*PublishCompact).Publish
-				}
-			}
-			if err != nil {
-				t.Fatalf("%s: %v", mode, err)
-			}
-			if p.Seq != seq || len(p.Events) != len(evs) {
-				t.Fatalf("%s: seq %d, %d events", mode, p.Seq, len(p.Events))
-			}
-			for i := range evs {
-				if !p.Events[i].Equal(evs[i]) || !bytes.Equal(p.RawAt(i), AppendEvent(nil, evs[i])) ||
-					!bytes.Equal(AppendEvent(nil, p.Events[i]), AppendEvent(nil, evs[i])) {
-					t.Fatalf("%s: event %d = %v (raw %x), want %v", mode, i, p.Events[i], p.RawAt(i), evs[i])
-				}
-			}
-		}
-	})
+	rapid.Check(t, func(t *rapid.T) { checkExpandsToPublish(t, genCompactEvents(t, "n", "e", 1, 10), true) })
 }
 
 // TestDecodeOwnedPublishCompactIsExpandThenDecode: with any wanted names

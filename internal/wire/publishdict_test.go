@@ -13,7 +13,15 @@ import (
 // dictBody builds a PublishDict body of evs with a DictBatch, checking
 // that AddChecked reports each event's plain size.
 func dictBody(t interface{ Fatalf(string, ...any) }, seq uint64, evs []match.Event) (body []byte, plain int) {
+	return batchBody(t, seq, evs, false)
+}
+
+// batchBody builds a PublishDict body of evs (a PublishCompact one if
+// compact) with a DictBatch, checking that AddChecked reports each
+// event's plain size.
+func batchBody(t interface{ Fatalf(string, ...any) }, seq uint64, evs []match.Event, compact bool) (body []byte, plain int) {
 	var b DictBatch
+	b.SetCompact(compact)
 	for _, e := range evs {
 		n, err := b.AddChecked(e)
 		if err != nil {
@@ -23,8 +31,12 @@ func dictBody(t interface{ Fatalf(string, ...any) }, seq uint64, evs []match.Eve
 			t.Fatalf("plain size of %v = %d, want %d", e, n, want)
 		}
 	}
+	want := TypePublishDict
+	if compact {
+		want = TypePublishCompact
+	}
 	typ, body, _, err := SplitFrame(b.Frame(seq), HardMaxFrame)
-	if err != nil || typ != TypePublishDict {
+	if err != nil || typ != want {
 		t.Fatalf("frame: %v, %v", typ, err)
 	}
 	return body, b.Size()
@@ -34,49 +46,70 @@ func dictBody(t interface{ Fatalf(string, ...any) }, seq uint64, evs []match.Eve
 // DictBatch or by PublishDict's AppendBody, expands to exactly the
 // Publish body of the same events, and decodes to those events.
 func TestPublishDictExpandsToPublish(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		evs := genEvents(t, "n", "e", 1, 8)
-		seq := rapid.Uint64().Draw(t, "seq")
-		body, plain := dictBody(t, seq, evs)
-		want := (&Publish{Seq: seq, Events: evs}).AppendBody(nil)
-		if again := (&PublishDict{Publish{Seq: seq, Events: evs}}).AppendBody(nil); !bytes.Equal(again, body) {
-			t.Fatalf("AppendBody and DictBatch differ:\n%x\n%x", again, body)
+	rapid.Check(t, func(t *rapid.T) { checkExpandsToPublish(t, genEvents(t, "n", "e", 1, 8), false) })
+}
+
+// checkExpandsToPublish checks that a PublishDict batch of evs (a
+// PublishCompact one if compact), built by DictBatch or by AppendBody,
+// expands to exactly their Publish body and decodes, in every mode, to
+// evs with their plain encodings as Raw (and, if compact, the same
+// encodings: every float's bits).
+func checkExpandsToPublish(t *rapid.T, evs []match.Event, compact bool) {
+	seq := rapid.Uint64().Draw(t, "seq")
+	body, plain := batchBody(t, seq, evs, compact)
+	want := (&Publish{Seq: seq, Events: evs}).AppendBody(nil)
+	typ, again := TypePublishDict, (&PublishDict{Publish{Seq: seq, Events: evs}}).AppendBody(nil)
+	expand, decodeOwned := ExpandPublishDict, (*EventDecoder).DecodeOwnedPublishDict
+	if compact {
+		typ, again = TypePublishCompact, (&PublishCompact{Publish{Seq: seq, Events: evs}}).AppendBody(nil)
+		expand, decodeOwned = ExpandPublishCompact, (*EventDecoder).DecodeOwnedPublishCompact
+	}
+	if !bytes.Equal(again, body) {
+		t.Fatalf("AppendBody and DictBatch differ:\n%x\n%x", again, body)
+	}
+	got, err := expand(nil, body, HardMaxFrame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("expansion\n%x\nwant\n%x", got, want)
+	}
+	if head := len(want) - plain; head < 2 {
+		t.Fatalf("Size %d leaves %d bytes for the head of a %d-byte body", plain, head, len(want))
+	}
+	for _, mode := range []string{"decode", "shared", "owned"} {
+		d := EventDecoder{ShareStrings: mode == "shared"}
+		var p *Publish
+		if mode == "owned" {
+			p, err = decodeOwned(&d, bytes.Clone(body), HardMaxFrame)
+		} else {
+			var m Message
+			m, err = d.Decode(typ, bytes.Clone(body))
+			if err == nil {
+				p = publishOf(m)
+			}
 		}
-		got, err := ExpandPublishDict(nil, body, HardMaxFrame)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", mode, err)
 		}
-		if !bytes.Equal(got, want) {
-			t.Fatalf("expansion\n%x\nwant\n%x", got, want)
+		if p.Seq != seq || len(p.Events) != len(evs) {
+			t.Fatalf("%s: seq %d, %d events", mode, p.Seq, len(p.Events))
 		}
-		if head := len(want) - plain; head < 2 {
-			t.Fatalf("Size %d leaves %d bytes for the head of a %d-byte body", plain, head, len(want))
-		}
-		for _, mode := range []string{"decode", "shared", "owned"} {
-			d := EventDecoder{ShareStrings: mode == "shared"}
-			var p *Publish
-			if mode == "owned" {
-				p, err = d.DecodeOwnedPublishDict(bytes.Clone(body), HardMaxFrame)
-			} else {
-				var m Message
-				m, err = d.Decode(TypePublishDict, bytes.Clone(body))
-				if err == nil {
-					p = &m.(*PublishDict).Publish
-				}
-			}
-			if err != nil {
-				t.Fatalf("%s: %v", mode, err)
-			}
-			if p.Seq != seq || len(p.Events) != len(evs) {
-				t.Fatalf("%s: seq %d, %d events", mode, p.Seq, len(p.Events))
-			}
-			for i := range evs {
-				if !p.Events[i].Equal(evs[i]) || !bytes.Equal(p.RawAt(i), AppendEvent(nil, evs[i])) {
-					t.Fatalf("%s: event %d = %v (raw %x), want %v", mode, i, p.Events[i], p.RawAt(i), evs[i])
-				}
+		for i := range evs {
+			if !p.Events[i].Equal(evs[i]) || !bytes.Equal(p.RawAt(i), AppendEvent(nil, evs[i])) ||
+				compact && !bytes.Equal(AppendEvent(nil, p.Events[i]), AppendEvent(nil, evs[i])) {
+				t.Fatalf("%s: event %d = %v (raw %x), want %v", mode, i, p.Events[i], p.RawAt(i), evs[i])
 			}
 		}
-	})
+	}
+}
+
+// publishOf is the Publish a decoded PublishDict or PublishCompact holds.
+func publishOf(m Message) *Publish {
+	if c, ok := m.(*PublishCompact); ok {
+		return &c.Publish
+	}
+	return &m.(*PublishDict).Publish
 }
 
 // TestPublishDictWritesNamesOnce: a frame of events with the same names
