@@ -188,27 +188,7 @@ func TestPublishCompactWritesValuesOnce(t *testing.T) {
 // batch (frame and both dictionaries) as if it had never been added.
 func TestPublishCompactUndo(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		evs := genCompactEvents(t, "n", "e", 1, 6)
-		extra := genCompactEvent(t, "extra")
-		next := genCompactEvent(t, "next")
-		var b DictBatch
-		b.SetCompact(true)
-		for _, e := range evs {
-			if _, err := b.AddChecked(e); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if _, err := b.AddChecked(extra); err != nil {
-			t.Fatal(err)
-		}
-		b.Undo()
-		if _, err := b.AddChecked(next); err != nil {
-			t.Fatal(err)
-		}
-		want, _ := compactBody(t, 1, append(append([]match.Event(nil), evs...), next))
-		if _, got, _, _ := SplitFrame(b.Frame(1), HardMaxFrame); !bytes.Equal(got, want) {
-			t.Fatalf("after undo\n%x\nwant\n%x", got, want)
-		}
+		checkUndo(t, genCompactEvents(t, "n", "e", 1, 6), genCompactEvent(t, "extra"), genCompactEvent(t, "next"), true)
 	})
 }
 

@@ -139,27 +139,31 @@ func TestPublishDictWritesNamesOnce(t *testing.T) {
 // entered.
 func TestDictBatchUndo(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		evs := genEvents(t, "n", "e", 1, 6)
-		extra := genEvent(t, "extra")
-		next := genEvent(t, "next")
-		var b DictBatch
-		for _, e := range evs {
-			if _, err := b.AddChecked(e); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if _, err := b.AddChecked(extra); err != nil {
-			t.Fatal(err)
-		}
-		b.Undo()
-		if _, err := b.AddChecked(next); err != nil {
-			t.Fatal(err)
-		}
-		want, _ := dictBody(t, 1, append(append([]match.Event(nil), evs...), next))
-		if _, got, _, _ := SplitFrame(b.Frame(1), HardMaxFrame); !bytes.Equal(got, want) {
-			t.Fatalf("after undo\n%x\nwant\n%x", got, want)
-		}
+		checkUndo(t, genEvents(t, "n", "e", 1, 6), genEvent(t, "extra"), genEvent(t, "next"), false)
 	})
+}
+
+// checkUndo checks that a batch of evs (compact or not) to which extra is
+// added, taken back, and next added, is the batch of evs and next.
+func checkUndo(t *rapid.T, evs []match.Event, extra, next match.Event, compact bool) {
+	var b DictBatch
+	b.SetCompact(compact)
+	for _, e := range evs {
+		if _, err := b.AddChecked(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := b.AddChecked(extra); err != nil {
+		t.Fatal(err)
+	}
+	b.Undo()
+	if _, err := b.AddChecked(next); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := batchBody(t, 1, append(append([]match.Event(nil), evs...), next), compact)
+	if _, got, _, _ := SplitFrame(b.Frame(1), HardMaxFrame); !bytes.Equal(got, want) {
+		t.Fatalf("after undo\n%x\nwant\n%x", got, want)
+	}
 }
 
 // TestDictBatchRefusesLikeCheckEvent: an event CheckEvent refuses is
