@@ -68,15 +68,5 @@ func TestPublishCompactRefusedBeforeItsVersion(t *testing.T) {
 		}
 	}
 
-	pub := dial(t, env, "pub", client.Options{})
-	last := stockEvents(4, 1)
-	if err := pub.Publish(ctx, last...); err != nil {
-		t.Fatal(err)
-	}
-	if err := pub.Flush(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := sameEvents(collect(t, all, 1), last); err != nil {
-		t.Fatalf("the watcher got something of the refused frames: %v", err)
-	}
+	checkWatcherGotNothingRefused(t, env, all)
 }

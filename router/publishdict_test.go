@@ -7,6 +7,7 @@ import (
 	"github.com/sift-pubsub/sift/match"
 	"github.com/sift-pubsub/sift/router"
 	"github.com/sift-pubsub/sift/router/client"
+	"github.com/sift-pubsub/sift/router/local"
 )
 
 // TestPublishDictVersions: a client and a router of the PublishDict
@@ -121,6 +122,15 @@ func TestPublishDictRefusedBeforeItsVersion(t *testing.T) {
 		t.Fatalf("malformed publish-dict: closed with %v (%s), want malformed", code, msg)
 	}
 
+	checkWatcherGotNothingRefused(t, env, all)
+}
+
+// checkWatcherGotNothingRefused publishes one event from a new client and
+// checks that it is the first, and only, event watcher all (subscribed to
+// everything before the refused frames were sent) gets.
+func checkWatcherGotNothingRefused(t *testing.T, env *local.Env, all *client.Subscription) {
+	t.Helper()
+	ctx := testCtx(t)
 	pub := dial(t, env, "pub", client.Options{})
 	last := stockEvents(4, 1)
 	if err := pub.Publish(ctx, last...); err != nil {
