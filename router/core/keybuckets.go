@@ -1,14 +1,15 @@
 package core
 
 // keyBuckets answers "may this hash be among the key's values'" without a
-// map lookup, for most hashes that are not: it counts, per bucket of the
-// top bits of a hash (linkCache.valueHash), the distinct hashes the key's
-// string equalities name. A bucket at zero holds none of them, so a value
-// whose hash falls there is named by no filter; any other bucket sends
-// the question on to the map. The first router of topic traffic asks it
-// for every event, and most events' key values are not subscribed to.
-// The buckets are kept only for the cache's key attribute
-// (linkCache.pick), built from its map when the key is chosen.
+// probe of their counts (valueCounts), for most hashes that are not: it
+// counts, per bucket of the top bits of a hash (linkCache.valueHash), the
+// distinct hashes the key's string equalities name. A bucket at zero holds
+// none of them, so a value whose hash falls there is named by no filter;
+// any other bucket sends the question on to the counts. The first router
+// of topic traffic asks it for every event, and most events' key values
+// are not subscribed to. The buckets are kept only for the cache's key
+// attribute (linkCache.pick), built from its counts when the key is
+// chosen.
 type keyBuckets struct {
 	n [1 << keyBucketBits]uint32
 }
@@ -19,24 +20,22 @@ type keyBuckets struct {
 const keyBucketBits = 12
 
 // newKeyBuckets counts the hashes of strs (keyedFilters.strs).
-func newKeyBuckets(strs map[uint64]int) *keyBuckets {
+func newKeyBuckets(strs *valueCounts) *keyBuckets {
 	b := &keyBuckets{}
-	for h := range strs {
-		b.n[keyBucket(h)]++
-	}
+	strs.each(func(h uint32) { b.n[keyBucket(h)]++ })
 	return b
 }
 
 // add counts a hash that became one of the key's (delta 1) or stopped
 // being one (delta -1).
-func (b *keyBuckets) add(h uint64, delta int) {
+func (b *keyBuckets) add(h uint32, delta int) {
 	i := keyBucket(h)
 	b.n[i] = uint32(int(b.n[i]) + delta)
 }
 
 // mayHold reports whether h may be one of the counted hashes: false only
 // when none of them falls in its bucket.
-func (b *keyBuckets) mayHold(h uint64) bool { return b.n[keyBucket(h)] != 0 }
+func (b *keyBuckets) mayHold(h uint32) bool { return b.n[keyBucket(h)] != 0 }
 
 // keyBucket returns the bucket of hash h.
-func keyBucket(h uint64) uint { return uint(h >> (64 - keyBucketBits)) }
+func keyBucket(h uint32) uint { return uint(h >> (32 - keyBucketBits)) }

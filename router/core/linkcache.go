@@ -30,19 +30,20 @@ import (
 // most events have a key value nobody subscribed to, and it costs one
 // lookup instead of the positive lookup and the index's answer.
 //
-// The values named are counted by a seeded hash, not by the string: the
-// negative answer needs only "some filter may name it", and a hash that
-// two values share (by chance, or forged: the seed is the process's own)
-// can only keep an event from that answer, sending it to the index, which
-// answers exactly. Keyed by the string, the counts were a 24-byte map slot
-// per filter an upstream router holds (one distinct value each, on topic
-// and symbol filters); by the hash, a 16-byte one.
+// The values named are counted by a seeded 32-bit hash, not by the
+// string: the negative answer needs only "some filter may name it", and a
+// hash that two values share (by chance, or forged: the seed is the
+// process's own) can only keep an event from that answer, sending it to
+// the index, which answers exactly. Keyed by the string, the counts were a
+// 24-byte map slot per filter an upstream router holds (one distinct value
+// each, on topic and symbol filters); by the hash, in a table of its own
+// (valueCounts), an 8-byte word.
 type linkCache struct {
 	// seed is the cache's own seed of the hash the string values named
 	// are counted by (valueHash); testHash, when set, replaces that hash
 	// (tests make values collide).
 	seed     maphash.Seed
-	testHash func(string) uint64
+	testHash func(string) uint32
 	key      string // the key attribute ("" : no equality anywhere)
 	stale    bool   // the equality counts changed since key was chosen
 	byLink   map[ifaceID]map[match.Value]*cachedFilter
@@ -65,7 +66,7 @@ type linkCache struct {
 type keyedFilters struct {
 	eqs     int
 	filters int
-	strs    map[uint64]int
+	strs    valueCounts
 	// buckets count strs's hashes by their top bits (keybuckets.go),
 	// kept for the key attribute's only (nil for the others).
 	buckets *keyBuckets
@@ -118,7 +119,7 @@ func (c *linkCache) countKeyed(f match.Filter, i, delta int) {
 	k := f.At(i)
 	kf := c.keyed[k.Attr]
 	if kf == nil {
-		kf = &keyedFilters{strs: make(map[uint64]int)}
+		kf = &keyedFilters{}
 		c.keyed[k.Attr] = kf
 	}
 	kf.eqs += delta
@@ -128,21 +129,15 @@ func (c *linkCache) countKeyed(f match.Filter, i, delta int) {
 	if k.Val.Kind() == match.KindString {
 		kf.countString(c.valueHash(k.Val.AsString()), delta)
 	}
-	if kf.filters == 0 {
+	if kf.eqs == 0 { // not at filters == 0: a filter's later equalities on k.Attr are still to come off
 		delete(c.keyed, k.Attr)
 	}
 }
 
 // countString adds delta copies of equalities naming a string of hash h,
 // and keeps the buckets, if any, counting h while some copy names it.
-func (kf *keyedFilters) countString(h uint64, delta int) {
-	before := kf.strs[h]
-	after := before + delta
-	if after == 0 {
-		delete(kf.strs, h)
-	} else {
-		kf.strs[h] = after
-	}
+func (kf *keyedFilters) countString(h uint32, delta int) {
+	before, after := kf.strs.add(h, delta)
 	if kf.buckets != nil && (before == 0) != (after == 0) {
 		kf.buckets.add(h, min(max(after-before, -1), 1))
 	}
@@ -176,15 +171,17 @@ func (c *linkCache) excludes(k *keyValue) bool {
 		return false
 	}
 	h := c.valueHash(k.v.AsString())
-	return !kf.buckets.mayHold(h) || kf.strs[h] == 0
+	return !kf.buckets.mayHold(h) || kf.strs.get(h) == 0
 }
 
-// valueHash is the hash keyedFilters counts a string value by.
-func (c *linkCache) valueHash(s string) uint64 {
+// valueHash is the hash keyedFilters counts a string value by: the two
+// halves of its seeded maphash folded into one.
+func (c *linkCache) valueHash(s string) uint32 {
 	if c.testHash != nil {
 		return c.testHash(s)
 	}
-	return maphash.String(c.seed, s)
+	h := maphash.String(c.seed, s)
+	return uint32(h>>32) ^ uint32(h)
 }
 
 // forget drops a link's entries (its filters changed).
@@ -213,7 +210,7 @@ func (c *linkCache) pick() {
 		c.kf.buckets = nil // no longer the key's
 	}
 	if kf != nil && kf.buckets == nil {
-		kf.buckets = newKeyBuckets(kf.strs)
+		kf.buckets = newKeyBuckets(&kf.strs)
 	}
 	c.kf = kf
 }

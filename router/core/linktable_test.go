@@ -353,11 +353,11 @@ func mustApplyT(t *testing.T, lt *LinkTable, id ifaceID, r *wire.Routes) {
 // named.
 func TestLinkTableKeyExcludes(t *testing.T) {
 	t.Run("hash=maphash", func(t *testing.T) { testLinkTableKeyExcludes(t, nil) })
-	colliding := func(s string) uint64 { return uint64(len(s)) }
+	colliding := func(s string) uint32 { return uint32(len(s)) }
 	t.Run("hash=colliding", func(t *testing.T) { testLinkTableKeyExcludes(t, colliding) })
 }
 
-func testLinkTableKeyExcludes(t *testing.T, valueHash func(string) uint64) {
+func testLinkTableKeyExcludes(t *testing.T, valueHash func(string) uint32) {
 	keyed := []string{`b == "x"`, `b == "x" && a > 1`, `b == "y" && a exists`, `b == 2`, `b == "x" && b == "y"`, `b == "z" && c == "x"`}
 	open := []string{`a > 0`, `c == "x"`}
 	excluded, routed := 0, 0
