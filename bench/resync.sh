@@ -39,8 +39,11 @@
 #
 # A round stops the script when the pair's sift sub has ended: r2 then
 # drops the client's filters, and r1 would get none back. A niced sift
-# sub holding 10^6 filters can miss its connection's idle timeout on a
-# loaded machine, so sift sub is reniced with r2 once the lock is held.
+# sub holding 10^6 filters could miss its connection's idle timeout on a
+# loaded machine (a plain client's 5 s, before --filters took 30 s; it now
+# also subscribes again after a lost connection, which would make the
+# round measure a reinstall), so sift sub is reniced with r2 once the
+# lock is held.
 #
 # e.g. BENCH_LOCK=/path/to/lock bench/resync.sh main HEAD 1000000 2
 #      KEEP=1 BENCH_LOCK=/path/to/lock bench/resync.sh main HEAD 100000 20

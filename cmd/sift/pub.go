@@ -174,6 +174,11 @@ func (f *routerFlags) dial(ctx context.Context, name string) (*client.Client, er
 
 // dialAssist is dial with the client offering assist (nil: none).
 func (f *routerFlags) dialAssist(ctx context.Context, name string, assist *client.Assist) (*client.Client, error) {
+	return f.dialOptions(ctx, client.Options{Name: name, Assist: assist})
+}
+
+// dialOptions is dial with opts (its TLS set from the folder).
+func (f *routerFlags) dialOptions(ctx context.Context, opts client.Options) (*client.Client, error) {
 	if f.addr == "" || f.certs == "" {
 		return nil, fmt.Errorf("--router and --certs are required")
 	}
@@ -185,5 +190,6 @@ func (f *routerFlags) dialAssist(ctx context.Context, name string, assist *clien
 	}
 	dctx, cancel := context.WithTimeout(ctx, f.dialTimeout)
 	defer cancel()
-	return client.Dial(dctx, f.addr, client.Options{TLS: cl.ClientConfig(), Name: name, Assist: assist})
+	opts.TLS = cl.ClientConfig()
+	return client.Dial(dctx, f.addr, opts)
 }

@@ -44,7 +44,10 @@ reach, and prints one line per delivered event: {"subs":[ID,...],
 per-connection limit (siftd --max-subscriptions-per-conn) are spread over
 several connections; each event is still printed once, but events whose
 lowest matching ids are on different connections may print out of publish
-order.
+order. A connection lost after "ready N" is made again: sub says so on
+standard error, subscribes that connection's filters again and writes
+"ready N" again once every connection is back (events published meanwhile
+are missed).
 
 With --assist the client offers its CPU to the router for placing
 subscriptions in its routing table (siftd --rto, --ff): it answers the

@@ -32,6 +32,16 @@ import (
 // matching id, and ignores the other deliveries. Connections are
 // independent streams, so lines printed on different connections'
 // deliveries keep no publish order between them.
+//
+// A connection lost after "ready N" is not the end: the router has
+// dropped its filters with it, so the command says so on stderr, dials
+// again with backoff, subscribes the connection's filters again and, once
+// no connection is left down, writes "ready N" again (filterConns.keep);
+// events published meanwhile are not delivered, as with a plain sift sub.
+// Its connections time out after filtersIdleTimeout of silence, not the
+// client's default: a subscriber of many filters on a loaded machine must
+// not lose them, and the router's cost of installing them again, to a
+// few seconds without CPU.
 func subscribeFile(ctx context.Context, conn routerFlags, opts subOptions, path string, stdout, stderr io.Writer) error {
 	if opts.count < 0 || opts.timeout < 0 {
 		return errors.New("--count and --timeout must not be negative")
@@ -50,63 +60,182 @@ func subscribeFile(ctx context.Context, conn routerFlags, opts subOptions, path 
 	if opts.claim {
 		assist = &client.Assist{Claim: true}
 	}
-	first, err := conn.dialAssist(ctx, "sift-sub", assist)
+	fc := &filterConns{texts: texts, addr: conn.addr, stderr: stderr, dial: func(ctx context.Context) (*client.Client, error) {
+		return conn.dialOptions(ctx, client.Options{Name: "sift-sub", Assist: assist, IdleTimeout: filtersIdleTimeout})
+	}}
+	first, err := fc.dial(ctx)
 	if err != nil {
 		return err
 	}
-	per := len(texts)
-	if max := first.MaxSubscriptions(); max > 0 && uint64(per) > max {
-		per = int(max)
+	fc.per = len(texts)
+	if max := first.MaxSubscriptions(); max > 0 && uint64(fc.per) > max {
+		fc.per = int(max)
 	}
-	clients := []*client.Client{first}
-	defer func() {
-		for _, c := range clients {
-			c.Close()
-		}
-	}()
-	for len(clients)*per < len(texts) {
-		c, err := conn.dialAssist(ctx, "sift-sub", assist)
+	fc.clients = []*client.Client{first}
+	defer fc.close()
+	for len(fc.clients)*fc.per < len(texts) {
+		c, err := fc.dial(ctx)
 		if err != nil {
 			return err
 		}
-		clients = append(clients, c)
+		fc.clients = append(fc.clients, c)
 	}
-	out := &filterPrinter{w: bufio.NewWriter(stdout), lines: make(chan []byte, 4096), per: per}
-	if len(clients) > 1 {
-		out.idx = match.NewFast(match.FastConfig{})
+	fc.out = &filterPrinter{w: bufio.NewWriter(stdout), lines: make(chan []byte, 4096), per: fc.per}
+	if len(fc.clients) > 1 {
+		fc.out.idx = match.NewFast(match.FastConfig{})
 		for i, f := range filters {
-			if err := out.idx.Insert(match.ID(i), f); err != nil {
+			if err := fc.out.idx.Insert(match.ID(i), f); err != nil {
 				return fmt.Errorf("--filters %s: filter %d: %w", path, i, err)
 			}
 		}
 	}
 	filters = nil
-	errs := make([]error, len(clients))
-	prog := newInstallProgress(stderr, len(texts), len(clients))
+	errs := make([]error, len(fc.clients))
+	prog := newInstallProgress(stderr, len(texts), len(fc.clients))
 	var wg sync.WaitGroup
-	for k, c := range clients {
-		lo, hi := k*per, min((k+1)*per, len(texts))
-		wg.Go(func() {
-			deliver := func(subs []int, e match.Event) { out.deliver(k, lo, subs, e) }
-			if _, err := c.SubscribeBatchProgress(ctx, texts[lo:hi], deliver, prog.conn(k)); err != nil {
-				errs[k] = fmt.Errorf("filters %d-%d: %w", lo, hi-1, err)
-			}
-		})
+	for k, c := range fc.clients {
+		wg.Go(func() { errs[k] = fc.install(ctx, k, c, prog.conn(k)) })
 	}
 	wg.Wait()
 	prog.finish()
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	n := len(texts)
-	texts = nil
-	fmt.Fprintf(stderr, "ready %d\n", n)
+	fmt.Fprintf(stderr, "ready %d\n", len(texts))
 	if opts.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, opts.timeout)
 		defer cancel()
 	}
-	return out.run(ctx, opts.count, clients)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	failed := make(chan error, len(fc.clients))
+	for k := range fc.clients {
+		go fc.keep(ctx, k, failed)
+	}
+	return fc.out.run(ctx, opts.count, failed)
+}
+
+// filtersIdleTimeout is how long a connection of sift sub --filters may
+// stay silent before it is taken for lost: the router's own default
+// (router.Config.IdleTimeout), where a plain client waits 5 s.
+const filtersIdleTimeout = 30 * time.Second
+
+// Backoff between the dials of a lost --filters connection: doubling
+// from the first, up to the last.
+const (
+	filtersMinBackoff = 100 * time.Millisecond
+	filtersMaxBackoff = 5 * time.Second
+)
+
+// filterConns are the connections of sift sub --filters, connection k
+// holding the file's filters [k*per, (k+1)*per). It keeps the file's
+// texts for as long as it runs, to subscribe them again on a new
+// connection.
+type filterConns struct {
+	texts  []string
+	per    int
+	addr   string // the router's, for what stderr says
+	out    *filterPrinter
+	stderr io.Writer
+	dial   func(context.Context) (*client.Client, error)
+
+	mu      sync.Mutex // guards clients, down and closed
+	clients []*client.Client
+	down    int  // connections lost and not yet installed again
+	closed  bool // close ran: connections dialled after it are closed at once
+}
+
+// install subscribes connection k's filters on c (progress as
+// SubscribeBatchProgress's), delivering their events to the printer.
+func (fc *filterConns) install(ctx context.Context, k int, c *client.Client, progress func(int)) error {
+	lo, hi := k*fc.per, min((k+1)*fc.per, len(fc.texts))
+	deliver := func(subs []int, e match.Event) { fc.out.deliver(k, lo, subs, e) }
+	if _, err := c.SubscribeBatchProgress(ctx, fc.texts[lo:hi], deliver, progress); err != nil {
+		return fmt.Errorf("filters %d-%d: %w", lo, hi-1, err)
+	}
+	return nil
+}
+
+// keep re-establishes connection k each time it ends, until ctx ends: it
+// says so on stderr, dials again with backoff, installs the connection's
+// filters again, and writes "ready N" again once no connection is left
+// down. A refusal of the filters on the new connection (the router's
+// permissions or limits changed) is fatal, sent on failed.
+func (fc *filterConns) keep(ctx context.Context, k int, failed chan<- error) {
+	for {
+		fc.mu.Lock()
+		c := fc.clients[k]
+		fc.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.Done():
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		fc.mu.Lock()
+		fc.down++
+		fc.mu.Unlock()
+		fmt.Fprintf(fc.stderr, "connection %d to %s lost (%v); reconnecting\n", k, fc.addr, c.Err())
+		nc, err := fc.redial(ctx, k)
+		if err != nil {
+			if ctx.Err() == nil {
+				failed <- err
+			}
+			return
+		}
+		fc.mu.Lock()
+		if fc.closed {
+			fc.mu.Unlock()
+			nc.Close()
+			return
+		}
+		fc.clients[k] = nc
+		fc.down--
+		ready := fc.down == 0
+		fc.mu.Unlock()
+		if ready {
+			fmt.Fprintf(fc.stderr, "ready %d\n", len(fc.texts))
+		}
+	}
+}
+
+// redial dials until a connection holds connection k's filters again, with
+// backoff between the attempts that failed because no connection was
+// made or it ended meanwhile; another failure of the install is returned.
+func (fc *filterConns) redial(ctx context.Context, k int) (*client.Client, error) {
+	for backoff := filtersMinBackoff; ; backoff = min(2*backoff, filtersMaxBackoff) {
+		c, err := fc.dial(ctx)
+		if err == nil {
+			err = fc.install(ctx, k, c, nil)
+			if err == nil {
+				return c, nil
+			}
+			lost := c.Err() != nil // the connection ended meanwhile: try again
+			c.Close()
+			if !lost {
+				return nil, fmt.Errorf("connection %d: %w", k, err)
+			}
+		}
+		select {
+		case <-time.After(backoff):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// close closes every connection; connections a keeper dials later are
+// closed as they come.
+func (fc *filterConns) close() {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	fc.closed = true
+	for _, c := range fc.clients {
+		c.Close()
+	}
 }
 
 // readFiltersFile reads a subscriptions file: the canonical text of each
@@ -180,19 +309,9 @@ func appendID(b []byte, i, id int) []byte {
 	return strconv.AppendInt(b, int64(id), 10)
 }
 
-// run writes lines until count lines (0: no limit), ctx's end, or a
-// connection's failure.
-func (p *filterPrinter) run(ctx context.Context, count int, clients []*client.Client) error {
-	failed := make(chan error, len(clients))
-	for _, c := range clients {
-		go func() {
-			select {
-			case <-c.Done():
-				failed <- c.Err()
-			case <-ctx.Done():
-			}
-		}()
-	}
+// run writes lines until count lines (0: no limit), ctx's end, or an
+// error on failed (a connection that could not be established again).
+func (p *filterPrinter) run(ctx context.Context, count int, failed <-chan error) error {
 	flush := time.NewTicker(50 * time.Millisecond)
 	defer flush.Stop()
 	for n := 0; count == 0 || n < count; {
