@@ -29,7 +29,11 @@
 //     Config.CatchupEvents events are published and acknowledged, then all
 //     subscribers come back at once; or, with Config.RestartSHB (Sift
 //     only), the SHB router itself is stopped while the backlog builds and
-//     started again. It measures the catch-up delivery rate.
+//     started again. It measures the catch-up delivery rate, the phase's
+//     length and the time to its first delivery (the start-up:
+//     reconnecting and the first fetches). A phase under 2 s measures
+//     mostly that start-up, not a rate: the report then says so in a
+//     warning (Report.Warnings).
 //
 // Every delivery is checked: a subscriber must get exactly the events of
 // its group, each once. A missing event fails the run (after Config.Stall
@@ -44,6 +48,9 @@
 //     whole process's (routers, stores, clients, subscribers); on a loaded
 //     machine compare CPU per event and the alternating ratios, not the
 //     absolute rates (the report records the load average).
+//   - A Sift subscriber that comes back dials a new connection (QUIC and
+//     TLS handshakes, then its session's start); a JetStream subscriber
+//     consumes again on the connection it kept.
 //   - JetStream runs as one server (one stream, replicas 1): the PHB - SHB
 //     split has no counterpart there, so its events do one hop less.
 //   - Sift subscribers keep their checkpoint in memory and acknowledge it

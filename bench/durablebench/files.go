@@ -20,7 +20,7 @@ var csvHeader = []string{
 	"system", "run", "load_average", "hops", "shbs", "subscribers", "events", "deliveries", "ack_seconds", "seconds",
 	"acked_publishes_per_second", "delivered_events_per_second", "cpu_seconds", "cpu_us_per_delivery",
 	"disconnections", "paced_p50_us", "paced_p99_us", "paced_p999_us", "loaded_p50_us", "loaded_p99_us",
-	"loaded_p999_us", "catchup_deliveries", "catchup_seconds", "catchup_deliveries_per_second",
+	"loaded_p999_us", "catchup_deliveries", "catchup_seconds", "catchup_first_delivery_seconds", "catchup_deliveries_per_second",
 	"catchup_cpu_us_per_delivery", "redelivered",
 }
 
@@ -34,7 +34,7 @@ func (rep *Report) csvRows() [][]string {
 			i(r.Events), strconv.FormatInt(r.Deliveries, 10), g(r.AckSeconds), g(r.Seconds), g(r.AckedPerSec),
 			g(r.DeliveredPerS), g(r.CPUSeconds), g(r.CPUPerDelivery()), i(r.Disconnections), g(r.Paced.P50),
 			g(r.Paced.P99), g(r.Paced.P999), g(r.Loaded.P50), g(r.Loaded.P99), g(r.Loaded.P999),
-			strconv.FormatInt(r.Backlog, 10), g(r.CatchupSeconds), g(r.CatchupPerSec), g(r.CatchupCPUPerDelivery()),
+			strconv.FormatInt(r.Backlog, 10), g(r.CatchupSeconds), g(r.CatchupFirstSeconds), g(r.CatchupPerSec), g(r.CatchupCPUPerDelivery()),
 			strconv.FormatInt(r.Redelivered, 10)})
 	}
 	return rows

@@ -32,6 +32,10 @@ type recorder struct {
 	subs      []*subRecord
 	delivered atomic.Int64 // first deliveries, every subscriber
 	last      atomic.Int64 // unix nanoseconds of the last first delivery
+	// catchupFrom and catchupFirst: unix nanoseconds of the catch-up's
+	// start (0: not started) and of its first delivery of a catch-up
+	// event at or after it (0: none yet).
+	catchupFrom, catchupFirst atomic.Int64
 }
 
 // subRecord is one subscriber's deliveries, written by its goroutine.
@@ -93,6 +97,9 @@ func (r *recorder) deliverTo(i int) func(match.Event) {
 		sr.count++
 		r.delivered.Add(1)
 		r.last.Store(now)
+		if from := r.catchupFrom.Load(); from != 0 && now >= from && r.phaseOf(s) == phaseCatchup {
+			r.catchupFirst.CompareAndSwap(0, now)
+		}
 	}
 }
 

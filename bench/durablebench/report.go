@@ -1,8 +1,10 @@
 package durablebench
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/sift-pubsub/sift/bench"
 )
@@ -15,6 +17,9 @@ type Report struct {
 	Results []Result  `json:"results"`
 	Summary []Summary `json:"summary"`
 	Ratios  []Ratio   `json:"ratios"`
+	// Warnings say what makes a figure of the report untrustworthy (a
+	// catch-up phase too short to measure a rate).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Setup is the topology, load and shape of the benchmark.
@@ -34,10 +39,13 @@ type Setup struct {
 	LatencyEvents int      `json:"latency_events"`
 	Rate          float64  `json:"latency_rate"`
 	CatchupEvents int      `json:"catchup_events,omitempty"`
-	RestartSHB    bool     `json:"restart_shb,omitempty"`
-	AckEvery      int      `json:"ack_every"`
-	AckIdle       string   `json:"ack_idle"`
-	Runs          int      `json:"runs"`
+	// MinCatchupSeconds is the shortest catch-up phase whose rate the
+	// report trusts (minCatchup).
+	MinCatchupSeconds float64 `json:"min_catchup_seconds,omitempty"`
+	RestartSHB        bool    `json:"restart_shb,omitempty"`
+	AckEvery          int     `json:"ack_every"`
+	AckIdle           string  `json:"ack_idle"`
+	Runs              int     `json:"runs"`
 }
 
 func newReport(cfg Config) *Report {
@@ -46,6 +54,9 @@ func newReport(cfg Config) *Report {
 		Publishers: cfg.Publishers, InFlight: cfg.InFlight, Events: cfg.Events, Payload: cfg.Payload,
 		EventBytes: len(ev.Event(cfg.Events).AppendJSON(nil)), LatencyEvents: cfg.LatencyEvents, Rate: cfg.Rate,
 		CatchupEvents: cfg.CatchupEvents, RestartSHB: cfg.RestartSHB, AckEvery: cfg.AckEvery, AckIdle: cfg.AckIdle.String(), Runs: cfg.Runs}
+	if cfg.CatchupEvents > 0 {
+		s.MinCatchupSeconds = minCatchup.Seconds()
+	}
 	if cfg.Churn.On() {
 		s.ChurnEvery, s.ChurnFor = cfg.Churn.Every.String(), cfg.Churn.For.String()
 	}
@@ -69,6 +80,8 @@ type Summary struct {
 	LoadedP99      float64 `json:"loaded_p99_us"`
 	CatchupPerSec  float64 `json:"catchup_deliveries_per_second,omitempty"`
 	CatchupCPU     float64 `json:"catchup_cpu_us_per_delivery,omitempty"`
+	CatchupSeconds float64 `json:"catchup_seconds,omitempty"`
+	CatchupFirst   float64 `json:"catchup_first_delivery_seconds,omitempty"`
 	Redelivered    float64 `json:"redelivered"`
 }
 
@@ -80,6 +93,7 @@ func (rep *Report) finish() {
 	for _, sys := range rep.Setup.Systems {
 		rep.Summary = append(rep.Summary, summarize(sys, rep.runsOf(sys)))
 	}
+	rep.warnShortCatchups()
 	sift := (Sift{}).Name()
 	if i := slices.IndexFunc(rep.Setup.Systems, func(s string) bool { return strings.HasPrefix(s, sift+"-r") }); i >= 0 {
 		rep.replicatedRatios(rep.Setup.Systems[i])
@@ -143,6 +157,8 @@ func summarize(sys string, rs []Result) Summary {
 		LoadedP99:      med(func(r Result) float64 { return r.Loaded.P99 }),
 		CatchupPerSec:  med(func(r Result) float64 { return r.CatchupPerSec }),
 		CatchupCPU:     med(Result.CatchupCPUPerDelivery),
+		CatchupSeconds: med(func(r Result) float64 { return r.CatchupSeconds }),
+		CatchupFirst:   med(func(r Result) float64 { return r.CatchupFirstSeconds }),
 		Redelivered:    med(func(r Result) float64 { return float64(r.Redelivered) }),
 	}
 }
@@ -181,4 +197,32 @@ func (rep *Report) ratios(sift, peer string, target func(ratioMeasure) (float64,
 		out = append(out, r)
 	}
 	return out
+}
+
+// minCatchup is the shortest catch-up phase whose rate means
+// anything: a shorter one is mostly the subscribers' return (their
+// reconnections, each session's first fetches), which a system pays once
+// per return, not per delivery.
+const minCatchup = 2 * time.Second
+
+// warnShortCatchups adds a warning when some run's catch-up phase was
+// shorter than minCatchup: its deliveries/s (and the ratio on
+// them) measure the start-up, not a catch-up rate.
+func (rep *Report) warnShortCatchups() {
+	var short []float64
+	for _, r := range rep.Results {
+		if r.CatchupSeconds > 0 && r.CatchupSeconds < minCatchup.Seconds() {
+			short = append(short, r.CatchupSeconds)
+		}
+	}
+	if len(short) == 0 {
+		return
+	}
+	span := fmt.Sprintf("%.2f", slices.Min(short))
+	if hi := fmt.Sprintf("%.2f", slices.Max(short)); hi != span {
+		span += "-" + hi
+	}
+	rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d of %d catch-up phases lasted %s s, under %.0f s: their catch-up deliveries/s "+
+		"measure the start-up (reconnecting, the first fetches), not a rate; raise --catchup-events",
+		len(short), len(rep.Results), span, minCatchup.Seconds()))
 }

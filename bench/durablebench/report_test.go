@@ -38,3 +38,33 @@ func TestReplicatedRatios(t *testing.T) {
 		t.Fatalf("unreplicated ratios: %+v", plain.Ratios)
 	}
 }
+
+// TestShortCatchupWarning: a run whose catch-up phase lasted under
+// minCatchup gets the report a warning, printed under the table
+// and kept in results.json; phases long enough get none.
+func TestShortCatchupWarning(t *testing.T) {
+	run := func(sys string, n int, secs float64) Result {
+		return Result{RunID: bench.RunID{System: sys, Run: n}, Backlog: 1000, CatchupSeconds: secs, CatchupPerSec: 1000 / secs}
+	}
+	rep := &Report{Setup: Setup{Systems: []string{"sift", "jetstream"}}, Results: []Result{
+		run("sift", 1, 0.62), run("jetstream", 1, 2.5), run("sift", 2, 3.1), run("jetstream", 2, 0.21),
+	}}
+	rep.finish()
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "2 of 4 catch-up phases lasted 0.21-0.62 s") {
+		t.Fatalf("warnings %q", rep.Warnings)
+	}
+	var table strings.Builder
+	if err := rep.WriteTable(&table); err != nil || !strings.Contains(table.String(), "warning: 2 of 4") {
+		t.Fatalf("table (%v):\n%s", err, table.String())
+	}
+	long := &Report{Setup: Setup{Systems: []string{"sift"}}, Results: []Result{run("sift", 1, 2), run("sift", 2, 4)}}
+	long.finish()
+	if len(long.Warnings) != 0 {
+		t.Fatalf("phases of 2 and 4 s: warnings %q", long.Warnings)
+	}
+	none := &Report{Setup: Setup{Systems: []string{"sift"}}, Results: []Result{{RunID: bench.RunID{System: "sift", Run: 1}}}}
+	none.finish()
+	if len(none.Warnings) != 0 {
+		t.Fatalf("no catch-up phase: warnings %q", none.Warnings)
+	}
+}

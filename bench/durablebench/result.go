@@ -26,11 +26,15 @@ type Result struct {
 	Loaded Latency `json:"latency_loaded"`
 	Paced  Latency `json:"latency_paced"`
 	// Catch-up phase (zero when off): Backlog deliveries made after the
-	// subscribers came back, in CatchupSeconds; CatchupCPU seconds.
-	Backlog        int64   `json:"catchup_deliveries,omitempty"`
-	CatchupSeconds float64 `json:"catchup_seconds,omitempty"`
-	CatchupPerSec  float64 `json:"catchup_deliveries_per_second,omitempty"`
-	CatchupCPU     float64 `json:"catchup_cpu_seconds,omitempty"`
+	// subscribers came back, in CatchupSeconds (from their return to the
+	// last delivery), the first of them CatchupFirstSeconds after their
+	// return (reconnecting and the first fetches: the phase's start-up);
+	// CatchupCPU seconds.
+	Backlog             int64   `json:"catchup_deliveries,omitempty"`
+	CatchupSeconds      float64 `json:"catchup_seconds,omitempty"`
+	CatchupFirstSeconds float64 `json:"catchup_first_delivery_seconds,omitempty"`
+	CatchupPerSec       float64 `json:"catchup_deliveries_per_second,omitempty"`
+	CatchupCPU          float64 `json:"catchup_cpu_seconds,omitempty"`
 	// Redelivered counts repeated deliveries (always 0 for Sift, whose run
 	// fails on one).
 	Redelivered int64 `json:"redelivered"`

@@ -244,6 +244,7 @@ func (b *benchRun) catchup(ctx context.Context, res *Result) error {
 	defer stopProfile()
 	cpu0, _ := bench.ProcessCPU()
 	start := time.Now()
+	b.rec.catchupFrom.Store(start.UnixNano())
 	defer b.trace(start)()
 	if b.cfg.RestartSHB {
 		err = restarter.StartSHB(ctx, 0)
@@ -260,6 +261,9 @@ func (b *benchRun) catchup(ctx context.Context, res *Result) error {
 	end := time.Unix(0, b.rec.last.Load())
 	res.Backlog = b.rec.deliveredTo(affected) - before
 	res.CatchupSeconds = end.Sub(start).Seconds()
+	if first := b.rec.catchupFirst.Load(); first != 0 {
+		res.CatchupFirstSeconds = time.Unix(0, first).Sub(start).Seconds()
+	}
 	res.CatchupPerSec = float64(res.Backlog) / res.CatchupSeconds
 	res.CatchupCPU = (cpu1 - cpu0).Seconds()
 	return nil

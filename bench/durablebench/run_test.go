@@ -36,6 +36,12 @@ func TestSiftTiny(t *testing.T) {
 	if r.Paced.Count != 20*4/2 || r.Backlog != 100*4/2 || r.CatchupPerSec <= 0 {
 		t.Fatalf("paced %d, backlog %d at %v/s", r.Paced.Count, r.Backlog, r.CatchupPerSec)
 	}
+	if r.CatchupFirstSeconds <= 0 || r.CatchupFirstSeconds > r.CatchupSeconds {
+		t.Fatalf("first catch-up delivery after %vs of a %vs phase", r.CatchupFirstSeconds, r.CatchupSeconds)
+	}
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "start-up") {
+		t.Fatalf("a catch-up of %vs: warnings %q", r.CatchupSeconds, rep.Warnings)
+	}
 	if r.AckedPerSec <= 0 || r.DeliveredPerS <= 0 || r.Paced.P50 <= 0 || r.Paced.P50 > r.Paced.P99 {
 		t.Fatalf("figures: %+v", r)
 	}

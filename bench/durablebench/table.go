@@ -17,16 +17,24 @@ func (rep *Report) WriteTable(w io.Writer) error {
 		s.Hops, s.SHBs, s.Subscribers, s.Groups, s.Publishers, s.InFlight, s.Events, s.EventBytes, rep.shape(),
 		s.Runs, rep.LoadStart, rep.LoadEnd, rep.Machine.Cores)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "system\tacked/s\tdelivered/s\tCPU us/deliv\tp50 us\tp99 us\tp999 us\tloaded p50 us\tloaded p99 us\tcatch-up/s\tcatch-up CPU us\tredelivered\t")
+	fmt.Fprintln(tw, "system\tacked/s\tdelivered/s\tCPU us/deliv\tp50 us\tp99 us\tp999 us\tloaded p50 us\tloaded p99 us\tcatch-up/s\tcatch-up s\t1st ms\tcatch-up CPU us\tredelivered\t")
 	for _, m := range rep.Summary {
-		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.1f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%.0f\t\n", m.System, m.AckedPerSec,
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.1f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.2f\t%.0f\t%.1f\t%.0f\t\n", m.System, m.AckedPerSec,
 			m.DeliveredPerS, m.CPUPerDelivery, m.PacedP50, m.PacedP99, m.PacedP999, m.LoadedP50, m.LoadedP99,
-			m.CatchupPerSec, m.CatchupCPU, m.Redelivered)
+			m.CatchupPerSec, m.CatchupSeconds, m.CatchupFirst*1e3, m.CatchupCPU, m.Redelivered)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	return bench.WriteRatios(w, rep.Ratios)
+	if err := bench.WriteRatios(w, rep.Ratios); err != nil {
+		return err
+	}
+	for _, warn := range rep.Warnings {
+		if _, err := fmt.Fprintf(w, "\nwarning: %s\n", warn); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // shape describes the churn and catch-up options.
