@@ -38,6 +38,12 @@ func TestRouterConsolidatesNacks(t *testing.T) {
 	if r.Stats.NacksFromBelow != 2 || r.Stats.NacksUpstream != 1 {
 		t.Fatalf("stats %+v", r.Stats)
 	}
+	// The status shows the one range asked and both links waiting for it.
+	st := r.Nacks()
+	if len(st) != 1 || st[0].AskedRanges != 1 || st[0].Asked[0] != (RangeStatus{From: 1, To: 10, Expires: 100 + r.cfg.NackTimeout}) ||
+		len(st[0].Waiting) != 2 || st[0].Waiting["shb2"][0] != (RangeStatus{From: 1, To: 10, Expires: 200 + r.cfg.WaitTimeout}) {
+		t.Fatalf("nack status %+v", st)
+	}
 	ev := match.MustEvent(match.Attr{Name: "sym", Value: match.Str("IBM")})
 	out := stepRouter(t, r, 300, Envelope{From: "phb", To: "r", Msg: Msg{Kind: MsgData, Pubend: "p", Tick: 5, Prev: 0, Event: ev}})
 	out = append(out, stepRouter(t, r, 300, Envelope{From: "phb", To: "r", Msg: Msg{Kind: MsgSilence, Pubend: "p", From: 6, To: 10}})...)
@@ -53,6 +59,9 @@ func TestRouterConsolidatesNacks(t *testing.T) {
 		if len(got[to]) != len(w) || got[to][0] != w[0] || got[to][1] != w[1] {
 			t.Fatalf("to %s: got %q, want %q", to, got[to], w)
 		}
+	}
+	if st := r.Nacks(); st[0].AskedRanges != 0 || len(st[0].Waiting) != 0 {
+		t.Fatalf("nack status %+v once answered", st)
 	}
 	// The same nack later is answered from the cache, not forwarded.
 	ans := stepRouter(t, r, 400, Envelope{From: "shb1", To: "r", Msg: Msg{Kind: MsgNack, Pubend: "p", Ranges: []Range{{5, 5}}}})

@@ -250,13 +250,14 @@ func (s *SHB) join(c *conn, p string) {
 	}
 }
 
-// offerCatchups gives an event fetched by a nack to every catch-up stream
-// of pubend p waiting for it.
-func (s *SHB) offerCatchups(p string, t Tick, e match.Event) {
+// offerCatchups gives an event fetched by a nack (a D tick at or below
+// LD, the silence before it since prev) to every catch-up stream of
+// pubend p waiting for it.
+func (s *SHB) offerCatchups(p string, prev, t Tick, e match.Event) {
 	pb := s.pubs[p]
 	delete(pb.fetch, t)
 	pb.coverStreak = 0
-	s.renewCovers(pb)
+	s.coverAnswered(pb, Range{min(prev+1, t), t})
 	if s.stepAll {
 		for _, c := range s.catchingConns() {
 			s.offerCatchup(c, p, t, e)

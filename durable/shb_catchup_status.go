@@ -66,3 +66,26 @@ func (s *SHB) catchupStatus(c *conn, p string, cs *connStream) CatchupStatus {
 	}
 	return st
 }
+
+// CoverStatus is a live cover (a span nacked whole for every catch-up
+// session, shb_cover.go): its ticks and when it expires unless an answer
+// renews it.
+type CoverStatus struct {
+	Pubend string `json:"pubend"`
+	RangeStatus
+	// Reached is how far its answer has come (From-1: nothing yet).
+	Reached Tick `json:"reached"`
+}
+
+// Covers returns the live covers, in pubend order, oldest first.
+func (s *SHB) Covers() []CoverStatus {
+	var out []CoverStatus
+	for _, p := range s.cfg.Pubends {
+		for _, c := range s.pubs[p].covers {
+			if s.live(c) {
+				out = append(out, CoverStatus{Pubend: p, RangeStatus: RangeStatus{From: c.r.From, To: c.r.To, Expires: c.at + c.life}, Reached: c.reached})
+			}
+		}
+	}
+	return out
+}

@@ -21,7 +21,7 @@ func (s *SHB) knowledge(m Msg) error {
 	switch m.Kind {
 	case MsgData:
 		if m.Tick <= pb.ld {
-			s.offerCatchups(pb.id, m.Tick, m.Event)
+			s.offerCatchups(pb.id, m.Prev, m.Tick, m.Event)
 			return nil
 		}
 		pb.in.AddSilence(m.Prev+1, m.Tick-1)
@@ -30,6 +30,9 @@ func (s *SHB) knowledge(m Msg) error {
 		if s.staleFiltered(m) {
 			s.Stats.StaleIgnored++ // filtered without a registered filter
 			return nil
+		}
+		if m.From <= pb.ld {
+			s.coverAnswered(pb, Range{m.From, min(m.To, pb.ld)}) // an answer to a refetch
 		}
 		pb.in.AddSilence(m.From, m.To)
 	case MsgLost:

@@ -9,15 +9,43 @@ import "slices"
 // from one store scan at the pubend and its answer serves them all
 // (offerCatchups), instead of each session nacking its own ticks one by
 // one and sharing nothing. Ticks inside a live cover are not nacked again;
-// a cover lives while the answers to the SHB's refetches flow (each
-// answered tick renews every live cover: renewCovers) and expires
-// coverLife after the last, when the ticks still missing fall back to
-// nacks of their own, with backoff.
+// a cover holds the ticks its answer has not reached yet, lives while
+// the answers to the SHB's refetches flow (each renews every live cover:
+// coverAnswered), is forgotten once its answer reaches its last tick,
+// and otherwise expires coverLife after the last answer, when the ticks
+// still missing fall back to nacks of their own, with backoff.
 type cover struct {
-	r    Range
-	at   Tick // when the cover was sent or last renewed by an answer
-	life Tick // how long after at it expires (coverLifeFor)
+	r  Range
+	rs []Range // the ranges nacked: r less the ticks in flight on nacks of their own
+	// reached is how far the answer has come, in order (r.From-1:
+	// nothing yet): the cover holds only the ticks above it.
+	reached Tick
+	at      Tick // when the cover was sent or last renewed by an answer
+	life    Tick // how long after at it expires (coverLifeFor)
 }
+
+// answered moves c.reached over span, knowledge just received, when span
+// follows on from where the answer stands: the pubend answers each of
+// c's ranges from its first tick up, in order, so only knowledge that
+// continues the answer is its progress (a one-tick answer of a later
+// tick, to a nack of its own, is not).
+func (c *cover) answered(span Range) {
+	for _, x := range c.rs {
+		if x.To <= c.reached {
+			continue
+		}
+		next := max(x.From, c.reached+1)
+		if !span.Contains(next) {
+			return
+		}
+		if c.reached = min(span.To, x.To); c.reached < x.To {
+			return
+		}
+	}
+}
+
+// rest returns the ticks c still holds: those its answer has not reached.
+func (c *cover) rest() Range { return Range{max(c.r.From, c.reached+1), c.r.To} }
 
 // coverDensity is how many of a span's PFS records must be wanted by the
 // pubend's catch-up sessions for the span to be fetched whole: at least
@@ -49,27 +77,48 @@ func (s *SHB) live(c cover) bool { return s.now-c.at < c.life }
 // expires.
 func (s *SHB) covered(pb *shbPubend, t Tick) (Tick, bool) {
 	for _, c := range pb.covers {
-		if c.r.Contains(t) && s.live(c) {
+		if c.rest().Contains(t) && s.live(c) {
 			return c.at + c.life, true
 		}
 	}
 	return 0, false
 }
 
-// renewCovers keeps alive every live cover of pb, a refetched tick having
-// just been answered: the pubend answers an SHB's refetches in one queue,
-// oldest tick first, so while the answer of one cover flows the covers
-// above it wait their turn, however long it takes. Renewing only the
-// cover holding the tick let the others expire on a path slower than a
-// cover's life, and each expired one was asked for again while its
-// answer was still to come. A cover lost on the way is asked for again
-// coverLife after the answers stop.
-func (s *SHB) renewCovers(pb *shbPubend) {
-	for i := range pb.covers {
-		if c := &pb.covers[i]; s.live(*c) {
+// coverAnswered notes an answer to a refetch of pubend pb, knowledge of
+// span (ticks at or below LD), in its live covers:
+//
+//   - a cover holds only the ticks its answer has not reached yet
+//     (cover.answered): a session that wants a tick the answer has
+//     passed (it was away while the answer went by, or had not read that
+//     far) nacks that tick itself. Once the answer reaches the cover's
+//     last tick the cover is forgotten. A cover used to hold every tick
+//     of its span until it expired, and every answer renewed it, so
+//     under churn (sessions away and back all the time, answers flowing
+//     without end) a session back after its cover's answer went by
+//     waited for ever and never asked again.
+//   - every live cover is renewed: the pubend answers an SHB's refetches
+//     in one queue, so while the answer of one cover flows the covers
+//     queued after it wait their turn, however long it takes (renewing
+//     only the cover holding the tick let the others expire on a path
+//     slower than a cover's life, and each expired one was asked for
+//     again while its answer was still to come). A cover lost on the way
+//     is asked for again coverLife after the answers stop.
+func (s *SHB) coverAnswered(pb *shbPubend, span Range) {
+	if len(pb.covers) == 0 {
+		return
+	}
+	kept := pb.covers[:0]
+	for _, c := range pb.covers {
+		if s.live(c) {
+			if c.answered(span); c.reached >= c.r.To {
+				continue // complete
+			}
 			c.at = s.now
 		}
+		kept = append(kept, c)
 	}
+	clear(pb.covers[len(kept):])
+	pb.covers = kept
 }
 
 // tryCover nacks the span from cu.pending[i] (a tick not at hand, not
@@ -84,8 +133,8 @@ func (s *SHB) tryCover(cu *catchup, p string, i int) (bool, error) {
 	pb := s.pubs[p]
 	r := Range{cu.pending[i], cu.pending[min(len(cu.pending), i+s.cfg.CatchupWindow)-1]}
 	for _, c := range pb.covers {
-		if r.Contains(c.r.From) && c.r.From != r.From && s.live(c) {
-			r.To = c.r.From - 1 // asked for already
+		if from := c.rest().From; r.Contains(from) && from != r.From && s.live(c) {
+			r.To = from - 1 // asked for already
 		}
 	}
 	if r.From == r.To {
@@ -107,7 +156,7 @@ func (s *SHB) tryCover(cu *catchup, p string, i int) (bool, error) {
 	}
 	r.To = rs[len(rs)-1].To
 	s.dropExpiredCovers(pb)
-	pb.covers = append(pb.covers, cover{r: r, at: s.now, life: s.coverLifeFor(pb.coverStreak)})
+	pb.covers = append(pb.covers, cover{r: r, rs: rs, reached: r.From - 1, at: s.now, life: s.coverLifeFor(pb.coverStreak)})
 	pb.coverStreak++
 	s.Stats.CatchupCovers++
 	s.send(s.cfg.Upstream, Msg{Kind: MsgNack, Pubend: p, Ranges: rs, Refetch: true})

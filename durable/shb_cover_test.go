@@ -343,3 +343,65 @@ func TestSHBCatchupCoversLiveWhileAnswersFlow(t *testing.T) {
 			g.s.Stats.CatchupCovers, g.s.Stats.CatchupNack, g.answered, ticks, g.nacks)
 	}
 }
+
+// TestSHBCatchupCoverGoneByWhileAway: 50 subscribers back together fetch
+// a backlog of 2,000 ticks as covers; s00 leaves before their answers
+// come, and is back, from CT 0, once they have gone by, with s01, which
+// missed 1,000 later ticks. The answers come one every 10 ms (a loaded
+// path), oldest nack first, and s01's are above the covers. s00's ticks
+// lie in covers whose answer has passed: it must nack them itself and be
+// complete before s01 is. Fails when a cover outlives its answer: s00
+// then waits on the spent covers for as long as s01's answers (or any
+// others) keep coming and renew them, which under churn is for ever.
+func TestSHBCatchupCoverGoneByWhileAway(t *testing.T) {
+	const subs, ticks, more = 50, 2000, 1000
+	g := newCoverRig(t)
+	g.backlog(subs, ticks, func(int) bool { return false })
+	g.hold = true
+	for i := range subs {
+		g.resume(i, subs)
+	}
+	g.tick()
+	if g.s.Stats.CatchupCovers == 0 {
+		t.Fatalf("no cover for %d subscribers back together (%v)", subs, g.nacks)
+	}
+	if n := len(g.s.Covers()); n != g.s.Stats.CatchupCovers {
+		t.Fatalf("%d live covers shown, %d sent", n, g.s.Stats.CatchupCovers)
+	}
+	g.step(Msg{Kind: MsgDisconnect, Sub: "s00", Session: 2}, "s00")
+	g.release()
+	if cs := g.s.Covers(); len(cs) != 0 {
+		t.Fatalf("covers %v still live once their answers went by", cs)
+	}
+	g.step(Msg{Kind: MsgDisconnect, Sub: "s01", Session: 2}, "s01")
+	for tk := Tick(ticks + 1); tk <= ticks+more; tk++ {
+		e := match.MustEvent(match.Attr{Name: "g", Value: match.Int(int64(int(tk) % subs))})
+		g.log[tk] = e
+		g.step(Msg{Kind: MsgData, Pubend: "p", Tick: tk, Prev: tk - 1, Event: e}, "r")
+	}
+	g.hold = true
+	for i, ct := range []Tick{0, ticks} {
+		id := fmt.Sprintf("s%02d", i)
+		f := match.MustParse(fmt.Sprintf("g == %d", i))
+		g.step(Msg{Kind: MsgResume, Sub: id, Session: 3, Filter: f, HasCT: true, CT: CT{"p": ct}}, id)
+	}
+	g.tick()
+	const want = (ticks + more) / subs // s00's and s01's ticks, each one in 50 (s01 got 40 before it left)
+	var doneAt [2]Tick
+	for i := 0; i < len(g.held); i++ { // answers of later nacks are held too
+		g.now += 10_000
+		g.run(g.s.Step(g.now, g.held[i]))
+		g.run(g.s.Tick(g.now))
+		for j := range doneAt {
+			if id := fmt.Sprintf("s%02d", j); doneAt[j] == 0 && len(g.got[id]) >= want {
+				doneAt[j] = g.now
+			}
+		}
+	}
+	g.complete(0, subs, ticks+more)
+	g.complete(1, subs, ticks+more)
+	if doneAt[0] == 0 || doneAt[1] == 0 || doneAt[0] > doneAt[1] {
+		t.Fatalf("s00 complete at %d, s01 at %d: s00 waited on covers whose answer had gone by (%d covers, %d ticks nacked)",
+			doneAt[0], doneAt[1], g.s.Stats.CatchupCovers, g.s.Stats.CatchupNack)
+	}
+}

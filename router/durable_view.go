@@ -37,6 +37,11 @@ type DurableStatus struct {
 	SHB durable.SHBStats `json:"shb"`
 	// Catchup is the SHB's catch-up streams: what each waits for.
 	Catchup []durable.CatchupStatus `json:"catchup,omitempty"`
+	// Covers is the SHB's live covers, and Nacks the intermediate
+	// broker's nack bookkeeping: with Catchup, whether a stalled tick is
+	// asked for, by whom, and who waits for its answer.
+	Covers []durable.CoverStatus      `json:"covers,omitempty"`
+	Nacks  []durable.RouterNackStatus `json:"nacks,omitempty"`
 	// Replicas lists this router's replicas of replicated pubends.
 	Replicas []DurableReplicaStatus `json:"replicas,omitempty"`
 }
@@ -239,6 +244,8 @@ func (d *durableNode) publishView() {
 	st.NacksFromBelow, st.NacksUpstream, st.NacksAnswered = rs.NacksFromBelow, rs.NacksUpstream, rs.NacksAnswered
 	st.SHB = d.shb.Stats
 	st.Catchup = d.shb.Catchups()
+	st.Covers = d.shb.Covers()
+	st.Nacks = d.router.Nacks()
 	st.Replicas = d.replicaStatus()
 	d.viewMu.Lock()
 	d.snap = st
