@@ -199,6 +199,9 @@ type durableNode struct {
 	// (durable_route.go), driver goroutine only.
 	clientOut   map[ifaceID]*clientBatch
 	clientOrder []ifaceID
+	// heldSilences are the silences waiting for a backed-up client lane
+	// (durable_silence.go), driver goroutine only.
+	heldSilences map[silenceKey]durable.Envelope
 	// The store's health (durable_full.go), driver goroutine only: a
 	// batch that failed to be written, why free space is short ("" if it
 	// is not), the store's folder, the free space to keep and how it is

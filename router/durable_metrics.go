@@ -14,7 +14,7 @@ type durableMetrics struct {
 	linkIn, linkOut, linkDropped            prometheus.Counter
 	slowClients, routerRestarts             prometheus.Counter
 	delivered, gaps, silences               prometheus.Counter
-	silencesSkipped                         prometheus.Counter
+	silencesHeld                            prometheus.Counter
 	pfsAppended, catchupNacks, overflows    prometheus.Counter
 	syncSeconds                             prometheus.Histogram
 	pubendTick, released, latestDelivered   *prometheus.GaugeVec
@@ -50,8 +50,8 @@ func newDurableMetrics(reg *prometheus.Registry) *durableMetrics {
 		delivered: counter("delivered_total", "Events delivered to durable subscribers."),
 		gaps:      counter("gaps_total", "Gap messages sent to durable subscribers."),
 		silences:  counter("silences_total", "Silence messages sent to durable subscribers."),
-		silencesSkipped: counter("silences_skipped_total",
-			"Silences not sent because the subscriber's control lane was backed up."),
+		silencesHeld: counter("silences_held_total",
+			"Silences held back (sent once the lane has room, unless a later message replaced them) because the subscriber's control lane was backed up."),
 		pfsAppended:  counter("pfs_appended_total", "PFS records appended by this router's SHB."),
 		catchupNacks: counter("catchup_nacks_total", "Ticks nacked by catch-up streams."),
 		overflows:    counter("overflows_total", "Up-to-date subscribers moved to catch-up by a full queue."),

@@ -26,6 +26,7 @@ func (d *durableNode) send(msgs []durable.Envelope, local []durable.Envelope) []
 			d.toLink(env)
 		}
 	}
+	d.retryHeldSilences()
 	d.flushClients()
 	return local
 }
@@ -94,8 +95,9 @@ func (d *durableNode) isLocal(node string) bool {
 
 // maxSilenceBacklog is the most frames a client's control lane may hold
 // for a silence to be queued behind them: a subscriber that is that far
-// behind gains nothing from another silence, and skipping it keeps idle
-// silences from filling the lane of a slow (not failed) subscriber.
+// behind gains nothing from another silence yet, and holding it back
+// (durable_silence.go) keeps idle silences from filling the lane of a
+// slow (not failed) subscriber.
 const maxSilenceBacklog = 256
 
 // toClient sends a message to a client connection.
@@ -110,13 +112,14 @@ func (d *durableNode) toClient(env durable.Envelope) {
 	if cl == nil {
 		return // gone: the SHB hears of it through its detach
 	}
+	d.view.toClient(env)
 	if env.Msg.Kind == durable.MsgSubSilence {
 		if ctrl, _ := cl.c.q.pending(); ctrl >= maxSilenceBacklog {
-			d.met.silencesSkipped.Inc()
-			return // a silence only moves the CT; the next one will
+			d.holdSilence(ifaceID(id), env)
+			return
 		}
 	}
-	d.view.toClient(env)
+	d.supersedeSilence(ifaceID(id), env.Msg)
 	d.met.countToClient(env.Msg)
 	d.queueClient(ifaceID(id), cl, forClient(cl.c, env.Msg))
 }
