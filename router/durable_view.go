@@ -27,6 +27,12 @@ type DurableStatus struct {
 	Upstreams map[string]string `json:"upstreams"`
 	// LinkDropped counts durable messages dropped on full link lanes.
 	LinkDropped float64 `json:"link_dropped"`
+	// Outbox is, per neighbour, the durable frames waiting for its link
+	// lane, and Lane the entries on that lane not yet written: a backlog
+	// that only grows says the link (or the neighbour reading it) is the
+	// bottleneck, and live knowledge waits behind it.
+	Outbox map[string]int `json:"outbox,omitempty"`
+	Lane   map[string]int `json:"lane,omitempty"`
 	// Router counters of the intermediate broker since it started.
 	NacksFromBelow int `json:"nacks_from_below"`
 	NacksUpstream  int `json:"nacks_upstream"`
@@ -237,9 +243,19 @@ func (d *durableNode) publishView() {
 	d.mu.Lock()
 	for peer, l := range d.links {
 		st.Links[peer] = slices.Clone(l.reach)
+		if st.Lane == nil {
+			st.Lane = map[string]int{}
+		}
+		st.Lane[peer], _ = l.c.q.pending()
 	}
 	d.mu.Unlock()
 	st.LinkDropped = metricCount(d.met.linkDropped)
+	for peer, ob := range d.outboxes {
+		if st.Outbox == nil {
+			st.Outbox = map[string]int{}
+		}
+		st.Outbox[peer] = len(ob.frames)
+	}
 	rs := d.router.Stats
 	st.NacksFromBelow, st.NacksUpstream, st.NacksAnswered = rs.NacksFromBelow, rs.NacksUpstream, rs.NacksAnswered
 	st.SHB = d.shb.Stats
