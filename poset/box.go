@@ -105,13 +105,14 @@ func (s *span) addString(op match.Op, v string) {
 
 // spanOf returns n's span on attr, if its box has one (loose items have
 // no box).
-func spanOf(n *node, attr string) (*span, bool) {
-	for i := range n.key.box {
-		if s := &n.key.box[i]; s.attr == attr {
+func spanOf(n *node, attr string) (span, bool) {
+	var buf [2]span
+	for _, s := range n.key.spans(&buf) {
+		if s.attr == attr {
 			return s, true
 		}
 	}
-	return nil, false
+	return span{}, false
 }
 
 // boxContains reports whether outer may cover inner: every attribute of

@@ -3,6 +3,7 @@ package poset
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -163,12 +164,47 @@ func TestBoxContainsRoundedBounds(t *testing.T) {
 		c := NewPoset(Config{}).core
 		ka, kb := c.newNode(a, a.String()).key, c.newNode(b, b.String()).key
 		fa, fb := ka, kb
-		fa.simple, fb.simple = false, false
+		fa, fb = boxed(fa), boxed(fb)
 		if got, box := mayCover(&ka, &kb), mayCover(&fa, &fb); got != box || tc.covers && !got {
 			t.Errorf("mayCover(%s, %s) = %v, by the boxes %v; covering %v", a, b, got, box, tc.covers)
 		}
 		if got := relates(&ka, &kb); got != tc.covers {
 			t.Errorf("relates(%s, %s) = %v, want %v", a, b, got, tc.covers)
 		}
+	}
+}
+
+// TestSimpleKeySpans: a structure's key keeps no box when it is simple,
+// and the spans it rebuilds from its fields and filter are boxOf's, for
+// random filters (numeric, string and boolean constraints on a few
+// attributes) and for filters of one string equality and one numeric
+// interval, the simple keys' usual shape; some of each are simple.
+func TestSimpleKeySpans(t *testing.T) {
+	simple := 0
+	check := func(t *rapid.T, f match.Filter) {
+		c := NewShallow(Config{}).core
+		k := c.newNode(f, f.String()).key
+		if k.simple {
+			simple++
+			if k.box != nil {
+				t.Fatalf("%s: a simple key keeps its box", f)
+			}
+		}
+		var buf [2]span
+		if got, want := k.spans(&buf), boxOf(f); k.exact && !k.empty && !slices.Equal(got, want) {
+			t.Fatalf("%s: spans %+v, boxOf %+v", f, got, want)
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) { check(t, genFilter().Draw(t, "f")) })
+	rapid.Check(t, func(t *rapid.T) {
+		text := fmt.Sprintf(`s == %q && a %s %d`, rapid.SampledFrom([]string{"x", "y", ""}).Draw(t, "s"),
+			rapid.SampledFrom([]string{"<", "<=", ">", ">=", "==", "!="}).Draw(t, "op"), rapid.IntRange(-3, 3).Draw(t, "v"))
+		if rapid.Bool().Draw(t, "range") {
+			text += ` && a > -9 && s >= ""`
+		}
+		check(t, match.MustParse(text))
+	})
+	if simple == 0 {
+		t.Fatal("no simple key drawn: the test proves nothing")
 	}
 }

@@ -169,7 +169,7 @@ func uPoints(u *node, attrs []string, coverers bool) (uint64, bool) {
 		if !ok {
 			return 0, coverers
 		}
-		k, ok := spanKey(s)
+		k, ok := spanKey(&s)
 		if !ok {
 			return 0, coverers && s.hasPrefix && !s.strRange
 		}
@@ -182,8 +182,10 @@ func uPoints(u *node, attrs []string, coverers bool) (uint64, bool) {
 // appended to buf) and the hash of their values; an empty key when k has
 // no point.
 func pointsHash(k *key, buf []byte) ([]byte, uint64) {
-	for i := range k.box {
-		if ek, ok := spanKey(&k.box[i]); ok {
+	var sb [2]span
+	box := k.spans(&sb)
+	for i := range box {
+		if ek, ok := spanKey(&box[i]); ok {
 			buf = append(append(buf, ek.attr...), pointSep...)
 		}
 	}
@@ -194,8 +196,10 @@ func pointsHash(k *key, buf []byte) ([]byte, uint64) {
 func valuesHash(k *key) uint64 {
 	var h maphash.Hash
 	h.SetSeed(hashSeed)
-	for i := range k.box {
-		if ek, ok := spanKey(&k.box[i]); ok {
+	var sb [2]span
+	box := k.spans(&sb)
+	for i := range box {
+		if ek, ok := spanKey(&box[i]); ok {
 			ek.write(&h)
 		}
 	}
@@ -265,8 +269,10 @@ func (k eqKey) write(h *maphash.Hash) {
 // pointAttrs returns the attributes k has points on, in box order.
 func pointAttrs(k *key) []string {
 	var attrs []string
-	for i := range k.box {
-		if ek, ok := spanKey(&k.box[i]); ok {
+	var sb [2]span
+	box := k.spans(&sb)
+	for i := range box {
+		if ek, ok := spanKey(&box[i]); ok {
 			attrs = append(attrs, ek.attr)
 		}
 	}
@@ -407,12 +413,30 @@ func (x *candIndex) eachSupermask(m uint64, visit func(*group)) {
 }
 
 func appendContaining(dst, b []*node, u *node) []*node {
+	var ub, wb [2]span
+	ubox := u.key.spans(&ub)
 	for _, w := range b {
-		if boxContains(w.key.box, u.key.box) {
+		if boxesContain(&w.key, &u.key, &wb, ubox, false) {
 			dst = append(dst, w)
 		}
 	}
 	return dst
+}
+
+// boxesContain reports keyContains(w, u) (w's box holds u's), or with
+// inner keyContains(u, w), given u's box (ubox) and a buffer for w's,
+// which it builds only when w or u is not simple.
+func boxesContain(w, u *key, wb *[2]span, ubox []span, inner bool) bool {
+	if w.simple && u.simple {
+		if inner {
+			return simpleContains(u, w)
+		}
+		return simpleContains(w, u)
+	}
+	if inner {
+		return boxContains(ubox, w.spans(wb))
+	}
+	return boxContains(w.spans(wb), ubox)
 }
 
 // covered appends the candidates that u may cover, in seq order.
@@ -436,8 +460,10 @@ func (x *candIndex) covered(u *node, dst []*node) []*node {
 }
 
 func appendContained(dst, b []*node, u *node) []*node {
+	var ub, wb [2]span
+	ubox := u.key.spans(&ub)
 	for _, w := range b {
-		if boxContains(u.key.box, w.key.box) {
+		if boxesContain(&w.key, &u.key, &wb, ubox, true) {
 			dst = append(dst, w)
 		}
 	}

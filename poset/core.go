@@ -48,7 +48,12 @@ type core struct {
 	void   map[match.ID]voided // unsatisfiable subscriptions, kept aside
 	byText nodeTable           // representative text -> node (textKey)
 	roots  nodeSet
+	// all holds every node when its candidate index is on (the poset's
+	// inserts query it); otherwise nothing reads it whole, and only the
+	// count (nodes) is kept: a list of every node cost 9 bytes a node
+	// and more as it grew.
 	all    nodeSet
+	nodes  int
 	seq    uint64
 	epoch  uint64
 	gen    uint64      // bumped by every structural change
@@ -132,7 +137,8 @@ func (c *core) newNode(f match.Filter, text string) *node {
 // is no more than one string equality and one numeric interval (simple),
 // the interval, so that disjoint needs nothing else. A box with a prefix
 // is not simple: the fields keep no prefix, and mayCover must tell a
-// prefix from an equality as boxContains does.
+// prefix from an equality as boxContains does. A simple key drops its
+// box: key.spans rebuilds it from the fields and the filter.
 func (c *core) sign(k *key) {
 	k.simple = k.exact && !k.empty
 	for i := range k.box {
@@ -148,6 +154,9 @@ func (c *core) sign(k *key) {
 		default:
 			k.simple = false
 		}
+	}
+	if k.simple {
+		k.box = nil
 	}
 }
 
@@ -209,7 +218,7 @@ func (c *core) addText(id match.ID, from Iface, f match.Filter, text string) (*n
 // bindText adds subscription e, of filter f whose canonical text is text,
 // to node n's entries, and records it in byID and others as they need.
 func (c *core) bindText(e entry, f match.Filter, text string, n *node) {
-	n.entries = append(n.entries, e)
+	n.addSub(e)
 	if !c.textIDs || text != n.text {
 		c.byID[e.id] = n
 	}
@@ -239,7 +248,7 @@ func (c *core) entryFilter(n *node, e entry) match.Filter {
 // n's own canonical text, if n holds one (in a core a Table owns: see
 // byID).
 func (c *core) ownEntry(n *node, from Iface) (match.ID, bool) {
-	for _, e := range n.entries {
+	for e := range n.subs {
 		if e.from != from {
 			continue
 		}
@@ -271,7 +280,10 @@ func (c *core) register(u *node) {
 		c.byText.remove(n)
 	}
 	c.byText.add(u)
-	c.all.add(u)
+	c.nodes++
+	if c.all.indexing {
+		c.all.add(u)
+	}
 	c.gen++
 }
 
@@ -311,14 +323,16 @@ func (c *core) remove(id match.ID, text string) (n *node, gone bool, starts []*n
 	delete(c.byID, id)
 	delete(c.others, id)
 	c.subs--
-	i := slices.IndexFunc(n.entries, func(e entry) bool { return e.id == id })
-	n.entries = slices.Delete(n.entries, i, i+1)
-	if len(n.entries) > 0 || n.pinned {
+	n.removeSub(id)
+	if n.nsubs() > 0 || n.pinned {
 		return n, false, nil, nil
 	}
 	starts = c.alg.unlink(c, n)
 	c.byText.remove(n)
-	c.all.remove(n)
+	c.nodes--
+	if c.all.indexing {
+		c.all.remove(n)
+	}
 	c.gen++
 	return n, true, starts, nil
 }
@@ -328,13 +342,13 @@ func (c *core) Len() int { return c.subs }
 
 // Nodes returns the number of nodes (distinct filter classes, and fixed
 // filters) in the structure.
-func (c *core) Nodes() int { return c.all.len() }
+func (c *core) Nodes() int { return c.nodes }
 
 // Match appends the ids of the subscriptions whose filter matches e. It
 // walks from the roots and descends only below matching nodes.
 func (c *core) Match(e match.Event, dst []match.ID) []match.ID {
 	c.walkMatching(e, func(n *node) {
-		for _, en := range n.entries {
+		for en := range n.subs {
 			dst = append(dst, en.id)
 		}
 	})
@@ -346,7 +360,7 @@ func (c *core) Match(e match.Event, dst []match.ID) []match.ID {
 func (c *core) MatchInterfaces(e match.Event, dst []Iface) []Iface {
 	start := len(dst)
 	c.walkMatching(e, func(n *node) {
-		for _, en := range n.entries {
+		for en := range n.subs {
 			if !slices.Contains(dst[start:], en.from) {
 				dst = append(dst, en.from)
 			}
@@ -373,7 +387,7 @@ func (c *core) walkMatching(e match.Event, fn func(*node)) {
 			continue
 		}
 		fn(n)
-		queue = append(queue, n.children...)
+		queue = append(queue, n.children()...)
 	}
 	clear(queue)
 	c.buf = queue[:0]
@@ -386,7 +400,7 @@ func (c *core) filterOf(id match.ID, text string) match.Filter {
 		return e.f
 	}
 	n := c.nodeOf(id, text)
-	for _, e := range n.entries {
+	for e := range n.subs {
 		if e.id == id {
 			return c.entryFilter(n, e)
 		}

@@ -26,7 +26,7 @@ func (c *core) ResetCounters() { c.ctr = Counters{} }
 func (c *core) Stats() string {
 	k := c.ctr
 	return fmt.Sprintf("%s: %d subscriptions, %d nodes, %d roots; inserts %d (%.1f covering tests each), deletes %d (%.1f each), matches %d (%.1f filters evaluated each)",
-		c.name, c.subs, c.all.len(), c.roots.len(),
+		c.name, c.subs, c.nodes, c.roots.len(),
 		k.Inserts, per(k.InsertTests, k.Inserts), k.Deletes, per(k.DeleteTests, k.Deletes),
 		k.Matches, per(k.MatchEvals, k.Matches))
 }

@@ -58,7 +58,7 @@ func TestFastPathsOnEdgeValues(t *testing.T) {
 		c := NewPoset(Config{}).core
 		ka, kb := c.newNode(a, a.String()).key, c.newNode(b, b.String()).key
 		fa, fb := ka, kb
-		fa.simple, fb.simple = false, false
+		fa, fb = boxed(fa), boxed(fb)
 		d := disjoint(&ka, &kb)
 		if full := disjoint(&fa, &fb); full != d {
 			t.Fatalf("disjoint(%s, %s) = %v, but %v from the boxes", a, b, d, full)

@@ -166,7 +166,7 @@ func deepest(nodes []*node) *node {
 	best, bestDepth := nodes[0], -1
 	for _, n := range nodes {
 		d := 0
-		for m := n; !m.isRoot(); m = m.parents[0] {
+		for m := n; !m.isRoot(); m = m.parents()[0] {
 			d++
 		}
 		if d > bestDepth {

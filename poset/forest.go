@@ -64,7 +64,7 @@ func (c *core) coveredSiblings(u, parent *node) []*node {
 	if parent == nil {
 		cands = c.roots.covered(u, nil)
 	} else {
-		cands = parent.children
+		cands = parent.children()
 	}
 	var out []*node
 	for _, w := range cands {
@@ -80,7 +80,7 @@ func (c *core) levelCoverers(u, parent *node) []*node {
 		c.buf = c.roots.coverers(u, c.buf[:0])
 		return c.buf
 	}
-	return parent.children
+	return parent.children()
 }
 
 // attach makes u a child of parent, or a root.
@@ -98,17 +98,17 @@ func (c *core) detach(u *node) {
 		c.roots.remove(u)
 		return
 	}
-	removeEdge(u.parents[0], u)
+	removeEdge(u.parents()[0], u)
 }
 
 // unlink removes u and re-inserts each child subtree from u's parent.
 func (forestAlg) unlink(c *core, u *node) []*node {
 	var parent *node
 	if !u.isRoot() {
-		parent = u.parents[0]
+		parent = u.parents()[0]
 	}
 	c.detach(u)
-	children := append([]*node(nil), u.children...)
+	children := append([]*node(nil), u.children()...)
 	for _, ch := range children {
 		removeEdge(u, ch)
 	}

@@ -144,15 +144,16 @@ func (x *kidIndex) overlapping(attr int32, hash uint64, dst [][]*node) [][]*node
 // indexKids keeps p's child index in step after c was added to or removed
 // from p.children: built when p reaches childIndexMin children, kept after.
 func indexKids(p, c *node, added bool) {
+	m := p.more // the edge's: not nil
 	switch {
-	case p.kids != nil && added:
-		p.kids.add(c)
-	case p.kids != nil:
-		p.kids.remove(c)
-	case len(p.children) >= childIndexMin:
-		p.kids = &kidIndex{}
-		for _, ch := range p.children {
-			p.kids.add(ch)
+	case m.kids != nil && added:
+		m.kids.add(c)
+	case m.kids != nil:
+		m.kids.remove(c)
+	case len(m.children) >= childIndexMin:
+		m.kids = &kidIndex{}
+		for _, ch := range m.children {
+			m.kids.add(ch)
 		}
 	}
 }

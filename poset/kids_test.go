@@ -24,8 +24,8 @@ func forceKids(t *rapid.T) func() {
 // children: groups sorted, non-empty and contiguous, each child in the
 // group of its first string equality, each group in seq order.
 func checkKids(c *core) error {
-	for _, n := range c.all.members() {
-		x := n.kids
+	for _, n := range allNodes(c) {
+		x := n.kids()
 		if x == nil {
 			continue
 		}
@@ -58,8 +58,8 @@ func checkKids(c *core) error {
 		}
 		got := slices.Clone(x.nodes)
 		slices.SortFunc(got, func(a, b *node) int { return cmpSeq(a, b.seq) })
-		if !slices.Equal(got, n.children) {
-			return fmt.Errorf("node %s: child index holds %d nodes, %d children", n.text, len(got), len(n.children))
+		if !slices.Equal(got, n.children()) {
+			return fmt.Errorf("node %s: child index holds %d nodes, %d children", n.text, len(got), len(n.children()))
 		}
 	}
 	return nil

@@ -66,7 +66,7 @@ func (c *core) posetPreds(u *node, from []*node) []*node {
 	for i := 0; i < len(queue); i++ {
 		w := queue[i]
 		lower := false
-		for _, ch := range w.children {
+		for _, ch := range w.children() {
 			if c.testUp(ch, u) {
 				lower = true
 				if !ch.queued {
@@ -89,7 +89,7 @@ func (c *core) posetPreds(u *node, from []*node) []*node {
 func (c *core) posetSuccs(u *node, anchor *node) []*node {
 	start := c.roots.members()
 	if anchor != nil {
-		start = anchor.children
+		start = anchor.children()
 	}
 	queue := append([]*node(nil), start...)
 	var found []*node
@@ -103,7 +103,7 @@ func (c *core) posetSuccs(u *node, anchor *node) []*node {
 			found = append(found, w)
 			continue
 		}
-		queue = append(queue, w.children...)
+		queue = append(queue, w.children()...)
 	}
 	var succs []*node
 	for _, s := range found {
@@ -118,7 +118,7 @@ func (c *core) posetSuccs(u *node, anchor *node) []*node {
 // anyParentCovered reports whether u covers some parent of s (so s is not
 // an immediate successor of u).
 func (c *core) anyParentCovered(s, u *node) bool {
-	for _, q := range s.parents {
+	for _, q := range s.parents() {
 		if c.testDown(q, u) {
 			return true
 		}
@@ -156,7 +156,7 @@ func (c *core) posetNeighboursIndexed(u *node) (preds, succs []*node) {
 }
 
 func anyChild(n *node, fn func(*node) bool) bool {
-	for _, ch := range n.children {
+	for _, ch := range n.children() {
 		if fn(ch) {
 			return true
 		}
@@ -165,7 +165,7 @@ func anyChild(n *node, fn func(*node) bool) bool {
 }
 
 func anyParent(n *node, fn func(*node) bool) bool {
-	for _, p := range n.parents {
+	for _, p := range n.parents() {
 		if fn(p) {
 			return true
 		}
@@ -196,8 +196,8 @@ func (c *core) posetLink(u *node, preds, succs []*node) {
 // unlink removes u and links each of its parents to each of its children
 // unless the child stays reachable from that parent through another one.
 func (posetAlg) unlink(c *core, u *node) []*node {
-	parents := append([]*node(nil), u.parents...)
-	children := append([]*node(nil), u.children...)
+	parents := append([]*node(nil), u.parents()...)
+	children := append([]*node(nil), u.children()...)
 	if u.isRoot() {
 		c.roots.remove(u)
 	}
@@ -208,7 +208,7 @@ func (posetAlg) unlink(c *core, u *node) []*node {
 		removeEdge(u, ch)
 	}
 	for _, ch := range children {
-		others := append([]*node(nil), ch.parents...)
+		others := append([]*node(nil), ch.parents()...)
 		for _, p := range parents {
 			if !c.coversAny(p, others) {
 				addEdge(p, ch)

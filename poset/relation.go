@@ -25,7 +25,45 @@ type key struct {
 	lo, hi  float64
 	mask    uint64 // attribute mask (exact, non-empty filters)
 	f       match.Filter
-	box     []span // over-approximation per attribute (exact, non-empty filters)
+	// box over-approximates f per attribute (exact, non-empty filters).
+	// A simple key keeps none: its fields and f say all a box would (see
+	// spans), and most filters a router holds are simple, the box's
+	// allocation a third of what their node costs.
+	box []span
+}
+
+// spans returns k's box: k.box, or for a simple key, which keeps none,
+// the spans boxOf would give, built in buf.
+func (k *key) spans(buf *[2]span) []span {
+	if !k.simple {
+		return k.box
+	}
+	return k.simpleSpans(buf)
+}
+
+// simpleSpans rebuilds the box of simple key k in buf: a span per
+// attribute of k.f (at most two: the string equality's and the numeric
+// one's), with the strings of its constraints recorded as boxOf records
+// them, and the numeric interval k keeps (the number hull boxOf computes)
+// on the attribute without an equality; the equality's attribute has no
+// numeric bound (sign).
+func (k *key) simpleSpans(buf *[2]span) []span {
+	box := buf[:0]
+	for i := range k.f.Len() {
+		c := k.f.At(i)
+		if len(box) == 0 || box[len(box)-1].attr != c.Attr {
+			box = append(box, span{attr: c.Attr, lo: math.Inf(-1), hi: math.Inf(1)})
+		}
+		if c.Val.Kind() == match.KindString {
+			box[len(box)-1].addString(c.Op, c.Val.AsString())
+		}
+	}
+	for i := range box {
+		if !box[i].hasEq {
+			box[i].lo, box[i].hi = k.lo, k.hi
+		}
+	}
+	return box
 }
 
 func newKey(f match.Filter) key {
@@ -75,10 +113,32 @@ func relates(a, b *key) bool {
 	}
 	// Cheap necessary conditions first: a's attributes among b's, and b's
 	// box inside a's.
-	if a.mask&^b.mask != 0 || !boxContains(a.box, b.box) {
+	if a.mask&^b.mask != 0 || !keyContains(a, b) {
 		return false
 	}
 	return match.Covers(a.f, b.f)
+}
+
+// keyContains is boxContains of a's box and b's: from their fields alone
+// when both keys are simple (simpleContains).
+func keyContains(a, b *key) bool {
+	if a.simple && b.simple {
+		return simpleContains(a, b)
+	}
+	var ba, bb [2]span
+	return boxContains(a.spans(&ba), b.spans(&bb))
+}
+
+// simpleContains is boxContains for simple keys a and b, decided from
+// their fields: b constrains a's equality attribute, and a's interval
+// holds b's there, and where both require a string equality on one
+// attribute the values' hashes agree (so it may say true where the
+// boxes would not, when two values' hashes collide: it is a necessary
+// condition for covering, as boxContains is).
+func simpleContains(a, b *key) bool {
+	return spanMayCover(a.eqAttr, math.Inf(-1), math.Inf(1), b) &&
+		spanMayCover(a.numAttr, a.lo, a.hi, b) &&
+		(a.eqAttr == 0 || a.eqAttr != b.eqAttr || a.eqHash == b.eqHash)
 }
 
 // mayCover is relates without its covering test: false only when a cannot
@@ -87,14 +147,12 @@ func relates(a, b *key) bool {
 // Simple keys decide from their fields alone, as their boxes would.
 func mayCover(a, b *key) bool {
 	if a.simple && b.simple {
-		return spanMayCover(a.eqAttr, math.Inf(-1), math.Inf(1), b) &&
-			spanMayCover(a.numAttr, a.lo, a.hi, b) &&
-			(a.eqAttr == 0 || a.eqAttr != b.eqAttr || a.eqHash == b.eqHash)
+		return simpleContains(a, b)
 	}
 	if a.empty || !a.exact || !b.exact || b.empty {
 		return true
 	}
-	return a.mask&^b.mask == 0 && boxContains(a.box, b.box)
+	return a.mask&^b.mask == 0 && keyContains(a, b)
 }
 
 // spanMayCover reports whether simple key b constrains attribute attr
@@ -127,16 +185,18 @@ func disjoint(a, b *key) bool {
 	if a.eqAttr != 0 && a.eqAttr == b.eqAttr && a.eqHash != b.eqHash {
 		return true // the same attribute equal to different strings
 	}
+	var ba, bb [2]span
+	abox, bbox := a.spans(&ba), b.spans(&bb)
 	j := 0
-	for i := range a.box {
-		s := &a.box[i]
-		for j < len(b.box) && b.box[j].attr < s.attr {
+	for i := range abox {
+		s := &abox[i]
+		for j < len(bbox) && bbox[j].attr < s.attr {
 			j++
 		}
-		if j == len(b.box) {
+		if j == len(bbox) {
 			return false
 		}
-		t := &b.box[j]
+		t := &bbox[j]
 		if t.attr != s.attr {
 			continue
 		}

@@ -48,7 +48,7 @@ func (c *core) render(b *strings.Builder, n *node, depth int) {
 	b.WriteString(" ")
 	b.WriteString(describeEntries(n))
 	b.WriteString("\n")
-	for _, ch := range n.children {
+	for _, ch := range n.children() {
 		c.render(b, ch, depth+1)
 	}
 }
@@ -59,7 +59,7 @@ func describeEntries(n *node) string {
 	if n.pinned {
 		parts = append(parts, "fixed")
 	}
-	es := slices.Clone(n.entries)
+	es := slices.Collect(n.subs)
 	slices.SortFunc(es, byID)
 	for _, e := range es {
 		parts = append(parts, fmt.Sprintf("%d@%d", e.id, e.from))

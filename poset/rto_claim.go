@@ -103,8 +103,9 @@ func (s *Shallow) Coverer(f match.Filter) (match.ID, bool) {
 	u := &node{key: newKey(f)}
 	s.sign(&u.key)
 	w := s.firstCoverer(u, nil)
-	if w == nil || len(w.entries) == 0 {
+	if w == nil {
 		return 0, false
 	}
-	return w.entries[0].id, true
+	e, ok := w.firstSub()
+	return e.id, ok
 }

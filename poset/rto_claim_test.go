@@ -56,8 +56,8 @@ func TestClaimedPlacementProperty(t *testing.T) {
 						if st.Placed != wantPlaced || st.Refused != (fresh && !wantPlaced) {
 							t.Fatalf("claim %d for %s: %+v, want placed %v", parent, f, st, wantPlaced)
 						}
-						if st.Placed && s.byID[next].parents[0] != held {
-							t.Fatalf("placed %s below %s, not the claimed %s", f, s.byID[next].parents[0].text, held.text)
+						if st.Placed && s.byID[next].parents()[0] != held {
+							t.Fatalf("placed %s below %s, not the claimed %s", f, s.byID[next].parents()[0].text, held.text)
 						}
 						scan.Insert(next, f)
 						from[next], filters[next] = iface, f

@@ -68,7 +68,7 @@ func (p *Placement) note(n *node, v uint8) {
 			p.firstUp = n
 		}
 		if !p.forest {
-			for _, q := range n.parents {
+			for _, q := range n.parents() {
 				p.setKid(q)
 			}
 		}
@@ -96,13 +96,13 @@ func (p *Placement) note(n *node, v uint8) {
 // children join the successor search's region.
 func (p *Placement) expand(n *node, region bool) {
 	p.orAns(n, bitExpanded)
-	if n.kids == nil {
-		for _, ch := range n.children {
+	if n.kids() == nil {
+		for _, ch := range n.children() {
 			p.expandChild(ch, region)
 		}
 		return
 	}
-	p.buckets = n.kids.overlapping(p.u.key.eqAttr, p.u.key.eqHash, emptied(p.buckets))
+	p.buckets = n.kids().overlapping(p.u.key.eqAttr, p.u.key.eqHash, emptied(p.buckets))
 	for _, b := range p.buckets {
 		for _, ch := range b {
 			p.expandChild(ch, region)

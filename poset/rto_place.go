@@ -18,8 +18,8 @@ func (p *Placement) advanceForest() (next []*node, finished bool) {
 	// Children disjoint from the filter can neither cover it nor be
 	// adopted by it: they are not sent.
 	next = nil
-	p.stats.Touched += len(n.children)
-	for _, ch := range n.children {
+	p.stats.Touched += len(n.children())
+	for _, ch := range n.children() {
 		if !disjoint(&ch.key, &p.u.key) {
 			next = append(next, ch)
 		}
@@ -101,7 +101,7 @@ func (p *Placement) wouldCycle(pos position) bool {
 		if n.queued {
 			return true
 		}
-		for _, up := range n.parents {
+		for _, up := range n.parents() {
 			if !c.touch(up).visited {
 				up.visited = true
 				stack = append(stack, up)
@@ -158,7 +158,7 @@ func (p *Placement) forestPosition() position {
 // covers (the forest's adopted nodes when n is the parent).
 func (p *Placement) downChildren(n *node) []*node {
 	var out []*node
-	for _, ch := range n.children {
+	for _, ch := range n.children() {
 		if p.is(ch, bitDown) && !p.is(ch, bitUp) {
 			out = append(out, ch)
 		}
@@ -170,7 +170,7 @@ func (p *Placement) downChildren(n *node) []*node {
 // filter, as far as the answers tell: a parent answered as covered is, and
 // so is one not sent that lies below such a node.
 func (p *Placement) immediateBelow(n *node) bool {
-	for _, q := range n.parents {
+	for _, q := range n.parents() {
 		if p.is(q, bitDown) || !p.sent(q) && p.belowDown(q) {
 			return false
 		}
@@ -200,7 +200,7 @@ func (p *Placement) belowDown(q *node) bool {
 		n := stack[len(stack)-1]
 		stack[len(stack)-1] = nil
 		stack = stack[:len(stack)-1]
-		for _, a := range n.parents {
+		for _, a := range n.parents() {
 			if p.is(a, bitDown) {
 				return true
 			}

@@ -273,7 +273,7 @@ func TestRTOHonestEqualsLocalNested(t *testing.T) {
 				t.Fatalf("kids %d, %s: err %v, stats %+v", kidsMin, f, err, stats)
 			}
 			ln, on := local.byID[id], offl.byID[id]
-			if d := diffTexts(ln.parents, on.parents) + diffTexts(ln.children, on.children); d != "" {
+			if d := diffTexts(ln.parents(), on.parents()) + diffTexts(ln.children(), on.children()); d != "" {
 				t.Fatalf("kids %d, %s: offloaded placement differs (-local +offloaded): %s", kidsMin, f, d)
 			}
 			local.Delete(id)

@@ -63,12 +63,12 @@ func (c *core) shallowRoot(u *node) {
 // them, through u); a root's children are placed again among the roots.
 // It returns u's former children, whose ancestors changed.
 func (shallowAlg) unlink(c *core, u *node) []*node {
-	children := append([]*node(nil), u.children...)
+	children := append([]*node(nil), u.children()...)
 	for _, ch := range children {
 		removeEdge(u, ch)
 	}
 	if !u.isRoot() {
-		p := u.parents[0]
+		p := u.parents()[0]
 		removeEdge(p, u)
 		for _, ch := range children {
 			addEdge(p, ch)

@@ -15,9 +15,9 @@ func checkShallow(s *Shallow) error {
 	if err := checkCommon(s.core); err != nil {
 		return err
 	}
-	for _, n := range s.all.members() {
-		if len(n.parents) > 1 {
-			return fmt.Errorf("node %s has %d parents", n.text, len(n.parents))
+	for _, n := range allNodes(s.core) {
+		if len(n.parents()) > 1 {
+			return fmt.Errorf("node %s has %d parents", n.text, len(n.parents()))
 		}
 	}
 	roots := s.roots.members()

@@ -173,7 +173,7 @@ func checkDisjointSound(t *testing.T, events []match.Event, found *int) {
 		}
 		// The simple keys' fast path decides exactly as the box walk.
 		fa, fb := ka, kb
-		fa.simple, fb.simple = false, false
+		fa, fb = boxed(fa), boxed(fb)
 		if full := disjoint(&fa, &fb); full != d {
 			t.Fatalf("disjoint(%s, %s) = %v, but %v from the boxes", a, b, d, full)
 		}
@@ -185,7 +185,7 @@ func checkDisjointSound(t *testing.T, events []match.Event, found *int) {
 				t.Fatalf("%s covers %s but mayCover is false", k[0].f, k[1].f)
 			}
 			sa, sb := *k[0], *k[1]
-			sa.simple, sb.simple = false, false
+			sa, sb = boxed(sa), boxed(sb)
 			if full := mayCover(&sa, &sb); full != m {
 				t.Fatalf("mayCover(%s, %s) = %v, but %v from the boxes", k[0].f, k[1].f, m, full)
 			}

@@ -47,7 +47,7 @@ func (t *Table) region(starts []*node) []*node {
 		seen[w] = true
 		out = append(out, w)
 		if expand[w] || len(w.ifaces(nil)) <= 1 {
-			queue = append(queue, w.children...)
+			queue = append(queue, w.children()...)
 		}
 	}
 	return out
@@ -61,17 +61,17 @@ func (t *Table) desired(w *node, nb Iface) (match.Filter, bool) {
 	if len(anc) > 1 || len(anc) == 1 && anc[0] != nb {
 		return match.Filter{}, false
 	}
-	var best *entry
-	for i := range w.entries {
-		e := &w.entries[i]
-		if e.from != nb && (best == nil || e.id < best.id) {
-			best = e
+	var best entry
+	found := false
+	for e := range w.subs {
+		if e.from != nb && (!found || e.id < best.id) {
+			best, found = e, true
 		}
 	}
-	if best == nil {
+	if !found {
 		return match.Filter{}, false
 	}
-	return t.s.entryFilter(w, *best), true
+	return t.s.entryFilter(w, best), true
 }
 
 // ancestorIfaces returns the distinct interfaces subscribed at w's
@@ -80,7 +80,7 @@ func (t *Table) ancestorIfaces(w *node) []Iface {
 	c := t.s
 	c.newEpoch()
 	var ifs []Iface
-	stack := append([]*node(nil), w.parents...)
+	stack := append([]*node(nil), w.parents()...)
 	for len(stack) > 0 && len(ifs) < 2 {
 		p := c.touch(stack[len(stack)-1])
 		stack = stack[:len(stack)-1]
@@ -89,7 +89,7 @@ func (t *Table) ancestorIfaces(w *node) []Iface {
 		}
 		p.visited = true
 		ifs = p.ifaces(ifs)
-		stack = append(stack, p.parents...)
+		stack = append(stack, p.parents()...)
 	}
 	return ifs
 }

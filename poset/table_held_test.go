@@ -65,8 +65,8 @@ func checkTableIDs(rt *rapid.T, tb *Table) int {
 		rt.Fatal(err)
 	}
 	want := 0
-	for _, n := range tb.s.all.members() {
-		for _, e := range n.entries {
+	for _, n := range allNodes(tb.s) {
+		for e := range n.subs {
 			if f := tb.s.entryFilter(n, e); f.String() != n.text {
 				want++
 				if tb.s.byID[e.id] != n || !tb.s.others[e.id].Equal(f) {

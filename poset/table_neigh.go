@@ -78,7 +78,7 @@ func (t *Table) topFor(n Iface) []*node {
 		w.queued = true
 		out = append(out, w)
 		if onlyFrom(w, n) {
-			stack = append(stack, w.children...)
+			stack = append(stack, w.children()...)
 		}
 	}
 	return out
@@ -87,7 +87,7 @@ func (t *Table) topFor(n Iface) []*node {
 // onlyFrom reports whether every subscription of w comes from n (true for
 // a node with none, such as a pinned fixed filter).
 func onlyFrom(w *node, n Iface) bool {
-	for _, e := range w.entries {
+	for e := range w.subs {
 		if e.from != n {
 			return false
 		}

@@ -20,7 +20,7 @@ func (c *core) View(vectorSize int) [][][]match.Filter {
 		view = append(view, splitVectors(layer, vectorSize))
 		var next []*node
 		for _, n := range layer {
-			for _, ch := range n.children {
+			for _, ch := range n.children() {
 				if !c.touch(ch).visited {
 					ch.visited = true
 					next = append(next, ch)
