@@ -186,7 +186,7 @@ func TestSimpleKeySpans(t *testing.T) {
 		k := c.newNode(f, f.String()).key
 		if k.simple {
 			simple++
-			if k.box != nil {
+			if k.boxp != nil || k.nbox != 0 {
 				t.Fatalf("%s: a simple key keeps its box", f)
 			}
 		}

@@ -133,7 +133,7 @@ func checkLayout(n *node) error {
 		return fmt.Errorf("node %s: no inline subscription, yet its fields hold %d@%d", n.text, n.oneID, n.oneFrom)
 	}
 	k := &n.key
-	if k.simple && k.box != nil {
+	if k.simple && (k.boxp != nil || k.nbox != 0) {
 		return fmt.Errorf("node %s: a simple key keeps its box", n.text)
 	}
 	var buf [2]span
@@ -224,7 +224,7 @@ func checkMatch(c *core, scan *match.Scan, from map[match.ID]Iface, events []mat
 // built (a simple key keeps none).
 func boxed(k key) key {
 	if k.exact && !k.empty {
-		k.box = boxOf(k.f)
+		k.setBox(boxOf(k.f))
 	}
 	k.simple = false
 	return k

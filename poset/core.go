@@ -141,8 +141,9 @@ func (c *core) newNode(f match.Filter, text string) *node {
 // box: key.spans rebuilds it from the fields and the filter.
 func (c *core) sign(k *key) {
 	k.simple = k.exact && !k.empty
-	for i := range k.box {
-		s := &k.box[i]
+	box := k.box()
+	for i := range box {
+		s := &box[i]
 		eqSpan := s.hasEq && math.IsInf(s.lo, -1) && math.IsInf(s.hi, 1)
 		k.simple = k.simple && !s.hasPrefix
 		switch {
@@ -156,7 +157,7 @@ func (c *core) sign(k *key) {
 		}
 	}
 	if k.simple {
-		k.box = nil
+		k.setBox(nil)
 	}
 }
 

@@ -30,7 +30,7 @@ type entry struct {
 // have (edges, a child index, a second subscription) in a record of its
 // own (more), allocated only for the nodes that need it: the node is
 // allocated in a size class, and the three slices and the pointer it had
-// inline took it from the 160-byte class to the 224-byte one.
+// inline took it from the 144-byte class to the 224-byte one.
 type node struct {
 	key  key
 	text string // canonical text of key.f

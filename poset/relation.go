@@ -2,6 +2,7 @@ package poset
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/sift-pubsub/sift/match"
 )
@@ -21,22 +22,33 @@ type key struct {
 	eqAttr int32
 	// the numeric span of a simple key: attribute id (0: none) and interval
 	numAttr int32
+	nbox    int32 // spans in the box (boxp)
 	eqHash  uint64
 	lo, hi  float64
 	mask    uint64 // attribute mask (exact, non-empty filters)
 	f       match.Filter
-	// box over-approximates f per attribute (exact, non-empty filters).
-	// A simple key keeps none: its fields and f say all a box would (see
-	// spans), and most filters a router holds are simple, the box's
-	// allocation a third of what their node costs.
-	box []span
+	// box over-approximates f per attribute (exact, non-empty filters):
+	// nbox spans from boxp (see box). A simple key keeps none: its fields
+	// and f say all a box would (see spans), and most filters a router
+	// holds are simple, the box's allocation a third of what their node
+	// cost. A pointer and a count rather than a slice: the slice's 16
+	// bytes more took the node to the next size class.
+	boxp *span
+}
+
+// box returns k's box as kept (nil for a simple key; see spans).
+func (k *key) box() []span { return unsafe.Slice(k.boxp, k.nbox) }
+
+// setBox keeps box as k's box.
+func (k *key) setBox(box []span) {
+	k.boxp, k.nbox = unsafe.SliceData(box), int32(len(box))
 }
 
 // spans returns k's box: k.box, or for a simple key, which keeps none,
 // the spans boxOf would give, built in buf.
 func (k *key) spans(buf *[2]span) []span {
 	if !k.simple {
-		return k.box
+		return k.box()
 	}
 	return k.simpleSpans(buf)
 }
@@ -69,7 +81,8 @@ func (k *key) simpleSpans(buf *[2]span) []span {
 func newKey(f match.Filter) key {
 	k := key{f: f, exact: inCompleteFragment(f), empty: f.Len() == 0}
 	if k.exact && !k.empty {
-		k.mask, k.box = attrMask(f), boxOf(f)
+		k.mask = attrMask(f)
+		k.setBox(boxOf(f))
 	}
 	return k
 }
