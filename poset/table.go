@@ -65,8 +65,8 @@ type Table struct {
 	repeats map[subKey]int
 	nsubs   int // distinct subscriptions, over every interface
 	nextID  match.ID
-	fwd     map[Iface]map[*node]match.Filter // per neighbour: node -> forwarded filter
-	merged  map[Iface]*merger                // per neighbour, when merging: what was sent
+	fwd     map[Iface]*fwdSet // per neighbour: node -> forwarded filter
+	merged  map[Iface]*merger // per neighbour, when merging: what was sent
 	// pending RTO placements and the subscriptions they place
 	pending map[*Placement]subKey
 }
@@ -196,7 +196,7 @@ func NewTable(cfg TableConfig) (*Table, error) {
 		cfg:    cfg,
 		own:    make(map[Iface]*nodeTable),
 		subs:   make(map[Iface]map[string]match.ID),
-		fwd:    make(map[Iface]map[*node]match.Filter),
+		fwd:    make(map[Iface]*fwdSet),
 		merged: make(map[Iface]*merger),
 	}
 	switch cfg.Structure {
@@ -215,7 +215,7 @@ func NewTable(cfg TableConfig) (*Table, error) {
 			return nil, fmt.Errorf("routing table: neighbour %d listed twice", n)
 		}
 		t.neigh = append(t.neigh, n)
-		t.fwd[n] = make(map[*node]match.Filter)
+		t.fwd[n] = newFwdSet()
 		if cfg.Merge {
 			t.merged[n] = newMerger()
 		}
@@ -290,8 +290,8 @@ func (t *Table) uninstall(id match.ID, text string) ([]Update, error) {
 	case n == nil:
 	case gone:
 		for _, nb := range t.neigh {
-			if old, ok := t.fwd[nb][n]; ok {
-				delete(t.fwd[nb], n)
+			if old, ok := t.fwd[nb].get(n); ok {
+				t.fwd[nb].del(n)
 				d.remove(nb, old)
 			}
 		}
@@ -318,10 +318,7 @@ func (t *Table) Forwarded(n Iface) []match.Filter {
 		}
 		return nil
 	}
-	out := make([]match.Filter, 0, len(t.fwd[n]))
-	for _, f := range t.fwd[n] {
-		out = append(out, f)
-	}
+	out := t.fwd[n].filters(make([]match.Filter, 0, t.ForwardedLen(n)))
 	slices.SortFunc(out, match.Filter.Compare)
 	return out
 }
@@ -334,7 +331,10 @@ func (t *Table) ForwardedLen(n Iface) int {
 		}
 		return 0
 	}
-	return len(t.fwd[n])
+	if s := t.fwd[n]; s != nil {
+		return s.len()
+	}
+	return 0
 }
 
 // Len returns the number of distinct subscriptions (interface and filter).

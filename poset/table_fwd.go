@@ -16,13 +16,14 @@ func (t *Table) refresh(d diff, starts []*node) {
 	for _, w := range t.region(starts) {
 		for _, nb := range t.neigh {
 			want, ok := t.desired(w, nb)
-			have, had := t.fwd[nb][w]
+			fs := t.fwd[nb]
+			have, had := fs.get(w)
 			if had && (!ok || !have.Equal(want)) {
-				delete(t.fwd[nb], w)
+				fs.del(w)
 				d.remove(nb, have)
 			}
 			if ok && (!had || !have.Equal(want)) {
-				t.fwd[nb][w] = want
+				fs.put(w, want)
 				d.add(nb, want)
 			}
 		}
@@ -120,10 +121,7 @@ func (t *Table) finish(d diff) []Update {
 
 // unmerged returns the unmerged forwarding set of nb in canonical order.
 func (t *Table) unmerged(nb Iface) []match.Filter {
-	out := make([]match.Filter, 0, len(t.fwd[nb]))
-	for _, f := range t.fwd[nb] {
-		out = append(out, f)
-	}
+	out := t.fwd[nb].filters(nil)
 	slices.SortFunc(out, match.Filter.Compare)
 	return out
 }

@@ -3,8 +3,6 @@ package poset
 import (
 	"fmt"
 	"slices"
-
-	"github.com/sift-pubsub/sift/match"
 )
 
 // AddNeighbour makes interface n a neighbour router from now on and
@@ -22,11 +20,11 @@ func (t *Table) AddNeighbour(n Iface) (Update, error) {
 	}
 	i, _ := slices.BinarySearch(t.neigh, n)
 	t.neigh = slices.Insert(t.neigh, i, n)
-	fs := make(map[*node]match.Filter)
+	fs := newFwdSet()
 	t.fwd[n] = fs
 	for _, w := range t.topFor(n) {
 		if f, ok := t.desired(w, n); ok {
-			fs[w] = f
+			fs.put(w, f)
 		}
 	}
 	if t.cfg.Merge {

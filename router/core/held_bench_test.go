@@ -21,9 +21,11 @@ import (
 // Routes parts of 2,000 filters (the first a snapshot, as a resync's
 // stream), then its live heap above the empty core's is reported per
 // filter (heap-B/filter), with the receiving CPU time per filter (the
-// benchmark's ns/op is one whole receive). SIFT_BENCH_HELD_HEAPPROFILE
-// names a file for a heap profile taken while the core holds everything
-// (go tool pprof -sample_index inuse_space).
+// benchmark's ns/op is one whole receive). In forward=relay, a second
+// link is up (connection 2, to a peer that sends nothing), and the core
+// forwards every filter there, as a router between two others does.
+// SIFT_BENCH_HELD_HEAPPROFILE names a file for a heap profile taken while
+// the core holds everything (go tool pprof -sample_index inuse_space).
 func BenchmarkHeldFilters(b *testing.B) {
 	n := 10_000
 	if s := os.Getenv("SIFT_BENCH_HELD_N"); s != "" {
@@ -37,10 +39,10 @@ func BenchmarkHeldFilters(b *testing.B) {
 	for i := range texts {
 		texts[i] = fmt.Sprintf(`k == "v%d"`, i)
 	}
-	for _, fwd := range []string{"exact", "bloom"} {
+	for _, fwd := range []string{"exact", "bloom", "relay"} {
 		b.Run("forward="+fwd, func(b *testing.B) {
 			for b.Loop() {
-				benchHeld(b, fwd == "bloom", texts)
+				benchHeld(b, fwd == "bloom", fwd == "relay", texts)
 			}
 		})
 	}
@@ -87,8 +89,8 @@ func benchNeed(b *testing.B, texts []string) {
 	runtime.KeepAlive(fs)
 }
 
-func benchHeld(b *testing.B, bloomMode bool, texts []string) {
-	c, m := newHeldCore(b, bloomMode)
+func benchHeld(b *testing.B, bloomMode, relay bool, texts []string) {
+	c, m := newHeldCore(b, bloomMode, relay)
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -100,8 +102,15 @@ func benchHeld(b *testing.B, bloomMode bool, texts []string) {
 	runtime.GC()
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
-	if rc := m.RouteCounts(); len(rc) != 1 || rc[0].ReceivedCount != len(texts) || c.lt.Len() != len(texts) {
-		b.Fatalf("the core holds %+v filters from the link, its link table %d, want %d", rc, c.lt.Len(), len(texts))
+	links := 1
+	if relay {
+		links = 2
+	}
+	if rc := m.RouteCounts(); len(rc) != links || rc[0].ReceivedCount != len(texts) || c.lt.Len() != len(texts) {
+		b.Fatalf("the core holds %+v filters from the links, its link table %d, want %d from the first", rc, c.lt.Len(), len(texts))
+	}
+	if rc := m.RouteCounts(); relay && rc[1].ForwardedCount != len(texts) {
+		b.Fatalf("the core forwards %d filters to the second link, want %d", rc[1].ForwardedCount, len(texts))
 	}
 	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(len(texts)), "heap-B/filter")
 	if p := os.Getenv("SIFT_BENCH_HELD_HEAPPROFILE"); p != "" {
@@ -119,8 +128,9 @@ func benchHeld(b *testing.B, bloomMode bool, texts []string) {
 }
 
 // newHeldCore returns a core with one link up (connection 1) to a peer
-// that sends nothing yet.
-func newHeldCore(b *testing.B, bloomMode bool) (*Core, *mesh.Mesh) {
+// that sends nothing yet, and with relay a second (connection 2) to a
+// peer that sends nothing.
+func newHeldCore(b *testing.B, bloomMode, relay bool) (*Core, *mesh.Mesh) {
 	m, err := mesh.New(mesh.Config{Name: "up", MaxLinks: 4, Incarnation: 1, Table: "shallow"})
 	if err != nil {
 		b.Fatal(err)
@@ -142,6 +152,13 @@ func newHeldCore(b *testing.B, bloomMode bool) (*Core, *mesh.Mesh) {
 		h.Bloom = bloomfwd.WireParams(cfg.Bloom.Params.Resolved())
 	}
 	stepHeld(b, c, LinkUp{Conn: 1, Hello: h, SendHello: true})
+	if relay {
+		other, err := mesh.New(mesh.Config{Name: "other", MaxLinks: 4, Incarnation: 3, Table: "shallow"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		stepHeld(b, c, LinkUp{Conn: 2, Hello: other.Hello(), SendHello: true})
+	}
 	return c, m
 }
 
