@@ -45,7 +45,8 @@ type SHBConfig struct {
 	SubQueue int
 	// TailSize is how many recent matched events the constream keeps in
 	// memory for catch-up streams (default 8192): subscribers back from a
-	// shorter absence catch up from memory, with no nack round trip.
+	// shorter absence catch up from memory, with no nack round trip. As
+	// many of the events catch-up nacks fetched are kept too.
 	TailSize int
 	// ReportInterval is the period of release reports (default 20 ms).
 	ReportInterval Tick

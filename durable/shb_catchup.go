@@ -129,6 +129,23 @@ func (s *SHB) keepAhead(cs *connStream, t Tick, e match.Event) {
 	}
 }
 
+// atHand returns the event of tick t of pb for catch-up stream cu if the
+// SHB holds it: kept for the session (an offer or keepAhead), in the
+// constream's tail, or fetched by a nack (for any session, maybe while
+// this one was away: under churn a session back from a short absence
+// found the answers to its earlier nacks gone by and nacked its whole
+// window again, every time it came back, and the repeated answers
+// crowded the link the live knowledge comes by).
+func (s *SHB) atHand(pb *shbPubend, cu *catchup, t Tick) (match.Event, bool) {
+	if e, ok := cu.events[t]; ok {
+		return e, true
+	}
+	if e, ok := pb.tail.get(t); ok {
+		return e, true
+	}
+	return pb.fetched.get(t)
+}
+
 // deliverReady delivers the pending ticks whose events are at hand, in
 // order, re-applying the subscriber's filter, while the session's queue
 // has room.
@@ -137,10 +154,7 @@ func (s *SHB) deliverReady(c *conn, p string) {
 	cu := cs.catchup
 	for len(cu.pending) > 0 {
 		t := cu.pending[0]
-		e, ok := cu.events[t]
-		if !ok {
-			e, ok = pb.tail.get(t)
-		}
+		e, ok := s.atHand(pb, cu, t)
 		if !ok {
 			return
 		}
@@ -182,7 +196,7 @@ func (s *SHB) nackCatchup(cu *catchup, p string) error {
 	tried := false
 	cu.nextDue = MaxTick
 	for i, t := range window {
-		if _, ok := cu.events[t]; ok {
+		if _, ok := s.atHand(pb, cu, t); ok {
 			continue
 		}
 		r := pb.fetch[t]
@@ -256,6 +270,7 @@ func (s *SHB) join(c *conn, p string) {
 func (s *SHB) offerCatchups(p string, prev, t Tick, e match.Event) {
 	pb := s.pubs[p]
 	delete(pb.fetch, t)
+	pb.fetched.add(t, e)
 	pb.coverStreak = 0
 	s.coverAnswered(pb, Range{min(prev+1, t), t})
 	if s.stepAll {

@@ -54,10 +54,7 @@ func (s *SHB) catchupStatus(c *conn, p string, cs *connStream) CatchupStatus {
 		return st
 	}
 	st.First = cu.pending[0]
-	_, st.AtHand = cu.events[st.First]
-	if !st.AtHand {
-		_, st.AtHand = pb.tail.get(st.First)
-	}
+	_, st.AtHand = s.atHand(pb, cu, st.First)
 	if r := pb.fetch[st.First]; r != nil {
 		st.Nacks, st.NextNack = r.attempt, r.last+r.wait
 	}

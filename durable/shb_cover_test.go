@@ -26,9 +26,12 @@ type coverRig struct {
 	held []Envelope
 }
 
-func newCoverRig(t *testing.T) *coverRig {
+func newCoverRig(t *testing.T) *coverRig { return newCoverRigTail(t, 1) }
+
+// newCoverRigTail is newCoverRig with a tail (and fetched events) of n.
+func newCoverRigTail(t *testing.T, n int) *coverRig {
 	st := newMapStore()
-	s, err := NewSHB(SHBConfig{Node: "shb", Upstream: "r", Pubends: []string{"p"}, TailSize: 1}, st)
+	s, err := NewSHB(SHBConfig{Node: "shb", Upstream: "r", Pubends: []string{"p"}, TailSize: n}, st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,8 +210,9 @@ func TestSHBCatchupCoverLeavesOutInFlight(t *testing.T) {
 	g.hold = true
 	g.resume(0, subs)
 	g.tick()
-	if g.s.Stats.CatchupCovers != 0 || g.s.Stats.CatchupNack != ticks/subs {
-		t.Fatalf("alone: %d covers, %d ticks nacked; want 0 and %d", g.s.Stats.CatchupCovers, g.s.Stats.CatchupNack, ticks/subs)
+	// Every tick of s00 but the last, which the tail (of one) holds.
+	if g.s.Stats.CatchupCovers != 0 || g.s.Stats.CatchupNack != ticks/subs-1 {
+		t.Fatalf("alone: %d covers, %d ticks nacked; want 0 and %d", g.s.Stats.CatchupCovers, g.s.Stats.CatchupNack, ticks/subs-1)
 	}
 	for i := 1; i < subs; i++ {
 		g.resume(i, subs)
@@ -230,8 +234,8 @@ func TestSHBCatchupCoverLeavesOutInFlight(t *testing.T) {
 			seen[tk] = true
 		}
 	}
-	if g.answered != ticks {
-		t.Fatalf("%d events answered for a backlog of %d", g.answered, ticks)
+	if g.answered != ticks-1 {
+		t.Fatalf("%d events answered for a backlog of %d (the tail holds the last)", g.answered, ticks)
 	}
 }
 
@@ -403,5 +407,33 @@ func TestSHBCatchupCoverGoneByWhileAway(t *testing.T) {
 	if doneAt[0] == 0 || doneAt[1] == 0 || doneAt[0] > doneAt[1] {
 		t.Fatalf("s00 complete at %d, s01 at %d: s00 waited on covers whose answer had gone by (%d covers, %d ticks nacked)",
 			doneAt[0], doneAt[1], g.s.Stats.CatchupCovers, g.s.Stats.CatchupNack)
+	}
+}
+
+// TestSHBCatchupFetchedKeptForLater: s07, behind among 19 up to date,
+// nacks its 60 ticks one by one and leaves before the answers come; they
+// arrive while it is away. Back, it finds them at hand (the SHB keeps what
+// nacks fetched): it gets every event once, in order, with no nack of its
+// own. Fails when answers nobody waits for are dropped: it nacks all 60
+// again, every time it comes back.
+func TestSHBCatchupFetchedKeptForLater(t *testing.T) {
+	const subs, ticks = 20, 1200
+	g := newCoverRigTail(t, 64)
+	g.backlog(subs, ticks, func(i int) bool { return i != 7 })
+	g.hold = true
+	g.resume(7, subs)
+	g.tick()
+	nacked := g.s.Stats.CatchupNack
+	if nacked == 0 || len(g.held) == 0 {
+		t.Fatalf("s07 nacked %d ticks, %d answers held", nacked, len(g.held))
+	}
+	g.step(Msg{Kind: MsgDisconnect, Sub: "s07", Session: 2}, "s07")
+	g.release()
+	f := match.MustParse("g == 7")
+	g.step(Msg{Kind: MsgResume, Sub: "s07", Session: 3, Filter: f, HasCT: true, CT: CT{"p": 0}}, "s07")
+	g.tick()
+	g.complete(7, subs, ticks)
+	if n := g.s.Stats.CatchupNack - nacked; n != 0 {
+		t.Fatalf("back, s07 nacked %d ticks again whose answers had come while it was away", n)
 	}
 }

@@ -14,6 +14,10 @@ type shbPubend struct {
 	lostFrom  Tick // MsgLost.From of the L prefix (0: not known; see gapToLost)
 	pfs       *pfs
 	tail      *tail
+	// fetched keeps the events nacks brought back (answers to catch-up
+	// refetches), TailSize of them, oldest evicted first, for the
+	// sessions that want them later (see SHB.atHand).
+	fetched *tail
 	qSince    Tick // when the istream's curiosity became non-empty (-1: empty)
 	nack      retry
 	nackedAt  Tick // the doubt horizon when the istream last nacked or saw it move
@@ -41,7 +45,7 @@ type shbPubend struct {
 }
 
 func newSHBPubend(id string, w *pendingWrites, tailSize int) *shbPubend {
-	return &shbPubend{id: id, in: NewStream(0), pfs: newPFS(id, w, pfsRecent), tail: newTail(tailSize),
+	return &shbPubend{id: id, in: NewStream(0), pfs: newPFS(id, w, pfsRecent), tail: newTail(tailSize), fetched: newTail(tailSize),
 		qSince: -1, w: w, remotes: map[*conn]struct{}{}, fetch: map[Tick]*retry{}}
 }
 
