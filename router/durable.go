@@ -199,6 +199,7 @@ type durableNode struct {
 	// (durable_route.go), driver goroutine only.
 	clientOut   map[ifaceID]*clientBatch
 	clientOrder []ifaceID
+	clientEnc   wire.Durable // the message queueClient encodes (not one allocated per message)
 	// heldSilences are the silences waiting for a backed-up client lane
 	// (durable_silence.go), driver goroutine only.
 	heldSilences map[silenceKey]durable.Envelope
@@ -243,6 +244,7 @@ type durableClient struct {
 	c        *conn
 	sessions map[string]uint64
 	sent     atomic.Bool
+	bufHint  int // the size of the last batch pushed to it (driver goroutine)
 }
 
 // newDurableNode opens the store and recovers the state machines.

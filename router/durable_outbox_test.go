@@ -2,8 +2,12 @@ package router
 
 import (
 	"bytes"
+	"encoding/binary"
 	"log/slog"
+	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -178,4 +182,77 @@ func TestDurableDrainStopsAtSync(t *testing.T) {
 	if stepped := n - len(d.in); stepped < drainClock-1 {
 		t.Fatalf("with its sync in flight the drain stepped %d inputs, want at least %d", stepped, drainClock-1)
 	}
+}
+
+// TestDurableOutboxEntriesProperty: whatever mix of durable messages and
+// already encoded frames (replica frames) of whatever sizes is queued,
+// with flushes into a small lane in between, the lane receives exactly
+// the frames' bytes in order, every entry is whole frames, and an entry
+// holds at most maxEntryFrames frames and maxEntryBytes bytes unless it is
+// one frame alone. (That entries are packed is
+// TestDurableOutboxBackpressure's.)
+func TestDurableOutboxEntriesProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		d := &durableNode{log: slog.New(slog.DiscardHandler), met: newDurableMetrics(prometheus.NewRegistry()),
+			outboxes: map[string]*outbox{}}
+		l := &durableLink{peer: "b", c: &conn{q: newSendQueue(rapid.IntRange(1, 4).Draw(t, "lane"), 16)}}
+		var want, got bytes.Buffer
+		var entries [][]byte
+		drain := func() {
+			d.flushLinks()
+			for _, e := range l.c.q.takeControl(nil) {
+				got.Write(e)
+				entries = append(entries, bytes.Clone(e))
+			}
+		}
+		ops := rapid.IntRange(1, 600).Draw(t, "ops")
+		for i := range ops {
+			switch rapid.IntRange(0, 9).Draw(t, "op") {
+			case 0:
+				drain()
+			case 1: // an encoded frame, up to twice an entry
+				body := make([]byte, 1+rapid.IntRange(0, 2*maxEntryBytes).Draw(t, "size"))
+				body[0] = byte(wire.TypeReplica)
+				frame := binary.BigEndian.AppendUint32(nil, uint32(len(body)))
+				frame = append(frame, body...)
+				want.Write(frame)
+				d.queueFrame(l, frame)
+			default:
+				m := durable.Msg{Kind: durable.MsgSilence, Pubend: "p", From: durable.Tick(i + 1), To: durable.Tick(i + 1)}
+				if n := rapid.IntRange(0, 3).Draw(t, "big"); n > 0 {
+					m = durable.Msg{Kind: durable.MsgRefused, Sub: "s", Reason: strings.Repeat("x", rapid.IntRange(1, wire.MaxErrorLen).Draw(t, "reason"))}
+				}
+				want.Write(wire.AppendFrame(nil, &wire.Durable{Msg: m}))
+				d.queueLink(l, m)
+			}
+		}
+		for round := 0; d.outboxFrames() > 0; round++ {
+			if round > ops {
+				t.Fatalf("the outbox does not drain: %d frames left", d.outboxFrames())
+			}
+			drain()
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Fatalf("the lane got %d bytes, want %d (or not the same)", got.Len(), want.Len())
+		}
+		for i, e := range entries {
+			n := framesIn(t, e)
+			if n > maxEntryFrames || (n > 1 && len(e) > maxEntryBytes) {
+				t.Fatalf("entry %d: %d frames in %d bytes", i, n, len(e))
+			}
+		}
+	})
+}
+
+// framesIn counts the whole frames of a lane entry, failing on a cut one.
+func framesIn(t *rapid.T, e []byte) int {
+	n := 0
+	for len(e) > 0 {
+		var err error
+		if _, _, e, err = wire.SplitFrame(e, wire.HardMaxFrame); err != nil {
+			t.Fatalf("entry cut mid-frame: %v", err)
+		}
+		n++
+	}
+	return n
 }

@@ -43,7 +43,9 @@ type clientBatch struct {
 	n   int
 }
 
-// queueClient adds a frame for a client to its batch.
+// queueClient adds a frame for a client to its batch. A batch's buffer
+// starts with the size of the client's last one (durableClient.bufHint),
+// so that a batch of events is encoded without growing it frame by frame.
 func (d *durableNode) queueClient(id ifaceID, cl *durableClient, m durable.Msg) {
 	b := d.clientOut[id]
 	if b == nil || b.cl != cl {
@@ -54,12 +56,20 @@ func (d *durableNode) queueClient(id ifaceID, cl *durableClient, m durable.Msg) 
 		d.clientOut[id] = b
 		d.clientOrder = append(d.clientOrder, id)
 	}
-	b.buf = wire.AppendFrame(b.buf, &wire.Durable{Msg: m})
+	if b.buf == nil {
+		b.buf = make([]byte, 0, cl.bufHint)
+	}
+	d.clientEnc.Msg = m
+	b.buf = wire.AppendFrame(b.buf, &d.clientEnc)
+	d.clientEnc.Msg = durable.Msg{} // keep nothing of it
 	if b.n++; b.n >= maxClientEntry {
 		d.pushClient(b)
 		b.buf, b.n = nil, 0
 	}
 }
+
+// maxClientBufHint bounds the buffer a client batch starts with.
+const maxClientBufHint = 64 << 10
 
 // flushClients pushes every client's batch, in the order clients were
 // first sent to.
@@ -79,6 +89,7 @@ func (d *durableNode) pushClient(b *clientBatch) {
 	if b.n == 0 {
 		return
 	}
+	b.cl.bufHint = min(len(b.buf), maxClientBufHint)
 	if !b.cl.c.q.pushControl(b.buf) {
 		d.met.slowClients.Inc()
 		b.cl.c.fail(wire.CodeSlowConsumer, "durable messages not read")

@@ -251,10 +251,13 @@ func (d *durableNode) publishView() {
 	d.mu.Unlock()
 	st.LinkDropped = metricCount(d.met.linkDropped)
 	for peer, ob := range d.outboxes {
+		if ob.frames == 0 {
+			continue
+		}
 		if st.Outbox == nil {
 			st.Outbox = map[string]int{}
 		}
-		st.Outbox[peer] = len(ob.frames)
+		st.Outbox[peer] = ob.frames
 	}
 	rs := d.router.Stats
 	st.NacksFromBelow, st.NacksUpstream, st.NacksAnswered = rs.NacksFromBelow, rs.NacksUpstream, rs.NacksAnswered

@@ -102,6 +102,13 @@ func (q *sendQueue) takeData(buf []delivery) []delivery {
 	return out
 }
 
+// isClosed reports whether the queue was closed (its connection is gone).
+func (q *sendQueue) isClosed() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.closed
+}
+
 // pending returns the number of queued control frames and deliveries.
 func (q *sendQueue) pending() (ctrl, data int) {
 	q.mu.Lock()
