@@ -132,10 +132,14 @@ func isPeerClose(err error) bool {
 // errStopped ends a reader when the router stops taking input.
 var errStopped = errors.New("router stopped taking input")
 
-// streamReader is a stream with its frame reader.
+// streamReader is a stream with its frame reader, and the decoder of its
+// control messages (readMessage): one per stream, so that the events of
+// its durable messages find their attribute names interned from the
+// frames before instead of copying them out of every frame.
 type streamReader struct {
-	s  *quic.Stream
-	fr *wire.FrameReader
+	s   *quic.Stream
+	fr  *wire.FrameReader
+	dec wire.EventDecoder
 }
 
 // handshake accepts the control stream and reads its first frame. A
@@ -210,13 +214,15 @@ func (c *conn) readFrame(sr *streamReader) (wire.Type, []byte, error) {
 	return t, body, nil
 }
 
-// readMessage reads, counts and decodes one frame from a stream of c.
+// readMessage reads, counts and decodes one frame from a stream of c. The
+// body is the message's to keep (a replica frame's data points into it);
+// the stream's decoder shares nothing else with it.
 func (c *conn) readMessage(sr *streamReader) (wire.Message, error) {
 	t, body, err := c.readFrame(sr)
 	if err != nil {
 		return nil, err
 	}
-	return wire.Decode(t, body)
+	return sr.dec.Decode(t, body)
 }
 
 // readControl reads Subscribe and Unsubscribe frames and hands them to the

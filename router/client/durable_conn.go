@@ -90,15 +90,20 @@ func dialDurable(ctx context.Context, addr string, opts Options, heartbeat time.
 
 // read hands the router's durable messages to in until the connection
 // ends, or until the router was silent (not even a heartbeat) for longer
-// than c.heartbeat.
+// than c.heartbeat. Frames are read into one reused buffer and decoded by
+// one decoder for the connection: a decoded message copies what it keeps
+// (the decoder shares no strings with the frame), and the decoder keeps
+// the events' attribute names from frame to frame, so a delivery costs
+// neither a frame's allocation nor its names' copies.
 func (c *durableConn) read(fr *wire.FrameReader) {
 	defer close(c.in)
 	var closing error
+	var dec wire.EventDecoder
 	for {
 		if c.heartbeat > 0 {
 			c.ctrl.SetReadDeadline(time.Now().Add(c.heartbeat))
 		}
-		m, err := fr.ReadMessage()
+		m, err := readReused(fr, &dec)
 		if err != nil {
 			var ne net.Error
 			switch {
@@ -128,6 +133,17 @@ func (c *durableConn) read(fr *wire.FrameReader) {
 			return
 		}
 	}
+}
+
+// readReused reads and decodes the next frame into fr's reused buffer
+// with dec (which must not share strings: nothing decoded may keep the
+// buffer).
+func readReused(fr *wire.FrameReader, dec *wire.EventDecoder) (wire.Message, error) {
+	t, body, err := fr.ReadFrameReuse()
+	if err != nil {
+		return nil, err
+	}
+	return dec.Decode(t, body)
 }
 
 // beatPeriod is how often a durable connection writes a padded heartbeat
