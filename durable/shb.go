@@ -214,7 +214,7 @@ type SHB struct {
 	stepBuf    []*conn
 	wakes      wakeHeap
 	stepAll    bool
-	out        []Envelope
+	out        sendBuf
 	now        Tick
 	lastReport Tick
 	// acksHeld holds the released(s,p) raised by acknowledgements and not
@@ -344,9 +344,8 @@ func (s *SHB) Ready() Ready {
 		s.epochDirty = false
 	}
 	s.flushMetas(false)
-	rd := Ready{Writes: s.w.take(), Msgs: s.out}
+	rd := Ready{Writes: s.w.take(), Msgs: s.out.take()}
 	rd.Sync = !rd.Writes.Empty()
-	s.out = nil
 	return rd
 }
 
@@ -379,7 +378,7 @@ func (s *SHB) flushMetas(force bool) {
 }
 
 func (s *SHB) send(to string, m Msg) {
-	s.out = append(s.out, Envelope{From: s.cfg.Node, To: to, Msg: m})
+	s.out.add(Envelope{From: s.cfg.Node, To: to, Msg: m})
 }
 
 func (s *SHB) setSub(d *durableSub) {
