@@ -7,17 +7,17 @@ import (
 // shbPubend is an SHB's state for one pubend: the istream, latestDelivered
 // (LD), the L prefix heard of, the PFS and the constream's tail.
 type shbPubend struct {
-	id        string
-	in        *Stream
-	ld        Tick
-	lost      Tick
-	lostFrom  Tick // MsgLost.From of the L prefix (0: not known; see gapToLost)
-	pfs       *pfs
-	tail      *tail
+	id       string
+	in       *Stream
+	ld       Tick
+	lost     Tick
+	lostFrom Tick // MsgLost.From of the L prefix (0: not known; see gapToLost)
+	pfs      *pfs
+	tail     *tail
 	// fetched keeps the events nacks brought back (answers to catch-up
 	// refetches), TailSize of them, oldest evicted first, for the
 	// sessions that want them later (see SHB.atHand).
-	fetched *tail
+	fetched   *tail
 	qSince    Tick // when the istream's curiosity became non-empty (-1: empty)
 	nack      retry
 	nackedAt  Tick // the doubt horizon when the istream last nacked or saw it move
