@@ -23,12 +23,15 @@ import (
 // for the events forwarded, for the routers downstream. Each link gets,
 // where it speaks wire.VersionBloomWitness, the witness the link table
 // found: a filter of that link's the event matches, which the next router
-// checks first. It returns what decided the link table's answer.
-func (c *Core) bloomForward(ev match.Event, raw []byte) RouteDecision {
+// checks first. It returns what decided the link table's answer. The
+// event's encoding is read (RawAt) only for an event that goes on, as in
+// exact mode.
+func (c *Core) bloomForward(pub *wire.Publish, i int) RouteDecision {
 	b := c.bloom
 	if b.trees.Len() == 0 || c.lt == nil {
 		return DecidedNoLinks // no link forwarded a filter
 	}
+	ev := pub.Events[i]
 	hits, decision := c.lt.Route(0, ev, 0)
 	if len(hits) == 0 {
 		return decision
@@ -39,7 +42,7 @@ func (c *Core) bloomForward(ev match.Event, raw []byte) RouteDecision {
 	if sum.Exact {
 		c.metric(BloomSaturated, 1)
 	}
-	c.forwardHits(hits, wire.AppendBloomEvent(nil, sum.Exact, sum.Words, raw))
+	c.forwardHits(hits, wire.AppendBloomEvent(nil, sum.Exact, sum.Words, pub.RawAt(i)))
 	return decision
 }
 

@@ -149,7 +149,7 @@ func (c *Core) forwardEvent(from ConnID, pub *wire.Publish, i int, witness uint6
 	}
 	ev := pub.Events[i]
 	if c.bloom != nil {
-		return c.bloomForward(ev, pub.RawAt(i)) // Bloom links carry only BloomPublish: from is a client
+		return c.bloomForward(pub, i) // Bloom links carry only BloomPublish: from is a client
 	}
 	if c.lt == nil {
 		return DecidedNoLinks
