@@ -27,6 +27,40 @@ type Host struct {
 	failed, applied bool
 	failErr         error
 	readies         []Ready // Take's scratch, one per broker
+	// parts and ops are Take's scratch: the messages and writes of each
+	// Ready, to join.
+	parts [][]Envelope
+	ops   [][]Op
+}
+
+// joinParts returns the parts in order as one slice: the only part that
+// is not empty as it is (its broker handed it over; the most common case,
+// one broker with messages, copies nothing), else a slice of the exact
+// size (total, or counted when negative): a step that answers a long nack
+// emits thousands of envelopes, and growing a slice by appends copied
+// them several times.
+func joinParts[T any](parts [][]T, total int) []T {
+	var only []T
+	filled := 0
+	for _, p := range parts {
+		if len(p) > 0 {
+			only, filled = p, filled+1
+		}
+	}
+	if filled <= 1 {
+		return only
+	}
+	if total < 0 {
+		total = 0
+		for _, p := range parts {
+			total += len(p)
+		}
+	}
+	out := make([]T, 0, total)
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
 }
 
 // Deferrer is a broker with writes it may hold back: progress that a
@@ -77,28 +111,31 @@ func (h *Host) Take() (*HostBatch, []Envelope) {
 		msgs, early = msgs+len(readies[i].Msgs), early+len(readies[i].Early)
 		writes = writes || (readies[i].Writes != nil && !readies[i].Writes.Empty())
 	}
-	// Slices of the exact size: a step that answers a long nack emits
-	// thousands of envelopes, and growing them by appends copied them
-	// several times. Without writes the messages leave at once too, after
-	// every Early.
+	// Without writes the messages leave at once too, after every Early.
+	early0 := len(h.parts)
+	for _, rd := range readies {
+		h.parts = append(h.parts, rd.Early)
+	}
+	msgs0 := len(h.parts)
+	for _, rd := range readies {
+		h.parts = append(h.parts, rd.Msgs)
+	}
 	var now []Envelope
-	msgsTo := &now
 	if writes {
-		now = make([]Envelope, 0, early)
-		b.Msgs = make([]Envelope, 0, msgs)
-		msgsTo = &b.Msgs
-	} else {
-		now = make([]Envelope, 0, early+msgs)
-	}
-	for _, rd := range readies {
-		if rd.Writes != nil {
-			b.Writes.Ops = append(b.Writes.Ops, rd.Writes.Ops...)
+		now = joinParts(h.parts[early0:msgs0], early)
+		b.Msgs = joinParts(h.parts[msgs0:], msgs)
+		for _, rd := range readies {
+			if rd.Writes != nil {
+				h.ops = append(h.ops, rd.Writes.Ops)
+			}
 		}
-		now = append(now, rd.Early...)
+		b.Writes.Ops = joinParts(h.ops, -1)
+	} else {
+		now = joinParts(h.parts[early0:], early+msgs)
 	}
-	for _, rd := range readies {
-		*msgsTo = append(*msgsTo, rd.Msgs...)
-	}
+	clear(h.parts)
+	clear(h.ops)
+	h.parts, h.ops = h.parts[:0], h.ops[:0]
 	clear(readies)
 	if !writes {
 		return nil, now
