@@ -10,6 +10,7 @@
 package pebblestore
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -96,9 +97,11 @@ func (s *Store) Scan(lo, hi []byte, fn func(key, val []byte) bool) error {
 	return nil
 }
 
-// Apply implements durable.Store.
+// Apply implements durable.Store. Pebble's batch is sized for every op
+// at once: grown op by op it copied a replica's batches (raft entries
+// and applied state, tens of kilobytes) several times over.
 func (s *Store) Apply(b *durable.Batch, sync bool) error {
-	pb := s.db.NewBatch()
+	pb := s.db.NewBatchWithSize(batchSize(b))
 	for _, op := range b.Ops {
 		var err error
 		switch op.Kind {
@@ -126,6 +129,20 @@ func (s *Store) Apply(b *durable.Batch, sync bool) error {
 	}
 	return pb.Close()
 }
+
+// batchSize is the size of Pebble's encoding of b (its batch header, and
+// per op a kind byte and the length-prefixed key and value or end key).
+func batchSize(b *durable.Batch) int {
+	n := batchHeader
+	for _, op := range b.Ops {
+		n += 1 + 2*binary.MaxVarintLen32 + len(op.Key) + len(op.Value) + len(op.End)
+	}
+	return n
+}
+
+// batchHeader is the size of a Pebble batch's header (sequence number
+// and count).
+const batchHeader = 12
 
 // Flush makes every committed batch durable.
 func (s *Store) Flush() error {
