@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sift-pubsub/sift/durable"
+	pb "go.etcd.io/raft/v3/raftpb"
 )
 
 // takeUnsynced takes a replica's Ready and applies its writes without
@@ -174,5 +175,89 @@ func TestChangeWaitsForRaftsApply(t *testing.T) {
 	slices.Sort(voters)
 	if !slices.Equal(voters, c.names) {
 		t.Fatalf("voters %v, want %v (learners %v)", voters, c.names, c.reps[c.waitLeader()].Learners())
+	}
+}
+
+// entriesSent counts the log entries that raft appends in msgs carry.
+func entriesSent(t *testing.T, msgs []PeerMsg) int {
+	t.Helper()
+	n := 0
+	for _, m := range msgs {
+		pm, err := decodePeer(m.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pm.Kind == PeerRaft && pm.Raft.GetType() == pb.MsgApp {
+			n += len(pm.Raft.GetEntries())
+		}
+	}
+	return n
+}
+
+// stepAt steps the peer messages addressed to name.
+func (c *cluster) stepAt(name string, msgs []PeerMsg) {
+	c.t.Helper()
+	for _, m := range msgs {
+		if m.To == name {
+			if err := c.reps[name].StepPeer(c.now, m.Data); err != nil {
+				c.t.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestProposeDuringLeaderSync: a publish that arrives while the leader's
+// sync runs is proposed then, once a follower holds every entry, and its
+// append goes to the followers at once (PeerNow of ReadyInFlight), not
+// after the sync; while no follower has caught up it waits. Its
+// acknowledgement still waits for the leader's own sync of it: it is
+// released by the Ready after the one whose sync covers the deferred
+// append. Fails with proposeInFlight taken out of ReadyInFlight.
+func TestProposeDuringLeaderSync(t *testing.T) {
+	c := newCluster(t, 3, 5)
+	l := c.waitLeader()
+	c.run(20_000)
+	c.manual = l
+	c.publish("pub", 1)
+	rdA := c.takeUnsynced(l) // in flight: its sync runs
+	answers := c.followersAnswer(l, append(rdA.PeerNow, rdA.Peer...))
+	c.publish("pub", 2)
+	if early := c.reps[l].ReadyInFlight(); entriesSent(t, early.PeerNow) > 0 {
+		t.Fatal("proposed during the sync before any follower held every entry")
+	}
+	c.stepAt(l, answers) // the followers hold seq 1's entry
+	mid := c.reps[l].ReadyInFlight()
+	if entriesSent(t, mid.PeerNow) == 0 {
+		t.Fatal("seq 2 not proposed during the sync although the followers were idle")
+	}
+	if ackOf(mid.Msgs, 1) || ackOf(mid.Msgs, 2) {
+		t.Fatal("acknowledged before the leader's own sync")
+	}
+	if err := c.store[l].Apply(mid.Writes, false); err != nil {
+		t.Fatal(err)
+	}
+	answers = c.followersAnswer(l, mid.PeerNow)
+	c.stepAt(l, answers)
+	c.store[l].Sync()
+	c.reps[l].Advance()
+	rdB := c.takeUnsynced(l) // carries seq 2's deferred append
+	if !ackOf(rdB.Msgs, 1) {
+		t.Fatal("seq 1 not acknowledged once the leader's sync of it ended")
+	}
+	if ackOf(rdB.Msgs, 2) {
+		t.Fatal("seq 2 acknowledged before the leader synced its entry")
+	}
+	c.store[l].Sync()
+	c.reps[l].Advance()
+	rdC := c.takeUnsynced(l)
+	if !ackOf(rdC.Msgs, 2) {
+		t.Fatalf("seq 2 not acknowledged after the leader's sync of it (msgs %v)", rdC.Msgs)
+	}
+	c.store[l].Sync()
+	c.reps[l].Advance()
+	c.manual = ""
+	c.run(20_000)
+	if logged := c.logged(l); len(logged) != 2 {
+		t.Fatalf("log holds %v, want seqs 1 and 2", logged)
 	}
 }

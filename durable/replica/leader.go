@@ -5,6 +5,7 @@ import (
 
 	"github.com/sift-pubsub/sift/durable"
 	"go.etcd.io/raft/v3"
+	"go.etcd.io/raft/v3/tracker"
 )
 
 // leader is what a replica holds while it leads: the pubend (once its
@@ -114,10 +115,10 @@ func (r *Replica) leadingChanged() {
 }
 
 // proposePubend turns the pubend's Ready into a proposal (its writes) and
-// held messages.
-func (r *Replica) proposePubend() {
+// held messages; it reports whether it proposed.
+func (r *Replica) proposePubend() bool {
 	if r.lead.pubend == nil {
-		return
+		return false
 	}
 	rd := r.lead.pubend.Ready()
 	if !rd.Writes.Empty() {
@@ -130,7 +131,7 @@ func (r *Replica) proposePubend() {
 			term := r.lead.term
 			r.stopLeading()
 			r.lead = leader{term: term, activation: term<<16 | uint64(r.Stats.Activations&0xffff), heard: map[uint64]bool{}}
-			return
+			return false
 		}
 		r.Stats.Proposals++
 		r.lead.seq++
@@ -139,6 +140,39 @@ func (r *Replica) proposePubend() {
 	if len(rd.Msgs) > 0 {
 		r.lead.held = append(r.lead.held, heldMsgs{barrier: r.lead.seq, msgs: rd.Msgs})
 	}
+	return !rd.Writes.Empty()
+}
+
+// proposeInFlight proposes the pubend's writes while the leader's own
+// sync runs (ReadyInFlight), once some follower holds every entry of the
+// log: that follower is idle, waiting for the leader, and its sync of the
+// new batch can run alongside the leader's. raft lets the append leave
+// before the leader's own log holds the entries (it counts the leader in
+// the commit only once its sync is reported), so the commit waits for
+// the leader's next sync, not for a follower's sync that would only start
+// after it. Without an idle follower the writes wait for the next Ready,
+// as before: proposing at every input of a sync would make one proposal
+// per publish. Nothing is proposed while leadership is handed over (raft
+// would drop it).
+func (r *Replica) proposeInFlight() {
+	if r.lead.transfer != 0 || r.rn.BasicStatus().LeadTransferee != 0 || !r.followerHasAll() {
+		return
+	}
+	if r.proposePubend() {
+		r.Stats.Pipelined++
+	}
+}
+
+// followerHasAll reports whether some other voter has acknowledged every
+// entry of the leader's log.
+func (r *Replica) followerHasAll() bool {
+	last, has := r.log.lastIndex(), false
+	r.rn.WithProgress(func(id uint64, typ raft.ProgressType, pr tracker.Progress) {
+		if id != r.id && typ == raft.ProgressTypePeer && !pr.IsLearner && pr.Match >= last {
+			has = true
+		}
+	})
+	return has
 }
 
 // appliedOwn records that the proposal seq of this activation was applied.

@@ -162,14 +162,16 @@ func (r *Replica) stepApplied() bool {
 
 // ReadyInFlight is what a leader or a follower may do while its Ready is
 // in flight (applied, its sync running): apply the entries committed
-// since, whose
-// writes need no sync (they are synced on a majority already, and raft
-// hands over only entries this replica has synced too), and release the
-// pubend's messages they held; raft's messages that need no sync go in
-// PeerNow. Whatever else raft asks (an append, answers that wait for it)
-// is deferred to the next Ready, whose sync covers it. So an
+// since, whose writes need no sync (they are synced on a majority
+// already, and raft hands over only entries this replica has synced too),
+// and release the pubend's messages they held; raft's messages that need
+// no sync go in PeerNow. Whatever else raft asks (an append, answers that
+// wait for it) is deferred to the next Ready, whose sync covers it. So an
 // acknowledgement whose commit arrives during a sync leaves at once,
-// instead of a whole group-commit cycle later.
+// instead of a whole group-commit cycle later. A leader also proposes the
+// pubend's writes then, once a follower holds every entry
+// (proposeInFlight): the followers sync the next batch while the leader
+// still syncs the last.
 //
 // The driver applies Writes to the store before the next Step, StepPeer or
 // Tick, without syncing them, and sends PeerNow and Msgs at once; Sync and
@@ -185,7 +187,13 @@ func (r *Replica) ReadyInFlight() Ready {
 	if !leading && (st.RaftState != raft.StateFollower || r.lead.term != 0) {
 		return Ready{} // campaigning, starting or stopping to lead: the next Ready
 	}
-	if !r.stepApplied() || !r.rn.HasReady() {
+	if !r.stepApplied() {
+		return Ready{}
+	}
+	if leading {
+		r.proposeInFlight()
+	}
+	if !r.rn.HasReady() {
 		return Ready{}
 	}
 	b := &durable.Batch{}

@@ -72,6 +72,7 @@ type Stats struct {
 	NotLeader   int // pubend messages dropped: this replica was not the PHB
 	Activations int // times this replica became the PHB
 	Proposals   int // batches of the pubend proposed
+	Pipelined   int // of which proposed during the leader's sync (proposeInFlight)
 	Dropped     int // proposals raft refused (the replica stopped serving until re-fenced)
 	Snapshots   int // snapshots applied
 	Joins       int // membership changes proposed for a joining replica

@@ -128,7 +128,7 @@ func (w *world) flushReplica(n *node) {
 		return
 	}
 	inc := n.incarnation
-	w.at(w.now+durable.Tick(syncBase+w.rng.IntN(syncJitter)), func() {
+	w.at(w.now+w.replicaSyncLatency(n), func() {
 		if !n.up || n.incarnation != inc {
 			return // crashed during the sync: its messages are never sent
 		}
@@ -141,11 +141,30 @@ func (w *world) flushReplica(n *node) {
 	})
 }
 
+// slowReplicaDisk makes the syncs of each group's first replica (the
+// preferred leader on most seeds) this many times as long on one seed in
+// four: a follower's answer (two link latencies and its own sync) then
+// often arrives while that leader's sync still runs, so it proposes
+// during its syncs (replica.ReadyInFlight), as a leader does whose disk
+// is slower than the network and the other replicas' disks.
+const slowReplicaDisk = 20
+
+// replicaSyncLatency draws the time one sync of n's store takes.
+func (w *world) replicaSyncLatency(n *node) durable.Tick {
+	d := durable.Tick(syncBase + w.rng.IntN(syncJitter))
+	if w.cfg.Seed%4 == 1 && n.name == n.group.replicas[0] {
+		d *= slowReplicaDisk
+	}
+	return d
+}
+
 // flushReplicaInFlight carries out a replica's ReadyInFlight while its
 // sync runs: apply the committed entries (the running sync does not
 // cover them; they need none) and send what they release, at once.
 func (w *world) flushReplicaInFlight(n *node) {
+	pipelined := n.replica.Stats.Pipelined
 	rd := n.replica.ReadyInFlight()
+	w.stats.Pipelined += n.replica.Stats.Pipelined - pipelined
 	if rd.Empty() {
 		return
 	}

@@ -27,6 +27,9 @@ func TestReplicatedNoFaults(t *testing.T) {
 	if st.EarlyApplies == 0 {
 		t.Fatalf("no replica applied committed entries during a sync: %s", st.Summary())
 	}
+	if st.Pipelined == 0 {
+		t.Fatalf("no leader proposed during its sync: %s", st.Summary())
+	}
 }
 
 // TestReplicatedAllFaults runs seeds with every fault and three or five
@@ -37,7 +40,7 @@ func TestReplicatedNoFaults(t *testing.T) {
 func TestReplicatedAllFaults(t *testing.T) {
 	for _, reps := range []int{3, 5} {
 		st := runReplicated(t, 7000, *seeds/5, 20, reps, AllFaults)
-		if st.LeaderChanges <= 2*(*seeds/5) || st.Wipes == 0 || st.Snapshots == 0 || st.Partitions == 0 || st.EarlyApplies == 0 {
+		if st.LeaderChanges <= 2*(*seeds/5) || st.Wipes == 0 || st.Snapshots == 0 || st.Partitions == 0 || st.EarlyApplies == 0 || st.Pipelined == 0 {
 			t.Fatalf("%d replicas: too little coverage: %s", reps, st.Summary())
 		}
 	}

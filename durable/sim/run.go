@@ -46,6 +46,7 @@ type Stats struct {
 	LeaderChanges  int          `json:"leader_changes"` // replicas that became their pubend's PHB (Config.Replicas)
 	Snapshots      int          `json:"snapshots"`      // snapshots replicas restored
 	EarlyApplies   int          `json:"early_applies"`  // replicas' applies during a sync (replica.ReadyInFlight)
+	Pipelined      int          `json:"pipelined"`      // leaders' proposals during their sync (replica.Stats.Pipelined)
 	Preferred      int          `json:"preferred"`      // leaderships handed to a preferred replica (replica.Config.Preferred, three seeds in four)
 	EndTime        durable.Tick `json:"end_time_us"`
 }

@@ -34,6 +34,7 @@ func (s *Stats) Add(o Stats) {
 	s.Wipes += o.Wipes
 	s.Snapshots += o.Snapshots
 	s.EarlyApplies += o.EarlyApplies
+	s.Pipelined += o.Pipelined
 	s.Preferred += o.Preferred
 	s.EndTime = max(s.EndTime, o.EndTime)
 }
@@ -42,8 +43,8 @@ func (s *Stats) Add(o Stats) {
 func (s Stats) Summary() string {
 	return fmt.Sprintf("published=%d delivered=%d gaps=%d crashes=%d partitions=%d reconnects=%d roams=%d claim-drops=%d "+
 		"publisher-cuts=%d dropped=%d duplicated=%d nacks-from-below=%d nacks-upstream=%d catchup-nacks=%d "+
-		"remote-nacks=%d overflows=%d stale-silences=%d shb-drops=%d clock-steps=%d blocks=%d wipes=%d leader-changes=%d snapshots=%d full-disks=%d outages=%d joins=%d member-changes=%d early-applies=%d preferred-transfers=%d",
+		"remote-nacks=%d overflows=%d stale-silences=%d shb-drops=%d clock-steps=%d blocks=%d wipes=%d leader-changes=%d snapshots=%d full-disks=%d outages=%d joins=%d member-changes=%d early-applies=%d pipelined=%d preferred-transfers=%d",
 		s.Published, s.Delivered, s.Gaps, s.Crashes, s.Partitions, s.Reconnects, s.Roams, s.ClaimDrops,
 		s.PublisherCuts, s.Dropped, s.Duplicated, s.NacksFromBelow, s.NacksUpstream, s.CatchupNacks,
-		s.RemoteNacks, s.Overflows, s.StaleIgnored, s.SHBDrops, s.ClockSteps, s.Blocks, s.Wipes, s.LeaderChanges, s.Snapshots, s.FullDisks, s.Outages, s.Joins, s.MemberChanges, s.EarlyApplies, s.Preferred)
+		s.RemoteNacks, s.Overflows, s.StaleIgnored, s.SHBDrops, s.ClockSteps, s.Blocks, s.Wipes, s.LeaderChanges, s.Snapshots, s.FullDisks, s.Outages, s.Joins, s.MemberChanges, s.EarlyApplies, s.Pipelined, s.Preferred)
 }
